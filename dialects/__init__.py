@@ -1,0 +1,1 @@
+"""Molten's dialects, one per module: `molten` (tensor math)."""

@@ -1,0 +1,1077 @@
+"""The `molten` dialect: tensor math on builtin ranked tensors.
+
+Level 1 of Molten. Values are static-shape `tensor<...>`s of f32, f16 or bf16;
+ops have value semantics and no memory. Elementwise binary ops broadcast like
+numpy. Composite ops (rms_norm, layer_norm, softmax, rope, attention) are the
+"math spec" level; `molten-decompose` rewrites them into the primitives.
+
+```mlir
+func.func @fused_rmsnorm(%x: tensor<2048x5120xf32>, %w: tensor<5120xf32>)
+    -> tensor<2048x5120xf32> {
+  %norm = molten.rms_norm %x, %w eps = 1.000000e-06
+      : (tensor<2048x5120xf32>, tensor<5120xf32>) -> tensor<2048x5120xf32>
+  func.return %norm : tensor<2048x5120xf32>
+}
+```
+
+Every op derives its result type from its operands and properties through one
+classmethod, `infer_result_type`; the verifier and the builders both call it,
+so an op built from Python and an op parsed from text obey the same rules and
+raise the same `ShapeError` / `DTypeError` messages.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import ClassVar, Self
+
+from xdsl.dialects.builtin import (
+    AnyAttr,
+    BFloat16Type,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    ParamAttrConstraint,
+    VarConstraint,
+    base,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import ConstantLike, HasCanonicalizationPatternsTrait, Pure
+
+from molten.errors import DTypeError, ShapeError
+
+ELEMENT_TYPES: tuple[type[Attribute], ...] = (Float32Type, Float16Type, BFloat16Type)
+"""The element types molten tensors may have."""
+
+GELU_APPROXIMATIONS = ("none", "tanh")
+"""`molten.gelu` forms, named as in `torch.nn.functional.gelu`."""
+
+
+class MoltenCanonicalization(HasCanonicalizationPatternsTrait):
+    """Attaches Molten's canonicalization patterns to an op for `canonicalize`."""
+
+    @classmethod
+    def get_canonicalization_patterns(cls):
+        from molten.passes.canonicalization_patterns.molten import (
+            canonicalization_patterns,
+        )
+
+        return canonicalization_patterns()
+
+
+# --------------------------------------------------------------------------
+# Shape helpers shared by the ops' type inference.
+# --------------------------------------------------------------------------
+
+
+def broadcast_shapes(
+    op_name: str, named_shapes: Sequence[tuple[str, TensorType]]
+) -> tuple[int, ...]:
+    """The numpy broadcast of the given operand shapes, or a ShapeError naming them."""
+    rank = max(len(t.get_shape()) for _, t in named_shapes)
+    result: list[int] = []
+    for axis in range(-rank, 0):
+        size = 1
+        for _, tensor in named_shapes:
+            shape = tensor.get_shape()
+            dim = shape[axis] if -axis <= len(shape) else 1
+            if dim == 1 or dim == size:
+                continue
+            if size != 1:
+                listing = " and ".join(f"{name} {t}" for name, t in named_shapes)
+                raise ShapeError(
+                    f"{op_name}: {listing} cannot be broadcast together "
+                    f"(dimension {axis}: {size} vs {dim})"
+                )
+            size = dim
+        result.append(size)
+    return tuple(result)
+
+
+def normalize_axis(op_name: str, axis: int, rank: int, what: str = "axis") -> int:
+    """`axis` in [0, rank), accepting numpy's negative axes, or a ShapeError."""
+    if not -rank <= axis < rank:
+        raise ShapeError(
+            f"{op_name}: {what} {axis} is out of range for a rank-{rank} tensor"
+        )
+    return axis % rank
+
+
+def _tensor(shape: Sequence[int], element_type: Attribute) -> TensorType:
+    return TensorType(element_type, list(shape))
+
+
+def _int_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+# --------------------------------------------------------------------------
+# Base classes.
+# --------------------------------------------------------------------------
+
+
+class MoltenOp(IRDLOperation, ABC):
+    """An op of the molten dialect: float tensors in, one float tensor out."""
+
+    SAME_ELEMENT_TYPE: ClassVar[bool] = True
+    """Whether every operand and the result share one element type."""
+
+    @classmethod
+    @abstractmethod
+    def infer_result_type(
+        cls,
+        operand_types: Sequence[TensorType],
+        properties: Mapping[str, Attribute],
+        result_type: TensorType | None,
+    ) -> TensorType:
+        """The result type the operands and properties give.
+
+        `result_type` is the declared (or requested) type. Ops whose result
+        cannot be derived from the operands alone (cast, reshape, broadcast_to,
+        causal_mask) check it and return it; the others ignore it. Raises
+        ShapeError or DTypeError naming the op, operands and rule broken.
+        """
+
+    @classmethod
+    @cache
+    def operand_names(cls) -> tuple[str, ...]:
+        return tuple(name for name, _ in cls.get_irdl_definition().operands)
+
+    @classmethod
+    def check_operand_types(cls, types: Sequence[Attribute]) -> list[TensorType]:
+        """Every operand is a static float tensor with the op's element-type rule."""
+        tensors = [
+            check_tensor_type(cls.name, f"operand '{name}'", t)
+            for name, t in zip(cls.operand_names(), types, strict=True)
+        ]
+        if cls.SAME_ELEMENT_TYPE and len({t.element_type for t in tensors}) > 1:
+            listing = ", ".join(
+                f"{name} {t}" for name, t in zip(cls.operand_names(), tensors)
+            )
+            raise DTypeError(
+                f"{cls.name}: operands must share one element type, got {listing}; "
+                "insert a molten.cast"
+            )
+        return tensors
+
+    @classmethod
+    def with_inferred_type(
+        cls,
+        operands: Sequence[SSAValue],
+        properties: Mapping[str, Attribute] | None = None,
+        result_type: TensorType | None = None,
+    ) -> Self:
+        """Create the op with its inferred result type, or raise the verifier's error."""
+        props = dict(properties or {})
+        types = cls.check_operand_types([o.type for o in operands])
+        if result_type is not None:
+            check_tensor_type(cls.name, "result", result_type)
+        inferred = cls.infer_result_type(types, props, result_type)
+        return cls(operands=list(operands), result_types=[inferred], properties=props)
+
+    def verify_(self) -> None:
+        types = self.check_operand_types([o.type for o in self.operands])
+        declared = check_tensor_type(self.name, "result", self.results[0].type)
+        inferred = self.infer_result_type(types, self.properties, declared)
+        if inferred != declared:
+            raise ShapeError(
+                f"{self.name}: result type {declared} does not match {inferred}, "
+                "the type the operands give"
+            )
+
+
+def check_tensor_type(op_name: str, what: str, t: Attribute) -> TensorType:
+    """`t` as a static-shape tensor of f32, f16 or bf16, or a DTypeError/ShapeError."""
+    if not isinstance(t, TensorType):
+        raise DTypeError(f"{op_name}: {what} has type {t}, not a ranked tensor")
+    if not isinstance(t.element_type, ELEMENT_TYPES):
+        raise DTypeError(
+            f"{op_name}: {what} {t} has element type {t.element_type}; "
+            "molten tensors hold f32, f16 or bf16"
+        )
+    if any(d < 0 for d in t.get_shape()):
+        raise ShapeError(f"{op_name}: {what} {t} has a dynamic dimension")
+    if any(d == 0 for d in t.get_shape()):
+        raise ShapeError(f"{op_name}: {what} {t} has a zero-size dimension")
+    return t
+
+
+class ElementwiseBinaryOp(MoltenOp, ABC):
+    """lhs op rhs, elementwise, with numpy broadcasting.
+
+    ```mlir
+    %r = molten.add %a, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    ```
+    """
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure(), MoltenCanonicalization())
+    assembly_format = (
+        "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
+    )
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        lhs, rhs = operand_types
+        shape = broadcast_shapes(cls.name, [("lhs", lhs), ("rhs", rhs)])
+        return _tensor(shape, lhs.element_type)
+
+
+class UnaryOp(MoltenOp, ABC):
+    """f(input), with the result of the input's type.
+
+    ```mlir
+    %r = molten.exp %x : tensor<4x8xf32>
+    ```
+    """
+
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    input = operand_def(T)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input)"
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        return operand_types[0]
+
+
+class ElementwiseUnaryOp(UnaryOp, ABC):
+    """A unary op applied to each element on its own."""
+
+    traits = traits_def(Pure(), MoltenCanonicalization())
+
+
+# --------------------------------------------------------------------------
+# Elementwise binary ops.
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class AddOp(ElementwiseBinaryOp):
+    """lhs + rhs."""
+
+    name = "molten.add"
+
+
+@irdl_op_definition
+class SubOp(ElementwiseBinaryOp):
+    """lhs - rhs."""
+
+    name = "molten.sub"
+
+
+@irdl_op_definition
+class MulOp(ElementwiseBinaryOp):
+    """lhs * rhs."""
+
+    name = "molten.mul"
+
+
+@irdl_op_definition
+class DivOp(ElementwiseBinaryOp):
+    """lhs / rhs (true division)."""
+
+    name = "molten.div"
+
+
+@irdl_op_definition
+class MaxOp(ElementwiseBinaryOp):
+    """max(lhs, rhs), propagating NaN like torch.maximum."""
+
+    name = "molten.max"
+
+
+@irdl_op_definition
+class MinOp(ElementwiseBinaryOp):
+    """min(lhs, rhs), propagating NaN like torch.minimum."""
+
+    name = "molten.min"
+
+
+@irdl_op_definition
+class PowOp(ElementwiseBinaryOp):
+    """lhs ** rhs."""
+
+    name = "molten.pow"
+
+
+# --------------------------------------------------------------------------
+# Elementwise unary ops.
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class NegOp(ElementwiseUnaryOp):
+    """-input."""
+
+    name = "molten.neg"
+
+
+@irdl_op_definition
+class AbsOp(ElementwiseUnaryOp):
+    """|input|."""
+
+    name = "molten.abs"
+
+
+@irdl_op_definition
+class ExpOp(ElementwiseUnaryOp):
+    """e ** input."""
+
+    name = "molten.exp"
+
+
+@irdl_op_definition
+class LogOp(ElementwiseUnaryOp):
+    """Natural logarithm."""
+
+    name = "molten.log"
+
+
+@irdl_op_definition
+class SqrtOp(ElementwiseUnaryOp):
+    """Square root."""
+
+    name = "molten.sqrt"
+
+
+@irdl_op_definition
+class RsqrtOp(ElementwiseUnaryOp):
+    """1 / sqrt(input)."""
+
+    name = "molten.rsqrt"
+
+
+@irdl_op_definition
+class ReciprocalOp(ElementwiseUnaryOp):
+    """1 / input."""
+
+    name = "molten.reciprocal"
+
+
+@irdl_op_definition
+class SquareOp(ElementwiseUnaryOp):
+    """input * input."""
+
+    name = "molten.square"
+
+
+@irdl_op_definition
+class TanhOp(ElementwiseUnaryOp):
+    """Hyperbolic tangent."""
+
+    name = "molten.tanh"
+
+
+@irdl_op_definition
+class SigmoidOp(ElementwiseUnaryOp):
+    """1 / (1 + exp(-input))."""
+
+    name = "molten.sigmoid"
+
+
+@irdl_op_definition
+class ReluOp(ElementwiseUnaryOp):
+    """max(input, 0)."""
+
+    name = "molten.relu"
+
+
+@irdl_op_definition
+class SiluOp(ElementwiseUnaryOp):
+    """input * sigmoid(input)."""
+
+    name = "molten.silu"
+
+
+@irdl_op_definition
+class GeluOp(ElementwiseUnaryOp):
+    """GELU, in torch's exact erf form or its tanh approximation.
+
+    ```mlir
+    %e = molten.gelu %x : tensor<8xf32>
+    %t = molten.gelu %x approximate = "tanh" : tensor<8xf32>
+    ```
+    """
+
+    name = "molten.gelu"
+    approximate = prop_def(StringAttr, default_value=StringAttr("none"))
+    assembly_format = (
+        "$input (`approximate` `=` $approximate^)? attr-dict `:` type($input)"
+    )
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        form = properties.get("approximate", StringAttr("none"))
+        if not isinstance(form, StringAttr) or form.data not in GELU_APPROXIMATIONS:
+            raise ShapeError(
+                f'{cls.name}: approximate must be "none" or "tanh", got {form}'
+            )
+        return operand_types[0]
+
+
+@irdl_op_definition
+class RotateHalfOp(UnaryOp):
+    """concat(-x[..., d/2:], x[..., :d/2]) over the last axis, as used by RoPE.
+
+    A primitive rather than slices and a concat so that `rope` decomposes into
+    ops that fuse into one pointwise kernel (the rotation is an index map).
+
+    ```mlir
+    %r = molten.rotate_half %x : tensor<16x64xf32>
+    ```
+    """
+
+    name = "molten.rotate_half"
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        (x,) = operand_types
+        shape = x.get_shape()
+        if not shape or shape[-1] % 2:
+            raise ShapeError(
+                f"{cls.name}: input {x} needs an even last dimension to split in halves"
+            )
+        return x
+
+
+# --------------------------------------------------------------------------
+# Cast and constant.
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class CastOp(MoltenOp):
+    """Converts to another element type (round to nearest even); same shape.
+
+    ```mlir
+    %h = molten.cast %x : tensor<4x8xf32> to tensor<4x8xf16>
+    ```
+    """
+
+    name = "molten.cast"
+    SAME_ELEMENT_TYPE: ClassVar[bool] = False
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), MoltenCanonicalization())
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        (x,) = operand_types
+        if result_type is None:
+            raise ShapeError(f"{cls.name}: needs a result type")
+        if result_type.get_shape() != x.get_shape():
+            raise ShapeError(
+                f"{cls.name}: input {x} and result {result_type} differ in shape; "
+                "a cast changes the element type only"
+            )
+        return result_type
+
+
+@irdl_op_definition
+class ConstantOp(MoltenOp):
+    """A constant tensor: a splat or dense values.
+
+    Scalars are rank-0 constants broadcast by their users, so a constant
+    never stores more than it says.
+
+    ```mlir
+    %eps = molten.constant dense<1.000000e-06> : tensor<f32>
+    %v = molten.constant dense<[1.0, 2.0]> : tensor<2xbf16>
+    ```
+    """
+
+    name = "molten.constant"
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    value = prop_def(ParamAttrConstraint(DenseIntOrFPElementsAttr, (T, AnyAttr())))
+    result = result_def(T)
+    traits = traits_def(Pure(), ConstantLike(), MoltenCanonicalization())
+    assembly_format = "$value attr-dict"
+
+    @classmethod
+    def from_values(
+        cls, values: float | Sequence[float], result_type: TensorType
+    ) -> ConstantOp:
+        """A constant of `result_type`: one value (a splat) or all of them."""
+        check_tensor_type(cls.name, "result", result_type)
+        flat = [float(values)] if isinstance(values, int | float) else list(values)
+        attr = DenseIntOrFPElementsAttr.from_list(result_type, flat)
+        return cls(result_types=[result_type], properties={"value": attr})
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        value = properties["value"]
+        assert isinstance(value, DenseIntOrFPElementsAttr)
+        return check_tensor_type(cls.name, "value", value.get_type())
+
+    def splat_value(self) -> float | None:
+        """The single value of a splat constant, else None."""
+        if not self.value.is_splat():
+            return None
+        return float(next(iter(self.value.iter_values())))
+
+
+# --------------------------------------------------------------------------
+# Reductions.
+# --------------------------------------------------------------------------
+
+
+class ReductionOp(MoltenOp, ABC):
+    """Reduces `input` over `axes` (distinct, in [0, rank)), keeping them as 1s with
+    `keepdim`.
+
+    ```mlir
+    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<4x8xf32> -> tensor<4x1xf32>
+    ```
+    """
+
+    input = operand_def(TensorType)
+    axes = prop_def(DenseArrayBase.constr(i64))
+    keepdim = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `axes` `=` $axes (`keepdim` $keepdim^)? attr-dict "
+        "`:` type($input) `->` type($result)"
+    )
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        (x,) = operand_types
+        shape = x.get_shape()
+        axes = properties["axes"]
+        assert isinstance(axes, DenseArrayBase)
+        values = tuple(axes.get_values())
+        if not values:
+            raise ShapeError(f"{cls.name}: axes must name at least one axis")
+        if len(set(values)) != len(values):
+            raise ShapeError(f"{cls.name}: axes {list(values)} repeat an axis")
+        for axis in values:
+            if not 0 <= axis < len(shape):
+                raise ShapeError(
+                    f"{cls.name}: axis {axis} is out of range for input {x} "
+                    f"(axes are in [0, {len(shape)}))"
+                )
+        keep = "keepdim" in properties
+        reduced = [
+            1 if i in values else d
+            for i, d in enumerate(shape)
+            if keep or i not in values
+        ]
+        return _tensor(reduced, x.element_type)
+
+
+@irdl_op_definition
+class ReduceSumOp(ReductionOp):
+    """Sum over axes."""
+
+    name = "molten.reduce_sum"
+
+
+@irdl_op_definition
+class ReduceMaxOp(ReductionOp):
+    """Maximum over axes."""
+
+    name = "molten.reduce_max"
+
+
+@irdl_op_definition
+class ReduceMeanOp(ReductionOp):
+    """Arithmetic mean over axes."""
+
+    name = "molten.reduce_mean"
+
+
+# --------------------------------------------------------------------------
+# Shape ops.
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class BroadcastToOp(MoltenOp):
+    """Broadcasts `input` to the result's shape under numpy's rules.
+
+    ```mlir
+    %b = molten.broadcast_to %w : tensor<8xf32> -> tensor<4x8xf32>
+    ```
+    """
+
+    name = "molten.broadcast_to"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), MoltenCanonicalization())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        (x,) = operand_types
+        if result_type is None:
+            raise ShapeError(f"{cls.name}: needs a result type")
+        src, dst = x.get_shape(), result_type.get_shape()
+        ok = len(src) <= len(dst) and all(
+            s in (1, d) for s, d in zip(reversed(src), reversed(dst))
+        )
+        if not ok:
+            raise ShapeError(
+                f"{cls.name}: input {x} cannot be broadcast to {result_type} "
+                "(each input dimension must be 1 or equal the trailing result "
+                "dimension)"
+            )
+        if result_type.element_type != x.element_type:
+            raise DTypeError(
+                f"{cls.name}: input {x} and result {result_type} differ in "
+                "element type"
+            )
+        return result_type
+
+
+@irdl_op_definition
+class ReshapeOp(MoltenOp):
+    """Reinterprets `input` in row-major order with the result's shape.
+
+    ```mlir
+    %r = molten.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+    ```
+    """
+
+    name = "molten.reshape"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), MoltenCanonicalization())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        (x,) = operand_types
+        if result_type is None:
+            raise ShapeError(f"{cls.name}: needs a result type")
+        if math.prod(x.get_shape()) != math.prod(result_type.get_shape()):
+            raise ShapeError(
+                f"{cls.name}: input {x} has {math.prod(x.get_shape())} elements "
+                f"but result {result_type} has {math.prod(result_type.get_shape())}"
+            )
+        if result_type.element_type != x.element_type:
+            raise DTypeError(
+                f"{cls.name}: input {x} and result {result_type} differ in "
+                "element type"
+            )
+        return result_type
+
+
+@irdl_op_definition
+class TransposeOp(MoltenOp):
+    """Permutes axes: result dimension i is input dimension permutation[i].
+
+    ```mlir
+    %t = molten.transpose %x permutation = [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
+    ```
+    """
+
+    name = "molten.transpose"
+    input = operand_def(TensorType)
+    permutation = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), MoltenCanonicalization())
+    assembly_format = (
+        "$input `permutation` `=` $permutation attr-dict "
+        "`:` type($input) `->` type($result)"
+    )
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        (x,) = operand_types
+        perm = properties["permutation"]
+        assert isinstance(perm, DenseArrayBase)
+        values = tuple(perm.get_values())
+        shape = x.get_shape()
+        if sorted(values) != list(range(len(shape))):
+            raise ShapeError(
+                f"{cls.name}: permutation {list(values)} is not a permutation of "
+                f"the {len(shape)} axes of input {x}"
+            )
+        return _tensor([shape[p] for p in values], x.element_type)
+
+
+# --------------------------------------------------------------------------
+# Contraction.
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class MatmulOp(MoltenOp):
+    """Matrix product over the last two axes, batch axes broadcast like numpy.
+
+    lhs is [..., M, K] ([..., K, M] with transpose_a), rhs is [..., K, N]
+    ([..., N, K] with transpose_b); the result is [..., M, N].
+
+    ```mlir
+    %y = molten.matmul %x, %w transpose_b
+        : (tensor<16x64xf16>, tensor<32x64xf16>) -> tensor<16x32xf16>
+    ```
+    """
+
+    name = "molten.matmul"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    transpose_a = opt_prop_def(UnitAttr)
+    transpose_b = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$lhs `,` $rhs (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)? "
+        "attr-dict `:` functional-type(operands, results)"
+    )
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        lhs, rhs = operand_types
+        for name, t in (("lhs", lhs), ("rhs", rhs)):
+            if len(t.get_shape()) < 2:
+                raise ShapeError(
+                    f"{cls.name}: {name} {t} has rank {len(t.get_shape())}; matmul "
+                    "takes rank >= 2 operands (reshape a vector to 1xK or Kx1)"
+                )
+        a, b = lhs.get_shape(), rhs.get_shape()
+        m, k_lhs = (a[-1], a[-2]) if "transpose_a" in properties else (a[-2], a[-1])
+        k_rhs, n = (b[-1], b[-2]) if "transpose_b" in properties else (b[-2], b[-1])
+        if k_lhs != k_rhs:
+            raise ShapeError(
+                f"{cls.name}: contraction sizes differ: lhs {lhs} has K = {k_lhs}, "
+                f"rhs {rhs} has K = {k_rhs}"
+                + (" (transpose_a)" if "transpose_a" in properties else "")
+                + (" (transpose_b)" if "transpose_b" in properties else "")
+            )
+        batch = broadcast_shapes(
+            cls.name,
+            [
+                ("lhs batch of", _tensor(a[:-2] or [1], lhs.element_type)),
+                ("rhs batch of", _tensor(b[:-2] or [1], rhs.element_type)),
+            ],
+        )
+        batch = batch if (a[:-2] or b[:-2]) else ()
+        return _tensor([*batch, m, n], lhs.element_type)
+
+
+# --------------------------------------------------------------------------
+# Composites: the math-spec level.
+# --------------------------------------------------------------------------
+
+
+def _check_trailing(
+    op_name: str, x: TensorType, param_name: str, param: TensorType
+) -> int:
+    """`param` has the shape of x's trailing axes; returns how many axes that is."""
+    k = len(param.get_shape())
+    if k == 0 or k > len(x.get_shape()) or x.get_shape()[-k:] != param.get_shape():
+        raise ShapeError(
+            f"{op_name}: {param_name} {param} must have the shape of the trailing "
+            f"axes of input {x} (the normalized shape)"
+        )
+    return k
+
+
+def _check_epsilon(op_name: str, properties: Mapping[str, Attribute]) -> None:
+    eps = properties["epsilon"]
+    assert isinstance(eps, FloatAttr)
+    if not (eps.value.data >= 0 and math.isfinite(eps.value.data)):
+        raise ShapeError(f"{op_name}: eps must be finite and >= 0, got {eps.value.data}")
+
+
+@irdl_op_definition
+class RmsNormOp(MoltenOp):
+    """x * rsqrt(mean(x^2 over the normalized axes) + eps) * weight.
+
+    The normalized axes are the trailing axes of `input` that `weight` spans,
+    as in `torch.nn.functional.rms_norm(x, weight.shape, weight, eps)`.
+
+    ```mlir
+    %y = molten.rms_norm %x, %w eps = 1.000000e-06
+        : (tensor<2048x5120xf32>, tensor<5120xf32>) -> tensor<2048x5120xf32>
+    ```
+    """
+
+    name = "molten.rms_norm"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    epsilon = prop_def(FloatAttr[Float64Type])
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $weight `eps` `=` $epsilon attr-dict "
+        "`:` functional-type(operands, results)"
+    )
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        x, w = operand_types
+        _check_trailing(cls.name, x, "weight", w)
+        _check_epsilon(cls.name, properties)
+        return x
+
+
+@irdl_op_definition
+class LayerNormOp(MoltenOp):
+    """(x - mean) * rsqrt(var + eps) * weight + bias over the normalized axes,
+    with the biased variance, as `torch.nn.functional.layer_norm`.
+
+    ```mlir
+    %y = molten.layer_norm %x, %w, %b eps = 1.000000e-05
+        : (tensor<8x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<8x64xf32>
+    ```
+    """
+
+    name = "molten.layer_norm"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    epsilon = prop_def(FloatAttr[Float64Type])
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $weight `,` $bias `eps` `=` $epsilon attr-dict "
+        "`:` functional-type(operands, results)"
+    )
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        x, w, b = operand_types
+        _check_trailing(cls.name, x, "weight", w)
+        _check_trailing(cls.name, x, "bias", b)
+        _check_epsilon(cls.name, properties)
+        return x
+
+
+@irdl_op_definition
+class SoftmaxOp(MoltenOp):
+    """exp(x - max) / sum(exp(x - max)) along `axis`.
+
+    ```mlir
+    %p = molten.softmax %x axis = 1 : tensor<8x128xf32>
+    ```
+    """
+
+    name = "molten.softmax"
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    input = operand_def(T)
+    axis = prop_def(IntegerAttr[i64])
+    result = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = "$input `axis` `=` $axis attr-dict `:` type($input)"
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        (x,) = operand_types
+        axis = properties["axis"]
+        assert isinstance(axis, IntegerAttr)
+        rank = len(x.get_shape())
+        if not 0 <= axis.value.data < rank:
+            raise ShapeError(
+                f"{cls.name}: axis {axis.value.data} is out of range for input {x} "
+                f"(axis is in [0, {rank}))"
+            )
+        return x
+
+
+@irdl_op_definition
+class RopeOp(MoltenOp):
+    """Rotary position embedding, rotate-half form (Llama, HF transformers):
+    x * cos + rotate_half(x) * sin, with cos and sin broadcast to x.
+
+    ```mlir
+    %y = molten.rope %x, %cos, %sin
+        : (tensor<2x16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>)
+        -> tensor<2x16x64xf32>
+    ```
+    """
+
+    name = "molten.rope"
+    input = operand_def(TensorType)
+    cos = operand_def(TensorType)
+    sin = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $cos `,` $sin attr-dict `:` functional-type(operands, results)"
+    )
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        x, cos, sin = operand_types
+        RotateHalfOp.infer_result_type([x], {}, None)
+        for name, t in (("cos", cos), ("sin", sin)):
+            shape = broadcast_shapes(cls.name, [("input", x), (name, t)])
+            if shape != x.get_shape():
+                raise ShapeError(
+                    f"{cls.name}: {name} {t} must broadcast to input {x} without "
+                    "enlarging it"
+                )
+        return x
+
+
+@irdl_op_definition
+class AttentionOp(MoltenOp):
+    """softmax(query @ key^T * scale [+ causal mask]) @ value.
+
+    query is [..., Sq, D], key [..., Sk, D], value [..., Sk, Dv]; batch axes
+    broadcast. The causal mask keeps key j for query i when j <= i (top-left
+    aligned, as torch's scaled_dot_product_attention with is_causal=True).
+
+    ```mlir
+    %o = molten.attention %q, %k, %v scale = 1.250000e-01 causal
+        : (tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>)
+        -> tensor<2x8x128x64xf16>
+    ```
+    """
+
+    name = "molten.attention"
+    query = operand_def(TensorType)
+    key = operand_def(TensorType)
+    value = operand_def(TensorType)
+    scale = prop_def(FloatAttr[Float64Type])
+    causal = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$query `,` $key `,` $value `scale` `=` $scale (`causal` $causal^)? "
+        "attr-dict `:` functional-type(operands, results)"
+    )
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        q, k, v = operand_types
+        for name, t in (("query", q), ("key", k), ("value", v)):
+            if len(t.get_shape()) < 2:
+                raise ShapeError(
+                    f"{cls.name}: {name} {t} must have rank >= 2 ([..., seq, dim])"
+                )
+        qs, ks, vs = q.get_shape(), k.get_shape(), v.get_shape()
+        if qs[-1] != ks[-1]:
+            raise ShapeError(
+                f"{cls.name}: query {q} and key {k} differ in head dimension "
+                f"({qs[-1]} vs {ks[-1]})"
+            )
+        if ks[-2] != vs[-2]:
+            raise ShapeError(
+                f"{cls.name}: key {k} and value {v} differ in sequence length "
+                f"({ks[-2]} vs {vs[-2]})"
+            )
+        batch = broadcast_shapes(
+            cls.name,
+            [
+                (f"{name} batch of", _tensor(s[:-2] or [1], q.element_type))
+                for name, s in (("query", qs), ("key", ks), ("value", vs))
+            ],
+        )
+        batch = batch if (qs[:-2] or ks[:-2] or vs[:-2]) else ()
+        scale = properties["scale"]
+        assert isinstance(scale, FloatAttr)
+        if not math.isfinite(scale.value.data):
+            raise ShapeError(f"{cls.name}: scale must be finite, got {scale.value.data}")
+        return _tensor([*batch, qs[-2], vs[-1]], q.element_type)
+
+
+@irdl_op_definition
+class CausalMaskOp(MoltenOp):
+    """The additive causal mask over the last two axes: 0 where j <= i, else -inf.
+
+    ```mlir
+    %m = molten.causal_mask : tensor<128x128xf32>
+    ```
+    """
+
+    name = "molten.causal_mask"
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict `:` type($result)"
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        if result_type is None:
+            raise ShapeError(f"{cls.name}: needs a result type")
+        if len(result_type.get_shape()) < 2:
+            raise ShapeError(f"{cls.name}: result {result_type} must have rank >= 2")
+        return result_type
+
+
+COMPOSITE_OPS: tuple[type[MoltenOp], ...] = (
+    RmsNormOp,
+    LayerNormOp,
+    SoftmaxOp,
+    RopeOp,
+    AttentionOp,
+)
+"""The math-spec ops that `molten-decompose` rewrites into primitives."""
+
+ELEMENTWISE_BINARY_OPS: tuple[type[ElementwiseBinaryOp], ...] = (
+    AddOp,
+    SubOp,
+    MulOp,
+    DivOp,
+    MaxOp,
+    MinOp,
+    PowOp,
+)
+
+ELEMENTWISE_UNARY_OPS: tuple[type[ElementwiseUnaryOp], ...] = (
+    NegOp,
+    AbsOp,
+    ExpOp,
+    LogOp,
+    SqrtOp,
+    RsqrtOp,
+    ReciprocalOp,
+    SquareOp,
+    TanhOp,
+    SigmoidOp,
+    ReluOp,
+    GeluOp,
+    SiluOp,
+)
+
+REDUCTION_OPS: tuple[type[ReductionOp], ...] = (ReduceSumOp, ReduceMaxOp, ReduceMeanOp)
+
+Molten = Dialect(
+    "molten",
+    [
+        *ELEMENTWISE_BINARY_OPS,
+        *ELEMENTWISE_UNARY_OPS,
+        RotateHalfOp,
+        CastOp,
+        ConstantOp,
+        *REDUCTION_OPS,
+        BroadcastToOp,
+        ReshapeOp,
+        TransposeOp,
+        MatmulOp,
+        *COMPOSITE_OPS,
+        CausalMaskOp,
+    ],
+    [],
+)

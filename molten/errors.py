@@ -1,0 +1,29 @@
+"""The errors Molten raises for a user's mistakes.
+
+Every error a user can cause is a `MoltenError`. Shape and element-type errors
+are also xDSL `VerifyException`s, so the same exception raised by an op's
+verifier surfaces as a located diagnostic in `molten-opt` and as a plain
+Python exception from the graph builder.
+"""
+
+from xdsl.utils.exceptions import VerifyException
+
+
+class MoltenError(Exception):
+    """Base class of every error caused by a user's graph, IR or inputs."""
+
+
+class ShapeError(MoltenError, VerifyException, ValueError):
+    """An op's operand shapes (or its attributes) break the op's shape rule."""
+
+
+class DTypeError(MoltenError, VerifyException, TypeError):
+    """An op's operand element types break the op's element-type rule."""
+
+
+class GraphError(MoltenError, ValueError):
+    """The graph is misused: an unknown value, a duplicate name, no outputs."""
+
+
+class InputError(MoltenError, ValueError):
+    """An array given to run a graph does not match the graph's input."""

@@ -1,0 +1,100 @@
+"""Runs Molten IR on the CPU: the semantic oracle for passes and kernels."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.interpreter import Interpreter
+from xdsl.interpreters.func import FuncFunctions
+
+from molten.errors import GraphError, InputError
+from molten.interpreters.molten import MoltenFunctions, round_to, storage_dtype
+
+
+def entry_function(module: ModuleOp, entry: str | None = None) -> FuncOp:
+    """The function to run: `entry`, or the module's only function."""
+    funcs = [op for op in module.ops if isinstance(op, FuncOp)]
+    if entry is not None:
+        for func in funcs:
+            if func.sym_name.data == entry:
+                return func
+        names = ", ".join(f.sym_name.data for f in funcs) or "none"
+        raise GraphError(f"no function @{entry} in the module (it has: {names})")
+    if len(funcs) != 1:
+        names = ", ".join(f.sym_name.data for f in funcs) or "none"
+        raise GraphError(
+            f"the module has {len(funcs)} functions ({names}); name one with entry="
+        )
+    return funcs[0]
+
+
+def _as_module(program: Any) -> ModuleOp:
+    if isinstance(program, ModuleOp):
+        return program
+    if isinstance(program, str):
+        from molten.context import parse_module
+
+        return parse_module(program)
+    if hasattr(program, "to_module"):
+        return program.to_module()
+    raise TypeError(
+        "interpret() takes a DataflowGraph, a builtin.module or MLIR text, "
+        f"not {type(program).__name__}"
+    )
+
+
+def _input_name(func: FuncOp, index: int) -> str:
+    name = func.body.block.args[index].name_hint
+    return f"input {index} ('{name}')" if name else f"input {index}"
+
+
+def _prepare_input(func: FuncOp, index: int, value: Any, reference: bool):
+    expected = func.function_type.inputs.data[index]
+    array = np.asarray(value)
+    what = _input_name(func, index)
+    if array.dtype.kind not in "fiu":
+        raise InputError(f"{what} has dtype {array.dtype}; give a real-valued array")
+    shape = tuple(expected.get_shape())
+    if array.shape != shape:
+        raise InputError(f"{what} has shape {array.shape}; the graph expects {shape}")
+    if reference:
+        return array.astype(np.float64)
+    return round_to(array, expected.element_type)
+
+
+def interpret(
+    program: Any, *inputs: Any, reference: bool = False, entry: str | None = None
+) -> np.ndarray | tuple[np.ndarray, ...]:
+    """Runs a graph on numpy arrays and returns its outputs.
+
+    `program` is a `DataflowGraph`, a `builtin.module` or MLIR text; `inputs`
+    are array-likes of the graph's input shapes (converted to the inputs'
+    element types). Native precision rounds every op's result to its element
+    type (f16 as float16, f32 and bf16 as float32 arrays); `reference=True`
+    computes everything in float64 without rounding. One output is returned
+    as an array, several as a tuple.
+    """
+    module = _as_module(program)
+    func = entry_function(module, entry)
+    n_inputs = len(func.function_type.inputs.data)
+    if len(inputs) != n_inputs:
+        raise InputError(
+            f"@{func.sym_name.data} takes {n_inputs} inputs, got {len(inputs)}"
+        )
+    arrays = tuple(
+        _prepare_input(func, i, value, reference) for i, value in enumerate(inputs)
+    )
+    interpreter = Interpreter(module)
+    interpreter.register_implementations(FuncFunctions())
+    interpreter.register_implementations(MoltenFunctions(reference))
+    results = interpreter.call_op(func.sym_name.data, arrays)
+    outputs = tuple(
+        np.ascontiguousarray(
+            r, dtype=np.float64 if reference else storage_dtype(t.element_type)
+        )
+        for r, t in zip(results, func.function_type.outputs.data, strict=True)
+    )
+    return outputs[0] if len(outputs) == 1 else outputs

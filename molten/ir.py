@@ -1,0 +1,654 @@
+"""The graph API: write the math, get a `func.func` of molten ops.
+
+```python
+from molten.ir import DataflowGraph, TensorShape
+
+g = DataflowGraph("fused_rmsnorm")
+x = g.add_input("x", TensorShape([2048, 5120]))      # float32 unless dtype= says
+w = g.add_input("w", TensorShape([5120]))
+out = g.rms_norm(x, w, "norm")
+g.add_output(out)
+print(g.to_mlir())
+```
+
+Builder methods take their tensor operands first, then an optional result
+name, then keyword-only options. Every method checks shapes and element types
+as it builds (through the op's own verifier rule) and raises a `ShapeError` or
+`DTypeError` naming the op, the operands and their shapes. Tensors also
+support `+ - * / ** @` and unary `-`, with Python numbers as scalars.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BFloat16Type,
+    DictionaryAttr,
+    FloatAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i64,
+)
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.printer import Printer
+
+from molten.dialects import molten
+from molten.errors import DTypeError, GraphError, MoltenError, ShapeError
+
+OUTPUT_NAME_ATTR = "molten.name"
+"""Result attribute of the graph's `func.func` that holds each output's name."""
+
+DTYPES: dict[str, Attribute] = {
+    "float32": Float32Type(),
+    "float16": Float16Type(),
+    "bfloat16": BFloat16Type(),
+}
+_DTYPE_ALIASES = {
+    "f32": "float32",
+    "fp32": "float32",
+    "float": "float32",
+    "f16": "float16",
+    "fp16": "float16",
+    "half": "float16",
+    "bf16": "bfloat16",
+}
+
+
+def element_type(dtype: Any) -> Attribute:
+    """The molten element type for a dtype name, numpy dtype or torch dtype."""
+    if isinstance(dtype, molten.ELEMENT_TYPES):
+        return dtype
+    key = str(dtype).removeprefix("torch.")
+    if not isinstance(dtype, str):
+        try:
+            key = np.dtype(dtype).name
+        except TypeError:
+            pass
+    key = _DTYPE_ALIASES.get(key, key)
+    if key not in DTYPES:
+        raise DTypeError(
+            f"unsupported dtype {dtype!r}: molten tensors are float32, float16 "
+            "or bfloat16"
+        )
+    return DTYPES[key]
+
+
+def dtype_name(element: Attribute) -> str:
+    """The dtype name ('float32', 'float16', 'bfloat16') of a molten element type."""
+    for name, t in DTYPES.items():
+        if t == element:
+            return name
+    raise DTypeError(f"{element} is not a molten element type")
+
+
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9_]")
+
+
+def sanitize_name(name: str) -> str:
+    """`name` reduced to an identifier ([A-Za-z_][A-Za-z0-9_]*) safe in MLIR and C++."""
+    cleaned = _NAME_CHARS.sub("_", str(name))
+    if not cleaned or cleaned[0].isdigit():
+        cleaned = "_" + cleaned
+    return cleaned
+
+
+@dataclass(frozen=True, init=False)
+class TensorShape:
+    """A static tensor shape: positive dimension sizes, outermost first."""
+
+    dims: tuple[int, ...]
+
+    def __init__(self, dims: Sequence[int] | int):
+        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        for d in dims:
+            if isinstance(d, bool) or not isinstance(d, int | np.integer) or d < 1:
+                raise ShapeError(
+                    f"TensorShape({list(dims)}): dimensions must be positive integers"
+                )
+        object.__setattr__(self, "dims", tuple(int(d) for d in dims))
+
+    @property
+    def rank(self) -> int:
+        return len(self.dims)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.dims)
+
+    def __len__(self) -> int:
+        return len(self.dims)
+
+    def __getitem__(self, index: int) -> int:
+        return self.dims[index]
+
+    def __repr__(self) -> str:
+        return f"TensorShape({list(self.dims)})"
+
+
+Operand = "Tensor | float | int"
+
+
+class Tensor:
+    """A value of a `DataflowGraph`: an SSA value with a shape and a dtype."""
+
+    def __init__(self, graph: DataflowGraph, value: SSAValue):
+        self.graph = graph
+        self.value = value
+
+    @property
+    def type(self) -> TensorType:
+        assert isinstance(self.value.type, TensorType)
+        return self.value.type
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self.type.get_shape())
+
+    @property
+    def dtype(self) -> str:
+        return dtype_name(self.type.element_type)
+
+    @property
+    def name(self) -> str | None:
+        return self.value.name_hint
+
+    def __repr__(self) -> str:
+        return f"Tensor(%{self.name or '?'}: {self.type})"
+
+    def __add__(self, other: Operand) -> Tensor:
+        return self.graph.add(self, other)
+
+    def __radd__(self, other: Operand) -> Tensor:
+        return self.graph.add(other, self)
+
+    def __sub__(self, other: Operand) -> Tensor:
+        return self.graph.sub(self, other)
+
+    def __rsub__(self, other: Operand) -> Tensor:
+        return self.graph.sub(other, self)
+
+    def __mul__(self, other: Operand) -> Tensor:
+        return self.graph.mul(self, other)
+
+    def __rmul__(self, other: Operand) -> Tensor:
+        return self.graph.mul(other, self)
+
+    def __truediv__(self, other: Operand) -> Tensor:
+        return self.graph.div(self, other)
+
+    def __rtruediv__(self, other: Operand) -> Tensor:
+        return self.graph.div(other, self)
+
+    def __pow__(self, other: Operand) -> Tensor:
+        return self.graph.pow(self, other)
+
+    def __rpow__(self, other: Operand) -> Tensor:
+        return self.graph.pow(other, self)
+
+    def __neg__(self) -> Tensor:
+        return self.graph.neg(self)
+
+    def __matmul__(self, other: Tensor) -> Tensor:
+        return self.graph.matmul(self, other)
+
+
+class DataflowGraph:
+    """A dataflow graph of molten ops, built op by op; it becomes one `func.func`."""
+
+    def __init__(self, name: str):
+        self.name = sanitize_name(name)
+        self._block = Block()
+        self._outputs: list[tuple[SSAValue, str]] = []
+
+    # ----------------------------------------------------------------------
+    # Inputs, outputs, IR.
+    # ----------------------------------------------------------------------
+
+    @property
+    def inputs(self) -> list[Tensor]:
+        return [Tensor(self, arg) for arg in self._block.args]
+
+    @property
+    def outputs(self) -> list[Tensor]:
+        return [Tensor(self, value) for value, _ in self._outputs]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [name for _, name in self._outputs]
+
+    def _names_in_use(self) -> set[str]:
+        return {a.name_hint for a in self._block.args if a.name_hint} | {
+            name for _, name in self._outputs
+        }
+
+    def add_input(
+        self, name: str, shape: TensorShape | Sequence[int], dtype: Any = "float32"
+    ) -> Tensor:
+        """A new graph input of `shape` and `dtype` (float32, float16, bfloat16)."""
+        shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
+        clean = sanitize_name(name)
+        if clean in self._names_in_use():
+            raise GraphError(
+                f"graph '{self.name}' already has an input or output named '{clean}'"
+            )
+        arg = self._block.insert_arg(
+            TensorType(element_type(dtype), list(shape.dims)), len(self._block.args)
+        )
+        arg.name_hint = clean
+        return Tensor(self, arg)
+
+    def add_output(self, tensor: Tensor, name: str | None = None) -> None:
+        """Marks `tensor` as a graph output, named `name` (default: its own name)."""
+        self._check_owned(tensor, "add_output")
+        if name is not None:
+            clean = sanitize_name(name)
+            if clean in self._names_in_use():
+                raise GraphError(
+                    f"graph '{self.name}' already has an input or output named "
+                    f"'{clean}'"
+                )
+        else:
+            base = tensor.name or f"out{len(self._outputs)}"
+            clean, suffix = base, 1
+            while clean in self._names_in_use():
+                clean, suffix = f"{base}_{suffix}", suffix + 1
+        self._outputs.append((tensor.value, clean))
+
+    def to_module(self) -> ModuleOp:
+        """A fresh `builtin.module` holding the graph as one `func.func`."""
+        if not self._outputs:
+            raise GraphError(f"graph '{self.name}' has no outputs; call add_output")
+        inputs = [arg.type for arg in self._block.args]
+        outputs = [value.type for value, _ in self._outputs]
+        body = Region(Block(arg_types=inputs))
+        mapping: dict[SSAValue, SSAValue] = {}
+        for old, new in zip(self._block.args, body.block.args, strict=True):
+            new.name_hint = old.name_hint
+            mapping[old] = new
+        for op in self._block.ops:
+            body.block.add_op(op.clone(mapping))
+        body.block.add_op(ReturnOp(*(mapping[v] for v, _ in self._outputs)))
+        res_attrs = ArrayAttr(
+            [
+                DictionaryAttr({OUTPUT_NAME_ATTR: StringAttr(name)})
+                for _, name in self._outputs
+            ]
+        )
+        func = FuncOp(self.name, (inputs, outputs), body, res_attrs=res_attrs)
+        return ModuleOp([func])
+
+    def to_mlir(self, generic: bool = False) -> str:
+        """The graph as MLIR text (custom format, or generic with `generic=True`)."""
+        from io import StringIO
+
+        stream = StringIO()
+        Printer(stream=stream, print_generic_format=generic).print_op(self.to_module())
+        return stream.getvalue() + "\n"
+
+    def __str__(self) -> str:
+        return self.to_mlir()
+
+    def __repr__(self) -> str:
+        n_ops = len(list(self._block.ops))
+        return (
+            f"DataflowGraph('{self.name}', {len(self._block.args)} inputs, "
+            f"{n_ops} ops, {len(self._outputs)} outputs)"
+        )
+
+    @classmethod
+    def from_mlir(cls, text: str, entry: str | None = None) -> DataflowGraph:
+        """A graph from MLIR text holding a `func.func` of molten ops."""
+        from molten.context import parse_module
+        from molten.interpreters import entry_function
+
+        func = entry_function(parse_module(text), entry)
+        graph = cls(func.sym_name.data)
+        mapping: dict[SSAValue, SSAValue] = {}
+        for i, arg in enumerate(func.body.block.args):
+            name = arg.name_hint or f"arg{i}"
+            mapping[arg] = graph.add_input(name, arg.type.get_shape(),
+                                           arg.type.element_type).value
+        names = [None] * len(func.function_type.outputs.data)
+        if func.res_attrs is not None:
+            for i, attrs in enumerate(func.res_attrs.data):
+                if isinstance(name := attrs.data.get(OUTPUT_NAME_ATTR), StringAttr):
+                    names[i] = name.data
+        for op in func.body.block.ops:
+            if isinstance(op, ReturnOp):
+                for value, name in zip(op.arguments, names, strict=True):
+                    graph.add_output(Tensor(graph, mapping[value]), name)
+                break
+            if not isinstance(op, molten.MoltenOp):
+                raise GraphError(
+                    f"@{func.sym_name.data} holds {op.name}; a DataflowGraph holds "
+                    "molten ops only"
+                )
+            graph._block.add_op(op.clone(mapping))
+        return graph
+
+    # ----------------------------------------------------------------------
+    # Building ops.
+    # ----------------------------------------------------------------------
+
+    def _check_owned(self, tensor: Any, where: str) -> None:
+        if not isinstance(tensor, Tensor):
+            raise GraphError(
+                f"{where}: expected a Tensor of graph '{self.name}', got "
+                f"{type(tensor).__name__}"
+            )
+        if tensor.graph is not self:
+            raise GraphError(
+                f"{where}: tensor {tensor} belongs to graph '{tensor.graph.name}', "
+                f"not '{self.name}'"
+            )
+
+    def _emit(
+        self,
+        op_type: type[molten.MoltenOp],
+        operands: Sequence[Tensor],
+        name: str | None,
+        properties: dict[str, Attribute] | None = None,
+        result_type: TensorType | None = None,
+    ) -> Tensor:
+        for t in operands:
+            self._check_owned(t, op_type.name)
+        try:
+            op = op_type.with_inferred_type(
+                [t.value for t in operands], properties, result_type
+            )
+        except MoltenError as error:
+            listing = ", ".join(f"%{t.name or '?'}: {t.type}" for t in operands)
+            raise type(error)(
+                f"{error}\n  in graph '{self.name}': {op_type.name}({listing})"
+            ) from None
+        if name is not None:
+            op.results[0].name_hint = sanitize_name(name)
+        self._block.add_op(op)
+        return Tensor(self, op.results[0])
+
+    def _scalar(self, value: float, like: Tensor) -> Tensor:
+        return self.constant(value, dtype=like.type.element_type)
+
+    def _binary(
+        self, op_type: type[molten.MoltenOp], lhs: Operand, rhs: Operand, name
+    ) -> Tensor:
+        if not isinstance(lhs, Tensor) and not isinstance(rhs, Tensor):
+            raise GraphError(f"{op_type.name}: at least one operand must be a Tensor")
+        if not isinstance(lhs, Tensor):
+            lhs = self._scalar(lhs, rhs)
+        if not isinstance(rhs, Tensor):
+            rhs = self._scalar(rhs, lhs)
+        return self._emit(op_type, [lhs, rhs], name)
+
+    def add(self, lhs: Operand, rhs: Operand, name: str | None = None) -> Tensor:
+        """lhs + rhs, broadcasting like numpy."""
+        return self._binary(molten.AddOp, lhs, rhs, name)
+
+    def sub(self, lhs: Operand, rhs: Operand, name: str | None = None) -> Tensor:
+        """lhs - rhs, broadcasting like numpy."""
+        return self._binary(molten.SubOp, lhs, rhs, name)
+
+    def mul(self, lhs: Operand, rhs: Operand, name: str | None = None) -> Tensor:
+        """lhs * rhs, broadcasting like numpy."""
+        return self._binary(molten.MulOp, lhs, rhs, name)
+
+    def div(self, lhs: Operand, rhs: Operand, name: str | None = None) -> Tensor:
+        """lhs / rhs, broadcasting like numpy."""
+        return self._binary(molten.DivOp, lhs, rhs, name)
+
+    def max(self, lhs: Operand, rhs: Operand, name: str | None = None) -> Tensor:
+        """Elementwise maximum (torch.maximum), broadcasting like numpy."""
+        return self._binary(molten.MaxOp, lhs, rhs, name)
+
+    def min(self, lhs: Operand, rhs: Operand, name: str | None = None) -> Tensor:
+        """Elementwise minimum (torch.minimum), broadcasting like numpy."""
+        return self._binary(molten.MinOp, lhs, rhs, name)
+
+    def pow(self, lhs: Operand, rhs: Operand, name: str | None = None) -> Tensor:
+        """lhs ** rhs, broadcasting like numpy."""
+        return self._binary(molten.PowOp, lhs, rhs, name)
+
+    def neg(self, x: Tensor, name: str | None = None) -> Tensor:
+        return self._emit(molten.NegOp, [x], name)
+
+    def abs(self, x: Tensor, name: str | None = None) -> Tensor:
+        return self._emit(molten.AbsOp, [x], name)
+
+    def exp(self, x: Tensor, name: str | None = None) -> Tensor:
+        return self._emit(molten.ExpOp, [x], name)
+
+    def log(self, x: Tensor, name: str | None = None) -> Tensor:
+        return self._emit(molten.LogOp, [x], name)
+
+    def sqrt(self, x: Tensor, name: str | None = None) -> Tensor:
+        return self._emit(molten.SqrtOp, [x], name)
+
+    def rsqrt(self, x: Tensor, name: str | None = None) -> Tensor:
+        return self._emit(molten.RsqrtOp, [x], name)
+
+    def reciprocal(self, x: Tensor, name: str | None = None) -> Tensor:
+        return self._emit(molten.ReciprocalOp, [x], name)
+
+    def square(self, x: Tensor, name: str | None = None) -> Tensor:
+        return self._emit(molten.SquareOp, [x], name)
+
+    def tanh(self, x: Tensor, name: str | None = None) -> Tensor:
+        return self._emit(molten.TanhOp, [x], name)
+
+    def sigmoid(self, x: Tensor, name: str | None = None) -> Tensor:
+        return self._emit(molten.SigmoidOp, [x], name)
+
+    def relu(self, x: Tensor, name: str | None = None) -> Tensor:
+        return self._emit(molten.ReluOp, [x], name)
+
+    def silu(self, x: Tensor, name: str | None = None) -> Tensor:
+        return self._emit(molten.SiluOp, [x], name)
+
+    def gelu(
+        self, x: Tensor, name: str | None = None, *, approximate: str = "none"
+    ) -> Tensor:
+        """GELU: exact erf form, or approximate="tanh" (as torch's gelu)."""
+        props = {"approximate": StringAttr(approximate)}
+        return self._emit(molten.GeluOp, [x], name, props)
+
+    def rotate_half(self, x: Tensor, name: str | None = None) -> Tensor:
+        """concat(-x[..., d/2:], x[..., :d/2]) over the last axis."""
+        return self._emit(molten.RotateHalfOp, [x], name)
+
+    def cast(self, x: Tensor, dtype: Any, name: str | None = None) -> Tensor:
+        """x converted to `dtype` (round to nearest even)."""
+        target = TensorType(element_type(dtype), x.type.get_shape())
+        return self._emit(molten.CastOp, [x], name, result_type=target)
+
+    def constant(
+        self,
+        value: Any,
+        name: str | None = None,
+        *,
+        shape: TensorShape | Sequence[int] | None = None,
+        dtype: Any = "float32",
+    ) -> Tensor:
+        """A constant: a scalar (rank 0, or broadcast to `shape`) or an array."""
+        element = element_type(dtype)
+        try:
+            array = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise DTypeError(
+                f"molten.constant: value {value!r} is not real-valued"
+            ) from None
+        if array.size == 0:
+            raise ShapeError("molten.constant: value is empty")
+        op = molten.ConstantOp.from_values(
+            array.ravel().tolist(), TensorType(element, list(array.shape))
+        )
+        self._block.add_op(op)
+        result = Tensor(self, op.result)
+        if shape is not None and tuple(shape) != array.shape:
+            return self.broadcast_to(result, shape, name)
+        if name is not None:
+            op.result.name_hint = sanitize_name(name)
+        return result
+
+    def _axes(self, op_name: str, x: Tensor, axes: int | Sequence[int]) -> list[int]:
+        rank = len(x.type.get_shape())
+        values = [axes] if isinstance(axes, int) else list(axes)
+        return sorted(molten.normalize_axis(op_name, a, rank) for a in values)
+
+    def _reduce(self, op_type, x: Tensor, axes, name, keepdim: bool) -> Tensor:
+        self._check_owned(x, op_type.name)
+        props: dict[str, Attribute] = {
+            "axes": molten._int_array(self._axes(op_type.name, x, axes))
+        }
+        if keepdim:
+            props["keepdim"] = UnitAttr()
+        return self._emit(op_type, [x], name, props)
+
+    def reduce_sum(
+        self, x: Tensor, axes: int | Sequence[int], name: str | None = None, *,
+        keepdim: bool = False,
+    ) -> Tensor:
+        """Sum over `axes` (negative axes count from the end)."""
+        return self._reduce(molten.ReduceSumOp, x, axes, name, keepdim)
+
+    def reduce_max(
+        self, x: Tensor, axes: int | Sequence[int], name: str | None = None, *,
+        keepdim: bool = False,
+    ) -> Tensor:
+        """Maximum over `axes`."""
+        return self._reduce(molten.ReduceMaxOp, x, axes, name, keepdim)
+
+    def reduce_mean(
+        self, x: Tensor, axes: int | Sequence[int], name: str | None = None, *,
+        keepdim: bool = False,
+    ) -> Tensor:
+        """Mean over `axes`."""
+        return self._reduce(molten.ReduceMeanOp, x, axes, name, keepdim)
+
+    def broadcast_to(
+        self, x: Tensor, shape: TensorShape | Sequence[int], name: str | None = None
+    ) -> Tensor:
+        """x broadcast to `shape` under numpy's rules."""
+        self._check_owned(x, molten.BroadcastToOp.name)
+        target = TensorType(x.type.element_type, list(TensorShape(shape)))
+        return self._emit(molten.BroadcastToOp, [x], name, result_type=target)
+
+    def reshape(
+        self, x: Tensor, shape: Sequence[int], name: str | None = None
+    ) -> Tensor:
+        """x in row-major order with `shape`; one dimension may be -1 (inferred)."""
+        self._check_owned(x, molten.ReshapeOp.name)
+        dims = [int(d) for d in shape]
+        if dims.count(-1) > 1:
+            raise ShapeError(f"molten.reshape: shape {dims} has more than one -1")
+        if -1 in dims:
+            known = math.prod(d for d in dims if d != -1)
+            total = math.prod(x.type.get_shape())
+            if known <= 0 or total % known:
+                raise ShapeError(
+                    f"molten.reshape: cannot reshape {x.type} to {dims}"
+                )
+            dims[dims.index(-1)] = total // known
+        target = TensorType(x.type.element_type, list(TensorShape(dims)))
+        return self._emit(molten.ReshapeOp, [x], name, result_type=target)
+
+    def transpose(
+        self, x: Tensor, permutation: Sequence[int], name: str | None = None
+    ) -> Tensor:
+        """Result axis i is input axis permutation[i]."""
+        props = {"permutation": molten._int_array([int(p) for p in permutation])}
+        return self._emit(molten.TransposeOp, [x], name, props)
+
+    def matmul(
+        self,
+        a: Tensor,
+        b: Tensor,
+        name: str | None = None,
+        *,
+        transpose_a: bool = False,
+        transpose_b: bool = False,
+    ) -> Tensor:
+        """a @ b over the last two axes; batch axes broadcast."""
+        props: dict[str, Attribute] = {}
+        if transpose_a:
+            props["transpose_a"] = UnitAttr()
+        if transpose_b:
+            props["transpose_b"] = UnitAttr()
+        return self._emit(molten.MatmulOp, [a, b], name, props)
+
+    def rms_norm(
+        self, x: Tensor, weight: Tensor, name: str | None = None, *,
+        eps: float = 1e-6,
+    ) -> Tensor:
+        """x * rsqrt(mean(x^2) + eps) * weight over the axes `weight` spans."""
+        props = {"epsilon": FloatAttr(float(eps), Float64Type())}
+        return self._emit(molten.RmsNormOp, [x, weight], name, props)
+
+    def layer_norm(
+        self, x: Tensor, weight: Tensor, bias: Tensor, name: str | None = None, *,
+        eps: float = 1e-5,
+    ) -> Tensor:
+        """(x - mean) * rsqrt(var + eps) * weight + bias over the axes `weight` spans."""
+        props = {"epsilon": FloatAttr(float(eps), Float64Type())}
+        return self._emit(molten.LayerNormOp, [x, weight, bias], name, props)
+
+    def softmax(
+        self, x: Tensor, name: str | None = None, *, axis: int = -1
+    ) -> Tensor:
+        """Numerically stable softmax along `axis`."""
+        self._check_owned(x, molten.SoftmaxOp.name)
+        rank = len(x.type.get_shape())
+        props = {
+            "axis": IntegerAttr(
+                molten.normalize_axis(molten.SoftmaxOp.name, axis, rank), i64
+            )
+        }
+        return self._emit(molten.SoftmaxOp, [x], name, props)
+
+    def rope(
+        self, x: Tensor, cos: Tensor, sin: Tensor, name: str | None = None
+    ) -> Tensor:
+        """Rotary embedding: x * cos + rotate_half(x) * sin."""
+        return self._emit(molten.RopeOp, [x, cos, sin], name)
+
+    def attention(
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        name: str | None = None,
+        *,
+        scale: float | None = None,
+        causal: bool = False,
+    ) -> Tensor:
+        """softmax(query @ key^T * scale [+ causal mask]) @ value.
+
+        `scale` defaults to 1 / sqrt(head dim), as in torch's
+        scaled_dot_product_attention.
+        """
+        self._check_owned(query, molten.AttentionOp.name)
+        if scale is None:
+            scale = 1 / math.sqrt(query.type.get_shape()[-1])
+        props: dict[str, Attribute] = {"scale": FloatAttr(float(scale), Float64Type())}
+        if causal:
+            props["causal"] = UnitAttr()
+        return self._emit(molten.AttentionOp, [query, key, value], name, props)
+
+    def causal_mask(
+        self, rows: int, cols: int, name: str | None = None, *, dtype: Any = "float32"
+    ) -> Tensor:
+        """The additive causal mask: 0 where col <= row, -inf elsewhere."""
+        target = TensorType(element_type(dtype), list(TensorShape([rows, cols])))
+        return self._emit(molten.CausalMaskOp, [], name, result_type=target)

@@ -1,0 +1,167 @@
+"""`molten-opt`: xDSL's opt driver with Molten's dialects, passes and diagnostics.
+
+Molten's dialects and passes reach it (and `xdsl-opt`) through the
+`xdsl.universe` entry point; this driver adds what a user of `mlir-opt`
+expects: every parsed op carries its `file:line:col` location, and an error
+(a shape rule, a parse error, a failing pass) prints as
+
+    spec.mlir:3:3: error: molten.add: lhs tensor<4x8xf32> and rhs ... (8 vs 9)
+      %0 = molten.add %x, %w : (tensor<4x8xf32>, tensor<9xf32>) -> tensor<4x8xf32>
+      ^
+
+with a non-zero exit (exit 0 and the message on stdout under
+`--verify-diagnostics`), never a Python traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from importlib.metadata import version
+from typing import IO
+
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from molten.errors import MoltenError
+from molten.pipeline import DEFAULT_PIPELINE
+
+
+class LocatingParser(Parser):
+    """A parser that gives each op it parses its source location."""
+
+    def __init__(self, *args, line_offset: int = 0, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.line_offset = line_offset
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span.get_location()
+        op = super().parse_operation()
+        if not isinstance(op.location, FileLineColLoc):
+            op.location = FileLineColLoc(
+                StringAttr(start.file),
+                IntAttr(start.line + self.line_offset),
+                IntAttr(start.col),
+            )
+        return op
+
+
+class Diagnostic(DiagnosticException):
+    """An error already formatted for the user, `file:line:col: error: ...`."""
+
+
+def first_failing_op(module: Operation) -> tuple[Operation, Exception] | None:
+    """The first op, in walk order, whose own verifier fails."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except Exception as error:  # the op's verifier may raise anything
+            return op, error
+    return None
+
+
+class MoltenOptMain(xDSLOptMain):
+    version_format = "molten-opt {molten_version} (xdsl {xdsl_version})"
+
+    def __init__(self, args: Sequence[str] | None = None):
+        self._source = ""
+        self._line_offset = 0
+        super().__init__(
+            description=(
+                "Molten's modular optimizer driver: parses molten/kernel IR, runs "
+                "passes (-p), prints IR or a target (-t). Default pipeline: "
+                f"{DEFAULT_PIPELINE}"
+            ),
+            args=args,
+        )
+
+    def register_all_arguments(self, arg_parser):
+        super().register_all_arguments(arg_parser)
+        for action in arg_parser._actions:
+            if "--version" in action.option_strings:
+                action.version_format = self.version_format.replace(
+                    "{molten_version}", version("molten")
+                )
+
+    def register_all_frontends(self):
+        super().register_all_frontends()
+        self.available_frontends["mlir"] = self._parse_mlir
+
+    def _parse_mlir(self, io: IO[bytes]) -> ModuleOp:
+        self._source = io.read().decode("utf-8", errors="replace")
+        parser = LocatingParser(
+            self.ctx,
+            self._source,
+            self.get_input_name(),
+            line_offset=self._line_offset,
+        )
+        return parser.parse_module(not self.args.no_implicit_module)
+
+    def parse_chunk(self, chunk, file_extension, start_offset=0):
+        self._line_offset = start_offset
+        return super().parse_chunk(chunk, file_extension, start_offset)
+
+    def apply_passes(self, prog: ModuleOp):
+        try:
+            super().apply_passes(prog)
+        except DiagnosticException as error:
+            raise Diagnostic(self._locate(prog, error)) from None
+
+    def _locate(self, module: ModuleOp, error: Exception) -> str:
+        """`error` as `file:line:col: error: message` plus the source line."""
+        failing = first_failing_op(module)
+        op, error = failing if failing is not None else (None, error)
+        message = str(error).removeprefix("Operation does not verify: ")
+        location = op.location if op is not None else None
+        if not isinstance(location, FileLineColLoc):
+            if op is None:
+                return f"{self.get_input_name()}: error: {message}"
+            # An op a pass created: show it instead of a source line.
+            return f"{self.get_input_name()}: error: {message}\n  in op: {op}"
+        line, col = location.line.data, location.column.data
+        header = f"{location.filename.data}:{line}:{col}: error: {message}"
+        lines = self._source.splitlines()
+        index = line - self._line_offset - 1
+        if not 0 <= index < len(lines):
+            return header
+        return f"{header}\n{lines[index]}\n{' ' * (col - 1)}^"
+
+
+def format_parse_error(error: ParseError) -> str:
+    """A parse error as `file:line:col: error: message`, the source line, carets."""
+    context = error.span.print_with_context().splitlines()[1:]
+    header = f"{error.span.get_location()}: error: {error.msg}"
+    return "\n".join([header, *(line for line in context if line.strip())])
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    try:
+        MoltenOptMain(args=args).run()
+    except ParseError as error:
+        print(format_parse_error(error), file=sys.stderr)
+        return 1
+    except (DiagnosticException, MoltenError) as error:
+        print(str(error).rstrip(), file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as error:
+        print(f"molten-opt: error: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:  # an internal error, not the user's
+        if os.environ.get("MOLTEN_TRACEBACK"):
+            traceback.print_exc()
+        print(
+            f"molten-opt: internal error: {type(error).__name__}: {error}\n"
+            "(set MOLTEN_TRACEBACK=1 to see the Python traceback; please report it)",
+            file=sys.stderr,
+        )
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Molten's passes, one `ModulePass` per module."""

@@ -1,0 +1,1 @@
+"""Canonicalization patterns, attached to ops through traits (as in xDSL)."""
