@@ -166,7 +166,8 @@ class MoltenOp(IRDLOperation, ABC):
         ]
         if cls.SAME_ELEMENT_TYPE and len({t.element_type for t in tensors}) > 1:
             listing = ", ".join(
-                f"{name} {t}" for name, t in zip(cls.operand_names(), tensors)
+                f"{name} {t}"
+                for name, t in zip(cls.operand_names(), tensors, strict=True)
             )
             raise DTypeError(
                 f"{cls.name}: operands must share one element type, got {listing}; "
@@ -181,7 +182,7 @@ class MoltenOp(IRDLOperation, ABC):
         properties: Mapping[str, Attribute] | None = None,
         result_type: TensorType | None = None,
     ) -> Self:
-        """Create the op with its inferred result type, or raise the verifier's error."""
+        """The op with its inferred result type, or the verifier's error raised."""
         props = dict(properties or {})
         types = cls.check_operand_types([o.type for o in operands])
         if result_type is not None:
@@ -229,9 +230,7 @@ class ElementwiseBinaryOp(MoltenOp, ABC):
     result = result_def(TensorType)
 
     traits = traits_def(Pure(), MoltenCanonicalization())
-    assembly_format = (
-        "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
-    )
+    assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
 
     @classmethod
     def infer_result_type(cls, operand_types, properties, result_type):
@@ -636,7 +635,7 @@ class BroadcastToOp(MoltenOp):
             raise ShapeError(f"{cls.name}: needs a result type")
         src, dst = x.get_shape(), result_type.get_shape()
         ok = len(src) <= len(dst) and all(
-            s in (1, d) for s, d in zip(reversed(src), reversed(dst))
+            s in (1, d) for s, d in zip(reversed(src), reversed(dst), strict=False)
         )
         if not ok:
             raise ShapeError(
@@ -646,8 +645,7 @@ class BroadcastToOp(MoltenOp):
             )
         if result_type.element_type != x.element_type:
             raise DTypeError(
-                f"{cls.name}: input {x} and result {result_type} differ in "
-                "element type"
+                f"{cls.name}: input {x} and result {result_type} differ in element type"
             )
         return result_type
 
@@ -679,8 +677,7 @@ class ReshapeOp(MoltenOp):
             )
         if result_type.element_type != x.element_type:
             raise DTypeError(
-                f"{cls.name}: input {x} and result {result_type} differ in "
-                "element type"
+                f"{cls.name}: input {x} and result {result_type} differ in element type"
             )
         return result_type
 
@@ -801,7 +798,9 @@ def _check_epsilon(op_name: str, properties: Mapping[str, Attribute]) -> None:
     eps = properties["epsilon"]
     assert isinstance(eps, FloatAttr)
     if not (eps.value.data >= 0 and math.isfinite(eps.value.data)):
-        raise ShapeError(f"{op_name}: eps must be finite and >= 0, got {eps.value.data}")
+        raise ShapeError(
+            f"{op_name}: eps must be finite and >= 0, got {eps.value.data}"
+        )
 
 
 @irdl_op_definition
@@ -993,7 +992,9 @@ class AttentionOp(MoltenOp):
         scale = properties["scale"]
         assert isinstance(scale, FloatAttr)
         if not math.isfinite(scale.value.data):
-            raise ShapeError(f"{cls.name}: scale must be finite, got {scale.value.data}")
+            raise ShapeError(
+                f"{cls.name}: scale must be finite, got {scale.value.data}"
+            )
         return _tensor([*batch, qs[-2], vs[-1]], q.element_type)
 
 

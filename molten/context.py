@@ -1,11 +1,10 @@
 """The xDSL context that knows every dialect Molten's IR may contain."""
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin
+from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.func import Func
 from xdsl.ir import Dialect
 from xdsl.parser import Parser
-from xdsl.dialects.builtin import ModuleOp
 
 from molten.dialects.molten import Molten
 

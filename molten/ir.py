@@ -20,6 +20,7 @@ support `+ - * / ** @` and unary `-`, with Python numbers as scalars.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import Iterator, Sequence
@@ -31,10 +32,10 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
     DictionaryAttr,
-    FloatAttr,
     Float16Type,
     Float32Type,
     Float64Type,
+    FloatAttr,
     IntegerAttr,
     ModuleOp,
     StringAttr,
@@ -74,10 +75,8 @@ def element_type(dtype: Any) -> Attribute:
         return dtype
     key = str(dtype).removeprefix("torch.")
     if not isinstance(dtype, str):
-        try:
+        with contextlib.suppress(TypeError):
             key = np.dtype(dtype).name
-        except TypeError:
-            pass
     key = _DTYPE_ALIASES.get(key, key)
     if key not in DTYPES:
         raise DTypeError(
@@ -319,8 +318,9 @@ class DataflowGraph:
         mapping: dict[SSAValue, SSAValue] = {}
         for i, arg in enumerate(func.body.block.args):
             name = arg.name_hint or f"arg{i}"
-            mapping[arg] = graph.add_input(name, arg.type.get_shape(),
-                                           arg.type.element_type).value
+            mapping[arg] = graph.add_input(
+                name, arg.type.get_shape(), arg.type.element_type
+            ).value
         names = [None] * len(func.function_type.outputs.data)
         if func.res_attrs is not None:
             for i, attrs in enumerate(func.res_attrs.data):
@@ -517,21 +517,33 @@ class DataflowGraph:
         return self._emit(op_type, [x], name, props)
 
     def reduce_sum(
-        self, x: Tensor, axes: int | Sequence[int], name: str | None = None, *,
+        self,
+        x: Tensor,
+        axes: int | Sequence[int],
+        name: str | None = None,
+        *,
         keepdim: bool = False,
     ) -> Tensor:
         """Sum over `axes` (negative axes count from the end)."""
         return self._reduce(molten.ReduceSumOp, x, axes, name, keepdim)
 
     def reduce_max(
-        self, x: Tensor, axes: int | Sequence[int], name: str | None = None, *,
+        self,
+        x: Tensor,
+        axes: int | Sequence[int],
+        name: str | None = None,
+        *,
         keepdim: bool = False,
     ) -> Tensor:
         """Maximum over `axes`."""
         return self._reduce(molten.ReduceMaxOp, x, axes, name, keepdim)
 
     def reduce_mean(
-        self, x: Tensor, axes: int | Sequence[int], name: str | None = None, *,
+        self,
+        x: Tensor,
+        axes: int | Sequence[int],
+        name: str | None = None,
+        *,
         keepdim: bool = False,
     ) -> Tensor:
         """Mean over `axes`."""
@@ -557,9 +569,7 @@ class DataflowGraph:
             known = math.prod(d for d in dims if d != -1)
             total = math.prod(x.type.get_shape())
             if known <= 0 or total % known:
-                raise ShapeError(
-                    f"molten.reshape: cannot reshape {x.type} to {dims}"
-                )
+                raise ShapeError(f"molten.reshape: cannot reshape {x.type} to {dims}")
             dims[dims.index(-1)] = total // known
         target = TensorType(x.type.element_type, list(TensorShape(dims)))
         return self._emit(molten.ReshapeOp, [x], name, result_type=target)
@@ -589,7 +599,11 @@ class DataflowGraph:
         return self._emit(molten.MatmulOp, [a, b], name, props)
 
     def rms_norm(
-        self, x: Tensor, weight: Tensor, name: str | None = None, *,
+        self,
+        x: Tensor,
+        weight: Tensor,
+        name: str | None = None,
+        *,
         eps: float = 1e-6,
     ) -> Tensor:
         """x * rsqrt(mean(x^2) + eps) * weight over the axes `weight` spans."""
@@ -597,16 +611,19 @@ class DataflowGraph:
         return self._emit(molten.RmsNormOp, [x, weight], name, props)
 
     def layer_norm(
-        self, x: Tensor, weight: Tensor, bias: Tensor, name: str | None = None, *,
+        self,
+        x: Tensor,
+        weight: Tensor,
+        bias: Tensor,
+        name: str | None = None,
+        *,
         eps: float = 1e-5,
     ) -> Tensor:
-        """(x - mean) * rsqrt(var + eps) * weight + bias over the axes `weight` spans."""
+        """(x - mean) * rsqrt(var + eps) * weight + bias over `weight`'s axes."""
         props = {"epsilon": FloatAttr(float(eps), Float64Type())}
         return self._emit(molten.LayerNormOp, [x, weight, bias], name, props)
 
-    def softmax(
-        self, x: Tensor, name: str | None = None, *, axis: int = -1
-    ) -> Tensor:
+    def softmax(self, x: Tensor, name: str | None = None, *, axis: int = -1) -> Tensor:
         """Numerically stable softmax along `axis`."""
         self._check_owned(x, molten.SoftmaxOp.name)
         rank = len(x.type.get_shape())

@@ -144,7 +144,10 @@ class RemoveNoOpShapeChange(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: molten.CastOp | molten.BroadcastToOp | molten.ReshapeOp | molten.TransposeOp,
+        op: molten.CastOp
+        | molten.BroadcastToOp
+        | molten.ReshapeOp
+        | molten.TransposeOp,
         rewriter: PatternRewriter,
     ):
         if isinstance(op, molten.TransposeOp):
