@@ -495,7 +495,7 @@ class CastOp(MoltenOp):
 
 @irdl_op_definition
 class ConstantOp(MoltenOp):
-    """A constant tensor: a splat or dense values.
+    """A constant tensor: a splat or dense values, all finite.
 
     Scalars are rank-0 constants broadcast by their users, so a constant
     never stores more than it says.
@@ -521,13 +521,21 @@ class ConstantOp(MoltenOp):
         check_tensor_type(cls.name, "result", result_type)
         flat = [float(values)] if isinstance(values, int | float) else list(values)
         attr = DenseIntOrFPElementsAttr.from_list(result_type, flat)
+        cls.infer_result_type([], {"value": attr}, result_type)
         return cls(result_types=[result_type], properties={"value": attr})
 
     @classmethod
     def infer_result_type(cls, operand_types, properties, result_type):
         value = properties["value"]
         assert isinstance(value, DenseIntOrFPElementsAttr)
-        return check_tensor_type(cls.name, "value", value.get_type())
+        result = check_tensor_type(cls.name, "value", value.get_type())
+        if not all(math.isfinite(v) for v in value.iter_values()):
+            raise ShapeError(
+                f"{cls.name}: {result} holds inf or NaN; molten constants must be "
+                "finite, because xDSL 0.74 prints such values as bit patterns it "
+                "cannot read back (an additive -inf mask is molten.causal_mask)"
+            )
+        return result
 
     def splat_value(self) -> float | None:
         """The single value of a splat constant, else None."""

@@ -355,6 +355,27 @@ class DataflowGraph:
                 f"not '{self.name}'"
             )
 
+    @contextlib.contextmanager
+    def _building(self, op_name: str, operands: Sequence[Any]) -> Iterator[None]:
+        """Gives any MoltenError raised inside the op's name and operands, once."""
+        try:
+            yield
+        except MoltenError as error:
+            if getattr(error, "graph_context", False):
+                raise
+            message = str(error)
+            if not message.startswith(op_name):
+                message = f"{op_name}: {message}"
+            listing = ", ".join(
+                f"%{t.name or '?'}: {t.type}" if isinstance(t, Tensor) else repr(t)
+                for t in operands
+            )
+            located = type(error)(
+                f"{message}\n  in graph '{self.name}': {op_name}({listing})"
+            )
+            located.graph_context = True
+            raise located from None
+
     def _emit(
         self,
         op_type: type[molten.MoltenOp],
@@ -365,15 +386,10 @@ class DataflowGraph:
     ) -> Tensor:
         for t in operands:
             self._check_owned(t, op_type.name)
-        try:
+        with self._building(op_type.name, operands):
             op = op_type.with_inferred_type(
                 [t.value for t in operands], properties, result_type
             )
-        except MoltenError as error:
-            listing = ", ".join(f"%{t.name or '?'}: {t.type}" for t in operands)
-            raise type(error)(
-                f"{error}\n  in graph '{self.name}': {op_type.name}({listing})"
-            ) from None
         if name is not None:
             op.results[0].name_hint = sanitize_name(name)
         self._block.add_op(op)
@@ -385,8 +401,11 @@ class DataflowGraph:
     def _binary(
         self, op_type: type[molten.MoltenOp], lhs: Operand, rhs: Operand, name
     ) -> Tensor:
-        if not isinstance(lhs, Tensor) and not isinstance(rhs, Tensor):
+        tensors = [t for t in (lhs, rhs) if isinstance(t, Tensor)]
+        if not tensors:
             raise GraphError(f"{op_type.name}: at least one operand must be a Tensor")
+        for t in tensors:
+            self._check_owned(t, op_type.name)
         if not isinstance(lhs, Tensor):
             lhs = self._scalar(lhs, rhs)
         if not isinstance(rhs, Tensor):
@@ -470,7 +489,9 @@ class DataflowGraph:
 
     def cast(self, x: Tensor, dtype: Any, name: str | None = None) -> Tensor:
         """x converted to `dtype` (round to nearest even)."""
-        target = TensorType(element_type(dtype), x.type.get_shape())
+        self._check_owned(x, molten.CastOp.name)
+        with self._building(molten.CastOp.name, [x]):
+            target = TensorType(element_type(dtype), x.type.get_shape())
         return self._emit(molten.CastOp, [x], name, result_type=target)
 
     def constant(
@@ -482,18 +503,17 @@ class DataflowGraph:
         dtype: Any = "float32",
     ) -> Tensor:
         """A constant: a scalar (rank 0, or broadcast to `shape`) or an array."""
-        element = element_type(dtype)
-        try:
-            array = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise DTypeError(
-                f"molten.constant: value {value!r} is not real-valued"
-            ) from None
-        if array.size == 0:
-            raise ShapeError("molten.constant: value is empty")
-        op = molten.ConstantOp.from_values(
-            array.ravel().tolist(), TensorType(element, list(array.shape))
-        )
+        with self._building(molten.ConstantOp.name, [value]):
+            element = element_type(dtype)
+            try:
+                array = np.asarray(value, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise DTypeError(f"value {value!r} is not real-valued") from None
+            if array.size == 0:
+                raise ShapeError("value is empty")
+            op = molten.ConstantOp.from_values(
+                array.ravel().tolist(), TensorType(element, list(array.shape))
+            )
         self._block.add_op(op)
         result = Tensor(self, op.result)
         if shape is not None and tuple(shape) != array.shape:
@@ -509,9 +529,10 @@ class DataflowGraph:
 
     def _reduce(self, op_type, x: Tensor, axes, name, keepdim: bool) -> Tensor:
         self._check_owned(x, op_type.name)
-        props: dict[str, Attribute] = {
-            "axes": molten._int_array(self._axes(op_type.name, x, axes))
-        }
+        with self._building(op_type.name, [x]):
+            props: dict[str, Attribute] = {
+                "axes": molten._int_array(self._axes(op_type.name, x, axes))
+            }
         if keepdim:
             props["keepdim"] = UnitAttr()
         return self._emit(op_type, [x], name, props)
@@ -554,7 +575,8 @@ class DataflowGraph:
     ) -> Tensor:
         """x broadcast to `shape` under numpy's rules."""
         self._check_owned(x, molten.BroadcastToOp.name)
-        target = TensorType(x.type.element_type, list(TensorShape(shape)))
+        with self._building(molten.BroadcastToOp.name, [x]):
+            target = TensorType(x.type.element_type, list(TensorShape(shape)))
         return self._emit(molten.BroadcastToOp, [x], name, result_type=target)
 
     def reshape(
@@ -562,23 +584,29 @@ class DataflowGraph:
     ) -> Tensor:
         """x in row-major order with `shape`; one dimension may be -1 (inferred)."""
         self._check_owned(x, molten.ReshapeOp.name)
-        dims = [int(d) for d in shape]
-        if dims.count(-1) > 1:
-            raise ShapeError(f"molten.reshape: shape {dims} has more than one -1")
-        if -1 in dims:
-            known = math.prod(d for d in dims if d != -1)
-            total = math.prod(x.type.get_shape())
-            if known <= 0 or total % known:
-                raise ShapeError(f"molten.reshape: cannot reshape {x.type} to {dims}")
-            dims[dims.index(-1)] = total // known
-        target = TensorType(x.type.element_type, list(TensorShape(dims)))
+        with self._building(molten.ReshapeOp.name, [x]):
+            dims = [int(d) for d in shape]
+            if dims.count(-1) > 1:
+                raise ShapeError(f"shape {dims} has more than one -1")
+            if -1 in dims:
+                known = math.prod(d for d in dims if d != -1)
+                total = math.prod(x.type.get_shape())
+                if known <= 0 or total % known:
+                    raise ShapeError(f"cannot reshape {x.type} to {dims}")
+                dims[dims.index(-1)] = total // known
+            target = TensorType(x.type.element_type, list(TensorShape(dims)))
         return self._emit(molten.ReshapeOp, [x], name, result_type=target)
 
     def transpose(
         self, x: Tensor, permutation: Sequence[int], name: str | None = None
     ) -> Tensor:
-        """Result axis i is input axis permutation[i]."""
-        props = {"permutation": molten._int_array([int(p) for p in permutation])}
+        """Result axis i is input axis permutation[i] (negative entries count
+        from the end)."""
+        self._check_owned(x, molten.TransposeOp.name)
+        rank = len(x.type.get_shape())
+        # Out-of-range entries are left for the op's rule, which names them all.
+        perm = [int(p) % rank if -rank <= int(p) < 0 else int(p) for p in permutation]
+        props = {"permutation": molten._int_array(perm)}
         return self._emit(molten.TransposeOp, [x], name, props)
 
     def matmul(
@@ -626,12 +654,13 @@ class DataflowGraph:
     def softmax(self, x: Tensor, name: str | None = None, *, axis: int = -1) -> Tensor:
         """Numerically stable softmax along `axis`."""
         self._check_owned(x, molten.SoftmaxOp.name)
-        rank = len(x.type.get_shape())
-        props = {
-            "axis": IntegerAttr(
-                molten.normalize_axis(molten.SoftmaxOp.name, axis, rank), i64
-            )
-        }
+        with self._building(molten.SoftmaxOp.name, [x]):
+            rank = len(x.type.get_shape())
+            props = {
+                "axis": IntegerAttr(
+                    molten.normalize_axis(molten.SoftmaxOp.name, axis, rank), i64
+                )
+            }
         return self._emit(molten.SoftmaxOp, [x], name, props)
 
     def rope(
@@ -667,5 +696,6 @@ class DataflowGraph:
         self, rows: int, cols: int, name: str | None = None, *, dtype: Any = "float32"
     ) -> Tensor:
         """The additive causal mask: 0 where col <= row, -inf elsewhere."""
-        target = TensorType(element_type(dtype), list(TensorShape([rows, cols])))
+        with self._building(molten.CausalMaskOp.name, [rows, cols]):
+            target = TensorType(element_type(dtype), list(TensorShape([rows, cols])))
         return self._emit(molten.CausalMaskOp, [], name, result_type=target)

@@ -105,7 +105,7 @@ def _replace(
         for value in new_op.results:
             if value is not result and value.name_hint is None:
                 value.name_hint = _hint(new_op)
-    rewriter.replace_matched_op(seq.ops, [result])
+    rewriter.replace(op, seq.ops, [result])
 
 
 class DecomposeRmsNorm(RewritePattern):

@@ -53,8 +53,11 @@ def _input_name(func: FuncOp, index: int) -> str:
 
 def _prepare_input(func: FuncOp, index: int, value: Any, reference: bool):
     expected = func.function_type.inputs.data[index]
-    array = np.asarray(value)
     what = _input_name(func, index)
+    try:
+        array = np.asarray(value)
+    except ValueError as error:
+        raise InputError(f"{what} is not an array: {error}") from None
     if array.dtype.kind not in "fiu":
         raise InputError(f"{what} has dtype {array.dtype}; give a real-valued array")
     shape = tuple(expected.get_shape())
@@ -92,9 +95,7 @@ def interpret(
     interpreter.register_implementations(MoltenFunctions(reference))
     results = interpreter.call_op(func.sym_name.data, arrays)
     outputs = tuple(
-        np.ascontiguousarray(
-            r, dtype=np.float64 if reference else storage_dtype(t.element_type)
-        )
+        np.array(r, dtype=np.float64 if reference else storage_dtype(t.element_type))
         for r, t in zip(results, func.function_type.outputs.data, strict=True)
     )
     return outputs[0] if len(outputs) == 1 else outputs

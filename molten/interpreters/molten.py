@@ -44,12 +44,30 @@ Semantics = Callable[..., np.ndarray]
 # --------------------------------------------------------------------------
 
 
-def round_to_bfloat16(array: np.ndarray) -> np.ndarray:
-    """float32 values rounded to the nearest bf16 (ties to even), as float32."""
-    x = np.ascontiguousarray(array, dtype=np.float32)
-    bits = x.view(np.uint32).astype(np.uint64)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
-    return np.where(np.isnan(x), np.float32(np.nan), rounded.view(np.float32))
+def _to_float32_round_to_odd(x: np.ndarray) -> np.ndarray:
+    """float64 -> float32 rounding toward zero, lowest bit set when inexact.
+
+    Rounding to odd with 16 spare bits makes a following round-to-nearest to
+    bf16 correct, where rounding to nearest twice could be off by one ulp.
+    """
+    y = x.astype(np.float32)
+    too_far = np.abs(y.astype(np.float64)) > np.abs(x)
+    y = np.where(too_far, np.nextafter(y, np.float32(0)), y).astype(np.float32)
+    inexact = (y.astype(np.float64) != x) & np.isfinite(y)
+    bits = y.view(np.uint32) | inexact.astype(np.uint32)
+    return bits.view(np.float32)
+
+
+def round_to_bfloat16(array: Any) -> np.ndarray:
+    """Values rounded to the nearest bf16 (ties to even), held as float32."""
+    x = np.asarray(array)
+    with np.errstate(all="ignore"):
+        if x.dtype == np.float64:
+            x = _to_float32_round_to_odd(x)
+        x = np.array(x, dtype=np.float32)  # a contiguous copy; keeps rank 0
+        bits = x.view(np.uint32).astype(np.uint64)
+        rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
+        return np.where(np.isnan(x), np.float32(np.nan), rounded.view(np.float32))
 
 
 def storage_dtype(element_type: Attribute) -> np.dtype:
@@ -64,8 +82,9 @@ def storage_dtype(element_type: Attribute) -> np.dtype:
 def round_to(array: Any, element_type: Attribute) -> np.ndarray:
     """`array` rounded to `element_type` and held in its storage dtype."""
     if isinstance(element_type, BFloat16Type):
-        return round_to_bfloat16(np.asarray(array, dtype=np.float32))
-    return np.asarray(array).astype(storage_dtype(element_type))
+        return round_to_bfloat16(array)
+    with np.errstate(over="ignore"):
+        return np.asarray(array).astype(storage_dtype(element_type))
 
 
 # --------------------------------------------------------------------------
@@ -77,7 +96,8 @@ _erf = np.frompyfunc(math.erf, 1, 1)
 
 def erf(x: np.ndarray) -> np.ndarray:
     """The error function, exact to float64 (numpy has none)."""
-    return _erf(np.asarray(x, dtype=np.float64)).astype(np.float64).astype(x.dtype)
+    values = np.asarray(_erf(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+    return values.astype(x.dtype)
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
@@ -116,15 +136,21 @@ def _normalized_axes(op: molten.RmsNormOp | molten.LayerNormOp) -> tuple[int, ..
     return tuple(range(-len(op.weight.type.get_shape()), 0))
 
 
+def f32_parameter(value: float, dtype: np.dtype):
+    """A composite's float parameter (eps, scale) as the f32 value it computes
+    with, as PyTorch does; exact in float64 too."""
+    return dtype.type(np.float32(value))
+
+
 def _rms_norm(op: molten.RmsNormOp, dtype, x, w):
     axes = _normalized_axes(op)
-    eps = dtype.type(op.epsilon.value.data)
+    eps = f32_parameter(op.epsilon.value.data, dtype)
     return x * (1 / np.sqrt(np.mean(x * x, axis=axes, keepdims=True) + eps)) * w
 
 
 def _layer_norm(op: molten.LayerNormOp, dtype, x, w, b):
     axes = _normalized_axes(op)
-    eps = dtype.type(op.epsilon.value.data)
+    eps = f32_parameter(op.epsilon.value.data, dtype)
     centered = x - np.mean(x, axis=axes, keepdims=True)
     variance = np.mean(centered * centered, axis=axes, keepdims=True)
     return centered * (1 / np.sqrt(variance + eps)) * w + b
@@ -139,7 +165,9 @@ def _matmul(op: molten.MatmulOp, dtype, a, b):
 
 
 def _attention(op: molten.AttentionOp, dtype, q, k, v):
-    scores = np.matmul(q, np.swapaxes(k, -1, -2)) * dtype.type(op.scale.value.data)
+    scores = np.matmul(q, np.swapaxes(k, -1, -2)) * f32_parameter(
+        op.scale.value.data, dtype
+    )
     if op.causal is not None:
         scores = scores + causal_mask(scores.shape[-2:], dtype)
     return np.matmul(softmax(scores, axis=-1), v)
@@ -211,10 +239,10 @@ def evaluate(op: Operation, operands: list[np.ndarray], reference: bool) -> np.n
     dtype = np.dtype(np.float64 if reference else np.float32)
     with np.errstate(all="ignore"):
         value = SEMANTICS[type(op)](op, dtype, *(a.astype(dtype) for a in operands))
-    value = np.asarray(value, dtype=dtype)
-    if reference:
-        return value
-    return round_to(value, op.results[0].type.element_type)
+        value = np.asarray(value, dtype=dtype)
+        if reference:
+            return value
+        return round_to(value, op.results[0].type.element_type)
 
 
 class MoltenFunctions(InterpreterFunctions):

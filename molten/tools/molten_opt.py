@@ -142,6 +142,8 @@ def format_parse_error(error: ParseError) -> str:
 def main(args: Sequence[str] | None = None) -> int:
     try:
         MoltenOptMain(args=args).run()
+    except SystemExit as exit_:  # argparse's --help, --version and usage errors
+        return exit_.code if isinstance(exit_.code, int) else 1
     except ParseError as error:
         print(format_parse_error(error), file=sys.stderr)
         return 1

@@ -8,12 +8,15 @@ broadcasting; patterns look through such broadcasts to see the scalar.
   type; like PyTorch, x + 0 is taken to be x even for x = -0.0)
 * neg(neg(x))  ->  x
 * an elementwise op or cast of splat constants  ->  a splat constant, computed
-  by the reference interpreter in the result's element type
+  by the reference interpreter in the result's element type (unless the
+  value is inf or NaN, which a constant cannot hold)
 * a splat constant of rank > 0  ->  broadcast_to(rank-0 constant)
 * an elementwise operand broadcast_to'd to no effect on the result  ->  the
   unbroadcast operand
 * cast, broadcast_to, reshape to the input's own type, identity transpose  ->  x
 """
+
+import math
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
@@ -56,7 +59,7 @@ class RemoveIdentityOperand(RewritePattern):
         candidates = [(op.lhs, op.rhs)] + ([(op.rhs, op.lhs)] if commutes else [])
         for kept, other in candidates:
             if kept.type == op.result.type and splat_value(other) == identity:
-                rewriter.replace_matched_op([], [kept])
+                rewriter.replace(op, [], [kept])
                 return
 
 
@@ -66,7 +69,7 @@ class FoldDoubleNegation(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: molten.NegOp, rewriter: PatternRewriter):
         if isinstance(inner := op.input.owner, molten.NegOp):
-            rewriter.replace_matched_op([], [inner.input])
+            rewriter.replace(op, [], [inner.input])
 
 
 class FoldSplatOperands(RewritePattern):
@@ -88,15 +91,17 @@ class FoldSplatOperands(RewritePattern):
             for s, v in zip(scalars, op.operands, strict=True)
         ]
         folded = float(evaluate(op, arrays, reference=False))
+        if not math.isfinite(folded):
+            return  # constants must be finite (see molten.constant)
         result_type = op.result.type
         constant = _scalar_constant(folded, result_type)
         if not result_type.get_shape():
-            rewriter.replace_matched_op([constant])
+            rewriter.replace(op, [constant])
             return
         broadcast = molten.BroadcastToOp.with_inferred_type(
             [constant.result], result_type=result_type
         )
-        rewriter.replace_matched_op([constant, broadcast])
+        rewriter.replace(op, [constant, broadcast])
 
 
 class SplatToScalarConstant(RewritePattern):
@@ -112,7 +117,7 @@ class SplatToScalarConstant(RewritePattern):
         broadcast = molten.BroadcastToOp.with_inferred_type(
             [constant.result], result_type=result_type
         )
-        rewriter.replace_matched_op([constant, broadcast])
+        rewriter.replace(op, [constant, broadcast])
 
 
 class AbsorbOperandBroadcast(RewritePattern):
@@ -134,7 +139,7 @@ class AbsorbOperandBroadcast(RewritePattern):
             except MoltenError:
                 continue
             if inferred == op.result.type:
-                rewriter.replace_matched_op(type(op).with_inferred_type(operands))
+                rewriter.replace(op, type(op).with_inferred_type(operands))
                 return
 
 
@@ -155,7 +160,7 @@ class RemoveNoOpShapeChange(RewritePattern):
             if perm != tuple(range(len(perm))):
                 return
         if op.input.type == op.result.type:
-            rewriter.replace_matched_op([], [op.input])
+            rewriter.replace(op, [], [op.input])
 
 
 def canonicalization_patterns() -> tuple[RewritePattern, ...]:

@@ -1,0 +1,629 @@
+"""The graph API: building ops, operators, dtypes, names, IR round trips."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type
+
+import molten
+from molten import DTypeError, GraphError, ShapeError
+from molten.dialects import molten as dialect
+from molten.ir import DataflowGraph, Tensor, TensorShape, element_type
+
+SEED_EXAMPLE = """
+from molten import ZeroCompiler
+from molten.ir import DataflowGraph, TensorShape
+g = DataflowGraph("fused_rmsnorm")
+x = g.add_input("x", TensorShape([2048, 5120]))
+w = g.add_input("w", TensorShape([5120]))
+out = g.rms_norm(x, w, "norm")
+g.add_output(out)
+"""
+
+
+def last_op(g: DataflowGraph):
+    return list(g._block.ops)[-1]
+
+
+# --------------------------------------------------------------------------
+# The seed example.
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def seed():
+    namespace: dict = {}
+    exec(SEED_EXAMPLE, namespace)  # exactly as written in the brief
+    return namespace
+
+
+def test_seed_example_prints_rms_norm(seed, capsys):
+    g = seed["g"]
+    print(g)
+    text = capsys.readouterr().out
+    assert "molten.rms_norm %x, %w eps = 1.000000e-06" in text
+    assert (
+        "func.func @fused_rmsnorm(%x: tensor<2048x5120xf32>, %w: tensor<5120xf32>)"
+        in text
+    )
+    assert '{molten.name = "norm"}' in text
+    assert seed["out"].shape == TensorShape([2048, 5120])
+    assert seed["out"].dtype == "float32"
+    assert seed["out"].name == "norm"
+    assert g.output_names == ["norm"]
+    assert [t.name for t in g.inputs] == ["x", "w"]
+
+
+def test_seed_example_round_trips(seed):
+    g = seed["g"]
+    text = g.to_mlir()
+    again = DataflowGraph.from_mlir(text)
+    assert again.to_mlir() == text
+    assert again.name == "fused_rmsnorm"
+    assert again.output_names == ["norm"]
+    # And the generic form parses back to the same graph.
+    assert DataflowGraph.from_mlir(g.to_mlir(generic=True)).to_mlir() == text
+
+
+def test_seed_compile_says_what_is_missing(seed):
+    with pytest.raises(NotImplementedError) as info:
+        seed["ZeroCompiler"]().compile(seed["g"])
+    message = str(info.value)
+    assert "ZeroCompiler.compile" in message
+    assert "not implemented" in message
+    assert "missing" in message and "kernel" in message
+    assert "optimize" in message and "interpret" in message  # says what to use instead
+
+
+def test_zero_compiler_save_not_implemented():
+    with pytest.raises(NotImplementedError, match="not implemented"):
+        molten.ZeroCompiler().save([], "/nonexistent")
+
+
+def test_zero_compiler_optimize_runs_default_pipeline(seed):
+    module = molten.ZeroCompiler(arch="sm_90").optimize(seed["g"])
+    text = str(module)
+    assert "molten.rms_norm" not in text
+    assert "molten.rsqrt" in text
+
+
+# --------------------------------------------------------------------------
+# Every builder method: op and result type.
+# --------------------------------------------------------------------------
+
+F32, F16, BF16 = Float32Type(), Float16Type(), BFloat16Type()
+
+
+def _inputs(g, dtype, *shapes):
+    return [g.add_input(f"a{i}", s, dtype) for i, s in enumerate(shapes)]
+
+
+# name -> (input shapes, build(g, *inputs), op class, expected result shape)
+BUILDERS = {
+    "add": ([(3, 4), (4,)], lambda g, a, b: g.add(a, b), dialect.AddOp, (3, 4)),
+    "sub": ([(3, 1), (1, 5)], lambda g, a, b: g.sub(a, b), dialect.SubOp, (3, 5)),
+    "mul": ([(2, 1, 4), (3, 4)], lambda g, a, b: g.mul(a, b), dialect.MulOp, (2, 3, 4)),
+    "div": ([(3, 4), ()], lambda g, a, b: g.div(a, b), dialect.DivOp, (3, 4)),
+    "max": ([(3, 4), (3, 4)], lambda g, a, b: g.max(a, b), dialect.MaxOp, (3, 4)),
+    "min": ([(4,), (3, 1)], lambda g, a, b: g.min(a, b), dialect.MinOp, (3, 4)),
+    "pow": ([(3, 4), (1,)], lambda g, a, b: g.pow(a, b), dialect.PowOp, (3, 4)),
+    "neg": ([(3, 4)], lambda g, a: g.neg(a), dialect.NegOp, (3, 4)),
+    "abs": ([(3, 4)], lambda g, a: g.abs(a), dialect.AbsOp, (3, 4)),
+    "exp": ([(3, 4)], lambda g, a: g.exp(a), dialect.ExpOp, (3, 4)),
+    "log": ([(3, 4)], lambda g, a: g.log(a), dialect.LogOp, (3, 4)),
+    "sqrt": ([(3, 4)], lambda g, a: g.sqrt(a), dialect.SqrtOp, (3, 4)),
+    "rsqrt": ([(3, 4)], lambda g, a: g.rsqrt(a), dialect.RsqrtOp, (3, 4)),
+    "reciprocal": ([(3,)], lambda g, a: g.reciprocal(a), dialect.ReciprocalOp, (3,)),
+    "square": ([(3, 4)], lambda g, a: g.square(a), dialect.SquareOp, (3, 4)),
+    "tanh": ([(3, 4)], lambda g, a: g.tanh(a), dialect.TanhOp, (3, 4)),
+    "sigmoid": ([(3, 4)], lambda g, a: g.sigmoid(a), dialect.SigmoidOp, (3, 4)),
+    "relu": ([(3, 4)], lambda g, a: g.relu(a), dialect.ReluOp, (3, 4)),
+    "gelu": ([(3, 4)], lambda g, a: g.gelu(a), dialect.GeluOp, (3, 4)),
+    "silu": ([(3, 4)], lambda g, a: g.silu(a), dialect.SiluOp, (3, 4)),
+    "rotate_half": (
+        [(3, 8)],
+        lambda g, a: g.rotate_half(a),
+        dialect.RotateHalfOp,
+        (3, 8),
+    ),
+    "cast": ([(3, 4)], lambda g, a: g.cast(a, "float16"), dialect.CastOp, (3, 4)),
+    "constant": (
+        [],
+        lambda g: g.constant([[1.0, 2.0, 3.0]]),
+        dialect.ConstantOp,
+        (1, 3),
+    ),
+    "reduce_sum": (
+        [(3, 4, 5)],
+        lambda g, a: g.reduce_sum(a, [0, 2]),
+        dialect.ReduceSumOp,
+        (4,),
+    ),
+    "reduce_max": (
+        [(3, 4, 5)],
+        lambda g, a: g.reduce_max(a, 1, keepdim=True),
+        dialect.ReduceMaxOp,
+        (3, 1, 5),
+    ),
+    "reduce_mean": (
+        [(3, 4, 5)],
+        lambda g, a: g.reduce_mean(a, -1),
+        dialect.ReduceMeanOp,
+        (3, 4),
+    ),
+    "broadcast_to": (
+        [(4,)],
+        lambda g, a: g.broadcast_to(a, [2, 3, 4]),
+        dialect.BroadcastToOp,
+        (2, 3, 4),
+    ),
+    "reshape": ([(3, 4)], lambda g, a: g.reshape(a, [2, 6]), dialect.ReshapeOp, (2, 6)),
+    "transpose": (
+        [(2, 3, 4)],
+        lambda g, a: g.transpose(a, [2, 0, 1]),
+        dialect.TransposeOp,
+        (4, 2, 3),
+    ),
+    "matmul": (
+        [(5, 3, 4), (4, 6)],
+        lambda g, a, b: g.matmul(a, b),
+        dialect.MatmulOp,
+        (5, 3, 6),
+    ),
+    "rms_norm": (
+        [(3, 8), (8,)],
+        lambda g, x, w: g.rms_norm(x, w),
+        dialect.RmsNormOp,
+        (3, 8),
+    ),
+    "layer_norm": (
+        [(2, 3, 8), (3, 8), (3, 8)],
+        lambda g, x, w, b: g.layer_norm(x, w, b),
+        dialect.LayerNormOp,
+        (2, 3, 8),
+    ),
+    "softmax": ([(3, 8)], lambda g, a: g.softmax(a, axis=0), dialect.SoftmaxOp, (3, 8)),
+    "rope": (
+        [(2, 5, 8), (5, 8), (5, 8)],
+        lambda g, x, c, s: g.rope(x, c, s),
+        dialect.RopeOp,
+        (2, 5, 8),
+    ),
+    "attention": (
+        [(2, 5, 8), (2, 7, 8), (2, 7, 6)],
+        lambda g, q, k, v: g.attention(q, k, v, causal=True),
+        dialect.AttentionOp,
+        (2, 5, 6),
+    ),
+    "causal_mask": ([], lambda g: g.causal_mask(4, 6), dialect.CausalMaskOp, (4, 6)),
+}
+
+
+def test_builder_table_covers_every_op():
+    built = {op_type for _, _, op_type, _ in BUILDERS.values()}
+    assert built == set(dialect.Molten.operations)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("method", sorted(BUILDERS))
+def test_builder_builds_op(method, dtype):
+    shapes, build, op_type, result_shape = BUILDERS[method]
+    g = DataflowGraph("g")
+    inputs = _inputs(g, dtype, *shapes)
+    if method in ("constant", "causal_mask"):
+        result = {
+            "constant": lambda: g.constant([[1.0, 2.0, 3.0]], dtype=dtype),
+            "causal_mask": lambda: g.causal_mask(4, 6, dtype=dtype),
+        }[method]()
+    else:
+        result = build(g, *inputs)
+    assert isinstance(result, Tensor)
+    op = last_op(g)
+    assert type(op) is op_type
+    assert op.name == f"molten.{method}"
+    assert result.value is op.results[0]
+    assert result.shape == TensorShape(result_shape)
+    expected_dtype = "float16" if method == "cast" else dtype
+    assert result.dtype == expected_dtype
+    op.verify()
+    g.add_output(result)
+    # The built graph survives printing and parsing.
+    text = g.to_mlir()
+    assert f"molten.{method}" in text
+    assert DataflowGraph.from_mlir(text).to_mlir() == text
+
+
+def test_builder_properties():
+    g = DataflowGraph("g")
+    x = g.add_input("x", [2, 4, 8])
+    w = g.add_input("w", [8])
+    assert last_op_props(g, g.gelu(x, approximate="tanh"))["approximate"].data == "tanh"
+    assert last_op_props(g, g.gelu(x))["approximate"].data == "none"
+    assert last_op_props(g, g.rms_norm(x, w, eps=1e-3))["epsilon"].value.data == 1e-3
+    assert last_op_props(g, g.layer_norm(x, w, w))["epsilon"].value.data == 1e-5
+    props = last_op_props(g, g.attention(x, x, x))
+    assert props["scale"].value.data == pytest.approx(1 / np.sqrt(8), rel=1e-15)
+    assert "causal" not in props
+    assert last_op_props(g, g.attention(x, x, x, scale=0.5))["scale"].value.data == 0.5
+    props = last_op_props(g, g.matmul(x, x, transpose_b=True))
+    assert "transpose_b" in props and "transpose_a" not in props
+    assert g.matmul(x, x, transpose_b=True).shape == TensorShape([2, 4, 4])
+    assert g.matmul(x, x, transpose_a=True).shape == TensorShape([2, 8, 8])
+
+
+def last_op_props(g, tensor):
+    op = tensor.value.owner
+    assert op is last_op(g)
+    return op.properties
+
+
+def test_named_results_and_outputs():
+    g = DataflowGraph("g")
+    x = g.add_input("x", [4])
+    y = g.exp(x, "e")
+    assert y.name == "e"
+    g.add_output(y)
+    g.add_output(x)  # an input as output gets a fresh name
+    g.add_output(y, "again")
+    assert g.output_names == ["e", "x_1", "again"]
+    assert "%e = molten.exp %x" in g.to_mlir()
+    assert repr(g) == "DataflowGraph('g', 1 inputs, 1 ops, 3 outputs)"
+
+
+def test_constant_forms():
+    g = DataflowGraph("g")
+    s = g.constant(2.5)
+    assert s.shape == TensorShape([]) and s.dtype == "float32"
+    b = g.constant(1.0, "ones", shape=[2, 3], dtype="f16")
+    assert b.shape == TensorShape([2, 3]) and b.dtype == "float16" and b.name == "ones"
+    assert isinstance(b.value.owner, dialect.BroadcastToOp)
+    arr = g.constant(np.arange(6.0).reshape(2, 3), dtype="bf16")
+    assert arr.shape == TensorShape([2, 3]) and arr.dtype == "bfloat16"
+    g.add_output(b)
+    g.add_output(arr)
+    ones, values = molten.interpret(g)
+    np.testing.assert_array_equal(ones, np.ones((2, 3), np.float16))
+    np.testing.assert_array_equal(values, np.arange(6.0).reshape(2, 3))
+
+
+# --------------------------------------------------------------------------
+# Operator overloads.
+# --------------------------------------------------------------------------
+
+
+def _operator_graph(expr, rhs_shape=(3, 4)):
+    g = DataflowGraph("ops")
+    a = g.add_input("a", [3, 4])
+    b = g.add_input("b", list(rhs_shape))
+    out = expr(a, b)
+    g.add_output(out)
+    return g, out
+
+
+OPERATORS = [
+    ("a + b", lambda a, b: a + b, lambda a, b: a + b, "molten.add"),
+    ("a - b", lambda a, b: a - b, lambda a, b: a - b, "molten.sub"),
+    ("a * b", lambda a, b: a * b, lambda a, b: a * b, "molten.mul"),
+    ("a / b", lambda a, b: a / b, lambda a, b: a / b, "molten.div"),
+    ("-a", lambda a, b: -a, lambda a, b: -a, "molten.neg"),
+    ("a + 2", lambda a, b: a + 2, lambda a, b: a + 2, "molten.add"),
+    ("2 + a", lambda a, b: 2 + a, lambda a, b: 2 + a, "molten.add"),
+    ("a - 1.5", lambda a, b: a - 1.5, lambda a, b: a - 1.5, "molten.sub"),
+    ("1.5 - a", lambda a, b: 1.5 - a, lambda a, b: 1.5 - a, "molten.sub"),
+    ("a * 3", lambda a, b: a * 3, lambda a, b: a * 3, "molten.mul"),
+    ("3 * a", lambda a, b: 3 * a, lambda a, b: 3 * a, "molten.mul"),
+    ("a / 4", lambda a, b: a / 4, lambda a, b: a / 4, "molten.div"),
+    ("4 / b", lambda a, b: 4 / b, lambda a, b: 4 / b, "molten.div"),
+    ("a ** 2", lambda a, b: a**2, lambda a, b: a**2, "molten.pow"),
+    ("2 ** a", lambda a, b: 2**a, lambda a, b: 2.0**a, "molten.pow"),
+    ("b ** a", lambda a, b: b**a, lambda a, b: b**a, "molten.pow"),
+    (
+        "-(a * b) + a / 2",
+        lambda a, b: -(a * b) + a / 2,
+        lambda a, b: -(a * b) + a / 2,
+        "molten.add",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "text,expr,formula,op_name", OPERATORS, ids=[o[0] for o in OPERATORS]
+)
+def test_operator_overloads(text, expr, formula, op_name, rng):
+    g, out = _operator_graph(expr)
+    assert out.value.owner.name == op_name
+    assert out.shape == TensorShape([3, 4])
+    a = rng.uniform(0.5, 2.0, (3, 4))
+    b = rng.uniform(0.5, 2.0, (3, 4))
+    got = molten.interpret(g, a, b, reference=True)
+    np.testing.assert_allclose(got, formula(a, b), rtol=1e-13)
+
+
+def test_scalar_operand_is_rank0_constant_of_tensor_dtype():
+    g = DataflowGraph("g")
+    a = g.add_input("a", [3], "f16")
+    out = 2.5 * a
+    const = out.value.owner.lhs.owner
+    assert isinstance(const, dialect.ConstantOp)
+    assert const.result.type.get_shape() == ()
+    assert const.result.type.element_type == F16
+    assert out.dtype == "float16"
+
+
+def test_matmul_operator(rng):
+    g = DataflowGraph("mm")
+    a = g.add_input("a", [2, 3, 4])
+    b = g.add_input("b", [4, 5])
+    out = a @ b
+    assert out.value.owner.name == "molten.matmul"
+    assert out.shape == TensorShape([2, 3, 5])
+    g.add_output(out)
+    av, bv = rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 5))
+    want = np.einsum("bik,kj->bij", av, bv)
+    np.testing.assert_allclose(
+        molten.interpret(g, av, bv, reference=True), want, rtol=1e-12, atol=1e-12
+    )
+
+
+def test_numpy_scalar_on_left(rng):
+    g = DataflowGraph("g")
+    a = g.add_input("a", [3])
+    out = np.float64(2.0) + a
+    assert isinstance(out, Tensor)
+    g.add_output(out)
+    av = rng.standard_normal(3)
+    np.testing.assert_allclose(molten.interpret(g, av, reference=True), av + 2.0)
+
+
+def test_operator_needs_a_tensor():
+    g = DataflowGraph("g")
+    with pytest.raises(GraphError, match="at least one operand must be a Tensor"):
+        g.add(1.0, 2.0)
+
+
+# --------------------------------------------------------------------------
+# Dtypes.
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spelling,expected",
+    [
+        ("float32", F32),
+        ("f32", F32),
+        ("fp32", F32),
+        ("float", F32),
+        (np.float32, F32),
+        (np.dtype("float32"), F32),
+        ("float16", F16),
+        ("f16", F16),
+        ("fp16", F16),
+        ("half", F16),
+        (np.float16, F16),
+        (np.dtype(np.float16), F16),
+        ("torch.float16", F16),
+        ("bfloat16", BF16),
+        ("bf16", BF16),
+        ("torch.bfloat16", BF16),
+        (F16, F16),
+        (BF16, BF16),
+    ],
+    ids=repr,
+)
+def test_dtype_spellings(spelling, expected):
+    assert element_type(spelling) == expected
+    g = DataflowGraph("g")
+    x = g.add_input("x", [2], spelling)
+    assert x.type.element_type == expected
+    assert g.cast(x, spelling).type.element_type == expected
+    assert g.constant(1.0, dtype=spelling).type.element_type == expected
+
+
+def test_default_dtype_is_float32():
+    g = DataflowGraph("g")
+    assert g.add_input("x", [2]).dtype == "float32"
+    assert g.constant(1.0).dtype == "float32"
+    assert g.causal_mask(2, 2).dtype == "float32"
+
+
+@pytest.mark.parametrize(
+    "bad", ["float64", np.float64, "int32", np.int8, "f8", float, None]
+)
+def test_unsupported_dtypes(bad):
+    with pytest.raises(DTypeError, match="unsupported dtype"):
+        element_type(bad)
+    g = DataflowGraph("g")
+    with pytest.raises(DTypeError):
+        g.add_input("x", [2], bad)
+
+
+# --------------------------------------------------------------------------
+# Names.
+# --------------------------------------------------------------------------
+
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def test_name_sanitization_makes_safe_identifiers(rng):
+    g = DataflowGraph("my graph; drop table")
+    assert IDENT.match(g.name) and g.name == "my_graph__drop_table"
+    x = g.add_input('x; system("rm")', [4])
+    assert x.name == "x__system__rm__"
+    digit = g.add_input("3d", [4])
+    assert digit.name == "_3d"
+    y = g.add(x, digit, 'y = "evil" //')
+    assert IDENT.match(y.name)
+    g.add_output(y, "0out; }")
+    assert g.output_names == ["_0out___"]
+    text = g.to_mlir()
+    assert "system" in text and '"rm"' not in text and ";" not in text
+    assert "//" not in text
+    for name in [g.name, x.name, digit.name, y.name, *g.output_names]:
+        assert IDENT.match(name), name
+    again = DataflowGraph.from_mlir(text)
+    assert again.to_mlir() == text
+    xv, dv = rng.standard_normal(4), rng.standard_normal(4)
+    np.testing.assert_allclose(molten.interpret(again, xv, dv, reference=True), xv + dv)
+
+
+def test_empty_and_digit_graph_names():
+    assert DataflowGraph("").name == "_"
+    assert DataflowGraph("1st").name == "_1st"
+    g = DataflowGraph("9")
+    x = g.add_input("x", [1])
+    g.add_output(x)
+    assert "func.func @_9(" in g.to_mlir()
+
+
+def test_duplicate_input_names_raise():
+    g = DataflowGraph("g")
+    g.add_input("x", [2])
+    with pytest.raises(GraphError, match="already has an input or output named 'x'"):
+        g.add_input("x", [3])
+    g.add_input("a b", [2])
+    with pytest.raises(GraphError, match="'a_b'"):
+        g.add_input("a_b", [2])  # same name once sanitized
+
+
+def test_duplicate_output_names_raise():
+    g = DataflowGraph("g")
+    x = g.add_input("x", [2])
+    g.add_output(g.exp(x), "y")
+    with pytest.raises(GraphError, match="named 'y'"):
+        g.add_output(g.neg(x), "y")
+    with pytest.raises(GraphError, match="named 'x'"):
+        g.add_output(g.neg(x), "x")
+
+
+def test_tensor_from_another_graph_raises():
+    g, h = DataflowGraph("g"), DataflowGraph("h")
+    x = g.add_input("x", [2])
+    z = h.add_input("z", [2])
+    with pytest.raises(GraphError, match="belongs to graph 'h', not 'g'"):
+        g.add(x, z)
+    with pytest.raises(GraphError, match="belongs to graph 'h'"):
+        _ = x * z
+    with pytest.raises(GraphError, match="belongs to graph 'h'"):
+        g.exp(z)
+    with pytest.raises(GraphError, match="belongs to graph 'h'"):
+        g.add_output(z)
+    with pytest.raises(GraphError, match="belongs to graph 'g'"):
+        h.softmax(x)
+    with pytest.raises(GraphError, match="belongs to graph 'g'"):
+        h.reduce_sum(x, 0)
+    with pytest.raises(GraphError, match="expected a Tensor"):
+        g.exp(np.ones(2))
+
+
+def test_failed_build_leaves_graph_unchanged():
+    g, h = DataflowGraph("g"), DataflowGraph("h")
+    x = g.add_input("x", [2])
+    z = h.add_input("z", [2])
+    with pytest.raises(GraphError):
+        g.add(z, 1.0)
+    g.add_output(x)
+    assert "molten.constant" not in g.to_mlir()
+
+
+def test_no_outputs_raises():
+    g = DataflowGraph("empty")
+    g.add_input("x", [2])
+    with pytest.raises(GraphError, match="'empty' has no outputs"):
+        g.to_module()
+    with pytest.raises(GraphError):
+        g.to_mlir()
+
+
+def test_from_mlir_rejects_foreign_ops():
+    text = """
+    func.func @callee(%x: tensor<2xf32>) -> tensor<2xf32> {
+      func.return %x : tensor<2xf32>
+    }
+    func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+      %0 = func.call @callee(%x) : (tensor<2xf32>) -> tensor<2xf32>
+      func.return %0 : tensor<2xf32>
+    }
+    """
+    with pytest.raises(GraphError, match="func.call"):
+        DataflowGraph.from_mlir(text, entry="main")
+    with pytest.raises(GraphError, match="2 functions"):
+        DataflowGraph.from_mlir(text)
+
+
+# --------------------------------------------------------------------------
+# Shapes: reshape -1, negative axes, TensorShape.
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "src,target,expected",
+    [
+        ((4, 6), [-1], (24,)),
+        ((4, 6), [3, -1], (3, 8)),
+        ((2, 3, 4), [-1, 4], (6, 4)),
+        ((2, 3, 4), [2, -1, 2], (2, 6, 2)),
+        ((5,), [1, -1, 1], (1, 5, 1)),
+    ],
+)
+def test_reshape_infers_minus_one(src, target, expected, rng):
+    g = DataflowGraph("g")
+    x = g.add_input("x", list(src))
+    y = g.reshape(x, target)
+    assert y.shape == TensorShape(expected)
+    g.add_output(y)
+    xv = rng.standard_normal(src)
+    np.testing.assert_array_equal(
+        molten.interpret(g, xv, reference=True), xv.reshape(expected)
+    )
+
+
+def test_negative_axes_are_normalised():
+    g = DataflowGraph("g")
+    x = g.add_input("x", [2, 3, 4])
+    s = g.reduce_sum(x, -1)
+    assert list(s.value.owner.axes.get_values()) == [2]
+    assert s.shape == TensorShape([2, 3])
+    m = g.reduce_max(x, [-1, 0], keepdim=True)
+    assert list(m.value.owner.axes.get_values()) == [0, 2]
+    assert m.shape == TensorShape([1, 3, 1])
+    me = g.reduce_mean(x, (-2,))
+    assert list(me.value.owner.axes.get_values()) == [1]
+    sm = g.softmax(x, axis=-2)
+    assert sm.value.owner.axis.value.data == 1
+    assert g.softmax(x).value.owner.axis.value.data == 2
+    with pytest.raises(ShapeError, match="repeat"):
+        g.reduce_sum(x, [2, -1])
+
+
+def test_tensor_shape():
+    s = TensorShape([2, 3])
+    assert s.rank == 2 and len(s) == 2 and list(s) == [2, 3] and s[1] == 3
+    assert TensorShape(5).dims == (5,)
+    assert TensorShape([]).rank == 0
+    assert TensorShape([np.int64(4)]).dims == (4,)
+    assert TensorShape([2, 3]) == TensorShape((2, 3))
+    assert repr(s) == "TensorShape([2, 3])"
+    for bad in ([0], [-1], [2.0], [True], ["3"]):
+        with pytest.raises(ShapeError, match="positive integers"):
+            TensorShape(bad)
+
+
+def test_input_shape_as_list():
+    g = DataflowGraph("g")
+    x = g.add_input("x", (2, 3))
+    assert x.shape == TensorShape([2, 3])
+    assert repr(x) == "Tensor(%x: tensor<2x3xf32>)"
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+def test_non_finite_constant_is_rejected(value):
+    # xDSL 0.74 prints inf/NaN as bit patterns it reads back as integers, so a
+    # non-finite constant could not survive to_mlir/from_mlir: it is an error.
+    g = DataflowGraph("g")
+    with pytest.raises(ShapeError, match="molten.constant: .*inf or NaN"):
+        g.constant(value)
+    with pytest.raises(ShapeError, match="inf or NaN"):
+        g.constant([1.0, value])
