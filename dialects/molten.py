@@ -870,7 +870,11 @@ class LayerNormOp(MoltenOp):
     def infer_result_type(cls, operand_types, properties, result_type):
         x, w, b = operand_types
         _check_trailing(cls.name, x, "weight", w)
-        _check_trailing(cls.name, x, "bias", b)
+        if b.get_shape() != w.get_shape():
+            raise ShapeError(
+                f"{cls.name}: bias {b} must have the shape of weight {w} "
+                "(both span the normalized axes)"
+            )
         _check_epsilon(cls.name, properties)
         return x
 
@@ -931,7 +935,12 @@ class RopeOp(MoltenOp):
     @classmethod
     def infer_result_type(cls, operand_types, properties, result_type):
         x, cos, sin = operand_types
-        RotateHalfOp.infer_result_type([x], {}, None)
+        shape = x.get_shape()
+        if not shape or shape[-1] % 2:
+            raise ShapeError(
+                f"{cls.name}: input {x} needs an even last dimension to rotate "
+                "its halves"
+            )
         for name, t in (("cos", cos), ("sin", sin)):
             shape = broadcast_shapes(cls.name, [("input", x), (name, t)])
             if shape != x.get_shape():

@@ -6,9 +6,10 @@ from xdsl.dialects.func import Func
 from xdsl.ir import Dialect
 from xdsl.parser import Parser
 
+from molten.dialects.kernel import Kernel
 from molten.dialects.molten import Molten
 
-DIALECTS: tuple[Dialect, ...] = (Builtin, Func, Molten)
+DIALECTS: tuple[Dialect, ...] = (Builtin, Func, Molten, Kernel)
 
 
 def molten_context() -> Context:

@@ -9,6 +9,12 @@ def _molten_dialect():
     return Molten
 
 
+def _kernel_dialect():
+    from molten.dialects.kernel import Kernel
+
+    return Kernel
+
+
 def _molten_decompose():
     from molten.passes.decompose import MoltenDecompose
 
@@ -16,6 +22,6 @@ def _molten_decompose():
 
 
 MOLTEN_UNIVERSE = Universe(
-    all_dialects={"molten": _molten_dialect},
+    all_dialects={"molten": _molten_dialect, "kernel": _kernel_dialect},
     all_passes={"molten-decompose": _molten_decompose},
 )

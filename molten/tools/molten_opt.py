@@ -16,6 +16,7 @@ with a non-zero exit (exit 0 and the message on stdout under
 from __future__ import annotations
 
 import os
+import re
 import sys
 import traceback
 from collections.abc import Sequence
@@ -25,23 +26,47 @@ from typing import IO
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from molten.errors import MoltenError
 from molten.pipeline import DEFAULT_PIPELINE
 
 
+class MoltenParseError(ParseError):
+    """A parse error printed as `file:line:col: error: message`, the source line
+    and carets, in every mode (xDSL prints a ParseError itself under
+    --parsing-diagnostics)."""
+
+    def __str__(self) -> str:
+        context = self.span.print_with_context().splitlines()[1:]
+        header = f"{self.span.get_location()}: error: {self.msg}"
+        return "\n".join([header, *(line for line in context if line.strip())])
+
+
+_OP_NAME = re.compile(r'\s*(?:%[^=]*=\s*)?"?([A-Za-z_][\w.$]*)')
+
+
 class LocatingParser(Parser):
-    """A parser that gives each op it parses its source location."""
+    """A parser that gives each op it parses its source location, and turns
+    the errors xDSL raises while building an op (a type constraint checked by
+    the assembly format, a float literal too large for its type) into parse
+    errors at that op."""
 
     def __init__(self, *args, line_offset: int = 0, **kwargs):
         super().__init__(*args, **kwargs)
         self.line_offset = line_offset
 
     def parse_operation(self) -> Operation:
-        start = self._current_token.span.get_location()
-        op = super().parse_operation()
+        span = self._current_token.span
+        start = span.get_location()
+        try:
+            op = super().parse_operation()
+        except (VerifyException, OverflowError) as error:
+            line = span.input.content[span.start :].split("\n", 1)[0]
+            match = _OP_NAME.match(line)
+            name = f"{match.group(1)}: " if match else ""
+            raise MoltenParseError(span, f"{name}{error}") from None
         if not isinstance(op.location, FileLineColLoc):
             op.location = FileLineColLoc(
                 StringAttr(start.file),
@@ -49,6 +74,14 @@ class LocatingParser(Parser):
                 IntAttr(start.col),
             )
         return op
+
+
+def _is_blank(source: str) -> bool:
+    """Whether `source` holds only whitespace and `//` comments."""
+    return all(
+        not line.strip() or line.strip().startswith("//")
+        for line in source.splitlines()
+    )
 
 
 class Diagnostic(DiagnosticException):
@@ -94,13 +127,20 @@ class MoltenOptMain(xDSLOptMain):
 
     def _parse_mlir(self, io: IO[bytes]) -> ModuleOp:
         self._source = io.read().decode("utf-8", errors="replace")
+        if _is_blank(self._source):
+            return ModuleOp([])  # as mlir-opt: no ops is an empty module
         parser = LocatingParser(
             self.ctx,
             self._source,
             self.get_input_name(),
             line_offset=self._line_offset,
         )
-        return parser.parse_module(not self.args.no_implicit_module)
+        try:
+            return parser.parse_module(not self.args.no_implicit_module)
+        except MoltenParseError:
+            raise
+        except ParseError as error:
+            raise MoltenParseError(error.span, error.msg) from None
 
     def parse_chunk(self, chunk, file_extension, start_offset=0):
         self._line_offset = start_offset
@@ -132,20 +172,13 @@ class MoltenOptMain(xDSLOptMain):
         return f"{header}\n{lines[index]}\n{' ' * (col - 1)}^"
 
 
-def format_parse_error(error: ParseError) -> str:
-    """A parse error as `file:line:col: error: message`, the source line, carets."""
-    context = error.span.print_with_context().splitlines()[1:]
-    header = f"{error.span.get_location()}: error: {error.msg}"
-    return "\n".join([header, *(line for line in context if line.strip())])
-
-
 def main(args: Sequence[str] | None = None) -> int:
     try:
         MoltenOptMain(args=args).run()
     except SystemExit as exit_:  # argparse's --help, --version and usage errors
         return exit_.code if isinstance(exit_.code, int) else 1
     except ParseError as error:
-        print(format_parse_error(error), file=sys.stderr)
+        print(str(MoltenParseError(error.span, error.msg)), file=sys.stderr)
         return 1
     except (DiagnosticException, MoltenError) as error:
         print(str(error).rstrip(), file=sys.stderr)

@@ -1,0 +1,68 @@
+# lit configuration of Molten's FileCheck tests, modelled on xDSL's
+# tests/filecheck/lit.cfg.
+#
+# Run from the repository root, with molten-opt and filecheck on PATH:
+#
+#   lit -v lit_tests
+
+import os
+
+import lit.formats
+
+config.name = "Molten"
+config.test_format = lit.formats.ShTest()
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.excludes = ["lit.cfg.py", "Output"]
+
+# The installed molten-opt and filecheck come from the caller's PATH.
+config.environment["PATH"] = os.environ["PATH"]
+
+# custom -> (custom parser) -> generic printer -> generic parser -> custom
+# printer -> FileCheck: the CHECK lines are the custom form, reached through
+# the generic form, so both parsers and both printers run.
+config.substitutions.append(
+    (
+        "MOLTEN_ROUNDTRIP",
+        "molten-opt %s --split-input-file --print-op-generic"
+        " | molten-opt --split-input-file | filecheck %s",
+    )
+)
+# custom -> generic printer -> FileCheck on the CHECK-GENERIC lines: what the
+# custom parser built, properties and all, spelled out.
+config.substitutions.append(
+    (
+        "MOLTEN_GENERIC_ROUNDTRIP",
+        "molten-opt %s --split-input-file --print-op-generic"
+        " | filecheck %s --check-prefix=CHECK-GENERIC",
+    )
+)
+# custom -> custom printer -> custom parser -> custom printer -> FileCheck: the
+# custom printer's output is itself valid input (the two substitutions above
+# never feed the custom printer's text back to a parser).
+config.substitutions.append(
+    (
+        "MOLTEN_CUSTOM_ROUNDTRIP",
+        "molten-opt %s --split-input-file"
+        " | molten-opt --split-input-file | filecheck %s",
+    )
+)
+
+# The default pipeline, read from molten/pipeline.py (not imported: lit's
+# Python need not have molten installed), so that a test of the default
+# pipeline runs the pipeline the compiler runs.
+def _default_pipeline() -> str:
+    import ast
+
+    path = os.path.join(os.path.dirname(config.test_source_root), "molten", "pipeline.py")
+    with open(path) as f:
+        tree = ast.parse(f.read())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "DEFAULT_PIPELINE" for t in node.targets
+        ):
+            return ast.literal_eval(node.value)
+    raise RuntimeError(f"no DEFAULT_PIPELINE in {path}")
+
+
+config.substitutions.append(("MOLTEN_DEFAULT_PIPELINE", _default_pipeline()))
