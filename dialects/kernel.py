@@ -36,6 +36,7 @@ from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
     Dialect,
+    Operation,
     ParametrizedAttribute,
     Region,
     SpacedOpaqueSyntaxAttribute,
@@ -56,11 +57,14 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import (
+    CallableOpInterface,
     HasParent,
     IsolatedFromAbove,
     IsTerminator,
     Pure,
     SymbolOpInterface,
+    SymbolTable,
+    SymbolUserOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
@@ -218,6 +222,43 @@ class FusedOp(IRDLOperation):
         _verify_yield_types(self.name, self.body, self.result_types)
 
 
+class KernelFuncCallable(CallableOpInterface):
+    @classmethod
+    def get_callable_region(cls, op: Operation) -> Region:
+        assert isinstance(op, FuncOp)
+        return op.body
+
+    @classmethod
+    def get_argument_types(cls, op: Operation) -> tuple[Attribute, ...]:
+        assert isinstance(op, FuncOp)
+        return op.function_type.inputs.data
+
+    @classmethod
+    def get_result_types(cls, op: Operation) -> tuple[Attribute, ...]:
+        assert isinstance(op, FuncOp)
+        return op.function_type.outputs.data
+
+
+class LaunchSymbolUser(SymbolUserOpInterface):
+    """A launch names an existing kernel.func whose type matches its own."""
+
+    def verify(self, op: Operation) -> None:
+        assert isinstance(op, LaunchOp)
+        callee = SymbolTable.lookup_symbol(op, op.callee)
+        if not isinstance(callee, FuncOp):
+            raise VerifyException(
+                f"kernel.launch: {op.callee} is not a kernel.func in this module"
+            )
+        want = callee.function_type
+        got_in = [v.type for v in op.inputs]
+        if list(want.inputs.data) != got_in or list(want.outputs.data) != list(
+            op.result_types
+        ):
+            raise VerifyException(
+                f"kernel.launch: the types do not match {op.callee}: {want}"
+            )
+
+
 @irdl_op_definition
 class FuncOp(IRDLOperation):
     """An outlined kernel: a symbol whose body is one fused group.
@@ -242,7 +283,7 @@ class FuncOp(IRDLOperation):
     fused_ops = opt_prop_def(ArrayAttr[StringAttr])
     body = region_def("single_block")
 
-    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), KernelFuncCallable())
 
     def __init__(
         self,
@@ -347,6 +388,7 @@ class LaunchOp(IRDLOperation):
     callee = prop_def(SymbolRefAttr)
     inputs = var_operand_def()
     outputs = var_result_def()
+    traits = traits_def(LaunchSymbolUser())
     assembly_format = (
         "$callee `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)"
     )

@@ -11,6 +11,7 @@ from xdsl.interpreter import Interpreter
 from xdsl.interpreters.func import FuncFunctions
 
 from molten.errors import GraphError, InputError
+from molten.interpreters.kernel import KernelFunctions
 from molten.interpreters.molten import MoltenFunctions, round_to, storage_dtype
 
 
@@ -93,6 +94,7 @@ def interpret(
     interpreter = Interpreter(module)
     interpreter.register_implementations(FuncFunctions())
     interpreter.register_implementations(MoltenFunctions(reference))
+    interpreter.register_implementations(KernelFunctions())
     results = interpreter.call_op(func.sym_name.data, arrays)
     outputs = tuple(
         np.array(r, dtype=np.float64 if reference else storage_dtype(t.element_type))
