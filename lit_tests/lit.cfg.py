@@ -48,21 +48,10 @@ config.substitutions.append(
     )
 )
 
-# The default pipeline, read from molten/pipeline.py (not imported: lit's
-# Python need not have molten installed), so that a test of the default
-# pipeline runs the pipeline the compiler runs.
-def _default_pipeline() -> str:
-    import ast
+# The pipelines of molten/pipeline.py, so that a test of "the default pipeline"
+# runs the pipeline the compiler runs (lit runs in the environment where
+# molten is installed, as molten-opt does).
+from molten.pipeline import DEFAULT_PIPELINE, MOLTEN_PIPELINE  # noqa: E402
 
-    path = os.path.join(os.path.dirname(config.test_source_root), "molten", "pipeline.py")
-    with open(path) as f:
-        tree = ast.parse(f.read())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "DEFAULT_PIPELINE" for t in node.targets
-        ):
-            return ast.literal_eval(node.value)
-    raise RuntimeError(f"no DEFAULT_PIPELINE in {path}")
-
-
-config.substitutions.append(("MOLTEN_DEFAULT_PIPELINE", _default_pipeline()))
+config.substitutions.append(("MOLTEN_DEFAULT_PIPELINE", DEFAULT_PIPELINE))
+config.substitutions.append(("MOLTEN_LEVEL_PIPELINE", MOLTEN_PIPELINE))

@@ -1,10 +1,20 @@
 """Molten's default pass pipeline, defined once.
 
 `ZeroCompiler` runs exactly this pipeline and `molten-opt -p` accepts any
-prefix of it. It grows level by level; today it ends at the molten dialect.
+prefix of it, so a user can stop at any level and read the IR. It grows level
+by level; today it ends at the kernel level (fused, outlined, scheduled
+kernels), before the cuda dialect.
 """
 
-DEFAULT_PIPELINE = "molten-decompose,canonicalize,cse,dce"
+MOLTEN_PIPELINE = "molten-decompose,canonicalize,cse,dce"
+"""Level 1: composites decomposed into primitives, canonicalized."""
+
+KERNEL_PIPELINE = (
+    "fuse-reduction,fuse-epilogue,fuse-elementwise,kernel-outline,kernel-schedule,dce"
+)
+"""Level 2: primitives fused into kernels, outlined and scheduled."""
+
+DEFAULT_PIPELINE = f"{MOLTEN_PIPELINE},{KERNEL_PIPELINE}"
 
 
 def run_pipeline(module, spec: str = DEFAULT_PIPELINE):

@@ -21,7 +21,44 @@ def _molten_decompose():
     return MoltenDecompose
 
 
+def _fuse_reduction():
+    from molten.passes.fuse_reduction import FuseReduction
+
+    return FuseReduction
+
+
+def _fuse_epilogue():
+    from molten.passes.fuse_epilogue import FuseEpilogue
+
+    return FuseEpilogue
+
+
+def _fuse_elementwise():
+    from molten.passes.fuse_elementwise import FuseElementwise
+
+    return FuseElementwise
+
+
+def _kernel_outline():
+    from molten.passes.kernel_outline import KernelOutline
+
+    return KernelOutline
+
+
+def _kernel_schedule():
+    from molten.passes.kernel_schedule import KernelSchedule
+
+    return KernelSchedule
+
+
 MOLTEN_UNIVERSE = Universe(
     all_dialects={"molten": _molten_dialect, "kernel": _kernel_dialect},
-    all_passes={"molten-decompose": _molten_decompose},
+    all_passes={
+        "molten-decompose": _molten_decompose,
+        "fuse-reduction": _fuse_reduction,
+        "fuse-epilogue": _fuse_epilogue,
+        "fuse-elementwise": _fuse_elementwise,
+        "kernel-outline": _kernel_outline,
+        "kernel-schedule": _kernel_schedule,
+    },
 )

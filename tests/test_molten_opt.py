@@ -13,7 +13,7 @@ from conftest import assert_close, module_op_names
 import molten
 from molten.context import parse_module
 from molten.ir import DataflowGraph
-from molten.pipeline import DEFAULT_PIPELINE
+from molten.pipeline import MOLTEN_PIPELINE
 from molten.tools import molten_opt
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "fused_rmsnorm.mlir"
@@ -76,7 +76,7 @@ def test_no_pass_prints_input_unchanged(capsys):
     [
         "molten-decompose",
         "molten-decompose,canonicalize",
-        DEFAULT_PIPELINE,
+        MOLTEN_PIPELINE,
         "molten-decompose{keep=attention}",
     ],
 )
@@ -104,21 +104,21 @@ def test_print_op_generic_reparses_to_same_module(small, capsys):
     assert parse_module(generic).is_structurally_equivalent(parse_module(SMALL))
     assert str(parse_module(generic)) == str(parse_module(SMALL))
     # also after a pass
-    rc, generic, _ = opt(capsys, small, "-p", DEFAULT_PIPELINE, "--print-op-generic")
-    rc2, custom, _ = opt(capsys, small, "-p", DEFAULT_PIPELINE)
+    rc, generic, _ = opt(capsys, small, "-p", MOLTEN_PIPELINE, "--print-op-generic")
+    rc2, custom, _ = opt(capsys, small, "-p", MOLTEN_PIPELINE)
     assert rc == rc2 == 0
     assert str(parse_module(generic)) == str(parse_module(custom))
 
 
 def test_output_reparses_through_molten_opt(tmp_path, small, capsys):
-    rc, first, _ = opt(capsys, small, "-p", DEFAULT_PIPELINE)
+    rc, first, _ = opt(capsys, small, "-p", MOLTEN_PIPELINE)
     again = tmp_path / "again.mlir"
     again.write_text(first)
     rc2, second, _ = opt(capsys, again)
     assert rc == rc2 == 0
     assert second == first
     # the default pipeline is idempotent
-    rc3, third, _ = opt(capsys, again, "-p", DEFAULT_PIPELINE)
+    rc3, third, _ = opt(capsys, again, "-p", MOLTEN_PIPELINE)
     assert rc3 == 0 and third == first
 
 

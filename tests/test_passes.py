@@ -23,7 +23,7 @@ from xdsl.utils.exceptions import PassFailedException
 import molten
 from molten.dialects import molten as dialect
 from molten.ir import DataflowGraph, TensorShape
-from molten.pipeline import DEFAULT_PIPELINE, run_pipeline
+from molten.pipeline import MOLTEN_PIPELINE, run_pipeline
 
 COMPOSITES = {op.name for op in dialect.COMPOSITE_OPS}
 SPECS = [
@@ -32,7 +32,7 @@ SPECS = [
     "cse",
     "dce",
     "molten-decompose,canonicalize",
-    DEFAULT_PIPELINE,
+    MOLTEN_PIPELINE,
 ]
 
 
@@ -152,7 +152,7 @@ def test_pass_preserves_semantics(name, dtype, spec, rng):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_default_pipeline_keeps_output_names_and_types(dtype):
     g = g_mlp(dtype)
-    module = run(g, DEFAULT_PIPELINE)
+    module = run(g, MOLTEN_PIPELINE)
     again = DataflowGraph.from_mlir(str(module))
     assert again.output_names == g.output_names
     assert [t.type for t in again.outputs] == [t.type for t in g.outputs]
@@ -182,7 +182,7 @@ def seed_graph(dtype="float32"):
     return g
 
 
-@pytest.mark.parametrize("spec", ["molten-decompose", DEFAULT_PIPELINE])
+@pytest.mark.parametrize("spec", ["molten-decompose", MOLTEN_PIPELINE])
 def test_decomposed_seed_rms_norm(spec):
     module = run(seed_graph(), spec)
     assert module_op_names(module) == SEED_DECOMPOSED
@@ -513,7 +513,7 @@ def test_cse_and_dce():
     assert names.count("molten.exp") == 1
     names = module_op_names(run(g, "dce"))
     assert "molten.tanh" not in names and names.count("molten.exp") == 2
-    names = module_op_names(run(g, DEFAULT_PIPELINE))
+    names = module_op_names(run(g, MOLTEN_PIPELINE))
     assert names == ["molten.exp", "molten.add"]
 
 
@@ -662,7 +662,7 @@ def test_default_pipeline_preserves_random_graphs(case):
     inputs[-2] = rand(
         rng, g.inputs[-2].shape.dims, g.inputs[-2].dtype, 0.5, 1.5
     )  # weight
-    module = run(g, DEFAULT_PIPELINE)
+    module = run(g, MOLTEN_PIPELINE)
     note(str(module))
     names = module_op_names(module)
     assert not COMPOSITES & set(names)

@@ -1,0 +1,239 @@
+"""What the fusion passes share: turning a set of molten ops into one
+`kernel.fused` group, legally.
+
+A group is a set of ops of one block. It is legal when it is convex: no path
+leaves the group and comes back into it through an op outside (that op could
+run neither before nor after the fused kernel). Forming a group:
+
+* inputs: values the group uses that are defined outside it; constants and
+  other generators (causal_mask) are cloned into the body instead, since a
+  kernel computes them for free;
+* outputs: values the group defines that are used outside it, except that an
+  elementwise op whose outside users will be fused into groups that can
+  recompute it (elementwise ops, reductions; not a matmul, not a graph
+  result) is left in place for them, as are the elementwise ops it reads,
+  and only cloned into the group: recomputing is cheaper than writing a
+  value out and reading it back;
+* the fused op goes before the group's first op; ops between the group's
+  first and last op that the group needs are moved before it.
+"""
+
+from collections.abc import Callable, Iterable, Sequence
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import IsTerminator
+
+from molten.dialects import kernel, molten
+
+ELEMENTWISE: tuple[type[Operation], ...] = (
+    molten.ElementwiseBinaryOp,
+    molten.ElementwiseUnaryOp,
+    molten.CastOp,
+)
+"""Ops that compute each result element from the operand elements at the same
+(broadcast) index."""
+
+INDEX_MAPS: tuple[type[Operation], ...] = (
+    molten.RotateHalfOp,
+    molten.BroadcastToOp,
+    molten.ReshapeOp,
+    molten.TransposeOp,
+)
+"""Ops whose result element is an operand element at a remapped index: a
+pointwise kernel computes them by reading at the mapped index."""
+
+GENERATORS: tuple[type[Operation], ...] = (molten.ConstantOp, molten.CausalMaskOp)
+"""Ops without operands that every kernel using them recomputes."""
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+def is_fusible_root(op: Operation) -> bool:
+    """An op at the graph level (not already inside a kernel)."""
+    return isinstance(op, molten.MoltenOp) and not isinstance(
+        op.parent_op(), kernel.FusedOp | kernel.FuncOp
+    )
+
+
+def _positions(block: Block) -> dict[Operation, int]:
+    return {op: i for i, op in enumerate(block.ops)}
+
+
+def is_convex(group: set[Operation], block: Block) -> bool:
+    """No op outside `group` both depends on the group and feeds it."""
+    positions = _positions(block)
+    indices = sorted(positions[op] for op in group)
+    ops = list(block.ops)
+    tainted: set[Operation] = set()
+    for op in ops[indices[0] : indices[-1] + 1]:
+        from_group = any(v.owner in group or v.owner in tainted for v in op.operands)
+        if op in group:
+            if any(v.owner in tainted for v in op.operands):
+                return False
+        elif from_group:
+            tainted.add(op)
+    return True
+
+
+def grow(
+    seed: Sequence[Operation],
+    admits: Callable[[Operation, set[Operation]], bool],
+    grow_producers_of: Callable[[Operation, set[Operation]], bool] = lambda op, g: True,
+) -> set[Operation]:
+    """The largest convex group reachable from `seed` by adding the producers
+    and users that `admits` accepts. `grow_producers_of(op, group)` says
+    whether op's operands may pull their producers in."""
+    block = seed[0].parent_block()
+    assert block is not None
+    group = set(seed)
+    changed = True
+    while changed:
+        changed = False
+        for op in sorted(group, key=_positions(block).__getitem__):
+            candidates: list[Operation] = []
+            if grow_producers_of(op, group):
+                candidates += [
+                    v.owner for v in op.operands if isinstance(v.owner, Operation)
+                ]
+            candidates += [use.operation for r in op.results for use in r.uses]
+            for candidate in candidates:
+                if (
+                    candidate in group
+                    or candidate.parent_block() is not block
+                    or isinstance(candidate, GENERATORS)
+                    or not admits(candidate, group)
+                    or not is_convex(group | {candidate}, block)
+                ):
+                    continue
+                group.add(candidate)
+                changed = True
+    return group
+
+
+def absorbs_producers(user: Operation) -> bool:
+    """Whether `user` will be fused into a group that can recompute its
+    elementwise producers: a graph-level elementwise, index-map or reduction
+    op (not a matmul operand, not a graph result)."""
+    return is_fusible_root(user) and isinstance(
+        user, (*ELEMENTWISE, *INDEX_MAPS, molten.ReductionOp)
+    )
+
+
+def _users(op: Operation) -> list[Operation]:
+    return [u.operation for r in op.results for u in r.uses]
+
+
+def kept_outside(ordered: Sequence[Operation], group: set[Operation]) -> set[Operation]:
+    """Group ops that also stay in place, for users outside the group: the
+    elementwise ones none of whose users is a graph result (recomputing them
+    is cheaper than writing them out), and so on up through their producers.
+    The group computes its own clones of them."""
+    kept: set[Operation] = set()
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed(ordered):
+            if op in kept:
+                continue
+            outside = [u for u in _users(op) if u not in group or u in kept]
+            if (
+                outside
+                and isinstance(op, ELEMENTWISE)
+                and all(u in kept or absorbs_producers(u) for u in outside)
+            ):
+                kept.add(op)
+                changed = True
+    return kept
+
+
+def fuse(
+    rewriter: PatternRewriter, group: Iterable[Operation], kind: kernel.KernelKind
+) -> kernel.FusedOp:
+    """Replaces the convex `group` of one block by one kernel.fused of `kind`."""
+    group = set(group)
+    block = next(iter(group)).parent_block()
+    assert block is not None
+    positions = _positions(block)
+    ordered = sorted(group, key=positions.__getitem__)
+
+    generators: list[Operation] = []
+    inputs: list[SSAValue] = []
+    for op in ordered:
+        for value in op.operands:
+            owner = value.owner
+            if owner in group:
+                continue
+            if isinstance(owner, GENERATORS):
+                if owner not in generators:
+                    generators.append(owner)
+            elif value not in inputs:
+                inputs.append(value)
+
+    kept = kept_outside(ordered, group)
+    outputs = [
+        r
+        for op in ordered
+        if op not in kept
+        for r in op.results
+        if any(u.operation not in group or u.operation in kept for u in r.uses)
+    ]
+
+    body = Block(arg_types=[v.type for v in inputs])
+    mapping: dict[SSAValue, SSAValue] = {}
+    for value, arg in zip(inputs, body.args, strict=True):
+        arg.name_hint = value.name_hint
+        mapping[value] = arg
+    for op in [*generators, *ordered]:
+        body.add_op(op.clone(mapping))
+    body.add_op(kernel.YieldOp(*(mapping[v] for v in outputs)))
+    fused = kernel.FusedOp(kind, inputs, [v.type for v in outputs], Region(body))
+
+    # Ops between the group's first and last op that the group depends on go
+    # before the fused op (convexity guarantees they do not depend on it).
+    first = ordered[0]
+    needed = set(inputs)
+    span = list(block.ops)[positions[first] : positions[ordered[-1]] + 1]
+    to_move: list[Operation] = []
+    for op in reversed(span):
+        if op not in group and any(r in needed for r in op.results):
+            to_move.append(op)
+            needed.update(op.operands)
+    rewriter.insert(fused, InsertPoint.before(first))
+    for op in reversed(to_move):
+        op.detach()
+        rewriter.insert(op, InsertPoint.before(fused))
+
+    for old, new in zip(outputs, fused.results, strict=True):
+        new.name_hint = old.name_hint
+        rewriter.replace_all_uses_with(old, new)
+    for op in reversed(ordered):
+        if op not in kept:
+            rewriter.erase(op)
+    return fused
+
+
+def broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
+    """Whether numpy broadcasting takes `shape` to exactly `target`."""
+    return len(shape) <= len(target) and all(
+        s in (1, t) for s, t in zip(reversed(shape), reversed(target), strict=False)
+    )
+
+
+def recomputable_into(
+    op: Operation,
+    domain: Sequence[int],
+    kinds: tuple[type[Operation], ...] = ELEMENTWISE,
+) -> bool:
+    """An op of `kinds` of a shape that broadcasts into `domain`, none of whose
+    users is a graph result: a kernel over `domain` recomputes it per element."""
+    return (
+        isinstance(op, kinds)
+        and broadcasts_to(shape_of(op.results[0]), domain)
+        and not any(u.operation.has_trait(IsTerminator) for u in op.results[0].uses)
+    )

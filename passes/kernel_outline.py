@@ -1,0 +1,73 @@
+"""`kernel-outline`: each kernel.fused becomes a kernel.func and a launch.
+
+The graph's `func.func` is left holding the host schedule: one
+`kernel.launch` per kernel, in order. Kernels are named after the graph and
+their kind (`@fused_rmsnorm_row_reduce0`) and record the molten ops they
+compute in `fused_ops`.
+"""
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.ir import Region
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from molten.dialects import kernel
+from molten.passes.fusion import GENERATORS
+
+
+@dataclass
+class OutlineFusedGroup(RewritePattern):
+    used_names: set[str] = field(default_factory=set[str])
+
+    def _unique_name(self, base: str) -> str:
+        index = 0
+        while f"{base}{index}" in self.used_names:
+            index += 1
+        self.used_names.add(f"{base}{index}")
+        return f"{base}{index}"
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: kernel.FusedOp, rewriter: PatternRewriter):
+        graph = op.parent_op()
+        if not isinstance(graph, func.FuncOp):
+            return
+        name = self._unique_name(f"{graph.sym_name.data}_{op.kind.data.value}")
+        body = Region()
+        op.body.move_blocks(body)
+        fused_ops = [
+            o.name.removeprefix("molten.")
+            for o in body.block.ops
+            if not isinstance(o, (*GENERATORS, kernel.YieldOp))
+        ]
+        function_type = FunctionType.from_lists(
+            [v.type for v in op.inputs], op.result_types
+        )
+        outlined = kernel.FuncOp(name, op.kind.data, function_type, body, fused_ops)
+        if op.schedule is not None:
+            outlined.schedule = op.schedule
+        rewriter.insert(outlined, InsertPoint.before(graph))
+        launch = kernel.LaunchOp(name, op.inputs, op.result_types)
+        rewriter.replace(op, launch)
+
+
+@dataclass(frozen=True)
+class KernelOutline(ModulePass):
+    """Moves each kernel.fused group into a kernel.func called by kernel.launch."""
+
+    name = "kernel-outline"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        existing = {o.sym_name.data for o in op.ops if isinstance(o, kernel.FuncOp)}
+        PatternRewriteWalker(
+            OutlineFusedGroup(existing), apply_recursively=False
+        ).rewrite_module(op)
