@@ -6,10 +6,11 @@ from xdsl.dialects.func import Func
 from xdsl.ir import Dialect
 from xdsl.parser import Parser
 
+from molten.dialects.cuda import Cuda
 from molten.dialects.kernel import Kernel
 from molten.dialects.molten import Molten
 
-DIALECTS: tuple[Dialect, ...] = (Builtin, Func, Molten, Kernel)
+DIALECTS: tuple[Dialect, ...] = (Builtin, Func, Arith, Math, Scf, Molten, Kernel, Cuda)
 
 
 def molten_context() -> Context:

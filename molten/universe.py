@@ -15,6 +15,12 @@ def _kernel_dialect():
     return Kernel
 
 
+def _cuda_dialect():
+    from molten.dialects.cuda import Cuda
+
+    return Cuda
+
+
 def _molten_decompose():
     from molten.passes.decompose import MoltenDecompose
 
@@ -52,7 +58,11 @@ def _kernel_schedule():
 
 
 MOLTEN_UNIVERSE = Universe(
-    all_dialects={"molten": _molten_dialect, "kernel": _kernel_dialect},
+    all_dialects={
+        "molten": _molten_dialect,
+        "kernel": _kernel_dialect,
+        "cuda": _cuda_dialect,
+    },
     all_passes={
         "molten-decompose": _molten_decompose,
         "fuse-reduction": _fuse_reduction,

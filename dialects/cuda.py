@@ -1,0 +1,531 @@
+"""The `cuda` dialect: what the `.cu` printer writes, op for op.
+
+Level 3 of Molten. A `cuda.kernel` is a `__global__` function over typed
+pointers; its body is made of this dialect's ops (thread and block indices,
+loads and stores, shared memory, barriers, warp shuffles) and upstream
+`arith`, `math` and `scf` ops for scalar math and control flow. No op holds
+C++ text, so passes can rewrite kernels and lit tests can check them.
+A `cuda.host_func` is the `extern "C"` launcher of one graph: it launches the
+kernels in order and allocates the buffers passed between them.
+
+```mlir
+cuda.kernel @scale(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 256 {
+  %i = cuda.thread_idx x
+  %v = cuda.load %x[%i] : !cuda.ptr<f32> -> f32
+  cuda.store %v, %y[%i] : f32, !cuda.ptr<f32>
+  cuda.return
+}
+cuda.host_func @graph(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 {
+  cuda.launch @scale grid [1, 1, 1] block [256, 1, 1] (%x, %y) : !cuda.ptr<f32>, !cuda.ptr<f32>
+  cuda.return
+}
+```
+
+Values of type `index` are 64-bit signed integers in the generated code;
+f16 and bf16 values are only loaded and stored, arithmetic is in f32.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import auto
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BFloat16Type,
+    DenseArrayBase,
+    Float16Type,
+    Float32Type,
+    FunctionType,
+    I64,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    StringAttr,
+    SymbolRefAttr,
+    i64,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    param_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    SymbolOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+ELEMENT_TYPES = (Float32Type, Float16Type, BFloat16Type)
+
+
+class MemorySpace(StrEnum):
+    GLOBAL = auto()
+    SHARED = auto()
+
+
+@irdl_attr_definition
+class PointerType(ParametrizedAttribute, TypeAttribute):
+    """A pointer to f32, f16 or bf16 elements in global or shared memory.
+
+    `!cuda.ptr<f16>` (global), `!cuda.ptr<f32, shared>`.
+    """
+
+    name = "cuda.ptr"
+    element_type: Attribute = param_def()
+    space: StringAttr = param_def()
+
+    def __init__(
+        self, element_type: Attribute, space: MemorySpace = MemorySpace.GLOBAL
+    ):
+        super().__init__(element_type, StringAttr(space.value))
+
+    @property
+    def memory_space(self) -> MemorySpace:
+        return MemorySpace(self.space.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            element = parser.parse_type()
+            space = MemorySpace.GLOBAL
+            if parser.parse_optional_punctuation(","):
+                space = parser.parse_str_enum(MemorySpace)
+        return element, StringAttr(space.value)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_attribute(self.element_type)
+            if self.memory_space != MemorySpace.GLOBAL:
+                printer.print_string(f", {self.space.data}")
+
+    def verify(self) -> None:
+        if not isinstance(self.element_type, ELEMENT_TYPES):
+            raise VerifyException(
+                f"!cuda.ptr: element type {self.element_type} is not f32, f16 or bf16"
+            )
+        MemorySpace(self.space.data)
+
+
+class Dim(StrEnum):
+    X = auto()
+    Y = auto()
+    Z = auto()
+
+
+@irdl_attr_definition
+class DimAttr(EnumAttribute[Dim], SpacedOpaqueSyntaxAttribute):
+    name = "cuda.dim"
+
+
+class _SpecialRegisterOp(IRDLOperation):
+    dim = prop_def(DimAttr)
+    result = result_def(IndexType)
+    assembly_format = "$dim attr-dict"
+
+    def __init__(self, dim: Dim = Dim.X):
+        super().__init__(properties={"dim": DimAttr(dim)}, result_types=[IndexType()])
+
+
+@irdl_op_definition
+class ThreadIdxOp(_SpecialRegisterOp):
+    """threadIdx.{x,y,z}: `%t = cuda.thread_idx x`."""
+
+    name = "cuda.thread_idx"
+
+
+@irdl_op_definition
+class BlockIdxOp(_SpecialRegisterOp):
+    """blockIdx.{x,y,z}: `%b = cuda.block_idx x`."""
+
+    name = "cuda.block_idx"
+
+
+@irdl_op_definition
+class BlockDimOp(_SpecialRegisterOp):
+    """blockDim.{x,y,z}: `%n = cuda.block_dim x`."""
+
+    name = "cuda.block_dim"
+
+
+@irdl_op_definition
+class GridDimOp(_SpecialRegisterOp):
+    """gridDim.{x,y,z}: `%n = cuda.grid_dim x`."""
+
+    name = "cuda.grid_dim"
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """ptr[index]: `%v = cuda.load %p[%i] : !cuda.ptr<f16> -> f16`."""
+
+    name = "cuda.load"
+    ptr = operand_def(PointerType)
+    index = operand_def(IndexType)
+    result = result_def()
+    assembly_format = "$ptr `[` $index `]` attr-dict `:` type($ptr) `->` type($result)"
+
+    def __init__(self, ptr: SSAValue, index: SSAValue):
+        assert isinstance(ptr.type, PointerType)
+        super().__init__(operands=[ptr, index], result_types=[ptr.type.element_type])
+
+    def verify_(self) -> None:
+        assert isinstance(self.ptr.type, PointerType)
+        if self.result.type != self.ptr.type.element_type:
+            raise VerifyException(
+                f"cuda.load: a {self.ptr.type} gives {self.ptr.type.element_type}, "
+                f"not {self.result.type}"
+            )
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """ptr[index] = value: `cuda.store %v, %p[%i] : f16, !cuda.ptr<f16>`."""
+
+    name = "cuda.store"
+    value = operand_def()
+    ptr = operand_def(PointerType)
+    index = operand_def(IndexType)
+    assembly_format = (
+        "$value `,` $ptr `[` $index `]` attr-dict `:` type($value) `,` type($ptr)"
+    )
+
+    def __init__(self, value: SSAValue, ptr: SSAValue, index: SSAValue):
+        super().__init__(operands=[value, ptr, index])
+
+    def verify_(self) -> None:
+        assert isinstance(self.ptr.type, PointerType)
+        if self.value.type != self.ptr.type.element_type:
+            raise VerifyException(
+                f"cuda.store: a {self.value.type} cannot be stored through "
+                f"{self.ptr.type}"
+            )
+
+
+@irdl_op_definition
+class SharedAllocOp(IRDLOperation):
+    """A static `__shared__` array: `%s = cuda.shared_alloc 32 : !cuda.ptr<f32, shared>`."""
+
+    name = "cuda.shared_alloc"
+    size = prop_def(IntegerAttr[I64])
+    result = result_def(PointerType)
+    assembly_format = "$size attr-dict `:` type($result)"
+
+    def __init__(self, element_type: Attribute, size: int):
+        super().__init__(
+            properties={"size": IntegerAttr(size, i64)},
+            result_types=[PointerType(element_type, MemorySpace.SHARED)],
+        )
+
+    def verify_(self) -> None:
+        assert isinstance(self.result.type, PointerType)
+        if self.result.type.memory_space != MemorySpace.SHARED:
+            raise VerifyException(
+                "cuda.shared_alloc: the result must be a shared pointer"
+            )
+        if self.size.value.data < 1:
+            raise VerifyException("cuda.shared_alloc: size must be >= 1")
+
+
+@irdl_op_definition
+class SyncThreadsOp(IRDLOperation):
+    """__syncthreads(): `cuda.sync_threads`."""
+
+    name = "cuda.sync_threads"
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class ShflXorOp(IRDLOperation):
+    """__shfl_xor_sync over the full warp: `%r = cuda.shfl_xor %v, 16 : f32`."""
+
+    name = "cuda.shfl_xor"
+    value = operand_def(Float32Type)
+    offset = prop_def(IntegerAttr[I64])
+    result = result_def(Float32Type)
+    assembly_format = "$value `,` $offset attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue, offset: int):
+        super().__init__(
+            operands=[value],
+            properties={"offset": IntegerAttr(offset, i64)},
+            result_types=[Float32Type()],
+        )
+
+    def verify_(self) -> None:
+        if self.offset.value.data not in (1, 2, 4, 8, 16):
+            raise VerifyException("cuda.shfl_xor: offset must be 1, 2, 4, 8 or 16")
+
+
+def _verify_pointer_args(op_name: str, body: Region, function_type: FunctionType):
+    if list(function_type.outputs.data):
+        raise VerifyException(f"{op_name}: returns nothing (outputs are pointers)")
+    args = [a.type for a in body.block.args]
+    if args != list(function_type.inputs.data):
+        raise VerifyException(
+            f"{op_name}: block arguments must match the function type"
+        )
+    for t in args:
+        if not isinstance(t, PointerType) or t.memory_space != MemorySpace.GLOBAL:
+            raise VerifyException(f"{op_name}: parameter {t} is not a global pointer")
+
+
+def _print_signature(printer: Printer, sym_name: StringAttr, body: Region) -> None:
+    printer.print_string(" ")
+    printer.print_symbol_name(sym_name.data)
+    printer.print_string("(")
+    printer.print_list(body.block.args, printer.print_block_argument)
+    printer.print_string(")")
+
+
+def _parse_signature(parser: Parser):
+    sym_name = parser.parse_symbol_name()
+    args = parser.parse_comma_separated_list(
+        parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=True)
+    )
+    return sym_name, args
+
+
+@irdl_op_definition
+class KernelOp(IRDLOperation):
+    """A `__global__` kernel over global pointers, launched with `block` threads
+    per block (its `__launch_bounds__`); `fused_ops` names the molten ops it
+    computes, for the comment above it."""
+
+    name = "cuda.kernel"
+    sym_name = prop_def(StringAttr)
+    function_type = prop_def(FunctionType)
+    block = prop_def(IntAttr)
+    fused_ops = opt_prop_def(ArrayAttr[StringAttr])
+    body = region_def("single_block")
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    def __init__(
+        self,
+        sym_name: str,
+        params: Sequence[Attribute],
+        block: int,
+        body: Region,
+        fused_ops: Sequence[str] = (),
+    ):
+        properties: dict[str, Attribute] = {
+            "sym_name": StringAttr(sym_name),
+            "function_type": FunctionType.from_lists(params, []),
+            "block": IntAttr(block),
+        }
+        if fused_ops:
+            properties["fused_ops"] = ArrayAttr([StringAttr(n) for n in fused_ops])
+        super().__init__(properties=properties, regions=[body])
+
+    def verify_(self) -> None:
+        _verify_pointer_args(self.name, self.body, self.function_type)
+        if not 1 <= self.block.data <= 1024:
+            raise VerifyException("cuda.kernel: block must be in [1, 1024]")
+
+    def print(self, printer: Printer) -> None:
+        _print_signature(printer, self.sym_name, self.body)
+        printer.print_string(f" block {self.block.data}")
+        extra = {"fused_ops": self.fused_ops} if self.fused_ops is not None else {}
+        printer.print_op_attributes({**self.attributes, **extra}, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> KernelOp:
+        sym_name, args = _parse_signature(parser)
+        parser.parse_keyword("block")
+        block = parser.parse_integer(allow_negative=False)
+        attributes = parser.parse_optional_attr_dict_with_keyword()
+        extra = dict(attributes.data) if attributes is not None else {}
+        body = parser.parse_region(args)
+        properties: dict[str, Attribute] = {
+            "sym_name": sym_name,
+            "function_type": FunctionType.from_lists([a.type for a in args], []),
+            "block": IntAttr(block),
+        }
+        if "fused_ops" in extra:
+            properties["fused_ops"] = extra.pop("fused_ops")
+        return cls.create(properties=properties, attributes=extra, regions=[body])
+
+
+@irdl_op_definition
+class HostFuncOp(IRDLOperation):
+    """The `extern "C"` launcher of a graph: pointers to its inputs, then to its
+    `outputs` outputs; the body launches kernels on the caller's stream."""
+
+    name = "cuda.host_func"
+    sym_name = prop_def(StringAttr)
+    function_type = prop_def(FunctionType)
+    outputs = prop_def(IntAttr)
+    body = region_def("single_block")
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    def __init__(
+        self, sym_name: str, params: Sequence[Attribute], outputs: int, body: Region
+    ):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(sym_name),
+                "function_type": FunctionType.from_lists(params, []),
+                "outputs": IntAttr(outputs),
+            },
+            regions=[body],
+        )
+
+    def verify_(self) -> None:
+        _verify_pointer_args(self.name, self.body, self.function_type)
+        if not 0 < self.outputs.data <= len(self.body.block.args):
+            raise VerifyException("cuda.host_func: outputs must count trailing params")
+
+    def print(self, printer: Printer) -> None:
+        _print_signature(printer, self.sym_name, self.body)
+        printer.print_string(f" outputs {self.outputs.data}")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> HostFuncOp:
+        sym_name, args = _parse_signature(parser)
+        parser.parse_keyword("outputs")
+        outputs = parser.parse_integer(allow_negative=False)
+        attributes = parser.parse_optional_attr_dict_with_keyword()
+        body = parser.parse_region(args)
+        return cls.create(
+            properties={
+                "sym_name": sym_name,
+                "function_type": FunctionType.from_lists([a.type for a in args], []),
+                "outputs": IntAttr(outputs),
+            },
+            attributes=dict(attributes.data) if attributes is not None else {},
+            regions=[body],
+        )
+
+
+@irdl_op_definition
+class LaunchOp(IRDLOperation):
+    """Launches a kernel on the launcher's stream:
+    `cuda.launch @k grid [g, 1, 1] block [b, 1, 1] (%x, %y) : ...`."""
+
+    name = "cuda.launch"
+    callee = prop_def(SymbolRefAttr)
+    grid = prop_def(DenseArrayBase.constr(i64))
+    block = prop_def(DenseArrayBase.constr(i64))
+    args = var_operand_def(PointerType)
+    traits = traits_def(HasParent(HostFuncOp))
+    assembly_format = (
+        "$callee `grid` $grid `block` $block `(` $args `)` attr-dict `:` type($args)"
+    )
+
+    def __init__(
+        self,
+        callee: str,
+        grid: Sequence[int],
+        block: Sequence[int],
+        args: Sequence[SSAValue],
+    ):
+        super().__init__(
+            operands=[args],
+            properties={
+                "callee": SymbolRefAttr(callee),
+                "grid": DenseArrayBase.from_list(i64, list(grid)),
+                "block": DenseArrayBase.from_list(i64, list(block)),
+            },
+        )
+
+    def verify_(self) -> None:
+        for name, dims in (("grid", self.grid), ("block", self.block)):
+            values = dims.get_values()
+            if len(values) != 3 or any(v < 1 for v in values):
+                raise VerifyException(f"cuda.launch: {name} must be three sizes >= 1")
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """A device buffer of `size` elements between kernels, on the stream:
+    `%t = cuda.alloc 4096 : !cuda.ptr<f32>`."""
+
+    name = "cuda.alloc"
+    size = prop_def(IntegerAttr[I64])
+    result = result_def(PointerType)
+    traits = traits_def(HasParent(HostFuncOp))
+    assembly_format = "$size attr-dict `:` type($result)"
+
+    def __init__(self, element_type: Attribute, size: int):
+        super().__init__(
+            properties={"size": IntegerAttr(size, i64)},
+            result_types=[PointerType(element_type)],
+        )
+
+
+@irdl_op_definition
+class FreeOp(IRDLOperation):
+    """Releases a `cuda.alloc` buffer on the stream: `cuda.free %t : !cuda.ptr<f32>`."""
+
+    name = "cuda.free"
+    ptr = operand_def(PointerType)
+    traits = traits_def(HasParent(HostFuncOp))
+    assembly_format = "$ptr attr-dict `:` type($ptr)"
+
+    def __init__(self, ptr: SSAValue):
+        super().__init__(operands=[ptr])
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """The end of a kernel or launcher: `cuda.return`."""
+
+    name = "cuda.return"
+    traits = traits_def(IsTerminator(), HasParent(KernelOp, HostFuncOp))
+    assembly_format = "attr-dict"
+
+
+def is_cuda_op(op: Operation) -> bool:
+    return op.dialect_name() == "cuda"
+
+
+Cuda = Dialect(
+    "cuda",
+    [
+        KernelOp,
+        HostFuncOp,
+        ThreadIdxOp,
+        BlockIdxOp,
+        BlockDimOp,
+        GridDimOp,
+        LoadOp,
+        StoreOp,
+        SharedAllocOp,
+        SyncThreadsOp,
+        ShflXorOp,
+        LaunchOp,
+        AllocOp,
+        FreeOp,
+        ReturnOp,
+    ],
+    [PointerType, DimAttr],
+)
