@@ -16,7 +16,8 @@ cuda.kernel @scale(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 256 {
   cuda.return
 }
 cuda.host_func @graph(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 {
-  cuda.launch @scale grid [1, 1, 1] block [256, 1, 1] (%x, %y) : !cuda.ptr<f32>, !cuda.ptr<f32>
+  cuda.launch @scale grid [1, 1, 1] block [256, 1, 1] (%x, %y)
+      : !cuda.ptr<f32>, !cuda.ptr<f32>
   cuda.return
 }
 ```
@@ -31,13 +32,13 @@ from collections.abc import Sequence
 from enum import auto
 
 from xdsl.dialects.builtin import (
+    I64,
     ArrayAttr,
     BFloat16Type,
     DenseArrayBase,
     Float16Type,
     Float32Type,
     FunctionType,
-    I64,
     IndexType,
     IntAttr,
     IntegerAttr,
@@ -228,7 +229,8 @@ class StoreOp(IRDLOperation):
 
 @irdl_op_definition
 class SharedAllocOp(IRDLOperation):
-    """A static `__shared__` array: `%s = cuda.shared_alloc 32 : !cuda.ptr<f32, shared>`."""
+    """A static `__shared__` array:
+    `%s = cuda.shared_alloc 32 : !cuda.ptr<f32, shared>`."""
 
     name = "cuda.shared_alloc"
     size = prop_def(IntegerAttr[I64])

@@ -1,8 +1,11 @@
 """The xDSL context that knows every dialect Molten's IR may contain."""
 
 from xdsl.context import Context
+from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.func import Func
+from xdsl.dialects.math import Math
+from xdsl.dialects.scf import Scf
 from xdsl.ir import Dialect
 from xdsl.parser import Parser
 
