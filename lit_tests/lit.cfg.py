@@ -51,7 +51,12 @@ config.substitutions.append(
 # The pipelines of molten/pipeline.py, so that a test of "the default pipeline"
 # runs the pipeline the compiler runs (lit runs in the environment where
 # molten is installed, as molten-opt does).
-from molten.pipeline import DEFAULT_PIPELINE, MOLTEN_PIPELINE  # noqa: E402
+from molten.pipeline import (  # noqa: E402
+    DEFAULT_PIPELINE,
+    KERNEL_LEVEL_PIPELINE,
+    MOLTEN_PIPELINE,
+)
 
 config.substitutions.append(("MOLTEN_DEFAULT_PIPELINE", DEFAULT_PIPELINE))
 config.substitutions.append(("MOLTEN_LEVEL_PIPELINE", MOLTEN_PIPELINE))
+config.substitutions.append(("MOLTEN_KERNEL_LEVEL_PIPELINE", KERNEL_LEVEL_PIPELINE))

@@ -15,10 +15,11 @@ from molten.errors import (
 )
 from molten.interpreters import interpret
 from molten.ir import DataflowGraph, Tensor, TensorShape
-from molten.pipeline import DEFAULT_PIPELINE
+from molten.pipeline import DEFAULT_PIPELINE, KERNEL_LEVEL_PIPELINE
 
 __all__ = [
     "DEFAULT_PIPELINE",
+    "KERNEL_LEVEL_PIPELINE",
     "DTypeError",
     "DataflowGraph",
     "GraphError",

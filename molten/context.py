@@ -7,7 +7,7 @@ from xdsl.dialects.func import Func
 from xdsl.dialects.math import Math
 from xdsl.dialects.scf import Scf
 from xdsl.ir import Dialect
-from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError, VerifyException
 
 from molten.dialects.cuda import Cuda
 from molten.dialects.kernel import Kernel
@@ -25,7 +25,22 @@ def molten_context() -> Context:
 
 
 def parse_module(text: str, name: str = "<string>") -> ModuleOp:
-    """Parses and verifies MLIR text in Molten's context."""
-    module = Parser(molten_context(), text, name).parse_module()
-    module.verify()
+    """Parses and verifies MLIR text in Molten's context; errors point at the
+    text's lines (a parse error as a ParseError, a rule broken as the rule's
+    MoltenError, other verifier errors as a GraphError)."""
+    from molten.diagnostics import LocatingParser, MoltenParseError, locate
+    from molten.errors import GraphError, MoltenError
+
+    try:
+        module = LocatingParser(molten_context(), text, name).parse_module()
+    except MoltenParseError:
+        raise
+    except ParseError as error:
+        raise MoltenParseError(error.span, error.msg) from None
+    try:
+        module.verify()
+    except VerifyException as error:
+        located = locate(module, error, text, name)
+        kind = type(error) if isinstance(error, MoltenError) else GraphError
+        raise kind(located) from None
     return module

@@ -308,12 +308,15 @@ class DataflowGraph:
         )
 
     @classmethod
-    def from_mlir(cls, text: str, entry: str | None = None) -> DataflowGraph:
-        """A graph from MLIR text holding a `func.func` of molten ops."""
+    def from_mlir(
+        cls, text: str, entry: str | None = None, name: str = "<string>"
+    ) -> DataflowGraph:
+        """A graph from MLIR text holding a `func.func` of molten ops; `name`
+        (a file name) is what parse errors point at."""
         from molten.context import parse_module
         from molten.interpreters import entry_function
 
-        func = entry_function(parse_module(text), entry)
+        func = entry_function(parse_module(text, name), entry)
         graph = cls(func.sym_name.data)
         mapping: dict[SSAValue, SSAValue] = {}
         for i, arg in enumerate(func.body.block.args):

@@ -1,9 +1,8 @@
-"""Molten's default pass pipeline, defined once.
+"""Molten's default pass pipeline, defined once, level by level.
 
-`ZeroCompiler` runs exactly this pipeline and `molten-opt -p` accepts any
-prefix of it, so a user can stop at any level and read the IR. It grows level
-by level; today it ends at the kernel level (fused, outlined, scheduled
-kernels), before the cuda dialect.
+`ZeroCompiler` runs exactly `DEFAULT_PIPELINE`; `molten-opt -p` accepts any
+prefix of it, so a user can stop at any level and read (or, above the cuda
+level, interpret) the IR.
 """
 
 MOLTEN_PIPELINE = "molten-decompose,canonicalize,cse,dce"
@@ -14,7 +13,13 @@ KERNEL_PIPELINE = (
 )
 """Level 2: primitives fused into kernels, outlined and scheduled."""
 
-DEFAULT_PIPELINE = f"{MOLTEN_PIPELINE},{KERNEL_PIPELINE}"
+CUDA_PIPELINE = "lower-kernel-to-cuda,cse"
+"""Level 3: kernels lowered to the cuda dialect, which `-t cuda` prints."""
+
+KERNEL_LEVEL_PIPELINE = f"{MOLTEN_PIPELINE},{KERNEL_PIPELINE}"
+"""The prefix that ends at the kernel level, the last the interpreter runs."""
+
+DEFAULT_PIPELINE = f"{KERNEL_LEVEL_PIPELINE},{CUDA_PIPELINE}"
 
 
 def run_pipeline(module, spec: str = DEFAULT_PIPELINE):

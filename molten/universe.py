@@ -57,6 +57,24 @@ def _kernel_schedule():
     return KernelSchedule
 
 
+def _lower_kernel_to_cuda():
+    from molten.passes.lower_kernel_to_cuda import LowerKernelToCuda
+
+    return LowerKernelToCuda
+
+
+def _cuda_target():
+    from molten.targets.cuda import CudaTarget
+
+    return CudaTarget
+
+
+def _cuda_header_target():
+    from molten.targets.cuda import CudaHeaderTarget
+
+    return CudaHeaderTarget
+
+
 MOLTEN_UNIVERSE = Universe(
     all_dialects={
         "molten": _molten_dialect,
@@ -70,5 +88,7 @@ MOLTEN_UNIVERSE = Universe(
         "fuse-elementwise": _fuse_elementwise,
         "kernel-outline": _kernel_outline,
         "kernel-schedule": _kernel_schedule,
+        "lower-kernel-to-cuda": _lower_kernel_to_cuda,
     },
+    all_targets={"cuda": _cuda_target, "cuda-header": _cuda_header_target},
 )

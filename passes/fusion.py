@@ -154,8 +154,11 @@ def kept_outside(ordered: Sequence[Operation], group: set[Operation]) -> set[Ope
 
 def fuse(
     rewriter: PatternRewriter, group: Iterable[Operation], kind: kernel.KernelKind
-) -> kernel.FusedOp:
-    """Replaces the convex `group` of one block by one kernel.fused of `kind`."""
+) -> kernel.FusedOp | None:
+    """Replaces the convex `group` of one block by one kernel.fused of `kind`.
+
+    Returns None, changing nothing, when the group would yield nothing: all
+    its values are recomputed by the groups of their users."""
     group = set(group)
     block = next(iter(group)).parent_block()
     assert block is not None
@@ -183,6 +186,8 @@ def fuse(
         for r in op.results
         if any(u.operation not in group or u.operation in kept for u in r.uses)
     ]
+    if not outputs:
+        return None
 
     body = Block(arg_types=[v.type for v in inputs])
     mapping: dict[SSAValue, SSAValue] = {}

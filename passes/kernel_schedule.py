@@ -6,7 +6,9 @@ plain (the speed-of-light schedules come with vectorization):
 
 * pointwise: 256 threads, one element per thread, scalar accesses;
 * row_reduce: one block per row, the fewest threads (a multiple of 32, at
-  most 1024) that cover the row with at most 8 elements each;
+  most 1024) that cover the row with at most 8 elements each, held in
+  registers (`elements_per_thread`); a longer row gets 1024 threads and
+  `elements_per_thread = 1`: it is read again for each pass over it;
 * gemm: 256 threads on 64x64 output tiles with a K step of 16.
 
 A schedule already present (written by hand or by an autotuner) is kept.
@@ -52,8 +54,11 @@ def schedule_for(
         n = row_length(body_ops)
         threads = math.ceil(n / MAX_ROW_ELEMENTS_PER_THREAD)
         block = min(MAX_BLOCK, max(32, 32 * math.ceil(threads / 32)))
+        per_thread = math.ceil(n / block)
+        if per_thread > MAX_ROW_ELEMENTS_PER_THREAD:
+            per_thread = 1
         return kernel.ScheduleAttr(
-            block, rows_per_block=1, elements_per_thread=math.ceil(n / block)
+            block, rows_per_block=1, elements_per_thread=per_thread
         )
     if kind == kernel.KernelKind.GEMM:
         return kernel.ScheduleAttr(GEMM_BLOCK, tile=GEMM_TILE)

@@ -68,26 +68,43 @@ def test_seed_example_round_trips(seed):
     assert DataflowGraph.from_mlir(g.to_mlir(generic=True)).to_mlir() == text
 
 
-def test_seed_compile_says_what_is_missing(seed):
-    with pytest.raises(NotImplementedError) as info:
-        seed["ZeroCompiler"]().compile(seed["g"])
-    message = str(info.value)
-    assert "ZeroCompiler.compile" in message
-    assert "not implemented" in message
-    assert "missing" in message and "kernel" in message
-    assert "optimize" in message and "interpret" in message  # says what to use instead
+def test_seed_compiles_to_one_kernel(seed, tmp_path):
+    compiled = seed["ZeroCompiler"](arch="sm_90").compile(seed["g"])
+    assert compiled.name == "fused_rmsnorm"
+    (only,) = compiled.kernels
+    assert only.name == "fused_rmsnorm_row_reduce0"
+    assert only.grid == (2048, 1, 1) and only.block[0] % 32 == 0
+    assert only.fused_ops == ("square", "reduce_mean", "add", "rsqrt", "mul", "mul")
+    assert compiled.source.count("__global__") == 1
+    assert 'extern "C" cudaError_t fused_rmsnorm(' in compiled.source
+    assert "cudaError_t fused_rmsnorm(" in compiled.header
+    files = seed["ZeroCompiler"]().save(compiled, tmp_path / "out")
+    assert sorted(p.name for p in files) == [
+        "fused_rmsnorm.cu",
+        "fused_rmsnorm.h",
+        "fused_rmsnorm.mlir",
+    ]
+    assert (
+        (tmp_path / "out" / "fused_rmsnorm.cu")
+        .read_text()
+        .startswith('#include "fused_rmsnorm.h"')
+    )
 
 
-def test_zero_compiler_save_not_implemented():
-    with pytest.raises(NotImplementedError, match="not implemented"):
-        molten.ZeroCompiler().save([], "/nonexistent")
+def test_gemm_compile_says_what_is_missing():
+    g = DataflowGraph("mm")
+    x = g.add_input("x", [4, 8])
+    w = g.add_input("w", [8, 16])
+    g.add_output(g.matmul(x, w))
+    with pytest.raises(NotImplementedError, match="gemm kernels .* not lowered yet"):
+        molten.ZeroCompiler().compile(g)
 
 
-def test_zero_compiler_optimize_runs_default_pipeline(seed):
+def test_zero_compiler_optimize_stops_at_the_kernel_level(seed):
     module = molten.ZeroCompiler(arch="sm_90").optimize(seed["g"])
     text = str(module)
     assert "molten.rms_norm" not in text
-    assert "molten.rsqrt" in text
+    assert "molten.rsqrt" in text and "kernel.launch" in text
 
 
 # --------------------------------------------------------------------------

@@ -1,12 +1,21 @@
-// RUN: molten-opt %S/../../examples/fused_rmsnorm.mlir -p MOLTEN_DEFAULT_PIPELINE | filecheck %s
+// RUN: molten-opt %S/../../examples/fused_rmsnorm.mlir -p MOLTEN_KERNEL_LEVEL_PIPELINE | filecheck %s
+// RUN: molten-opt %S/../../examples/fused_rmsnorm.mlir -p MOLTEN_DEFAULT_PIPELINE -t cuda | filecheck %s --check-prefix=CUDA
 // RUN: env COLUMNS=1000 molten-opt --help | filecheck %s --check-prefix=HELP
 
-// The default pipeline of molten/pipeline.py takes the seed spec (3 ops once
-// decomposed into primitives, 1 composite as written) to one row_reduce
-// kernel, outlined and scheduled, launched once by the graph. --help names
+// The default pipeline of molten/pipeline.py takes the seed spec (one
+// composite as written, six primitives once decomposed) to one row_reduce
+// kernel, outlined and scheduled, launched once by the graph (the kernel-level
+// prefix), then to one CUDA kernel and its launcher (-t cuda). --help names
 // the same pipeline.
 
-// HELP: Default pipeline: molten-decompose,canonicalize,cse,dce,fuse-reduction,fuse-epilogue,fuse-elementwise,kernel-outline,kernel-schedule,dce
+// HELP: Default pipeline: molten-decompose,canonicalize,cse,dce,fuse-reduction,fuse-epilogue,fuse-elementwise,kernel-outline,kernel-schedule,dce,lower-kernel-to-cuda,cse
+
+// CUDA:      // fused_rmsnorm_row_reduce0: fuses square, reduce_mean, add, rsqrt, mul, mul
+// CUDA-NEXT: __global__ void __launch_bounds__(640) fused_rmsnorm_row_reduce0(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ norm) {
+// CUDA-NOT:  __global__
+// CUDA:      extern "C" cudaError_t fused_rmsnorm(const float* x, const float* w, float* norm, cudaStream_t stream) {
+// CUDA-NEXT:   cudaError_t err = cudaSuccess;
+// CUDA-NEXT:   fused_rmsnorm_row_reduce0<<<dim3(2048, 1, 1), dim3(640, 1, 1), 0, stream>>>(x, w, norm);
 
 // CHECK:      kernel.func @fused_rmsnorm_row_reduce0(%x: tensor<2048x5120xf32>, %w: tensor<5120xf32>) -> (tensor<2048x5120xf32>) row_reduce schedule #kernel.schedule<block = 640, rows_per_block = 1, vector = 1, elements_per_thread = 8> attributes {fused_ops = ["square", "reduce_mean", "add", "rsqrt", "mul", "mul"]} {
 // CHECK-NEXT:   %cst = molten.constant dense<1.000000e-06> : tensor<f32>

@@ -16,86 +16,25 @@ with a non-zero exit (exit 0 and the message on stdout under
 from __future__ import annotations
 
 import os
-import re
 import sys
 import traceback
 from collections.abc import Sequence
 from importlib.metadata import version
 from typing import IO
 
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
-from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from molten.diagnostics import (
+    Diagnostic,
+    LocatingParser,
+    MoltenParseError,
+    _is_blank,
+    locate,
+)
 from molten.errors import MoltenError
 from molten.pipeline import DEFAULT_PIPELINE
-
-
-class MoltenParseError(ParseError):
-    """A parse error printed as `file:line:col: error: message`, the source line
-    and carets, in every mode (xDSL prints a ParseError itself under
-    --parsing-diagnostics)."""
-
-    def __str__(self) -> str:
-        context = self.span.print_with_context().splitlines()[1:]
-        header = f"{self.span.get_location()}: error: {self.msg}"
-        return "\n".join([header, *(line for line in context if line.strip())])
-
-
-_OP_NAME = re.compile(r'\s*(?:%[^=]*=\s*)?"?([A-Za-z_][\w.$]*)')
-
-
-class LocatingParser(Parser):
-    """A parser that gives each op it parses its source location, and turns
-    the errors xDSL raises while building an op (a type constraint checked by
-    the assembly format, a float literal too large for its type) into parse
-    errors at that op."""
-
-    def __init__(self, *args, line_offset: int = 0, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.line_offset = line_offset
-
-    def parse_operation(self) -> Operation:
-        span = self._current_token.span
-        start = span.get_location()
-        try:
-            op = super().parse_operation()
-        except (VerifyException, OverflowError) as error:
-            line = span.input.content[span.start :].split("\n", 1)[0]
-            match = _OP_NAME.match(line)
-            name = f"{match.group(1)}: " if match else ""
-            raise MoltenParseError(span, f"{name}{error}") from None
-        if not isinstance(op.location, FileLineColLoc):
-            op.location = FileLineColLoc(
-                StringAttr(start.file),
-                IntAttr(start.line + self.line_offset),
-                IntAttr(start.col),
-            )
-        return op
-
-
-def _is_blank(source: str) -> bool:
-    """Whether `source` holds only whitespace and `//` comments."""
-    return all(
-        not line.strip() or line.strip().startswith("//")
-        for line in source.splitlines()
-    )
-
-
-class Diagnostic(DiagnosticException):
-    """An error already formatted for the user, `file:line:col: error: ...`."""
-
-
-def first_failing_op(module: Operation) -> tuple[Operation, Exception] | None:
-    """The first op, in walk order, whose own verifier fails."""
-    for op in module.walk():
-        try:
-            op.verify(verify_nested_ops=False)
-        except Exception as error:  # the op's verifier may raise anything
-            return op, error
-    return None
 
 
 class MoltenOptMain(xDSLOptMain):
@@ -153,23 +92,9 @@ class MoltenOptMain(xDSLOptMain):
             raise Diagnostic(self._locate(prog, error)) from None
 
     def _locate(self, module: ModuleOp, error: Exception) -> str:
-        """`error` as `file:line:col: error: message` plus the source line."""
-        failing = first_failing_op(module)
-        op, error = failing if failing is not None else (None, error)
-        message = str(error).removeprefix("Operation does not verify: ")
-        location = op.location if op is not None else None
-        if not isinstance(location, FileLineColLoc):
-            if op is None:
-                return f"{self.get_input_name()}: error: {message}"
-            # An op a pass created: show it instead of a source line.
-            return f"{self.get_input_name()}: error: {message}\n  in op: {op}"
-        line, col = location.line.data, location.column.data
-        header = f"{location.filename.data}:{line}:{col}: error: {message}"
-        lines = self._source.splitlines()
-        index = line - self._line_offset - 1
-        if not 0 <= index < len(lines):
-            return header
-        return f"{header}\n{lines[index]}\n{' ' * (col - 1)}^"
+        return locate(
+            module, error, self._source, self.get_input_name(), self._line_offset
+        )
 
 
 def main(args: Sequence[str] | None = None) -> int:
@@ -182,6 +107,9 @@ def main(args: Sequence[str] | None = None) -> int:
         return 1
     except (DiagnosticException, MoltenError) as error:
         print(str(error).rstrip(), file=sys.stderr)
+        return 1
+    except NotImplementedError as error:
+        print(f"molten-opt: error: not implemented yet: {error}", file=sys.stderr)
         return 1
     except (OSError, ValueError) as error:
         print(f"molten-opt: error: {error}", file=sys.stderr)

@@ -1,0 +1,297 @@
+// RUN: molten-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: molten-opt %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=NOMODULE
+
+// One case per verifier rule of the kernel dialect's ops. Each CHECK line
+// matches the whole located diagnostic, `file:LINE:COL: error: message`, of
+// the op right after it. The second run makes sure that every case fails: no
+// module is printed. The #kernel.schedule attribute is verified as it is
+// built, while parsing: its errors, and the dialect's parse errors, are in
+// parse-errors.mlir.
+// NOMODULE-NOT: builtin.module
+
+// kernel.fused: the yielded type differs from the declared result type
+func.func @fused_yield_type(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 3]]:3: error: kernel.fused: kernel.yield gives (tensor<4x8xf32>) but the op returns (tensor<4x8xf16>){{$}}
+// CHECK-NEXT: {{^}}  %0 = kernel.fused pointwise (%x) : (tensor<4x8xf32>) -> tensor<4x8xf16> {{[{]$}}
+// CHECK-NEXT: {{^}}  ^{{$}}
+  %0 = kernel.fused pointwise (%x) : (tensor<4x8xf32>) -> tensor<4x8xf16> {
+  ^bb0(%a: tensor<4x8xf32>):
+    kernel.yield %a : tensor<4x8xf32>
+  }
+  func.return
+}
+
+// -----
+
+// kernel.fused: fewer values yielded than results
+func.func @fused_yield_count(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.fused: kernel.yield gives () but the op returns (tensor<4x8xf32>){{$}}
+  %0 = kernel.fused row_reduce (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    kernel.yield
+  }
+  func.return
+}
+
+// -----
+
+// kernel.fused: more values yielded than results, of two shapes
+func.func @fused_yield_extra(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.fused: kernel.yield gives (tensor<4x8xf32>, tensor<4x1xf32>) but the op returns (tensor<4x8xf32>){{$}}
+  %0 = kernel.fused row_reduce (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %s = molten.reduce_sum %a axes = [1] keepdim : tensor<4x8xf32> -> tensor<4x1xf32>
+    kernel.yield %a, %s : tensor<4x8xf32>, tensor<4x1xf32>
+  }
+  func.return
+}
+
+// -----
+
+// kernel.fused: a block argument of another type than its input
+func.func @fused_arg_type(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.fused: block argument types must match the inputs{{$}}
+  %0 = kernel.fused pointwise (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<8x4xf32>):
+    %b = molten.reshape %a : tensor<8x4xf32> -> tensor<4x8xf32>
+    kernel.yield %b : tensor<4x8xf32>
+  }
+  func.return
+}
+
+// -----
+
+// kernel.fused: an input without a block argument
+func.func @fused_arg_count(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.fused: block argument types must match the inputs{{$}}
+  %0 = kernel.fused pointwise (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %b = molten.constant dense<1.0> : tensor<4x8xf32>
+    kernel.yield %b : tensor<4x8xf32>
+  }
+  func.return
+}
+
+// -----
+
+// kernel.fused: a body that does not end in kernel.yield
+func.func @fused_no_yield(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.fused: the body must end in kernel.yield{{$}}
+  kernel.fused pointwise (%x) : (tensor<4x8xf32>) -> () {
+  ^bb0(%a: tensor<4x8xf32>):
+    %b = molten.exp %a : tensor<4x8xf32>
+  }
+  func.return
+}
+
+// -----
+
+// kernel.fused: a kernel.yield that is not the last op
+func.func @fused_yield_not_last(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.fused: the body must end in kernel.yield{{$}}
+  %0 = kernel.fused pointwise (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    kernel.yield %a : tensor<4x8xf32>
+    %b = molten.exp %a : tensor<4x8xf32>
+  }
+  func.return
+}
+
+// -----
+
+// kernel.fused is isolated from above: its body reads values through its
+// inputs only
+func.func @fused_not_isolated(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: Operation using value defined out of its IsolatedFromAbove parent: ExpOp(%e = molten.exp %x : tensor<4x8xf32>){{$}}
+  %0 = kernel.fused pointwise () : () -> tensor<4x8xf32> {
+    %e = molten.exp %x : tensor<4x8xf32>
+    kernel.yield %e : tensor<4x8xf32>
+  }
+  func.return
+}
+
+// -----
+
+// kernel.fused: a body of two blocks (the generic form can write one)
+func.func @fused_two_blocks(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: Region 'body' at position 0 expected a single block, but got 2 blocks{{$}}
+  %0 = "kernel.fused"(%x) <{kind = #kernel<kind pointwise>}> ({
+  ^bb0(%a: tensor<4x8xf32>):
+    "kernel.yield"(%a) : (tensor<4x8xf32>) -> ()
+  ^bb1:
+    "kernel.yield"(%a) : (tensor<4x8xf32>) -> ()
+  }) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// kernel.fused: no kind
+func.func @fused_no_kind() {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: property 'kind' expected in operation 'kernel.fused'{{$}}
+  "kernel.fused"() ({
+    "kernel.yield"() : () -> ()
+  }) : () -> ()
+  func.return
+}
+
+// -----
+
+// kernel.fused: a kind that is not a #kernel.kind
+func.func @fused_kind_not_enum() {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: 1 : i64 should be of base attribute kernel.kind{{$}}
+  "kernel.fused"() <{kind = 1 : i64}> ({
+    "kernel.yield"() : () -> ()
+  }) : () -> ()
+  func.return
+}
+
+// -----
+
+// kernel.func: block arguments other than the function type's inputs (the
+// custom form takes the inputs from the arguments; the generic form can
+// disagree)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @k: block argument types must match the function type's inputs{{$}}
+"kernel.func"() <{sym_name = "k", function_type = (tensor<4x8xf32>) -> tensor<4x8xf32>, kind = #kernel<kind pointwise>}> ({
+^bb0(%x: tensor<8x4xf32>):
+  %b = "molten.reshape"(%x) : (tensor<8x4xf32>) -> tensor<4x8xf32>
+  "kernel.yield"(%b) : (tensor<4x8xf32>) -> ()
+}) : () -> ()
+
+// -----
+
+// kernel.func: one block argument too many
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @k2: block argument types must match the function type's inputs{{$}}
+"kernel.func"() <{sym_name = "k2", function_type = (tensor<4xf32>) -> tensor<4xf32>, kind = #kernel<kind gemm>}> ({
+^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
+  "kernel.yield"(%x) : (tensor<4xf32>) -> ()
+}) : () -> ()
+
+// -----
+
+// kernel.func: the yielded type differs from the function type's result
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 3]]:1: error: kernel.func: kernel.yield gives (tensor<4x8xf32>) but the op returns (tensor<4x8xf16>){{$}}
+// CHECK-NEXT: {{^}}kernel.func @yield_type(%x: tensor<4x8xf32>) -> (tensor<4x8xf16>) pointwise {{[{]$}}
+// CHECK-NEXT: {{^}}^{{$}}
+kernel.func @yield_type(%x: tensor<4x8xf32>) -> (tensor<4x8xf16>) pointwise {
+  kernel.yield %x : tensor<4x8xf32>
+}
+
+// -----
+
+// kernel.func: results declared, none yielded
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func: kernel.yield gives () but the op returns (tensor<4xf32>, tensor<4xf32>){{$}}
+kernel.func @yield_count(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) row_reduce {
+  kernel.yield
+}
+
+// -----
+
+// kernel.func: a body that does not end in kernel.yield
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func: the body must end in kernel.yield{{$}}
+kernel.func @no_yield(%x: tensor<4xf32>) -> () pointwise {
+  %e = molten.exp %x : tensor<4xf32>
+}
+
+// -----
+
+// kernel.func: fused_ops must name ops with strings
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: 1 : i64 should be of base attribute string{{$}}
+"kernel.func"() <{sym_name = "k", function_type = () -> (), kind = #kernel<kind pointwise>, fused_ops = [1 : i64]}> ({
+  "kernel.yield"() : () -> ()
+}) : () -> ()
+
+// -----
+
+// kernel.launch: no symbol of that name
+func.func @launch_unknown(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 3]]:3: error: kernel.launch: @nope is not a kernel.func in this module{{$}}
+// CHECK-NEXT: {{^}}  %0 = kernel.launch @nope(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>{{$}}
+// CHECK-NEXT: {{^}}  ^{{$}}
+  %0 = kernel.launch @nope(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// kernel.launch: the symbol is a func.func, not a kernel.func
+func.func @graph(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  func.return %x : tensor<4x8xf32>
+}
+func.func @launch_func(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.launch: @graph is not a kernel.func in this module{{$}}
+  %0 = kernel.launch @graph(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// kernel.launch: an input of another type than the kernel's
+kernel.func @k(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise {
+  kernel.yield %x : tensor<4x8xf32>
+}
+func.func @launch_input_type(%x: tensor<4x8xf16>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.launch: the types do not match @k: (tensor<4x8xf32>) -> tensor<4x8xf32>{{$}}
+  %0 = kernel.launch @k(%x) : (tensor<4x8xf16>) -> tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// kernel.launch: one input too many
+kernel.func @k(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise {
+  kernel.yield %x : tensor<4x8xf32>
+}
+func.func @launch_input_count(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.launch: the types do not match @k: (tensor<4x8xf32>) -> tensor<4x8xf32>{{$}}
+  %0 = kernel.launch @k(%x, %x) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// kernel.launch: a result type other than the kernel's
+kernel.func @k(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise {
+  kernel.yield %x : tensor<4x8xf32>
+}
+func.func @launch_result_type(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.launch: the types do not match @k: (tensor<4x8xf32>) -> tensor<4x8xf32>{{$}}
+  %0 = kernel.launch @k(%x) : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  func.return
+}
+
+// -----
+
+// kernel.launch: one result too many
+kernel.func @k(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise {
+  kernel.yield %x : tensor<4x8xf32>
+}
+func.func @launch_result_count(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.launch: the types do not match @k: (tensor<4x8xf32>) -> tensor<4x8xf32>{{$}}
+  %0, %1 = kernel.launch @k(%x) : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  func.return
+}
+
+// -----
+
+// kernel.launch: a callee that is a string, not a symbol reference
+func.func @launch_callee_string(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: "k" should be of base attribute symbol_ref{{$}}
+  %0 = "kernel.launch"(%x) <{callee = "k"}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// kernel.yield outside a kernel: in a func.func
+func.func @yield_in_func(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 3]]:3: error: 'kernel.yield' expects parent op to be one of 'kernel.fused', 'kernel.func'{{$}}
+// CHECK-NEXT: {{^}}  kernel.yield %x : tensor<4x8xf32>{{$}}
+// CHECK-NEXT: {{^}}  ^{{$}}
+  kernel.yield %x : tensor<4x8xf32>
+}
+
+// -----
+
+// kernel.yield at the top level of the module
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: 'kernel.yield' expects parent op to be one of 'kernel.fused', 'kernel.func'{{$}}
+kernel.yield

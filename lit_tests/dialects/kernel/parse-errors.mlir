@@ -1,0 +1,172 @@
+// RUN: molten-opt %s --split-input-file --parsing-diagnostics | filecheck %s
+// RUN: molten-opt %s --split-input-file --parsing-diagnostics | filecheck %s --check-prefix=NOMODULE
+// RUN: not molten-opt %s --split-input-file 2>&1 | filecheck %s --check-prefix=FIRST
+
+// The kernel dialect's errors found while parsing, under --parsing-diagnostics
+// (one located error per chunk, exit 0): the #kernel.schedule syntax (an
+// unknown field, no `block`), a kind that is not one of the four, and the
+// schedule's verifier, which runs as the attribute is built: a field < 1 is
+// reported at the op that holds the schedule. Without --parsing-diagnostics
+// the first error ends the run (FIRST).
+//
+// The column of the two schedule syntax errors is not checked here: it is
+// the token after the field's `=` (unknown field) or after the closing `>`
+// (no `block`), not the offending name; schedule-error-location.mlir has the
+// located form, XFAIL.
+// NOMODULE-NOT: builtin.module
+
+// an unknown field
+func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 4>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, tile){{$}}
+// CHECK-NEXT: {{^}}func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 4>} {{[{]$}}
+
+// FIRST:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, tile){{$}}
+// FIRST-NOT:  error
+
+// -----
+
+// an unknown field in kernel.fused's schedule (written without the prefix)
+func.func @unknown_field_fused(%x: tensor<4xf32>) {
+  %0 = kernel.fused pointwise schedule <block = 32, tiles = [4]> (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    kernel.yield %a : tensor<4xf32>
+  }
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'tiles' (fields: block, rows_per_block, vector, elements_per_thread, tile){{$}}
+
+// -----
+
+// no `block`
+func.func @no_block() attributes {s = #kernel.schedule<rows_per_block = 2, vector = 4>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a schedule needs 'block'{{$}}
+
+// -----
+
+// no field at all
+kernel.func @empty_schedule(%a: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<> {
+  kernel.yield %a : tensor<4xf32>
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a schedule needs 'block'{{$}}
+
+// -----
+
+// a negative field is not even an integer literal there
+func.func @negative_block() attributes {s = #kernel.schedule<block = -1>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:70: error: Expected integer literal{{$}}
+
+// -----
+
+// a field that is not an integer
+func.func @float_vector() attributes {s = #kernel.schedule<block = 32, vector = 1.5>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:81: error: Expected integer literal{{$}}
+
+// -----
+
+// block = 0, on a plain attribute: reported at the op holding it
+func.func @block_zero() attributes {s = #kernel.schedule<block = 0>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: block must be >= 1{{$}}
+// CHECK-NEXT: {{^}}func.func @block_zero() attributes {s = #kernel.schedule<block = 0>} {{[{]$}}
+// CHECK-NEXT: {{^}}^^^^^^^^^{{$}}
+
+// -----
+
+// rows_per_block = 0, on kernel.func
+kernel.func @rows_zero(%a: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<rows_per_block = 0, block = 8> {
+  kernel.yield %a : tensor<4xf32>
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: kernel.func: #kernel.schedule: rows_per_block must be >= 1{{$}}
+
+// -----
+
+// vector = 0, on kernel.fused
+func.func @vector_zero(%x: tensor<4xf32>) {
+  %0 = kernel.fused pointwise schedule <block = 8, vector = 0> (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    kernel.yield %a : tensor<4xf32>
+  }
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:3: error: kernel.fused: #kernel.schedule: vector must be >= 1{{$}}
+
+// -----
+
+// elements_per_thread = 0, in the generic form
+func.func @ept_zero() {
+  "kernel.fused"() <{kind = #kernel<kind pointwise>, schedule = #kernel.schedule<block = 8, elements_per_thread = 0>}> ({
+    "kernel.yield"() : () -> ()
+  }) : () -> ()
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 6]]:3: error: kernel.fused: #kernel.schedule: elements_per_thread must be >= 1{{$}}
+
+// -----
+
+// a tile size of 0
+func.func @tile_zero() attributes {s = #kernel.schedule<block = 4, tile = [64, 0, 16]>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: tile sizes must be >= 1{{$}}
+
+// -----
+
+// a negative tile size (tile sizes parse as signed integers)
+func.func @tile_negative() attributes {s = #kernel.schedule<block = 4, tile = [-4]>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: tile sizes must be >= 1{{$}}
+
+// -----
+
+// an unknown kind, on kernel.fused
+func.func @unknown_kind(%x: tensor<4xf32>) {
+  %0 = kernel.fused vectorized (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    kernel.yield %a : tensor<4xf32>
+  }
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:21: error: Expected `pointwise`, `row_reduce`, `gemm`, or `attention`.{{$}}
+// CHECK-NEXT: {{^}}  %0 = kernel.fused vectorized (%x) : (tensor<4xf32>) -> tensor<4xf32> {{[{]$}}
+// CHECK-NEXT: {{^}}                    ^^^^^^^^^^{{$}}
+
+// -----
+
+// an unknown kind, on kernel.func
+kernel.func @unknown_kind_func(%a: tensor<4xf32>) -> (tensor<4xf32>) elementwise {
+  kernel.yield %a : tensor<4xf32>
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:70: error: Expected `pointwise`, `row_reduce`, `gemm`, or `attention`.{{$}}
+
+// -----
+
+// kernel.func without a kind
+kernel.func @no_kind(%a: tensor<4xf32>) -> (tensor<4xf32>) {
+  kernel.yield %a : tensor<4xf32>
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:60: error: Expected `pointwise`, `row_reduce`, `gemm`, or `attention`.{{$}}

@@ -1,0 +1,103 @@
+"""Errors in a spec's text, pointed at its lines: `file:line:col: error: ...`.
+
+Shared by `molten-opt`, the `molten` CLI and `DataflowGraph.from_mlir`: a
+parser that gives each op its source location, and the search for the op an
+error is about.
+"""
+
+from __future__ import annotations
+
+import re
+
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+
+
+class MoltenParseError(ParseError):
+    """A parse error printed as `file:line:col: error: message`, the source line
+    and carets, in every mode (xDSL prints a ParseError itself under
+    --parsing-diagnostics)."""
+
+    def __str__(self) -> str:
+        context = self.span.print_with_context().splitlines()[1:]
+        header = f"{self.span.get_location()}: error: {self.msg}"
+        return "\n".join([header, *(line for line in context if line.strip())])
+
+
+_OP_NAME = re.compile(r'\s*(?:%[^=]*=\s*)?"?([A-Za-z_][\w.$]*)')
+
+
+class LocatingParser(Parser):
+    """A parser that gives each op it parses its source location, and turns
+    the errors xDSL raises while building an op (a type constraint checked by
+    the assembly format, a float literal too large for its type) into parse
+    errors at that op."""
+
+    def __init__(self, *args, line_offset: int = 0, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.line_offset = line_offset
+
+    def parse_operation(self) -> Operation:
+        span = self._current_token.span
+        start = span.get_location()
+        try:
+            op = super().parse_operation()
+        except (VerifyException, OverflowError) as error:
+            line = span.input.content[span.start :].split("\n", 1)[0]
+            match = _OP_NAME.match(line)
+            name = f"{match.group(1)}: " if match else ""
+            raise MoltenParseError(span, f"{name}{error}") from None
+        if not isinstance(op.location, FileLineColLoc):
+            op.location = FileLineColLoc(
+                StringAttr(start.file),
+                IntAttr(start.line + self.line_offset),
+                IntAttr(start.col),
+            )
+        return op
+
+
+def _is_blank(source: str) -> bool:
+    """Whether `source` holds only whitespace and `//` comments."""
+    return all(
+        not line.strip() or line.strip().startswith("//")
+        for line in source.splitlines()
+    )
+
+
+class Diagnostic(DiagnosticException):
+    """An error already formatted for the user, `file:line:col: error: ...`."""
+
+
+def first_failing_op(module: Operation) -> tuple[Operation, Exception] | None:
+    """The first op, in walk order, whose own verifier fails."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except Exception as error:  # the op's verifier may raise anything
+            return op, error
+    return None
+
+
+def locate(
+    module: Operation, error: Exception, source: str, name: str, line_offset: int = 0
+) -> str:
+    """`error` as `file:line:col: error: message` plus the source line, about
+    the first op whose verifier fails (or the error alone if none does)."""
+    failing = first_failing_op(module)
+    op, error = failing if failing is not None else (None, error)
+    message = str(error).removeprefix("Operation does not verify: ")
+    location = op.location if op is not None else None
+    if not isinstance(location, FileLineColLoc):
+        if op is None:
+            return f"{name}: error: {message}"
+        # An op a pass created: show it instead of a source line.
+        return f"{name}: error: {message}\n  in op: {op}"
+    line, col = location.line.data, location.column.data
+    header = f"{location.filename.data}:{line}:{col}: error: {message}"
+    lines = source.splitlines()
+    index = line - line_offset - 1
+    if not 0 <= index < len(lines):
+        return header
+    return f"{header}\n{lines[index]}\n{' ' * (col - 1)}^"

@@ -1,0 +1,1 @@
+"""Output targets: the `-t cuda` translation unit and its header."""

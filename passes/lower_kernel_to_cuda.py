@@ -1,0 +1,762 @@
+"""`lower-kernel-to-cuda`: kernel.func bodies to cuda kernels, graphs to launchers.
+
+A kernel's tensors become global pointers: its inputs (read only) then its
+outputs. Its body, a DAG of molten ops, is evaluated per element: the value
+of a tensor at an index is computed from its operands at the indices its op
+maps to (broadcasting drops or zeroes axes; reshape, transpose and
+rotate_half remap them), loading inputs and reusing what was already
+computed. Arithmetic is f32: f16/bf16 are converted on load, rounded at a
+molten.cast to them and on store. Every size is static; `index` values are
+64-bit.
+
+* pointwise: a grid-stride loop over the elements of the kernel's shape.
+* row_reduce: a block per row (a grid-stride loop over rows). Each reduction
+  accumulates in f32 over the row, then combines across the block: warp
+  shuffles, one shared-memory slot per warp, shuffles again, so every thread
+  holds the total. When the schedule holds the row in registers (block *
+  elements_per_thread covers it) the input is read once; otherwise the row is
+  walked again for each reduction and for the store.
+* gemm and attention kernels are not lowered yet (NotImplementedError).
+
+The graph's `func.func` becomes a `cuda.host_func` launching the kernels in
+order, with `cuda.alloc`/`cuda.free` buffers for values passed between them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from molten.dialects import cuda, kernel, molten
+from molten.ir import OUTPUT_NAME_ATTR
+
+F32 = Float32Type()
+INDEX = IndexType()
+MAX_GRID_X = 2**31 - 1
+WARP = 32
+
+Index = int | SSAValue
+"""An index component: a value known at compile time, or computed."""
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+def element_of(value: SSAValue) -> Attribute:
+    assert isinstance(value.type, TensorType)
+    return value.type.element_type
+
+
+def strides(shape: Sequence[int]) -> list[int]:
+    result, step = [], 1
+    for d in reversed(shape):
+        result.append(step)
+        step *= d
+    return list(reversed(result))
+
+
+class Emitter:
+    """Appends ops to a block; folds index arithmetic on compile-time values."""
+
+    def __init__(self, block: Block, constants: dict[tuple, SSAValue], entry: Block):
+        self.block = block
+        self.constants = constants
+        self.entry = entry
+
+    def nested(self, block: Block) -> Emitter:
+        return Emitter(block, self.constants, self.entry)
+
+    def add(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def _constant(self, key: tuple, make: Callable[[], Operation]) -> SSAValue:
+        # Constants live at the top of the kernel so every nested region sees them.
+        if key not in self.constants:
+            op = make()
+            first = self.entry.first_op
+            if first is None:
+                self.entry.add_op(op)
+            else:
+                self.entry.insert_op_before(op, first)
+            self.constants[key] = op.results[0]
+        return self.constants[key]
+
+    def index(self, value: Index) -> SSAValue:
+        if isinstance(value, SSAValue):
+            return value
+        return self._constant(
+            ("index", value), lambda: arith.ConstantOp(IntegerAttr(value, INDEX))
+        )
+
+    def f32(self, value: float) -> SSAValue:
+        key = ("f32", repr(value))
+        return self._constant(key, lambda: arith.ConstantOp(FloatAttr(value, F32)))
+
+    # Index arithmetic, folded when both sides are known.
+    def iadd(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a + b
+        if a == 0:
+            return b
+        if b == 0:
+            return a
+        return self.add(arith.AddiOp(self.index(a), self.index(b)))
+
+    def isub(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a - b
+        if b == 0:
+            return a
+        return self.add(arith.SubiOp(self.index(a), self.index(b)))
+
+    def imul(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a * b
+        if a == 0 or b == 0:
+            return 0
+        if a == 1:
+            return b
+        if b == 1:
+            return a
+        return self.add(arith.MuliOp(self.index(a), self.index(b)))
+
+    def idiv(self, a: Index, b: int) -> Index:
+        if isinstance(a, int):
+            return a // b
+        if b == 1:
+            return a
+        return self.add(arith.DivSIOp(a, self.index(b)))
+
+    def irem(self, a: Index, b: int) -> Index:
+        if isinstance(a, int):
+            return a % b
+        if b == 1:
+            return 0
+        return self.add(arith.RemSIOp(a, self.index(b)))
+
+    def imin(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return min(a, b)
+        return self.add(arith.MinSIOp(self.index(a), self.index(b)))
+
+    def icmp(self, a: Index, b: Index, predicate: str) -> SSAValue:
+        return self.add(arith.CmpiOp(self.index(a), self.index(b), predicate))
+
+    def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.add(arith.SelectOp(cond, a, b))
+
+
+def unravel(e: Emitter, linear: Index, shape: Sequence[int]) -> list[Index]:
+    """The row-major multi-index of `linear` (< the size of `shape`) in `shape`."""
+    index: list[Index] = []
+    for axis in range(len(shape) - 1, -1, -1):
+        d = shape[axis]
+        if axis == 0:
+            index.append(linear if d != 1 else 0)
+            break
+        index.append(e.irem(linear, d) if d != 1 else 0)
+        linear = e.idiv(linear, d)
+    return list(reversed(index))
+
+
+def ravel(e: Emitter, index: Sequence[Index], shape: Sequence[int]) -> Index:
+    linear: Index = 0
+    for i, s, d in zip(index, strides(shape), shape, strict=True):
+        if d != 1:
+            linear = e.iadd(linear, e.imul(i, s))
+    return linear
+
+
+def broadcast_index(
+    index: Sequence[Index], from_shape: Sequence[int], to_shape: Sequence[int]
+) -> list[Index]:
+    """The index of `from_shape` that numpy broadcasting reads for `index`
+    of `to_shape` (leading axes dropped, size-1 axes read at 0)."""
+    trailing = list(index[len(to_shape) - len(from_shape) :])
+    return [0 if d == 1 else i for i, d in zip(trailing, from_shape, strict=True)]
+
+
+def _key(index: Sequence[Index]) -> tuple:
+    return tuple(i if isinstance(i, int) else id(i) for i in index)
+
+
+def _round(e: Emitter, value: SSAValue, element: Attribute) -> SSAValue:
+    """An f32 value rounded to `element`'s precision, still as f32."""
+    if isinstance(element, Float32Type):
+        return value
+    narrow = e.add(arith.TruncFOp(value, element))
+    return e.add(arith.ExtFOp(narrow, F32))
+
+
+class Evaluator:
+    """Values of a kernel body's tensors at indices, as f32 scalars."""
+
+    def __init__(
+        self,
+        e: Emitter,
+        pointers: dict[SSAValue, SSAValue],
+        known: dict[tuple, SSAValue] | None = None,
+    ):
+        self.e = e
+        self.pointers = pointers
+        self.known: dict[tuple, SSAValue] = dict(known or {})
+
+    def scoped(self, e: Emitter) -> Evaluator:
+        """An evaluator for a nested region: it sees, but does not leak, values."""
+        return Evaluator(e, self.pointers, self.known)
+
+    def define(self, value: SSAValue, index: Sequence[Index], scalar: SSAValue):
+        self.known[(value, _key(index))] = scalar
+
+    def at(self, value: SSAValue, index: Sequence[Index]) -> SSAValue:
+        key = (value, _key(index))
+        if key not in self.known:
+            self.known[key] = self._compute(value, list(index))
+        return self.known[key]
+
+    def load(self, ptr: SSAValue, offset: Index) -> SSAValue:
+        assert isinstance(ptr.type, cuda.PointerType)
+        loaded = self.e.add(cuda.LoadOp(ptr, self.e.index(offset)))
+        if isinstance(ptr.type.element_type, Float32Type):
+            return loaded
+        return self.e.add(arith.ExtFOp(loaded, F32))
+
+    def _operand(self, op: Operation, i: int, index: list[Index]) -> SSAValue:
+        operand = op.operands[i]
+        return self.at(
+            operand, broadcast_index(index, shape_of(operand), shape_of(op.results[0]))
+        )
+
+    def _compute(self, value: SSAValue, index: list[Index]) -> SSAValue:
+        e = self.e
+        if value in self.pointers:
+            return self.load(self.pointers[value], ravel(e, index, shape_of(value)))
+        op = value.owner
+        assert isinstance(op, Operation)
+        rule = _RULES.get(type(op))
+        if rule is None:
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: {op.name} cannot be computed per element"
+            )
+        return rule(self, op, index)
+
+
+def _binary(make: Callable[[SSAValue, SSAValue], Operation]):
+    def rule(ev: Evaluator, op: Operation, index: list[Index]) -> SSAValue:
+        a, b = ev._operand(op, 0, index), ev._operand(op, 1, index)
+        return ev.e.add(make(a, b))
+
+    return rule
+
+
+def _unary(make: Callable[[Evaluator, SSAValue], SSAValue]):
+    def rule(ev: Evaluator, op: Operation, index: list[Index]) -> SSAValue:
+        return make(ev, ev._operand(op, 0, index))
+
+    return rule
+
+
+def _sigmoid(ev: Evaluator, x: SSAValue) -> SSAValue:
+    e = ev.e
+    exp = e.add(mathd.ExpOp(e.add(arith.NegfOp(x))))
+    return e.add(arith.DivfOp(e.f32(1.0), e.add(arith.AddfOp(e.f32(1.0), exp))))
+
+
+def _gelu(ev: Evaluator, op: molten.GeluOp, index: list[Index]) -> SSAValue:
+    e = ev.e
+    x = ev._operand(op, 0, index)
+    half_x = e.add(arith.MulfOp(e.f32(0.5), x))
+    if op.approximate.data == "tanh":
+        cube = e.add(arith.MulfOp(e.add(arith.MulfOp(x, x)), x))
+        inner = e.add(arith.AddfOp(x, e.add(arith.MulfOp(e.f32(0.044715), cube))))
+        scaled = e.add(arith.MulfOp(e.f32(math.sqrt(2 / math.pi)), inner))
+        t = e.add(mathd.TanhOp(scaled))
+    else:
+        t = e.add(mathd.ErfOp(e.add(arith.MulfOp(x, e.f32(math.sqrt(0.5))))))
+    return e.add(arith.MulfOp(half_x, e.add(arith.AddfOp(e.f32(1.0), t))))
+
+
+def _constant(ev: Evaluator, op: molten.ConstantOp, index: list[Index]) -> SSAValue:
+    value = op.splat_value()
+    if value is None:
+        raise NotImplementedError(
+            "lower-kernel-to-cuda: constants with more than one distinct value "
+            f"({op.result.type}) are not supported in kernels yet"
+        )
+    return ev.e.f32(value)
+
+
+def _cast(ev: Evaluator, op: molten.CastOp, index: list[Index]) -> SSAValue:
+    return _round(ev.e, ev._operand(op, 0, index), element_of(op.result))
+
+
+def _broadcast_to(ev: Evaluator, op: molten.BroadcastToOp, index: list[Index]):
+    return ev._operand(op, 0, index)
+
+
+def _reshape(ev: Evaluator, op: molten.ReshapeOp, index: list[Index]) -> SSAValue:
+    linear = ravel(ev.e, index, shape_of(op.result))
+    return ev.at(op.input, unravel(ev.e, linear, shape_of(op.input)))
+
+
+def _transpose(ev: Evaluator, op: molten.TransposeOp, index: list[Index]):
+    perm = list(op.permutation.get_values())
+    source: list[Index] = [0] * len(perm)
+    for result_axis, input_axis in enumerate(perm):
+        source[input_axis] = index[result_axis]
+    return ev.at(op.input, source)
+
+
+def _rotate_half(ev: Evaluator, op: molten.RotateHalfOp, index: list[Index]):
+    e = ev.e
+    half = shape_of(op.result)[-1] // 2
+    j = index[-1]
+    if isinstance(j, int):
+        source = j + half if j < half else j - half
+        value = ev.at(op.input, [*index[:-1], source])
+        return e.add(arith.NegfOp(value)) if j < half else value
+    first = e.icmp(j, half, "slt")
+    source = e.select(first, e.index(e.iadd(j, half)), e.index(e.isub(j, half)))
+    value = ev.at(op.input, [*index[:-1], source])
+    return e.select(first, e.add(arith.NegfOp(value)), value)
+
+
+def _causal_mask(ev: Evaluator, op: molten.CausalMaskOp, index: list[Index]):
+    e = ev.e
+    visible = e.icmp(index[-1], index[-2], "sle")
+    return e.select(visible, e.f32(0.0), e.f32(-math.inf))
+
+
+_RULES: dict[
+    type[Operation], Callable[[Evaluator, Operation, list[Index]], SSAValue]
+] = {
+    molten.AddOp: _binary(arith.AddfOp),
+    molten.SubOp: _binary(arith.SubfOp),
+    molten.MulOp: _binary(arith.MulfOp),
+    molten.DivOp: _binary(arith.DivfOp),
+    molten.MaxOp: _binary(arith.MaximumfOp),
+    molten.MinOp: _binary(arith.MinimumfOp),
+    molten.PowOp: _binary(mathd.PowFOp),
+    molten.NegOp: _unary(lambda ev, x: ev.e.add(arith.NegfOp(x))),
+    molten.AbsOp: _unary(lambda ev, x: ev.e.add(mathd.AbsFOp(x))),
+    molten.ExpOp: _unary(lambda ev, x: ev.e.add(mathd.ExpOp(x))),
+    molten.LogOp: _unary(lambda ev, x: ev.e.add(mathd.LogOp(x))),
+    molten.SqrtOp: _unary(lambda ev, x: ev.e.add(mathd.SqrtOp(x))),
+    molten.RsqrtOp: _unary(lambda ev, x: ev.e.add(mathd.RsqrtOp(x))),
+    molten.ReciprocalOp: _unary(lambda ev, x: ev.e.add(arith.DivfOp(ev.e.f32(1.0), x))),
+    molten.SquareOp: _unary(lambda ev, x: ev.e.add(arith.MulfOp(x, x))),
+    molten.TanhOp: _unary(lambda ev, x: ev.e.add(mathd.TanhOp(x))),
+    molten.SigmoidOp: _unary(_sigmoid),
+    molten.ReluOp: _unary(lambda ev, x: ev.e.add(arith.MaximumfOp(x, ev.e.f32(0.0)))),
+    molten.SiluOp: _unary(lambda ev, x: ev.e.add(arith.MulfOp(x, _sigmoid(ev, x)))),
+    molten.GeluOp: _gelu,
+    molten.CastOp: _cast,
+    molten.ConstantOp: _constant,
+    molten.BroadcastToOp: _broadcast_to,
+    molten.ReshapeOp: _reshape,
+    molten.TransposeOp: _transpose,
+    molten.RotateHalfOp: _rotate_half,
+    molten.CausalMaskOp: _causal_mask,
+}
+
+
+# --------------------------------------------------------------------------
+# Kernels.
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class LoweredKernel:
+    op: cuda.KernelOp
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+
+
+def _pointer_type(value: SSAValue) -> cuda.PointerType:
+    return cuda.PointerType(element_of(value))
+
+
+def _store(ev: Evaluator, scalar: SSAValue, ptr: SSAValue, offset: Index):
+    e = ev.e
+    assert isinstance(ptr.type, cuda.PointerType)
+    element = ptr.type.element_type
+    stored = (
+        scalar
+        if isinstance(element, Float32Type)
+        else e.add(arith.TruncFOp(scalar, element))
+    )
+    e.add(cuda.StoreOp(stored, ptr, e.index(offset)))
+
+
+def _if(e: Emitter, cond: SSAValue) -> Emitter:
+    """Emits `scf.if cond` and returns an emitter for its body; `_close` ends it."""
+    body = Block()
+    e.block.add_op(scf.IfOp(cond, [], Region(body)))
+    return e.nested(body)
+
+
+def _close(inner: Emitter) -> None:
+    inner.block.add_op(scf.YieldOp())
+
+
+def _for(e: Emitter, lb: Index, ub: Index, step: Index) -> tuple[Emitter, Block]:
+    """Emits `scf.for` (no loop-carried values); returns its body's emitter and
+    block, whose first argument is the induction variable."""
+    body = Block(arg_types=[INDEX])
+    e.block.add_op(scf.ForOp(e.index(lb), e.index(ub), e.index(step), [], Region(body)))
+    return e.nested(body), body
+
+
+def _kernel_shell(
+    kfunc: kernel.FuncOp,
+) -> tuple[Region, Emitter, dict[SSAValue, SSAValue], list[SSAValue]]:
+    body_block = kfunc.body.block
+    yield_op = body_block.last_op
+    assert isinstance(yield_op, kernel.YieldOp)
+    outputs = list(yield_op.values)
+    param_types = [_pointer_type(a) for a in body_block.args] + [
+        _pointer_type(v) for v in outputs
+    ]
+    entry = Block(arg_types=param_types)
+    names = [a.name_hint for a in body_block.args] + [
+        f"out{i}" if v.name_hint is None else v.name_hint for i, v in enumerate(outputs)
+    ]
+    for arg, name in zip(entry.args, names, strict=True):
+        arg.name_hint = name
+    pointers = dict(zip(body_block.args, entry.args, strict=False))
+    out_pointers = list(entry.args[len(body_block.args) :])
+    return Region(entry), Emitter(entry, {}, entry), pointers, out_pointers
+
+
+def _domain(outputs: Sequence[SSAValue]) -> tuple[int, ...]:
+    return max((shape_of(v) for v in outputs), key=math.prod)
+
+
+def _store_output(
+    ev: Evaluator, value: SSAValue, ptr: SSAValue, index: list[Index], domain
+):
+    """Stores `value` at `index` of `domain`; an output smaller than the domain
+    (broadcast into it) is stored once, by the indices where it is read at 0."""
+    e = ev.e
+    shape = shape_of(value)
+    source = broadcast_index(index, shape, domain)
+    scalar = ev.at(value, source)
+    offset = ravel(e, source, shape)
+    guards = [
+        i
+        for i, (d, full) in enumerate(
+            zip((1,) * (len(domain) - len(shape)) + shape, domain, strict=True)
+        )
+        if d == 1 and full != 1 and not isinstance(index[i], int)
+    ]
+    if not guards:
+        _store(ev, scalar, ptr, offset)
+        return
+    cond = e.icmp(index[guards[0]], 0, "eq")
+    for i in guards[1:]:
+        cond = e.add(arith.AndIOp(cond, e.icmp(index[i], 0, "eq")))
+    inner = _if(e, cond)
+    _store(ev.scoped(inner), scalar, ptr, offset)
+    _close(inner)
+
+
+def lower_pointwise(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr
+) -> LoweredKernel:
+    region, e, pointers, out_ptrs = _kernel_shell(kfunc)
+    outputs = list(kfunc.body.block.last_op.operands)
+    domain = _domain(outputs)
+    n = math.prod(domain)
+    block = schedule.block.data
+    per_block = block * schedule.elements_per_thread.data
+    grid = min(math.ceil(n / per_block), MAX_GRID_X)
+
+    tid = e.add(cuda.ThreadIdxOp())
+    bid = e.add(cuda.BlockIdxOp())
+    bdim = e.add(cuda.BlockDimOp())
+    gdim = e.add(cuda.GridDimOp())
+    start = e.iadd(e.imul(bid, bdim), tid)
+    step = e.imul(bdim, gdim)
+    body, loop_block = _for(e, start, n, step)
+    ev = Evaluator(body, pointers)
+    index = unravel(body, loop_block.args[0], domain)
+    for value, ptr in zip(outputs, out_ptrs, strict=True):
+        _store_output(ev, value, ptr, index, domain)
+    loop_block.add_op(scf.YieldOp())
+    e.add(cuda.ReturnOp())
+    return LoweredKernel(_kernel_op(kfunc, region, block), (grid, 1, 1), (block, 1, 1))
+
+
+def _kernel_op(kfunc: kernel.FuncOp, region: Region, block: int) -> cuda.KernelOp:
+    fused = [s.data for s in kfunc.fused_ops] if kfunc.fused_ops is not None else []
+    params = [a.type for a in region.block.args]
+    return cuda.KernelOp(kfunc.sym_name.data, params, block, region, fused)
+
+
+_IDENTITY = {
+    molten.ReduceSumOp: 0.0,
+    molten.ReduceMeanOp: 0.0,
+    molten.ReduceMaxOp: -math.inf,
+}
+
+
+def _combine(e: Emitter, op: molten.ReductionOp, a: SSAValue, b: SSAValue) -> SSAValue:
+    if isinstance(op, molten.ReduceMaxOp):
+        return e.add(arith.MaximumfOp(a, b))
+    return e.add(arith.AddfOp(a, b))
+
+
+def _block_reduce(
+    e: Emitter, op: molten.ReductionOp, value: SSAValue, tid: SSAValue, block: int
+) -> SSAValue:
+    """The combination of every thread's `value`, held by every thread."""
+    for offset in (16, 8, 4, 2, 1):
+        value = _combine(e, op, value, e.add(cuda.ShflXorOp(value, offset)))
+    warps = block // WARP
+    if warps == 1:
+        return value
+    slots = e.add(cuda.SharedAllocOp(F32, warps))
+    lane = e.irem(tid, WARP)
+    warp = e.idiv(tid, WARP)
+    inner = _if(e, e.icmp(lane, 0, "eq"))
+    inner.add(cuda.StoreOp(value, slots, inner.index(warp)))
+    _close(inner)
+    e.add(cuda.SyncThreadsOp())
+    partial = e.add(cuda.LoadOp(slots, e.index(e.imin(lane, warps - 1))))
+    # The slots are written again for the next row: everyone must have read.
+    e.add(cuda.SyncThreadsOp())
+    value = e.select(e.icmp(lane, warps, "slt"), partial, e.f32(_IDENTITY[type(op)]))
+    # A full butterfly again, so that every lane of every warp holds the total.
+    for offset in (16, 8, 4, 2, 1):
+        value = _combine(e, op, value, e.add(cuda.ShflXorOp(value, offset)))
+    return value
+
+
+def lower_row_reduce(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr
+) -> LoweredKernel:
+    region, e, pointers, out_ptrs = _kernel_shell(kfunc)
+    body_ops = list(kfunc.body.block.ops)
+    reductions = [op for op in body_ops if isinstance(op, molten.ReductionOp)]
+    full = shape_of(reductions[0].input)
+    k = len(reductions[0].axes.get_values())
+    row_shape, col_shape = full[: len(full) - k], full[len(full) - k :]
+    rows, n = math.prod(row_shape), math.prod(col_shape)
+    block = schedule.block.data
+    if block % WARP:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: a row_reduce block of {block} threads is not a "
+            "multiple of 32"
+        )
+    ept = schedule.elements_per_thread.data
+    cached = block * ept >= n
+    outputs = list(kfunc.body.block.last_op.operands)
+
+    tid = e.add(cuda.ThreadIdxOp())
+    bid = e.add(cuda.BlockIdxOp())
+    gdim = e.add(cuda.GridDimOp())
+    grid = min(rows, MAX_GRID_X)
+    rb, row_block = _for(e, bid, rows, gdim)
+    row = row_block.args[0]
+    row_index = unravel(rb, row, row_shape)
+    per_row = [*row_index, *(0,) * k]
+    ev = Evaluator(rb, pointers)
+
+    def element_index(em: Emitter, j: Index) -> list[Index]:
+        return [*row_index, *unravel(em, j, col_shape)]
+
+    # Chunks of a cached row: thread t holds elements t, t + block, ...
+    chunks: list[tuple[Index, SSAValue | None]] = []
+    if cached:
+        for c in range(math.ceil(n / block)):
+            j = rb.iadd(tid, c * block)
+            if (c + 1) * block <= n:
+                chunks.append((j, None))
+            else:
+                valid = rb.icmp(j, n, "slt")
+                chunks.append((rb.imin(j, n - 1), valid))
+
+    for op in reductions:
+        identity = rb.f32(_IDENTITY[type(op)])
+        if cached:
+            acc = identity
+            for j, valid in chunks:
+                v = ev.at(op.input, element_index(rb, j))
+                combined = _combine(rb, op, acc, v)
+                acc = combined if valid is None else rb.select(valid, combined, acc)
+        else:
+            loop_body = Block(arg_types=[INDEX, F32])
+            loop = scf.ForOp(
+                rb.index(tid),
+                rb.index(n),
+                rb.index(block),
+                [identity],
+                Region(loop_body),
+            )
+            rb.block.add_op(loop)
+            inner = rb.nested(loop_body)
+            scoped = ev.scoped(inner)
+            v = scoped.at(op.input, element_index(inner, loop_body.args[0]))
+            loop_body.add_op(scf.YieldOp(_combine(inner, op, loop_body.args[1], v)))
+            acc = loop.results[0]
+        total = _block_reduce(rb, op, acc, tid, block)
+        if isinstance(op, molten.ReduceMeanOp):
+            total = rb.add(arith.MulfOp(total, rb.f32(1.0 / n)))
+        total = _round(rb, total, element_of(op.results[0]))
+        ev.define(op.results[0], per_row, total)
+
+    for value, ptr in zip(outputs, out_ptrs, strict=True):
+        shape = shape_of(value)
+        if shape == full:
+            if cached:
+                for j, valid in chunks:
+                    index = element_index(rb, j)
+                    if valid is None:
+                        _store(ev, ev.at(value, index), ptr, ravel(rb, index, full))
+                    else:
+                        scalar = ev.at(value, index)
+                        inner = _if(rb, valid)
+                        _store(ev.scoped(inner), scalar, ptr, ravel(rb, index, full))
+                        _close(inner)
+            else:
+                lb, loop_block = _for(rb, tid, n, block)
+                scoped = ev.scoped(lb)
+                index = element_index(lb, loop_block.args[0])
+                _store(scoped, scoped.at(value, index), ptr, ravel(lb, index, full))
+                loop_block.add_op(scf.YieldOp())
+        elif shape == (*row_shape, *(1,) * k):
+            scalar = ev.at(value, per_row)
+            offset = ravel(rb, per_row, shape)
+            inner = _if(rb, rb.icmp(tid, 0, "eq"))
+            _store(ev.scoped(inner), scalar, ptr, offset)
+            _close(inner)
+        else:
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: a row_reduce output of shape {shape} "
+                f"(neither the row shape {full} nor one value per row)"
+            )
+    row_block.add_op(scf.YieldOp())
+    e.add(cuda.ReturnOp())
+    return LoweredKernel(_kernel_op(kfunc, region, block), (grid, 1, 1), (block, 1, 1))
+
+
+LOWERINGS = {
+    kernel.KernelKind.POINTWISE: lower_pointwise,
+    kernel.KernelKind.ROW_REDUCE: lower_row_reduce,
+}
+
+
+def lower_kernel(kfunc: kernel.FuncOp) -> LoweredKernel:
+    kind = kfunc.kind.data
+    if kfunc.schedule is None:
+        raise ValueError(
+            f"lower-kernel-to-cuda: @{kfunc.sym_name.data} has no schedule; run "
+            "kernel-schedule first"
+        )
+    if kind not in LOWERINGS:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: {kind.value} kernels (@{kfunc.sym_name.data}) "
+            "are not lowered yet"
+        )
+    return LOWERINGS[kind](kfunc, kfunc.schedule)
+
+
+# --------------------------------------------------------------------------
+# Host launchers.
+# --------------------------------------------------------------------------
+
+
+def lower_graph(
+    graph: func.FuncOp, kernels: dict[str, LoweredKernel]
+) -> cuda.HostFuncOp:
+    block = graph.body.block
+    ret = block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    returned = list(ret.arguments)
+    if len(set(returned)) != len(returned) or any(v in block.args for v in returned):
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: @{graph.sym_name.data} returns an input or the "
+            "same value twice (a copy kernel is not generated yet)"
+        )
+    names = [a.name_hint or f"in{i}" for i, a in enumerate(block.args)]
+    out_names = []
+    for i, value in enumerate(returned):
+        name = None
+        if graph.res_attrs is not None:
+            attr = graph.res_attrs.data[i].data.get(OUTPUT_NAME_ATTR)
+            name = attr.data if isinstance(attr, StringAttr) else None
+        out_names.append(name or value.name_hint or f"out{i}")
+    params = [_pointer_type(a) for a in block.args] + [
+        _pointer_type(v) for v in returned
+    ]
+    entry = Block(arg_types=params)
+    for arg, name in zip(entry.args, names + out_names, strict=True):
+        arg.name_hint = name
+    buffers: dict[SSAValue, SSAValue] = dict(zip(block.args, entry.args, strict=False))
+    for value, arg in zip(returned, entry.args[len(block.args) :], strict=True):
+        buffers[value] = arg
+    temporaries: list[SSAValue] = []
+    for op in block.ops:
+        if isinstance(op, func.ReturnOp):
+            break
+        if not isinstance(op, kernel.LaunchOp):
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: {op.name} at the graph level; run the "
+                "fusion passes and kernel-outline first"
+            )
+        for result in op.results:
+            if result not in buffers:
+                alloc = cuda.AllocOp(element_of(result), math.prod(shape_of(result)))
+                alloc.result.name_hint = result.name_hint
+                entry.add_op(alloc)
+                buffers[result] = alloc.result
+                temporaries.append(alloc.result)
+        lowered = kernels[op.callee.string_value()]
+        args = [buffers[v] for v in (*op.inputs, *op.results)]
+        entry.add_op(
+            cuda.LaunchOp(op.callee.string_value(), lowered.grid, lowered.block, args)
+        )
+    for buffer in temporaries:
+        entry.add_op(cuda.FreeOp(buffer))
+    entry.add_op(cuda.ReturnOp())
+    return cuda.HostFuncOp(graph.sym_name.data, params, len(returned), Region(entry))
+
+
+@dataclass(frozen=True)
+class LowerKernelToCuda(ModulePass):
+    """Lowers kernel.func bodies to cuda kernels and graphs to cuda launchers."""
+
+    name = "lower-kernel-to-cuda"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        kernels = {
+            k.sym_name.data: lower_kernel(k)
+            for k in op.ops
+            if isinstance(k, kernel.FuncOp)
+        }
+        for graph in [g for g in op.ops if isinstance(g, func.FuncOp)]:
+            Rewriter.replace_op(graph, lower_graph(graph, kernels))
+        for k in [k for k in op.ops if isinstance(k, kernel.FuncOp)]:
+            Rewriter.replace_op(k, kernels[k.sym_name.data].op)

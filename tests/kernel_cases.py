@@ -1,0 +1,117 @@
+"""Graphs whose generated kernels the compile checks and GPU tests exercise:
+every fusion pattern and kernel kind that lowers today, at awkward sizes."""
+
+from collections.abc import Callable
+
+from molten.ir import DataflowGraph
+
+Builder = Callable[[DataflowGraph, str], None]
+
+
+def rms_norm(rows: int, hidden: int) -> Builder:
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [rows, hidden], dtype)
+        w = g.add_input("w", [hidden], dtype)
+        g.add_output(g.rms_norm(x, w, "norm"))
+
+    return build
+
+
+def layer_norm(shape: list[int], normalized: int) -> Builder:
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", shape, dtype)
+        w = g.add_input("w", shape[-normalized:], dtype)
+        b = g.add_input("b", shape[-normalized:], dtype)
+        g.add_output(g.layer_norm(x, w, b, "y"))
+
+    return build
+
+
+def softmax(shape: list[int], axis: int = -1) -> Builder:
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", shape, dtype)
+        g.add_output(g.softmax(x, "p", axis=axis))
+
+    return build
+
+
+def log_softmax(rows: int, cols: int) -> Builder:
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [rows, cols], dtype)
+        shifted = x - g.reduce_max(x, -1, keepdim=True)
+        total = g.reduce_sum(g.exp(shifted), -1, keepdim=True)
+        g.add_output(shifted - g.log(total), "y")
+
+    return build
+
+
+def rms_norm_silu(rows: int, hidden: int) -> Builder:
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [rows, hidden], dtype)
+        w = g.add_input("w", [hidden], dtype)
+        gate = g.add_input("gate", [rows, hidden], dtype)
+        g.add_output(g.rms_norm(x, w) * g.silu(gate), "y")
+
+    return build
+
+
+def gelu_affine(n: int) -> Builder:
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x, a, b, c = (g.add_input(name, [n], dtype) for name in "xabc")
+        g.add_output(g.gelu(x * a + b) * c, "y")
+
+    return build
+
+
+def broadcast_mix(rows: int, cols: int) -> Builder:
+    """Row vector, column vector and scalar operands, tanh gelu, relu, a max."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [rows, cols], dtype)
+        row = g.add_input("row", [cols], dtype)
+        col = g.add_input("col", [rows, 1], dtype)
+        y = g.gelu(x * row + col, approximate="tanh") - 0.5
+        g.add_output(g.max(g.relu(y), x * 0.25), "y")
+
+    return build
+
+
+def rope(batch: int, seq: int, dim: int) -> Builder:
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [batch, seq, dim], dtype)
+        cos = g.add_input("cos", [seq, dim], dtype)
+        sin = g.add_input("sin", [seq, dim], dtype)
+        g.add_output(g.rope(x, cos, sin, "y"))
+
+    return build
+
+
+def transpose_cast(rows: int, cols: int) -> Builder:
+    """A transpose and a cast to f32 (a pointwise kernel with an index map)."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [rows, cols], dtype)
+        g.add_output(g.cast(g.transpose(x, [1, 0]), "float32") * 2.0, "y")
+
+    return build
+
+
+CASES: dict[str, Builder] = {
+    "rms_norm_1x5120": rms_norm(1, 5120),
+    "rms_norm_7x4099": rms_norm(7, 4099),
+    "rms_norm_3x65536": rms_norm(3, 65536),
+    "rms_norm_5x31": rms_norm(5, 31),
+    "layer_norm_5x1000": layer_norm([5, 1000], 1),
+    "layer_norm_3axes": layer_norm([2, 3, 16, 16], 3),
+    "softmax_6x1023": softmax([6, 1023]),
+    "softmax_2x70000": softmax([2, 70000]),
+    "softmax_axis0": softmax([9, 5], axis=0),
+    "log_softmax_4x257": log_softmax(4, 257),
+    "rms_norm_silu_3x2048": rms_norm_silu(3, 2048),
+    "gelu_affine_100003": gelu_affine(100003),
+    "broadcast_mix_33x65": broadcast_mix(33, 65),
+    "rope_2x7x64": rope(2, 7, 64),
+    "transpose_cast_17x9": transpose_cast(17, 9),
+}
+
+DTYPES = ("float32", "float16", "bfloat16")
