@@ -32,8 +32,6 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
     Float32Type,
     FloatAttr,
     IndexType,
@@ -44,7 +42,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import Rewriter
 
 from molten.dialects import cuda, kernel, molten
 from molten.ir import OUTPUT_NAME_ATTR
