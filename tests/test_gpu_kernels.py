@@ -1,0 +1,117 @@
+"""Generated kernels run on the GPU and match the float64 interpreter.
+
+Marker `gpu`: skipped with the reason when nvcc, a GPU or torch (used here
+only to hold device memory; the runtime without torch comes later) is
+missing. Each case compiles the graph's `.cu` into a shared library, calls
+its `extern "C"` launcher through ctypes on fresh random inputs, with the
+outputs poisoned (NaN) before the launch, and compares every output with
+`molten.interpret(..., reference=True)` by relative L2 error.
+"""
+
+import ctypes
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import molten
+from molten import ZeroCompiler
+from molten.ir import DataflowGraph
+
+from .kernel_cases import CASES, DTYPES
+
+torch = pytest.importorskip("torch", reason="the GPU tests hold device memory in torch")
+
+NVCC = shutil.which("nvcc")
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(NVCC is None, reason="nvcc is not installed"),
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU or driver"),
+]
+
+TOLERANCE = {"float32": 1e-5, "float16": 2e-3, "bfloat16": 1.6e-2}
+TORCH_DTYPE = {
+    "float32": torch.float32,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+}
+
+
+def _arch() -> str:
+    major, minor = torch.cuda.get_device_capability()
+    return f"sm_{major}{minor}"
+
+
+def _inputs(g: DataflowGraph, rng: np.random.Generator, case: str) -> list[np.ndarray]:
+    arrays = []
+    for t in g.inputs:
+        x = rng.uniform(-2.0, 2.0, t.shape.dims)
+        if case.startswith("softmax") or case.startswith("log_softmax"):
+            x = x * 8.0  # large logits: the max-subtraction must hold
+        arrays.append(x)
+    return arrays
+
+
+def _run_on_gpu(g: DataflowGraph, arrays: list[np.ndarray], dtype: str, tmp_path):
+    compiler = ZeroCompiler(arch=_arch())
+    compiled = compiler.compile(g)
+    compiler.save(compiled, tmp_path)
+    library = tmp_path / f"lib{g.name}.so"
+    build = subprocess.run(
+        [
+            NVCC,
+            f"-arch={_arch()}",
+            "-shared",
+            "-Xcompiler",
+            "-fPIC",
+            "-o",
+            str(library),
+            str(tmp_path / f"{g.name}.cu"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert build.returncode == 0, build.stderr
+    launcher = getattr(ctypes.CDLL(str(library)), g.name)
+    launcher.restype = ctypes.c_int
+    device_inputs = [
+        torch.tensor(a, dtype=torch.float64).to(TORCH_DTYPE[dtype]).cuda()
+        for a in arrays
+    ]
+    outputs = [
+        torch.full(
+            t.shape.dims, float("nan"), dtype=TORCH_DTYPE[t.dtype], device="cuda"
+        )
+        for t in g.outputs
+    ]
+    pointers = [ctypes.c_void_p(t.data_ptr()) for t in (*device_inputs, *outputs)]
+    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+    status = launcher(*pointers, stream)
+    torch.cuda.synchronize()
+    assert status == 0, f"launcher returned cudaError {status}"
+    return [o.float().cpu().numpy().astype(np.float64) for o in outputs], compiled
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_kernel_matches_interpreter(case, dtype, tmp_path):
+    rng = np.random.default_rng()
+    g = DataflowGraph(case)
+    CASES[case](g, dtype)
+    arrays = _inputs(g, rng, case)
+    got, compiled = _run_on_gpu(g, arrays, dtype, tmp_path)
+    # The reference sees the inputs as the GPU does: rounded to their dtype.
+    rounded = [
+        molten.interpreters.round_to(a, t.type.element_type)
+        for a, t in zip(arrays, g.inputs, strict=True)
+    ]
+    want = molten.interpret(g, *rounded, reference=True)
+    want = want if isinstance(want, tuple) else (want,)
+    for out, (g_out, w_out) in enumerate(zip(got, want, strict=True)):
+        assert not np.isnan(g_out).any(), f"output {out} has NaN (unwritten or wrong)"
+        error = np.linalg.norm(g_out - w_out) / max(np.linalg.norm(w_out), 1e-30)
+        assert error < TOLERANCE[dtype], (
+            f"{case} {dtype} output {out}: relative L2 error {error:.2e} "
+            f"(kernels: {[k.name for k in compiled.kernels]})"
+        )
