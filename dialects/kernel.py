@@ -81,7 +81,7 @@ class KernelKind(StrEnum):
 
 @irdl_attr_definition
 class KernelKindAttr(EnumAttribute[KernelKind], SpacedOpaqueSyntaxAttribute):
-    """`#kernel.kind<row_reduce>`; printed bare (`row_reduce`) inside ops."""
+    """`#kernel<kind row_reduce>`; printed bare (`row_reduce`) inside ops."""
 
     name = "kernel.kind"
 
@@ -131,6 +131,8 @@ class ScheduleAttr(ParametrizedAttribute):
 
         def parse_field() -> None:
             key = parser.parse_identifier()
+            if key in values:
+                parser.raise_error(f"schedule field '{key}' is given twice")
             parser.parse_punctuation("=")
             if key == "tile":
                 sizes = parser.parse_comma_separated_list(

@@ -188,13 +188,28 @@ def fuse(
     ]
     if not outputs:
         return None
+    # Only what the outputs need goes into the kernel: an op kept outside for
+    # its own users is not copied in unless the group reads it.
+    needed: set[Operation] = set()
+    for value in reversed(outputs):
+        stack = [value.owner]
+        while stack:
+            op = stack.pop()
+            if op in group and op not in needed:
+                needed.add(op)
+                stack.extend(v.owner for v in op.operands)
+    inside = [op for op in ordered if op in needed]
+    generators = [
+        g for g in generators if any(v.owner is g for op in inside for v in op.operands)
+    ]
+    inputs = [v for v in inputs if any(v in op.operands for op in inside)]
 
     body = Block(arg_types=[v.type for v in inputs])
     mapping: dict[SSAValue, SSAValue] = {}
     for value, arg in zip(inputs, body.args, strict=True):
         arg.name_hint = value.name_hint
         mapping[value] = arg
-    for op in [*generators, *ordered]:
+    for op in [*generators, *inside]:
         body.add_op(op.clone(mapping))
     body.add_op(kernel.YieldOp(*(mapping[v] for v in outputs)))
     fused = kernel.FusedOp(kind, inputs, [v.type for v in outputs], Region(body))

@@ -16,7 +16,14 @@ molten.cast to them and on store. Every size is static; `index` values are
   holds the total. When the schedule holds the row in registers (block *
   elements_per_thread covers it) the input is read once; otherwise the row is
   walked again for each reduction and for the store.
-* gemm and attention kernels are not lowered yet (NotImplementedError).
+* gemm: 2-D tiles of the output per block (the schedule's tile: block M,
+  N and K), each thread accumulating a 4x4 micro-tile in f32 registers while
+  tiles of both operands pass through shared memory (converted to f32,
+  edges clamped and zeroed); the epilogue (bias, activation, residual,
+  cast) is evaluated on the accumulators before a single guarded store.
+  Batch axes run along blockIdx.z, broadcast like numpy; transposed operands
+  are read through their strides. Tensor cores come later.
+* attention kernels are not lowered yet (NotImplementedError).
 
 The graph's `func.func` becomes a `cuda.host_func` launching the kernels in
 order, with `cuda.alloc`/`cuda.free` buffers for values passed between them.
@@ -225,10 +232,16 @@ class Evaluator:
         """An evaluator for a nested region: it sees, but does not leak, values."""
         return Evaluator(e, self.pointers, self.known)
 
+    @staticmethod
+    def _canonical(value: SSAValue, index: Sequence[Index]) -> list[Index]:
+        # An axis of size 1 is only ever read at 0, whatever index reached it.
+        return [0 if d == 1 else i for i, d in zip(index, shape_of(value), strict=True)]
+
     def define(self, value: SSAValue, index: Sequence[Index], scalar: SSAValue):
-        self.known[(value, _key(index))] = scalar
+        self.known[(value, _key(self._canonical(value, index)))] = scalar
 
     def at(self, value: SSAValue, index: Sequence[Index]) -> SSAValue:
+        index = self._canonical(value, index)
         key = (value, _key(index))
         if key not in self.known:
             self.known[key] = self._compute(value, list(index))
@@ -660,9 +673,184 @@ def lower_row_reduce(
     return LoweredKernel(_kernel_op(kfunc, region, block), (grid, 1, 1), (block, 1, 1))
 
 
+MICRO_TILE = 4
+"""Each gemm thread accumulates a MICRO_TILE x MICRO_TILE block of outputs."""
+
+
+def _gemm_offset(
+    e: Emitter, row: Index, col: Index, shape: Sequence[int], transposed: bool
+) -> Index:
+    """Offset of logical element (row, col) of a matrix stored as `shape`'s last
+    two axes, read transposed or not."""
+    rows, cols = shape[-2:]
+    if transposed:
+        return e.iadd(e.imul(col, cols), row)
+    return e.iadd(e.imul(row, cols), col)
+
+
+def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKernel:
+    region, e, pointers, out_ptrs = _kernel_shell(kfunc)
+    body_ops = list(kfunc.body.block.ops)
+    (mm,) = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
+    for operand in (mm.lhs, mm.rhs):
+        if operand not in pointers:
+            raise NotImplementedError(
+                "lower-kernel-to-cuda: a matmul operand computed inside the kernel "
+                "(prologue fusion) is not supported"
+            )
+    outputs = list(kfunc.body.block.last_op.operands)
+    result_shape = shape_of(mm.result)
+    batch_shape, (m, n) = result_shape[:-2], result_shape[-2:]
+    a_shape, b_shape = shape_of(mm.lhs), shape_of(mm.rhs)
+    trans_a, trans_b = mm.transpose_a is not None, mm.transpose_b is not None
+    k = a_shape[-2] if trans_a else a_shape[-1]
+    block = schedule.block.data
+    bm, bn, bk = (t.data for t in schedule.tile)
+    threads_n = bn // MICRO_TILE
+    if (
+        bm * bn != block * MICRO_TILE * MICRO_TILE
+        or bm % MICRO_TILE
+        or bn % MICRO_TILE
+        or (bm * bk) % block
+        or (bk * bn) % block
+    ):
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: gemm tile {bm}x{bn}x{bk} with {block} threads "
+            f"(each thread computes {MICRO_TILE}x{MICRO_TILE} outputs)"
+        )
+    batches = math.prod(batch_shape)
+    grid = (math.ceil(n / bn), math.ceil(m / bm), batches)
+    if grid[1] > 65535 or grid[2] > 65535:
+        raise NotImplementedError(f"lower-kernel-to-cuda: a gemm grid of {grid}")
+
+    tid = e.add(cuda.ThreadIdxOp())
+    tile_n = e.add(cuda.BlockIdxOp(cuda.Dim.X))
+    tile_m = e.add(cuda.BlockIdxOp(cuda.Dim.Y))
+    batch = e.add(cuda.BlockIdxOp(cuda.Dim.Z))
+    batch_index = unravel(e, batch, batch_shape) if batch_shape else []
+
+    def matrix_base(shape: Sequence[int]) -> Index:
+        index = broadcast_index(batch_index, shape[:-2], batch_shape)
+        return e.imul(ravel(e, index, shape[:-2]), math.prod(shape[-2:]))
+
+    a_base, b_base = matrix_base(a_shape), matrix_base(b_shape)
+    row0 = e.imul(tile_m, bm)
+    col0 = e.imul(tile_n, bn)
+    thread_row = e.imul(e.idiv(tid, threads_n), MICRO_TILE)
+    thread_col = e.imul(e.irem(tid, threads_n), MICRO_TILE)
+    a_tile = e.add(cuda.SharedAllocOp(F32, bk * bm))  # [bk][bm]
+    b_tile = e.add(cuda.SharedAllocOp(F32, bk * bn))  # [bk][bn]
+    a_tile.name_hint, b_tile.name_hint = "a_tile", "b_tile"
+
+    zero = e.f32(0.0)
+    count = MICRO_TILE * MICRO_TILE
+    loop_body = Block(arg_types=[INDEX, *[F32] * count])
+    loop = scf.ForOp(
+        e.index(0), e.index(k), e.index(bk), [zero] * count, Region(loop_body)
+    )
+    e.block.add_op(loop)
+    lb = e.nested(loop_body)
+    k0 = loop_body.args[0]
+    loads = Evaluator(lb, pointers)
+
+    def stage(
+        ptr, base, tile, tile_rows, tile_cols, shape, transposed, rows, cols, origin_of
+    ):
+        # tile_rows x tile_cols elements, `block` threads, consecutive threads
+        # on consecutive columns of the tile.
+        for chunk in range((tile_rows * tile_cols) // block):
+            flat = lb.iadd(tid, chunk * block)
+            r, c = lb.idiv(flat, tile_cols), lb.irem(flat, tile_cols)
+            grow, gcol = origin_of(r, c)
+            valid = lb.add(
+                arith.AndIOp(lb.icmp(grow, rows, "slt"), lb.icmp(gcol, cols, "slt"))
+            )
+            offset = lb.iadd(
+                base,
+                _gemm_offset(
+                    lb,
+                    lb.imin(grow, rows - 1),
+                    lb.imin(gcol, cols - 1),
+                    shape,
+                    transposed,
+                ),
+            )
+            value = lb.select(valid, loads.load(ptr, offset), zero)
+            yield r, c, value
+
+    # A tile: rows are m (bm), columns k (bk); stored k-major.
+    for r, c, value in stage(
+        pointers[mm.lhs],
+        a_base,
+        a_tile,
+        bm,
+        bk,
+        a_shape,
+        trans_a,
+        m,
+        k,
+        lambda r, c: (lb.iadd(row0, r), lb.iadd(k0, c)),
+    ):
+        lb.add(cuda.StoreOp(value, a_tile, lb.index(lb.iadd(lb.imul(c, bm), r))))
+    # B tile: rows are k (bk), columns n (bn).
+    for r, c, value in stage(
+        pointers[mm.rhs],
+        b_base,
+        b_tile,
+        bk,
+        bn,
+        b_shape,
+        trans_b,
+        k,
+        n,
+        lambda r, c: (lb.iadd(k0, r), lb.iadd(col0, c)),
+    ):
+        lb.add(cuda.StoreOp(value, b_tile, lb.index(lb.iadd(lb.imul(r, bn), c))))
+    lb.add(cuda.SyncThreadsOp())
+    acc = list(loop_body.args[1:])
+    for kk in range(bk):
+        a = [
+            lb.add(cuda.LoadOp(a_tile, lb.index(lb.iadd(thread_row, kk * bm + i))))
+            for i in range(MICRO_TILE)
+        ]
+        b = [
+            lb.add(cuda.LoadOp(b_tile, lb.index(lb.iadd(thread_col, kk * bn + j))))
+            for j in range(MICRO_TILE)
+        ]
+        acc = [
+            lb.add(
+                arith.AddfOp(acc[i * MICRO_TILE + j], lb.add(arith.MulfOp(a[i], b[j])))
+            )
+            for i in range(MICRO_TILE)
+            for j in range(MICRO_TILE)
+        ]
+    lb.add(cuda.SyncThreadsOp())
+    loop_body.add_op(scf.YieldOp(*acc))
+
+    ev = Evaluator(e, pointers)
+    for i in range(MICRO_TILE):
+        for j in range(MICRO_TILE):
+            row = e.iadd(e.iadd(row0, thread_row), i)
+            col = e.iadd(e.iadd(col0, thread_col), j)
+            inside = e.add(arith.AndIOp(e.icmp(row, m, "slt"), e.icmp(col, n, "slt")))
+            inner = _if(e, inside)
+            scoped = ev.scoped(inner)
+            index = [*batch_index, row, col]
+            accumulated = _round(
+                inner, loop.results[i * MICRO_TILE + j], element_of(mm.result)
+            )
+            scoped.define(mm.result, index, accumulated)
+            for value, ptr in zip(outputs, out_ptrs, strict=True):
+                _store_output(scoped, value, ptr, index, result_shape)
+            _close(inner)
+    e.add(cuda.ReturnOp())
+    return LoweredKernel(_kernel_op(kfunc, region, block), grid, (block, 1, 1))
+
+
 LOWERINGS = {
     kernel.KernelKind.POINTWISE: lower_pointwise,
     kernel.KernelKind.ROW_REDUCE: lower_row_reduce,
+    kernel.KernelKind.GEMM: lower_gemm,
 }
 
 

@@ -96,6 +96,48 @@ def transpose_cast(rows: int, cols: int) -> Builder:
     return build
 
 
+def gemm_bias_gelu(m: int, k: int, n: int) -> Builder:
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [m, k], dtype)
+        w = g.add_input("w", [k, n], dtype)
+        b = g.add_input("b", [n], dtype)
+        g.add_output(g.gelu(x @ w + b), "y")
+
+    return build
+
+
+def gemm_batched(batch: list[int], m: int, k: int, n: int) -> Builder:
+    """A batched matmul with a broadcast weight, transposed, a residual add, and
+    the matmul result also an output."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [*batch, m, k], dtype)
+        w = g.add_input("w", [n, k], dtype)
+        r = g.add_input("r", [*batch, m, n], dtype)
+        y = g.matmul(x, w, "xw", transpose_b=True)
+        g.add_output(y)
+        g.add_output(g.silu(y) + r, "out")
+
+    return build
+
+
+def gemm_transpose_a(m: int, k: int, n: int) -> Builder:
+    def build(g: DataflowGraph, dtype: str) -> None:
+        a = g.add_input("a", [k, m], dtype)
+        b = g.add_input("b", [k, n], dtype)
+        g.add_output(g.matmul(a, b, "y", transpose_a=True) * 0.5)
+
+    return build
+
+
+def attention(batch: int, seq: int, dim: int, causal: bool) -> Builder:
+    def build(g: DataflowGraph, dtype: str) -> None:
+        q, k, v = (g.add_input(n, [batch, seq, dim], dtype) for n in "qkv")
+        g.add_output(g.attention(q, k, v, "o", causal=causal))
+
+    return build
+
+
 CASES: dict[str, Builder] = {
     "rms_norm_1x5120": rms_norm(1, 5120),
     "rms_norm_7x4099": rms_norm(7, 4099),
@@ -112,6 +154,11 @@ CASES: dict[str, Builder] = {
     "broadcast_mix_33x65": broadcast_mix(33, 65),
     "rope_2x7x64": rope(2, 7, 64),
     "transpose_cast_17x9": transpose_cast(17, 9),
+    "gemm_bias_gelu_100x70x130": gemm_bias_gelu(100, 70, 130),
+    "gemm_bias_gelu_decode_1x64x300": gemm_bias_gelu(1, 64, 300),
+    "gemm_batched_2x3x33x20x17": gemm_batched([2, 3], 33, 20, 17),
+    "gemm_transpose_a_50x31x40": gemm_transpose_a(50, 31, 40),
+    "attention_causal_2x37x16": attention(2, 37, 16, True),
 }
 
 DTYPES = ("float32", "float16", "bfloat16")

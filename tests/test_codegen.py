@@ -8,11 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from kernel_cases import CASES, DTYPES
 
 from molten import ZeroCompiler
 from molten.ir import DataflowGraph
-
-from .kernel_cases import CASES, DTYPES
 
 NVCC = shutil.which("nvcc")
 LOG = Path(__file__).parent / "logs" / "ptxas.log"

@@ -14,12 +14,11 @@ import subprocess
 
 import numpy as np
 import pytest
+from kernel_cases import CASES, DTYPES
 
 import molten
 from molten import ZeroCompiler
 from molten.ir import DataflowGraph
-
-from .kernel_cases import CASES, DTYPES
 
 torch = pytest.importorskip("torch", reason="the GPU tests hold device memory in torch")
 

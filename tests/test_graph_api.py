@@ -91,12 +91,21 @@ def test_seed_compiles_to_one_kernel(seed, tmp_path):
     )
 
 
-def test_gemm_compile_says_what_is_missing():
+def test_matmul_bias_gelu_compiles_to_one_gemm_kernel():
     g = DataflowGraph("mm")
     x = g.add_input("x", [4, 8])
     w = g.add_input("w", [8, 16])
-    g.add_output(g.matmul(x, w))
-    with pytest.raises(NotImplementedError, match="gemm kernels .* not lowered yet"):
+    b = g.add_input("b", [16])
+    g.add_output(g.gelu(x @ w + b))
+    (only,) = molten.ZeroCompiler().compile(g).kernels
+    assert only.fused_ops == ("matmul", "add", "gelu")
+
+
+def test_returning_an_input_says_what_is_missing():
+    g = DataflowGraph("copy")
+    x = g.add_input("x", [4])
+    g.add_output(x)
+    with pytest.raises(NotImplementedError, match="returns an input"):
         molten.ZeroCompiler().compile(g)
 
 
