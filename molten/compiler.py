@@ -82,7 +82,8 @@ class ZeroCompiler:
         return CompiledGraph(graph.name, unit.source, unit.header, infos, str(module))
 
     def save(self, compiled: CompiledGraph, directory: str | Path) -> list[Path]:
-        """Writes `<graph>.cu`, `<graph>.h` and `<graph>.mlir` into `directory`."""
+        """Writes `<graph>.cu`, `<graph>.h` and the final IR, `<graph>.final.mlir`,
+        into `directory`."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         header_name = f"{compiled.name}.h"
@@ -90,7 +91,7 @@ class ZeroCompiler:
             out
             / f"{compiled.name}.cu": f'#include "{header_name}"\n\n{compiled.source}',
             out / header_name: compiled.header,
-            out / f"{compiled.name}.mlir": compiled.ir + "\n",
+            out / f"{compiled.name}.final.mlir": compiled.ir + "\n",
         }
         for path, text in files.items():
             path.write_text(text)

@@ -81,8 +81,8 @@ def test_seed_compiles_to_one_kernel(seed, tmp_path):
     files = seed["ZeroCompiler"]().save(compiled, tmp_path / "out")
     assert sorted(p.name for p in files) == [
         "fused_rmsnorm.cu",
+        "fused_rmsnorm.final.mlir",
         "fused_rmsnorm.h",
-        "fused_rmsnorm.mlir",
     ]
     assert (
         (tmp_path / "out" / "fused_rmsnorm.cu")

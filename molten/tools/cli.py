@@ -2,7 +2,7 @@
 
     molten compile spec.mlir -o out/ [--arch sm_90] [--entry graph]
 
-writes `<graph>.cu`, `<graph>.h` and `<graph>.mlir` for the graph (the only
+writes `<graph>.cu`, `<graph>.h` and `<graph>.final.mlir` for the graph (the only
 `func.func` of the spec, or `--entry`). Errors name the spec's line and op.
 """
 
