@@ -244,7 +244,13 @@ class Evaluator:
         index = self._canonical(value, index)
         key = (value, _key(index))
         if key not in self.known:
-            self.known[key] = self._compute(value, list(index))
+            scalar = self._compute(value, list(index))
+            # The generated variable is named after the graph's value.
+            if scalar.name_hint is None and not isinstance(
+                scalar.owner, arith.ConstantOp
+            ):
+                scalar.name_hint = value.name_hint
+            self.known[key] = scalar
         return self.known[key]
 
     def load(self, ptr: SSAValue, offset: Index) -> SSAValue:
@@ -263,7 +269,10 @@ class Evaluator:
     def _compute(self, value: SSAValue, index: list[Index]) -> SSAValue:
         e = self.e
         if value in self.pointers:
-            return self.load(self.pointers[value], ravel(e, index, shape_of(value)))
+            offset = ravel(e, index, shape_of(value))
+            if isinstance(offset, SSAValue) and offset.name_hint is None:
+                offset.name_hint = f"{value.name_hint or 'input'}_offset"
+            return self.load(self.pointers[value], offset)
         op = value.owner
         assert isinstance(op, Operation)
         rule = _RULES.get(type(op))
@@ -591,6 +600,7 @@ def lower_row_reduce(
     grid = min(rows, MAX_GRID_X)
     rb, row_block = _for(e, bid, rows, gdim)
     row = row_block.args[0]
+    row.name_hint = "row"
     row_index = unravel(rb, row, row_shape)
     per_row = [*row_index, *(0,) * k]
     ev = Evaluator(rb, pointers)
@@ -603,6 +613,8 @@ def lower_row_reduce(
     if cached:
         for c in range(math.ceil(n / block)):
             j = rb.iadd(tid, c * block)
+            if isinstance(j, SSAValue):
+                j.name_hint = "col"
             if (c + 1) * block <= n:
                 chunks.append((j, None))
             else:
@@ -617,6 +629,7 @@ def lower_row_reduce(
                 v = ev.at(op.input, element_index(rb, j))
                 combined = _combine(rb, op, acc, v)
                 acc = combined if valid is None else rb.select(valid, combined, acc)
+                acc.name_hint = f"{op.results[0].name_hint or 'reduction'}_acc"
         else:
             loop_body = Block(arg_types=[INDEX, F32])
             loop = scf.ForOp(
@@ -632,6 +645,7 @@ def lower_row_reduce(
             v = scoped.at(op.input, element_index(inner, loop_body.args[0]))
             loop_body.add_op(scf.YieldOp(_combine(inner, op, loop_body.args[1], v)))
             acc = loop.results[0]
+            acc.name_hint = f"{op.results[0].name_hint or 'reduction'}_acc"
         total = _block_reduce(rb, op, acc, tid, block)
         if isinstance(op, molten.ReduceMeanOp):
             total = rb.add(arith.MulfOp(total, rb.f32(1.0 / n)))
