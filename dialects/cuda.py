@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import auto
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
@@ -59,6 +60,8 @@ from xdsl.ir import (
 )
 from xdsl.irdl import (
     IRDLOperation,
+    VarConstraint,
+    base,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -498,6 +501,30 @@ class FreeOp(IRDLOperation):
 
 
 @irdl_op_definition
+class CopyOp(IRDLOperation):
+    """Copies `size` elements between device buffers on the stream (a graph
+    output that is an input, or a value returned twice):
+    `cuda.copy %dst, %src, 4096 : !cuda.ptr<f32>`."""
+
+    name = "cuda.copy"
+    T: ClassVar = VarConstraint("T", base(PointerType))
+    target = operand_def(T)
+    source = operand_def(T)
+    size = prop_def(IntegerAttr[I64])
+    traits = traits_def(HasParent(HostFuncOp))
+    assembly_format = "$target `,` $source `,` $size attr-dict `:` type($target)"
+
+    def __init__(self, target: SSAValue, source: SSAValue, size: int):
+        super().__init__(
+            operands=[target, source], properties={"size": IntegerAttr(size, i64)}
+        )
+
+    def verify_(self) -> None:
+        if self.size.value.data < 1:
+            raise VerifyException("cuda.copy: size must be >= 1")
+
+
+@irdl_op_definition
 class ReturnOp(IRDLOperation):
     """The end of a kernel or launcher: `cuda.return`."""
 
@@ -527,6 +554,7 @@ Cuda = Dialect(
         LaunchOp,
         AllocOp,
         FreeOp,
+        CopyOp,
         ReturnOp,
     ],
     [PointerType, DimAttr],

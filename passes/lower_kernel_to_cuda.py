@@ -26,7 +26,8 @@ molten.cast to them and on store. Every size is static; `index` values are
 * attention kernels are not lowered yet (NotImplementedError).
 
 The graph's `func.func` becomes a `cuda.host_func` launching the kernels in
-order, with `cuda.alloc`/`cuda.free` buffers for values passed between them.
+order, with `cuda.alloc`/`cuda.free` buffers for values passed between them
+and a `cuda.copy` for an output that is an input or a value returned twice.
 """
 
 from __future__ import annotations
@@ -895,11 +896,6 @@ def lower_graph(
     ret = block.last_op
     assert isinstance(ret, func.ReturnOp)
     returned = list(ret.arguments)
-    if len(set(returned)) != len(returned) or any(v in block.args for v in returned):
-        raise NotImplementedError(
-            f"lower-kernel-to-cuda: @{graph.sym_name.data} returns an input or the "
-            "same value twice (a copy kernel is not generated yet)"
-        )
     names = [a.name_hint or f"in{i}" for i, a in enumerate(block.args)]
     out_names = []
     for i, value in enumerate(returned):
@@ -915,8 +911,14 @@ def lower_graph(
     for arg, name in zip(entry.args, names + out_names, strict=True):
         arg.name_hint = name
     buffers: dict[SSAValue, SSAValue] = dict(zip(block.args, entry.args, strict=False))
+    # An output that is an input, or a value returned again, is copied into
+    # its output buffer after the kernels.
+    copies: list[tuple[SSAValue, SSAValue]] = []
     for value, arg in zip(returned, entry.args[len(block.args) :], strict=True):
-        buffers[value] = arg
+        if value in buffers:
+            copies.append((arg, value))
+        else:
+            buffers[value] = arg
     temporaries: list[SSAValue] = []
     for op in block.ops:
         if isinstance(op, func.ReturnOp):
@@ -938,6 +940,8 @@ def lower_graph(
         entry.add_op(
             cuda.LaunchOp(op.callee.string_value(), lowered.grid, lowered.block, args)
         )
+    for target, value in copies:
+        entry.add_op(cuda.CopyOp(target, buffers[value], math.prod(shape_of(value))))
     for buffer in temporaries:
         entry.add_op(cuda.FreeOp(buffer))
     entry.add_op(cuda.ReturnOp())

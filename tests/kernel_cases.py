@@ -138,6 +138,19 @@ def attention(batch: int, seq: int, dim: int, causal: bool) -> Builder:
     return build
 
 
+def passthrough(n: int) -> Builder:
+    """Outputs that are an input and a value returned twice (copies)."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [n], dtype)
+        y = g.exp(x, "y")
+        g.add_output(x, "x_again")
+        g.add_output(y)
+        g.add_output(y, "y_again")
+
+    return build
+
+
 CASES: dict[str, Builder] = {
     "rms_norm_1x5120": rms_norm(1, 5120),
     "rms_norm_7x4099": rms_norm(7, 4099),
@@ -159,6 +172,7 @@ CASES: dict[str, Builder] = {
     "gemm_batched_2x3x33x20x17": gemm_batched([2, 3], 33, 20, 17),
     "gemm_transpose_a_50x31x40": gemm_transpose_a(50, 31, 40),
     "attention_causal_2x37x16": attention(2, 37, 16, True),
+    "passthrough_1000": passthrough(1000),
 }
 
 DTYPES = ("float32", "float16", "bfloat16")

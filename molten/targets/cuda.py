@@ -355,6 +355,15 @@ class BodyPrinter:
             self.emit(f"cudaFreeAsync({self.name(op.ptr)}, stream);")
         elif isinstance(op, cuda.LaunchOp):
             self._launch(op)
+        elif isinstance(op, cuda.CopyOp):
+            element = c_type(op.target.type.element_type)
+            target, source = self.name(op.target), self.name(op.source)
+            self.emit(
+                f"err = cudaMemcpyAsync({target}, {source}, "
+                f"{op.size.value.data} * sizeof({element}), "
+                "cudaMemcpyDeviceToDevice, stream);"
+            )
+            self.emit("if (err != cudaSuccess) return err;")
         else:
             raise NotImplementedError(f"-t cuda: cannot print {op.name}")
 
