@@ -130,22 +130,24 @@ class ScheduleAttr(ParametrizedAttribute):
         values: dict[str, Attribute] = {}
 
         def parse_field() -> None:
+            field_span = parser._current_token.span
             key = parser.parse_identifier()
             if key in values:
-                parser.raise_error(f"schedule field '{key}' is given twice")
+                parser.raise_error(f"schedule field '{key}' is given twice", field_span)
+            if key != "tile" and key not in SCHEDULE_FIELDS:
+                parser.raise_error(
+                    f"unknown schedule field '{key}' (fields: "
+                    f"{', '.join((*SCHEDULE_FIELDS, 'tile'))})",
+                    field_span,
+                )
             parser.parse_punctuation("=")
             if key == "tile":
                 sizes = parser.parse_comma_separated_list(
                     parser.Delimiter.SQUARE, parser.parse_integer
                 )
                 values[key] = ArrayAttr([IntAttr(s) for s in sizes])
-            elif key in SCHEDULE_FIELDS:
-                values[key] = IntAttr(parser.parse_integer(allow_negative=False))
             else:
-                parser.raise_error(
-                    f"unknown schedule field '{key}' (fields: "
-                    f"{', '.join((*SCHEDULE_FIELDS, 'tile'))})"
-                )
+                values[key] = IntAttr(parser.parse_integer(allow_negative=False))
 
         parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_field)
         defaults = {"rows_per_block": 1, "vector": 1, "elements_per_thread": 1}

@@ -42,7 +42,7 @@ from molten.passes.fusion import (
 def row_domain(op: molten.ReductionOp) -> tuple[tuple[int, ...], int] | None:
     """(input shape, number of reduced trailing axes) of a row reduction, else None."""
     shape = shape_of(op.input)
-    axes = tuple(op.axes.get_values())
+    axes = tuple(sorted(op.axes.get_values()))
     k = len(axes)
     if op.keepdim is None or axes != tuple(range(len(shape) - k, len(shape))):
         return None
@@ -57,7 +57,7 @@ class NormalizeReduction(RewritePattern):
         if not is_fusible_root(op) or row_domain(op) is not None:
             return
         shape = shape_of(op.input)
-        axes = tuple(op.axes.get_values())
+        axes = tuple(sorted(op.axes.get_values()))
         kept = [i for i in range(len(shape)) if i not in axes]
         new_ops: list[Operation] = []
         source = op.input

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Region
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -67,7 +67,11 @@ class KernelOutline(ModulePass):
     name = "kernel-outline"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        existing = {o.sym_name.data for o in op.ops if isinstance(o, kernel.FuncOp)}
+        existing = {
+            name.data
+            for o in op.walk()
+            if isinstance(name := o.properties.get("sym_name"), StringAttr)
+        }
         PatternRewriteWalker(
             OutlineFusedGroup(existing), apply_recursively=False
         ).rewrite_module(op)

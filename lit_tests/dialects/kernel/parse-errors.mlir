@@ -9,10 +9,8 @@
 // reported at the op that holds the schedule. Without --parsing-diagnostics
 // the first error ends the run (FIRST).
 //
-// The column of the two schedule syntax errors is not checked here: it is
-// the token after the field's `=` (unknown field) or after the closing `>`
-// (no `block`), not the offending name; schedule-error-location.mlir has the
-// located form, XFAIL.
+// The column of the schedule field errors is checked in
+// schedule-error-location.mlir.
 // NOMODULE-NOT: builtin.module
 
 // an unknown field

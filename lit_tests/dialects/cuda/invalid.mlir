@@ -1,0 +1,494 @@
+// RUN: molten-opt %s --split-input-file --parsing-diagnostics --verify-diagnostics | filecheck %s
+// RUN: molten-opt %s --split-input-file --parsing-diagnostics --verify-diagnostics | filecheck %s --check-prefix=NOMODULE
+
+// One case per verifier rule of the cuda dialect. Each CHECK line matches the
+// whole located diagnostic, `file:LINE:COL: error: message`, of the op right
+// after it (an op nested in a kernel is at column 3, a kernel or launcher at
+// column 1). The !cuda.ptr type is verified as it is parsed, so a bad element
+// type is an error while parsing, reported at the op that holds the type:
+// --parsing-diagnostics reports it and goes on with the next case. The second
+// run makes sure that every case fails: no module is printed.
+// NOMODULE-NOT: builtin.module
+
+// -- cuda.load and cuda.store ------------------------------------------------
+
+// a load whose result is not the pointer's element type
+cuda.kernel @load_mismatch(%x: !cuda.ptr<f32>) block 32 {
+  %i = cuda.thread_idx x
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 3]]:3: error: cuda.load: a !cuda.ptr<f32> gives f32, not f16{{$}}
+// CHECK-NEXT: {{^}}  %v = cuda.load %x[%i] : !cuda.ptr<f32> -> f16{{$}}
+// CHECK-NEXT: {{^}}  ^{{$}}
+  %v = cuda.load %x[%i] : !cuda.ptr<f32> -> f16
+  cuda.return
+}
+// CHECK-NEXT: {{^// -{5}$}}
+
+// -----
+
+// the same through a shared pointer, bf16 against f16
+cuda.kernel @load_mismatch_shared(%x: !cuda.ptr<f32>) block 32 {
+  %i = cuda.thread_idx x
+  %s = cuda.shared_alloc 32 : !cuda.ptr<bf16, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.load: a !cuda.ptr<bf16, shared> gives bf16, not f16{{$}}
+  %v = cuda.load %s[%i] : !cuda.ptr<bf16, shared> -> f16
+  cuda.return
+}
+
+// -----
+
+// a store of an f32 value through an f16 pointer (the f32 -> f16 truncf is
+// missing)
+cuda.kernel @store_mismatch(%x: !cuda.ptr<f16>) block 32 {
+  %i = cuda.thread_idx x
+  %c = arith.constant 1.000000e+00 : f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 3]]:3: error: cuda.store: a f32 cannot be stored through !cuda.ptr<f16>{{$}}
+// CHECK-NEXT: {{^}}  cuda.store %c, %x[%i] : f32, !cuda.ptr<f16>{{$}}
+// CHECK-NEXT: {{^}}  ^{{$}}
+  cuda.store %c, %x[%i] : f32, !cuda.ptr<f16>
+  cuda.return
+}
+// CHECK-NEXT: {{^// -{5}$}}
+
+// -----
+
+// a store of an f16 value into shared f32 memory
+cuda.kernel @store_mismatch_shared(%x: !cuda.ptr<f16>) block 32 {
+  %i = cuda.thread_idx x
+  %s = cuda.shared_alloc 32 : !cuda.ptr<f32, shared>
+  %h = cuda.load %x[%i] : !cuda.ptr<f16> -> f16
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.store: a f16 cannot be stored through !cuda.ptr<f32, shared>{{$}}
+  cuda.store %h, %s[%i] : f16, !cuda.ptr<f32, shared>
+  cuda.return
+}
+
+// -----
+
+// -- cuda.shared_alloc -------------------------------------------------------
+
+// an empty shared array
+cuda.kernel @shared_alloc_zero(%x: !cuda.ptr<f32>) block 32 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shared_alloc: size must be >= 1{{$}}
+  %s = cuda.shared_alloc 0 : !cuda.ptr<f32, shared>
+  cuda.return
+}
+
+// -----
+
+// a negative size (the custom form takes no sign: the generic form)
+cuda.kernel @shared_alloc_negative(%x: !cuda.ptr<f32>) block 32 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shared_alloc: size must be >= 1{{$}}
+  %s = "cuda.shared_alloc"() <{size = -4 : i64}> : () -> !cuda.ptr<f32, shared>
+  cuda.return
+}
+
+// -----
+
+// shared memory typed as a global pointer
+cuda.kernel @shared_alloc_global(%x: !cuda.ptr<f32>) block 32 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shared_alloc: the result must be a shared pointer{{$}}
+  %s = cuda.shared_alloc 32 : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+// -- cuda.shfl_xor -----------------------------------------------------------
+
+// an offset that is not a power of two
+cuda.kernel @shfl_xor_three(%x: !cuda.ptr<f32>) block 32 {
+  %i = cuda.thread_idx x
+  %v = cuda.load %x[%i] : !cuda.ptr<f32> -> f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shfl_xor: offset must be 1, 2, 4, 8 or 16{{$}}
+  %w = cuda.shfl_xor %v, 3 : f32
+  cuda.return
+}
+
+// -----
+
+// an offset of a whole warp
+cuda.kernel @shfl_xor_32(%x: !cuda.ptr<f32>) block 32 {
+  %i = cuda.thread_idx x
+  %v = cuda.load %x[%i] : !cuda.ptr<f32> -> f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shfl_xor: offset must be 1, 2, 4, 8 or 16{{$}}
+  %w = cuda.shfl_xor %v, 32 : f32
+  cuda.return
+}
+
+// -----
+
+// an offset of 0 and a negative one (generic form)
+cuda.kernel @shfl_xor_zero(%x: !cuda.ptr<f32>) block 32 {
+  %i = cuda.thread_idx x
+  %v = cuda.load %x[%i] : !cuda.ptr<f32> -> f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shfl_xor: offset must be 1, 2, 4, 8 or 16{{$}}
+  %w = "cuda.shfl_xor"(%v) <{offset = 0 : i64}> : (f32) -> f32
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @shfl_xor_negative(%x: !cuda.ptr<f32>) block 32 {
+  %i = cuda.thread_idx x
+  %v = cuda.load %x[%i] : !cuda.ptr<f32> -> f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shfl_xor: offset must be 1, 2, 4, 8 or 16{{$}}
+  %w = "cuda.shfl_xor"(%v) <{offset = -16 : i64}> : (f32) -> f32
+  cuda.return
+}
+
+// -----
+
+// an f16 value: shuffles are f32 only (generic form: the custom form has one
+// type for both)
+cuda.kernel @shfl_xor_f16(%x: !cuda.ptr<f16>) block 32 {
+  %i = cuda.thread_idx x
+  %v = cuda.load %x[%i] : !cuda.ptr<f16> -> f16
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 2]]:3: error: operand 'value' at position 0 does not verify:{{$}}
+// CHECK-NEXT: {{^}}f16 should be of base attribute f32{{$}}
+  %w = "cuda.shfl_xor"(%v) <{offset = 1 : i64}> : (f16) -> f16
+  cuda.return
+}
+
+// -----
+
+// -- cuda.kernel -------------------------------------------------------------
+
+// a block of no thread
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 3]]:1: error: cuda.kernel: block must be in [1, 1024]{{$}}
+// CHECK-NEXT: {{^}}cuda.kernel @block_zero(%x: !cuda.ptr<f32>) block 0 {{[{]$}}
+// CHECK-NEXT: {{^}}^{{$}}
+cuda.kernel @block_zero(%x: !cuda.ptr<f32>) block 0 {
+  cuda.return
+}
+// CHECK-NEXT: {{^// -{5}$}}
+
+// -----
+
+// a block over the hardware limit of 1024 threads
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: block must be in [1, 1024]{{$}}
+cuda.kernel @block_1025(%x: !cuda.ptr<f32>) block 1025 {
+  cuda.return
+}
+
+// -----
+
+// a shared pointer as a parameter
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: parameter !cuda.ptr<f32, shared> is not a global pointer{{$}}
+cuda.kernel @shared_param(%x: !cuda.ptr<f32>, %s: !cuda.ptr<f32, shared>) block 32 {
+  cuda.return
+}
+
+// -----
+
+// a scalar parameter (sizes are static; kernels take pointers only)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: parameter index is not a global pointer{{$}}
+cuda.kernel @index_param(%n: index, %x: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
+
+// -----
+
+// an f32 parameter
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: parameter f32 is not a global pointer{{$}}
+cuda.kernel @f32_param(%x: !cuda.ptr<f32>, %alpha: f32) block 32 {
+  cuda.return
+}
+
+// -----
+
+// block arguments that are not the function type's inputs (generic form: the
+// custom form takes the function type from the arguments)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: block arguments must match the function type{{$}}
+"cuda.kernel"() <{sym_name = "args_mismatch", function_type = (!cuda.ptr<f32>) -> (), block = #builtin.int<32>}> ({
+^bb0(%x: !cuda.ptr<f16>):
+  "cuda.return"() : () -> ()
+}) : () -> ()
+
+// -----
+
+// one argument fewer than the function type
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: block arguments must match the function type{{$}}
+"cuda.kernel"() <{sym_name = "args_missing", function_type = (!cuda.ptr<f32>, !cuda.ptr<f32>) -> (), block = #builtin.int<32>}> ({
+^bb0(%x: !cuda.ptr<f32>):
+  "cuda.return"() : () -> ()
+}) : () -> ()
+
+// -----
+
+// a function type with results
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: returns nothing (outputs are pointers){{$}}
+"cuda.kernel"() <{sym_name = "with_results", function_type = (!cuda.ptr<f32>) -> (!cuda.ptr<f32>), block = #builtin.int<32>}> ({
+^bb0(%x: !cuda.ptr<f32>):
+  "cuda.return"() : () -> ()
+}) : () -> ()
+
+// -----
+
+// -- cuda.host_func ----------------------------------------------------------
+
+// no output
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 3]]:1: error: cuda.host_func: outputs must count trailing params{{$}}
+// CHECK-NEXT: {{^}}cuda.host_func @no_outputs(%x: !cuda.ptr<f32>) outputs 0 {{[{]$}}
+// CHECK-NEXT: {{^}}^{{$}}
+cuda.host_func @no_outputs(%x: !cuda.ptr<f32>) outputs 0 {
+  cuda.return
+}
+// CHECK-NEXT: {{^// -{5}$}}
+
+// -----
+
+// more outputs than parameters
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: outputs must count trailing params{{$}}
+cuda.host_func @too_many_outputs(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 3 {
+  cuda.return
+}
+
+// -----
+
+// a shared pointer as a parameter
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: parameter !cuda.ptr<bf16, shared> is not a global pointer{{$}}
+cuda.host_func @shared_param(%x: !cuda.ptr<f32>, %y: !cuda.ptr<bf16, shared>) outputs 1 {
+  cuda.return
+}
+
+// -----
+
+// a scalar parameter
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: parameter index is not a global pointer{{$}}
+cuda.host_func @index_param(%n: index, %y: !cuda.ptr<f32>) outputs 1 {
+  cuda.return
+}
+
+// -----
+
+// block arguments that are not the function type's inputs
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: block arguments must match the function type{{$}}
+"cuda.host_func"() <{sym_name = "args_mismatch", function_type = (!cuda.ptr<f32>, !cuda.ptr<f32>) -> (), outputs = #builtin.int<1>}> ({
+^bb0(%x: !cuda.ptr<f32>):
+  "cuda.return"() : () -> ()
+}) : () -> ()
+
+// -----
+
+// a function type with results
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: returns nothing (outputs are pointers){{$}}
+"cuda.host_func"() <{sym_name = "with_results", function_type = (!cuda.ptr<f32>) -> (f32), outputs = #builtin.int<1>}> ({
+^bb0(%x: !cuda.ptr<f32>):
+  "cuda.return"() : () -> ()
+}) : () -> ()
+
+// -----
+
+// -- cuda.launch -------------------------------------------------------------
+
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
+
+// a grid of two sizes
+cuda.host_func @grid_rank(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 3]]:3: error: cuda.launch: grid must be three sizes >= 1{{$}}
+// CHECK-NEXT: {{^}}  cuda.launch @k grid [1, 1] block [32, 1, 1] (%x) : !cuda.ptr<f32>{{$}}
+// CHECK-NEXT: {{^}}  ^{{$}}
+  cuda.launch @k grid [1, 1] block [32, 1, 1] (%x) : !cuda.ptr<f32>
+  cuda.return
+}
+// CHECK-NEXT: {{^// -{5}$}}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
+
+// a grid of four sizes
+cuda.host_func @grid_rank_four(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: grid must be three sizes >= 1{{$}}
+  cuda.launch @k grid [1, 1, 1, 1] block [32, 1, 1] (%x) : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
+
+// an empty grid dimension
+cuda.host_func @grid_zero(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: grid must be three sizes >= 1{{$}}
+  cuda.launch @k grid [0, 1, 1] block [32, 1, 1] (%x) : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
+
+// a block of two sizes
+cuda.host_func @block_rank(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: block must be three sizes >= 1{{$}}
+  cuda.launch @k grid [1, 1, 1] block [32, 1] (%x) : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
+
+// a block with a zero size
+cuda.host_func @block_zero(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: block must be three sizes >= 1{{$}}
+  cuda.launch @k grid [1, 1, 1] block [0, 1, 1] (%x) : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
+
+// a block with a negative size
+cuda.host_func @block_negative(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: block must be three sizes >= 1{{$}}
+  cuda.launch @k grid [1, 1, 1] block [32, 1, -2] (%x) : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+// -- ops outside their parent ------------------------------------------------
+
+// a launch from a kernel (no dynamic parallelism)
+cuda.kernel @launch_in_kernel(%x: !cuda.ptr<f32>) block 32 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: 'cuda.launch' expects parent op 'cuda.host_func'{{$}}
+  cuda.launch @launch_in_kernel grid [1, 1, 1] block [32, 1, 1] (%x) : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+// a launch from a func.func
+func.func @launch_in_func(%x: !cuda.ptr<f32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: 'cuda.launch' expects parent op 'cuda.host_func'{{$}}
+  cuda.launch @k grid [1, 1, 1] block [32, 1, 1] (%x) : !cuda.ptr<f32>
+  func.return
+}
+
+// -----
+
+// a device buffer allocated in a kernel
+cuda.kernel @alloc_in_kernel(%x: !cuda.ptr<f32>) block 32 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: 'cuda.alloc' expects parent op 'cuda.host_func'{{$}}
+  %t = cuda.alloc 4 : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+// a buffer allocated in a loop of a launcher: the parent is scf.for
+cuda.host_func @alloc_in_loop(%x: !cuda.ptr<f32>) outputs 1 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %c1 step %c1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:5: error: 'cuda.alloc' expects parent op 'cuda.host_func'{{$}}
+    %t = cuda.alloc 4 : !cuda.ptr<f32>
+  }
+  cuda.return
+}
+
+// -----
+
+// a free in a kernel
+cuda.kernel @free_in_kernel(%x: !cuda.ptr<f32>) block 32 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: 'cuda.free' expects parent op 'cuda.host_func'{{$}}
+  cuda.free %x : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+// a free in a func.func
+func.func @free_in_func(%x: !cuda.ptr<f32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: 'cuda.free' expects parent op 'cuda.host_func'{{$}}
+  cuda.free %x : !cuda.ptr<f32>
+  func.return
+}
+
+// -----
+
+// cuda.return ending a func.func
+func.func @return_in_func() {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: 'cuda.return' expects parent op to be one of 'cuda.kernel', 'cuda.host_func'{{$}}
+  cuda.return
+}
+
+// -----
+
+// cuda.return at the top level
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: 'cuda.return' expects parent op to be one of 'cuda.kernel', 'cuda.host_func'{{$}}
+cuda.return
+
+// -----
+
+// cuda.return before the end of the kernel
+cuda.kernel @return_not_last(%x: !cuda.ptr<f32>) block 32 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: 'cuda.return' must be the last operation in its parent block{{$}}
+  cuda.return
+  %i = cuda.thread_idx x
+}
+
+// -----
+
+// a kernel body without cuda.return
+cuda.kernel @no_return(%x: !cuda.ptr<f32>) block 32 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: Operation cuda.thread_idx terminates block in single-block region but is not a terminator{{$}}
+  %i = cuda.thread_idx x
+}
+
+// -----
+
+// -- !cuda.ptr ---------------------------------------------------------------
+
+// f64 elements, in a kernel's signature (reported at the kernel)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: !cuda.ptr: element type f64 is not f32, f16 or bf16{{$}}
+cuda.kernel @ptr_f64(%x: !cuda.ptr<f64>) block 32 {
+  cuda.return
+}
+
+// -----
+
+// integer elements, in a launcher's signature
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: !cuda.ptr: element type i32 is not f32, f16 or bf16{{$}}
+cuda.host_func @ptr_i32(%x: !cuda.ptr<i32>) outputs 1 {
+  cuda.return
+}
+
+// -----
+
+// a shared i8 array (reported at the op whose type it is)
+cuda.kernel @ptr_i8_shared(%x: !cuda.ptr<f32>) block 32 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shared_alloc: !cuda.ptr: element type i8 is not f32, f16 or bf16{{$}}
+  %s = cuda.shared_alloc 4 : !cuda.ptr<i8, shared>
+  cuda.return
+}
+
+// -----
+
+// a pointer to an index, in a func.func's signature
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: func.func: !cuda.ptr: element type index is not f32, f16 or bf16{{$}}
+func.func @ptr_index(%x: !cuda.ptr<index>) {
+  func.return
+}
+
+// -----
+
+// a memory space other than global and shared (a syntax error, at the space)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:41: error: Expected `global`, or `shared`.{{$}}
+func.func @ptr_local(%x: !cuda.ptr<f32, local>) {
+  func.return
+}

@@ -1,0 +1,390 @@
+// RUN: MOLTEN_ROUNDTRIP
+// RUN: MOLTEN_GENERIC_ROUNDTRIP
+// RUN: MOLTEN_CUSTOM_ROUNDTRIP
+
+// Every op of the cuda dialect (cuda.kernel, cuda.host_func, the four special
+// registers, cuda.load, cuda.store, cuda.shared_alloc, cuda.sync_threads,
+// cuda.shfl_xor, cuda.launch, cuda.alloc, cuda.free, cuda.return) and the
+// !cuda.ptr type (global and shared, f32, f16 and bf16), in the custom form
+// (CHECK) and the generic form (CHECK-GENERIC); kernels whose bodies hold
+// upstream arith, math and scf ops.
+
+// Global pointers of every element type as parameters, shared arrays of every
+// element type, loads and stores through both spaces.
+cuda.kernel @pointer_types(%x: !cuda.ptr<f32>, %h: !cuda.ptr<f16>, %b: !cuda.ptr<bf16>, %xg: !cuda.ptr<f32>) block 128 {
+  %i = cuda.thread_idx x
+  %sf = cuda.shared_alloc 128 : !cuda.ptr<f32, shared>
+  %sh = cuda.shared_alloc 64 : !cuda.ptr<f16, shared>
+  %sb = cuda.shared_alloc 1 : !cuda.ptr<bf16, shared>
+  %vx = cuda.load %x[%i] : !cuda.ptr<f32> -> f32
+  %vh = cuda.load %h[%i] : !cuda.ptr<f16> -> f16
+  %vb = cuda.load %b[%i] : !cuda.ptr<bf16> -> bf16
+  cuda.store %vx, %sf[%i] : f32, !cuda.ptr<f32, shared>
+  cuda.store %vh, %sh[%i] : f16, !cuda.ptr<f16, shared>
+  cuda.store %vb, %sb[%i] : bf16, !cuda.ptr<bf16, shared>
+  cuda.sync_threads
+  %wx = cuda.load %sf[%i] : !cuda.ptr<f32, shared> -> f32
+  %wh = cuda.load %sh[%i] : !cuda.ptr<f16, shared> -> f16
+  %wb = cuda.load %sb[%i] : !cuda.ptr<bf16, shared> -> bf16
+  cuda.store %wx, %xg[%i] : f32, !cuda.ptr<f32>
+  cuda.store %wh, %h[%i] : f16, !cuda.ptr<f16>
+  cuda.store %wb, %b[%i] : bf16, !cuda.ptr<bf16>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @pointer_types(%x: !cuda.ptr<f32>, %h: !cuda.ptr<f16>, %b: !cuda.ptr<bf16>, %xg: !cuda.ptr<f32>) block 128 {
+// CHECK-NEXT:    %i = cuda.thread_idx x
+// CHECK-NEXT:    %sf = cuda.shared_alloc 128 : !cuda.ptr<f32, shared>
+// CHECK-NEXT:    %sh = cuda.shared_alloc 64 : !cuda.ptr<f16, shared>
+// CHECK-NEXT:    %sb = cuda.shared_alloc 1 : !cuda.ptr<bf16, shared>
+// CHECK-NEXT:    %vx = cuda.load %x[%i] : !cuda.ptr<f32> -> f32
+// CHECK-NEXT:    %vh = cuda.load %h[%i] : !cuda.ptr<f16> -> f16
+// CHECK-NEXT:    %vb = cuda.load %b[%i] : !cuda.ptr<bf16> -> bf16
+// CHECK-NEXT:    cuda.store %vx, %sf[%i] : f32, !cuda.ptr<f32, shared>
+// CHECK-NEXT:    cuda.store %vh, %sh[%i] : f16, !cuda.ptr<f16, shared>
+// CHECK-NEXT:    cuda.store %vb, %sb[%i] : bf16, !cuda.ptr<bf16, shared>
+// CHECK-NEXT:    cuda.sync_threads
+// CHECK-NEXT:    %wx = cuda.load %sf[%i] : !cuda.ptr<f32, shared> -> f32
+// CHECK-NEXT:    %wh = cuda.load %sh[%i] : !cuda.ptr<f16, shared> -> f16
+// CHECK-NEXT:    %wb = cuda.load %sb[%i] : !cuda.ptr<bf16, shared> -> bf16
+// CHECK-NEXT:    cuda.store %wx, %xg[%i] : f32, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.store %wh, %h[%i] : f16, !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.store %wb, %b[%i] : bf16, !cuda.ptr<bf16>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "pointer_types", function_type = (!cuda.ptr<f32>, !cuda.ptr<f16>, !cuda.ptr<bf16>, !cuda.ptr<f32>) -> (), block = #builtin.int<128>}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%x: !cuda.ptr<f32>, %h: !cuda.ptr<f16>, %b: !cuda.ptr<bf16>, %xg: !cuda.ptr<f32>):
+// CHECK-GENERIC-NEXT:    %i = "cuda.thread_idx"() <{dim = #cuda<dim x>}> : () -> index
+// CHECK-GENERIC-NEXT:    %sf = "cuda.shared_alloc"() <{size = 128 : i64}> : () -> !cuda.ptr<f32, shared>
+// CHECK-GENERIC-NEXT:    %sh = "cuda.shared_alloc"() <{size = 64 : i64}> : () -> !cuda.ptr<f16, shared>
+// CHECK-GENERIC-NEXT:    %sb = "cuda.shared_alloc"() <{size = 1 : i64}> : () -> !cuda.ptr<bf16, shared>
+// CHECK-GENERIC-NEXT:    %vx = "cuda.load"(%x, %i) : (!cuda.ptr<f32>, index) -> f32
+// CHECK-GENERIC-NEXT:    %vh = "cuda.load"(%h, %i) : (!cuda.ptr<f16>, index) -> f16
+// CHECK-GENERIC-NEXT:    %vb = "cuda.load"(%b, %i) : (!cuda.ptr<bf16>, index) -> bf16
+// CHECK-GENERIC-NEXT:    "cuda.store"(%vx, %sf, %i) : (f32, !cuda.ptr<f32, shared>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.store"(%vh, %sh, %i) : (f16, !cuda.ptr<f16, shared>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.store"(%vb, %sb, %i) : (bf16, !cuda.ptr<bf16, shared>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.sync_threads"() : () -> ()
+// CHECK-GENERIC-NEXT:    %wx = "cuda.load"(%sf, %i) : (!cuda.ptr<f32, shared>, index) -> f32
+// CHECK-GENERIC-NEXT:    %wh = "cuda.load"(%sh, %i) : (!cuda.ptr<f16, shared>, index) -> f16
+// CHECK-GENERIC-NEXT:    %wb = "cuda.load"(%sb, %i) : (!cuda.ptr<bf16, shared>, index) -> bf16
+// CHECK-GENERIC-NEXT:    "cuda.store"(%wx, %xg, %i) : (f32, !cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.store"(%wh, %h, %i) : (f16, !cuda.ptr<f16>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.store"(%wb, %b, %i) : (bf16, !cuda.ptr<bf16>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
+// CHECK-GENERIC-NEXT:  }) : () -> ()
+
+// -----
+
+// The special registers in every dimension; `global` written out (the
+// default, printed without it); the smallest block.
+cuda.kernel @special_registers(%out: !cuda.ptr<f32, global>) block 1 {
+  %tx = cuda.thread_idx x
+  %ty = cuda.thread_idx y
+  %tz = cuda.thread_idx z
+  %bx = cuda.block_idx x
+  %by = cuda.block_idx y
+  %bz = cuda.block_idx z
+  %dx = cuda.block_dim x
+  %dy = cuda.block_dim y
+  %dz = cuda.block_dim z
+  %gx = cuda.grid_dim x
+  %gy = cuda.grid_dim y
+  %gz = cuda.grid_dim z
+  %c = arith.constant 0.0 : f32
+  cuda.store %c, %out[%tx] : f32, !cuda.ptr<f32, global>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @special_registers(%out: !cuda.ptr<f32>) block 1 {
+// CHECK-NEXT:    %tx = cuda.thread_idx x
+// CHECK-NEXT:    %ty = cuda.thread_idx y
+// CHECK-NEXT:    %tz = cuda.thread_idx z
+// CHECK-NEXT:    %bx = cuda.block_idx x
+// CHECK-NEXT:    %by = cuda.block_idx y
+// CHECK-NEXT:    %bz = cuda.block_idx z
+// CHECK-NEXT:    %dx = cuda.block_dim x
+// CHECK-NEXT:    %dy = cuda.block_dim y
+// CHECK-NEXT:    %dz = cuda.block_dim z
+// CHECK-NEXT:    %gx = cuda.grid_dim x
+// CHECK-NEXT:    %gy = cuda.grid_dim y
+// CHECK-NEXT:    %gz = cuda.grid_dim z
+// CHECK-NEXT:    %c = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    cuda.store %c, %out[%tx] : f32, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "special_registers", function_type = (!cuda.ptr<f32>) -> (), block = #builtin.int<1>}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%out: !cuda.ptr<f32>):
+// CHECK-GENERIC-NEXT:    %tx = "cuda.thread_idx"() <{dim = #cuda<dim x>}> : () -> index
+// CHECK-GENERIC-NEXT:    %ty = "cuda.thread_idx"() <{dim = #cuda<dim y>}> : () -> index
+// CHECK-GENERIC-NEXT:    %tz = "cuda.thread_idx"() <{dim = #cuda<dim z>}> : () -> index
+// CHECK-GENERIC-NEXT:    %bx = "cuda.block_idx"() <{dim = #cuda<dim x>}> : () -> index
+// CHECK-GENERIC-NEXT:    %by = "cuda.block_idx"() <{dim = #cuda<dim y>}> : () -> index
+// CHECK-GENERIC-NEXT:    %bz = "cuda.block_idx"() <{dim = #cuda<dim z>}> : () -> index
+// CHECK-GENERIC-NEXT:    %dx = "cuda.block_dim"() <{dim = #cuda<dim x>}> : () -> index
+// CHECK-GENERIC-NEXT:    %dy = "cuda.block_dim"() <{dim = #cuda<dim y>}> : () -> index
+// CHECK-GENERIC-NEXT:    %dz = "cuda.block_dim"() <{dim = #cuda<dim z>}> : () -> index
+// CHECK-GENERIC-NEXT:    %gx = "cuda.grid_dim"() <{dim = #cuda<dim x>}> : () -> index
+// CHECK-GENERIC-NEXT:    %gy = "cuda.grid_dim"() <{dim = #cuda<dim y>}> : () -> index
+// CHECK-GENERIC-NEXT:    %gz = "cuda.grid_dim"() <{dim = #cuda<dim z>}> : () -> index
+// CHECK-GENERIC-NEXT:    %c = "arith.constant"() <{value = 0.000000e+00 : f32}> : () -> f32
+// CHECK-GENERIC-NEXT:    "cuda.store"(%c, %out, %tx) : (f32, !cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
+// CHECK-GENERIC-NEXT:  }) : () -> ()
+
+// -----
+
+// A warp butterfly with every shfl_xor offset; the largest block; the kernel's
+// fused_ops and another attribute (fused_ops is a property in the generic
+// form, the other an attribute; the custom form prints both, the attribute
+// first).
+cuda.kernel @warp_sum(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 1024 attributes {note = "butterfly", fused_ops = ["reduce_sum", "exp"]} {
+  %i = cuda.thread_idx x
+  %v = cuda.load %x[%i] : !cuda.ptr<f32> -> f32
+  %s16 = cuda.shfl_xor %v, 16 : f32
+  %a16 = arith.addf %v, %s16 : f32
+  %s8 = cuda.shfl_xor %a16, 8 : f32
+  %a8 = arith.addf %a16, %s8 : f32
+  %s4 = cuda.shfl_xor %a8, 4 : f32
+  %a4 = arith.addf %a8, %s4 : f32
+  %s2 = cuda.shfl_xor %a4, 2 : f32
+  %a2 = arith.addf %a4, %s2 : f32
+  %s1 = cuda.shfl_xor %a2, 1 : f32
+  %a1 = arith.addf %a2, %s1 : f32
+  %e = math.exp %a1 : f32
+  cuda.store %e, %y[%i] : f32, !cuda.ptr<f32>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @warp_sum(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 1024 attributes {note = "butterfly", fused_ops = ["reduce_sum", "exp"]} {
+// CHECK-NEXT:    %i = cuda.thread_idx x
+// CHECK-NEXT:    %v = cuda.load %x[%i] : !cuda.ptr<f32> -> f32
+// CHECK-NEXT:    %s16 = cuda.shfl_xor %v, 16 : f32
+// CHECK-NEXT:    %a16 = arith.addf %v, %s16 : f32
+// CHECK-NEXT:    %s8 = cuda.shfl_xor %a16, 8 : f32
+// CHECK-NEXT:    %a8 = arith.addf %a16, %s8 : f32
+// CHECK-NEXT:    %s4 = cuda.shfl_xor %a8, 4 : f32
+// CHECK-NEXT:    %a4 = arith.addf %a8, %s4 : f32
+// CHECK-NEXT:    %s2 = cuda.shfl_xor %a4, 2 : f32
+// CHECK-NEXT:    %a2 = arith.addf %a4, %s2 : f32
+// CHECK-NEXT:    %s1 = cuda.shfl_xor %a2, 1 : f32
+// CHECK-NEXT:    %a1 = arith.addf %a2, %s1 : f32
+// CHECK-NEXT:    %e = math.exp %a1 : f32
+// CHECK-NEXT:    cuda.store %e, %y[%i] : f32, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "warp_sum", function_type = (!cuda.ptr<f32>, !cuda.ptr<f32>) -> (), block = #builtin.int<1024>, fused_ops = ["reduce_sum", "exp"]}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>):
+// CHECK-GENERIC-NEXT:    %i = "cuda.thread_idx"() <{dim = #cuda<dim x>}> : () -> index
+// CHECK-GENERIC-NEXT:    %v = "cuda.load"(%x, %i) : (!cuda.ptr<f32>, index) -> f32
+// CHECK-GENERIC-NEXT:    %s16 = "cuda.shfl_xor"(%v) <{offset = 16 : i64}> : (f32) -> f32
+// CHECK-GENERIC-NEXT:    %a16 = "arith.addf"(%v, %s16) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:    %s8 = "cuda.shfl_xor"(%a16) <{offset = 8 : i64}> : (f32) -> f32
+// CHECK-GENERIC-NEXT:    %a8 = "arith.addf"(%a16, %s8) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:    %s4 = "cuda.shfl_xor"(%a8) <{offset = 4 : i64}> : (f32) -> f32
+// CHECK-GENERIC-NEXT:    %a4 = "arith.addf"(%a8, %s4) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:    %s2 = "cuda.shfl_xor"(%a4) <{offset = 2 : i64}> : (f32) -> f32
+// CHECK-GENERIC-NEXT:    %a2 = "arith.addf"(%a4, %s2) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:    %s1 = "cuda.shfl_xor"(%a2) <{offset = 1 : i64}> : (f32) -> f32
+// CHECK-GENERIC-NEXT:    %a1 = "arith.addf"(%a2, %s1) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:    %e = "math.exp"(%a1) <{fastmath = #arith.fastmath<none>}> : (f32) -> f32
+// CHECK-GENERIC-NEXT:    "cuda.store"(%e, %y, %i) : (f32, !cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
+// CHECK-GENERIC-NEXT:  }) {note = "butterfly"} : () -> ()
+
+// -----
+
+// A kernel body as the lowering writes them: index arithmetic, a grid-stride
+// scf.for, an scf.for carrying two f32 values (iter_args), an scf.if with an
+// else branch, f16 converted to f32 and back, math ops, a select.
+cuda.kernel @control_flow(%x: !cuda.ptr<f16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr<f16>, %s: !cuda.ptr<f32>) block 256 {
+  %c0 = arith.constant 0 : index
+  %n = arith.constant 4096 : index
+  %zero = arith.constant 0.000000e+00 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %tid = cuda.thread_idx x
+  %bid = cuda.block_idx x
+  %bdim = cuda.block_dim x
+  %gdim = cuda.grid_dim x
+  %base = arith.muli %bid, %bdim : index
+  %start = arith.addi %base, %tid : index
+  %step = arith.muli %bdim, %gdim : index
+  scf.for %i = %start to %n step %step {
+    %h = cuda.load %x[%i] : !cuda.ptr<f16> -> f16
+    %hf = arith.extf %h : f16 to f32
+    %b = cuda.load %w[%i] : !cuda.ptr<bf16> -> bf16
+    %bf = arith.extf %b : bf16 to f32
+    %p = arith.mulf %hf, %bf : f32
+    %t = math.tanh %p : f32
+    %r = math.rsqrt %t : f32
+    %o = arith.truncf %r : f32 to f16
+    cuda.store %o, %y[%i] : f16, !cuda.ptr<f16>
+  }
+  %sum, %max = scf.for %j = %tid to %n step %bdim iter_args(%acc = %zero, %m = %ninf) -> (f32, f32) {
+    %h = cuda.load %x[%j] : !cuda.ptr<f16> -> f16
+    %hf = arith.extf %h : f16 to f32
+    %acc1 = arith.addf %acc, %hf : f32
+    %m1 = arith.maximumf %m, %hf : f32
+    scf.yield %acc1, %m1 : f32, f32
+  }
+  %first = arith.cmpi eq, %tid, %c0 : index
+  scf.if %first {
+    cuda.store %sum, %s[%bid] : f32, !cuda.ptr<f32>
+  } else {
+    %pos = arith.cmpf ogt, %max, %zero : f32
+    %v = arith.select %pos, %max, %zero : f32
+    %l = math.log %v : f32
+    cuda.store %l, %s[%tid] : f32, !cuda.ptr<f32>
+  }
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @control_flow(%x: !cuda.ptr<f16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr<f16>, %s: !cuda.ptr<f32>) block 256 {
+// CHECK-NEXT:    %c0 = arith.constant 0 : index
+// CHECK-NEXT:    %n = arith.constant 4096 : index
+// CHECK-NEXT:    %zero = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %ninf = arith.constant 0xff800000 : f32
+// CHECK-NEXT:    %tid = cuda.thread_idx x
+// CHECK-NEXT:    %bid = cuda.block_idx x
+// CHECK-NEXT:    %bdim = cuda.block_dim x
+// CHECK-NEXT:    %gdim = cuda.grid_dim x
+// CHECK-NEXT:    %base = arith.muli %bid, %bdim : index
+// CHECK-NEXT:    %start = arith.addi %base, %tid : index
+// CHECK-NEXT:    %step = arith.muli %bdim, %gdim : index
+// CHECK-NEXT:    scf.for %i = %start to %n step %step {
+// CHECK-NEXT:      %h = cuda.load %x[%i] : !cuda.ptr<f16> -> f16
+// CHECK-NEXT:      %hf = arith.extf %h : f16 to f32
+// CHECK-NEXT:      %b = cuda.load %w[%i] : !cuda.ptr<bf16> -> bf16
+// CHECK-NEXT:      %bf = arith.extf %b : bf16 to f32
+// CHECK-NEXT:      %p = arith.mulf %hf, %bf : f32
+// CHECK-NEXT:      %t = math.tanh %p : f32
+// CHECK-NEXT:      %r = math.rsqrt %t : f32
+// CHECK-NEXT:      %o = arith.truncf %r : f32 to f16
+// CHECK-NEXT:      cuda.store %o, %y[%i] : f16, !cuda.ptr<f16>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %sum, %max = scf.for %j = %tid to %n step %bdim iter_args(%acc = %zero, %m = %ninf) -> (f32, f32) {
+// CHECK-NEXT:      %h_1 = cuda.load %x[%j] : !cuda.ptr<f16> -> f16
+// CHECK-NEXT:      %hf_1 = arith.extf %h_1 : f16 to f32
+// CHECK-NEXT:      %acc1 = arith.addf %acc, %hf_1 : f32
+// CHECK-NEXT:      %m1 = arith.maximumf %m, %hf_1 : f32
+// CHECK-NEXT:      scf.yield %acc1, %m1 : f32, f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %first = arith.cmpi eq, %tid, %c0 : index
+// CHECK-NEXT:    scf.if %first {
+// CHECK-NEXT:      cuda.store %sum, %s[%bid] : f32, !cuda.ptr<f32>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %pos = arith.cmpf ogt, %max, %zero : f32
+// CHECK-NEXT:      %v = arith.select %pos, %max, %zero : f32
+// CHECK-NEXT:      %l = math.log %v : f32
+// CHECK-NEXT:      cuda.store %l, %s[%tid] : f32, !cuda.ptr<f32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "control_flow", function_type = (!cuda.ptr<f16>, !cuda.ptr<bf16>, !cuda.ptr<f16>, !cuda.ptr<f32>) -> (), block = #builtin.int<256>}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%x: !cuda.ptr<f16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr<f16>, %s: !cuda.ptr<f32>):
+// CHECK-GENERIC:         "scf.for"(%start, %n, %step) ({
+// CHECK-GENERIC-NEXT:    ^bb0(%i: index):
+// CHECK-GENERIC-NEXT:      %h = "cuda.load"(%x, %i) : (!cuda.ptr<f16>, index) -> f16
+// CHECK-GENERIC-NEXT:      %hf = "arith.extf"(%h) : (f16) -> f32
+// CHECK-GENERIC:           "cuda.store"(%o, %y, %i) : (f16, !cuda.ptr<f16>, index) -> ()
+// CHECK-GENERIC-NEXT:      "scf.yield"() : () -> ()
+// CHECK-GENERIC-NEXT:    }) : (index, index, index) -> ()
+// CHECK-GENERIC-NEXT:    %sum, %max = "scf.for"(%tid, %n, %bdim, %zero, %ninf) ({
+// CHECK-GENERIC-NEXT:    ^bb0(%j: index, %acc: f32, %m: f32):
+// CHECK-GENERIC:           "scf.yield"(%acc1, %m1) : (f32, f32) -> ()
+// CHECK-GENERIC-NEXT:    }) : (index, index, index, f32, f32) -> (f32, f32)
+// CHECK-GENERIC:         "scf.if"(%first) ({
+// CHECK-GENERIC-NEXT:      "cuda.store"(%sum, %s, %bid) : (f32, !cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC-NEXT:      "scf.yield"() : () -> ()
+// CHECK-GENERIC-NEXT:    }, {
+// CHECK-GENERIC:           "cuda.store"(%l, %s, %tid) : (f32, !cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC-NEXT:      "scf.yield"() : () -> ()
+// CHECK-GENERIC-NEXT:    }) : (i1) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
+// CHECK-GENERIC-NEXT:  }) : () -> ()
+
+// -----
+
+// A launcher: two inputs and two outputs (`outputs 2`: the trailing two
+// parameters), a buffer between two launches (alloc, free), launches with
+// grids and blocks in three dimensions; a kernel of each pointer type.
+cuda.kernel @produce(%a: !cuda.ptr<f16>, %t: !cuda.ptr<f32>) block 128 {
+  cuda.return
+}
+cuda.kernel @consume(%t: !cuda.ptr<f32>, %b: !cuda.ptr<bf16>, %y: !cuda.ptr<f32>, %z: !cuda.ptr<bf16>) block 64 {
+  cuda.return
+}
+cuda.host_func @graph(%a: !cuda.ptr<f16>, %b: !cuda.ptr<bf16>, %y: !cuda.ptr<f32>, %z: !cuda.ptr<bf16>) outputs 2 attributes {note = "launcher"} {
+  %t = cuda.alloc 4096 : !cuda.ptr<f32>
+  cuda.launch @produce grid [32, 1, 1] block [128, 1, 1] (%a, %t) : !cuda.ptr<f16>, !cuda.ptr<f32>
+  cuda.launch @consume grid [2, 3, 4] block [16, 2, 2] (%t, %b, %y, %z) : !cuda.ptr<f32>, !cuda.ptr<bf16>, !cuda.ptr<f32>, !cuda.ptr<bf16>
+  cuda.free %t : !cuda.ptr<f32>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @produce(%a: !cuda.ptr<f16>, %t: !cuda.ptr<f32>) block 128 {
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.kernel @consume(%t: !cuda.ptr<f32>, %b: !cuda.ptr<bf16>, %y: !cuda.ptr<f32>, %z: !cuda.ptr<bf16>) block 64 {
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.host_func @graph(%a: !cuda.ptr<f16>, %b: !cuda.ptr<bf16>, %y: !cuda.ptr<f32>, %z: !cuda.ptr<bf16>) outputs 2 attributes {note = "launcher"} {
+// CHECK-NEXT:    %t = cuda.alloc 4096 : !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.launch @produce grid [32, 1, 1] block [128, 1, 1](%a, %t) : !cuda.ptr<f16>, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.launch @consume grid [2, 3, 4] block [16, 2, 2](%t, %b, %y, %z) : !cuda.ptr<f32>, !cuda.ptr<bf16>, !cuda.ptr<f32>, !cuda.ptr<bf16>
+// CHECK-NEXT:    cuda.free %t : !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "produce", function_type = (!cuda.ptr<f16>, !cuda.ptr<f32>) -> (), block = #builtin.int<128>}> ({
+// CHECK-GENERIC:       "cuda.kernel"() <{sym_name = "consume", function_type = (!cuda.ptr<f32>, !cuda.ptr<bf16>, !cuda.ptr<f32>, !cuda.ptr<bf16>) -> (), block = #builtin.int<64>}> ({
+// CHECK-GENERIC:       "cuda.host_func"() <{sym_name = "graph", function_type = (!cuda.ptr<f16>, !cuda.ptr<bf16>, !cuda.ptr<f32>, !cuda.ptr<bf16>) -> (), outputs = #builtin.int<2>}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%a: !cuda.ptr<f16>, %b: !cuda.ptr<bf16>, %y: !cuda.ptr<f32>, %z: !cuda.ptr<bf16>):
+// CHECK-GENERIC-NEXT:    %t = "cuda.alloc"() <{size = 4096 : i64}> : () -> !cuda.ptr<f32>
+// CHECK-GENERIC-NEXT:    "cuda.launch"(%a, %t) <{callee = @produce, grid = array<i64: 32, 1, 1>, block = array<i64: 128, 1, 1>}> : (!cuda.ptr<f16>, !cuda.ptr<f32>) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.launch"(%t, %b, %y, %z) <{callee = @consume, grid = array<i64: 2, 3, 4>, block = array<i64: 16, 2, 2>}> : (!cuda.ptr<f32>, !cuda.ptr<bf16>, !cuda.ptr<f32>, !cuda.ptr<bf16>) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.free"(%t) : (!cuda.ptr<f32>) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
+// CHECK-GENERIC-NEXT:  }) {note = "launcher"} : () -> ()
+
+// -----
+
+// Every parameter an output (`outputs` equal to the parameter count), an f16
+// and a bf16 buffer, a launch with no arguments.
+cuda.kernel @nothing() block 32 {
+  cuda.return
+}
+cuda.host_func @all_outputs(%y: !cuda.ptr<f16>) outputs 1 {
+  %h = cuda.alloc 1 : !cuda.ptr<f16>
+  %b = cuda.alloc 7 : !cuda.ptr<bf16>
+  cuda.launch @nothing grid [1, 1, 1] block [32, 1, 1] () :
+  cuda.free %b : !cuda.ptr<bf16>
+  cuda.free %h : !cuda.ptr<f16>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @nothing() block 32 {
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.host_func @all_outputs(%y: !cuda.ptr<f16>) outputs 1 {
+// CHECK-NEXT:    %h = cuda.alloc 1 : !cuda.ptr<f16>
+// CHECK-NEXT:    %b = cuda.alloc 7 : !cuda.ptr<bf16>
+// CHECK-NEXT:    cuda.launch @nothing grid [1, 1, 1] block [32, 1, 1]() :{{ ?$}}
+// CHECK-NEXT:    cuda.free %b : !cuda.ptr<bf16>
+// CHECK-NEXT:    cuda.free %h : !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "cuda.host_func"() <{sym_name = "all_outputs", function_type = (!cuda.ptr<f16>) -> (), outputs = #builtin.int<1>}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%y: !cuda.ptr<f16>):
+// CHECK-GENERIC-NEXT:    %h = "cuda.alloc"() <{size = 1 : i64}> : () -> !cuda.ptr<f16>
+// CHECK-GENERIC-NEXT:    %b = "cuda.alloc"() <{size = 7 : i64}> : () -> !cuda.ptr<bf16>
+// CHECK-GENERIC-NEXT:    "cuda.launch"() <{callee = @nothing, grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>}> : () -> ()
+// CHECK-GENERIC-NEXT:    "cuda.free"(%b) : (!cuda.ptr<bf16>) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.free"(%h) : (!cuda.ptr<f16>) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
+// CHECK-GENERIC-NEXT:  }) : () -> ()

@@ -1,0 +1,434 @@
+// RUN: sed '/^\/\/ ERROR CASES$/,$d' %s | molten-opt --split-input-file -p lower-kernel-to-cuda | filecheck %s
+// RUN: sed -n '/^\/\/ BEGIN NO-SCHEDULE$/,/^\/\/ END NO-SCHEDULE$/p' %s | not molten-opt -p lower-kernel-to-cuda 2>&1 | filecheck %s --check-prefix=NO-SCHEDULE
+// RUN: sed -n '/^\/\/ BEGIN ATTENTION$/,/^\/\/ END ATTENTION$/p' %s | not molten-opt -p lower-kernel-to-cuda 2>&1 | filecheck %s --check-prefix=ATTENTION
+
+// lower-kernel-to-cuda on hand-written kernel-level modules (kernel.func with
+// a schedule, and the graph's func.func of kernel.launch): each kernel.func
+// becomes a cuda.kernel over global pointers (its inputs, then its outputs,
+// named after the kernel's values), the graph a cuda.host_func (the graph's
+// inputs, then its outputs, named after the graph: molten.name, else the
+// value's name) that launches the kernels with the grid and block of their
+// schedules and allocates the buffers between them.
+//
+// The cases run in the first RUN line; the two errors at the end of the file
+// (a kernel without schedule, an attention kernel) each run alone, cut out of
+// this file by sed. SSA names inside kernels are matched by pattern: the pass
+// chooses them.
+
+// -- pointwise ---------------------------------------------------------------
+
+// f16 with a broadcast row vector: a grid-stride loop over the 64x96
+// elements, f16 loaded and extended to f32, the row vector read at the
+// column only, the result truncated to f16 on store. The grid covers the
+// elements with block * elements_per_thread = 256 elements per block.
+kernel.func @bias_relu(%x: tensor<64x96xf16>, %b: tensor<96xf16>) -> (tensor<64x96xf16>) pointwise schedule #kernel.schedule<block = 128, elements_per_thread = 2> attributes {fused_ops = ["add", "relu"]} {
+  %sum = molten.add %x, %b : (tensor<64x96xf16>, tensor<96xf16>) -> tensor<64x96xf16>
+  %y = molten.relu %sum : tensor<64x96xf16>
+  kernel.yield %y : tensor<64x96xf16>
+}
+func.func @pointwise(%x: tensor<64x96xf16>, %b: tensor<96xf16>) -> (tensor<64x96xf16> {molten.name = "out"}) {
+  %y = kernel.launch @bias_relu(%x, %b) : (tensor<64x96xf16>, tensor<96xf16>) -> tensor<64x96xf16>
+  func.return %y : tensor<64x96xf16>
+}
+
+// CHECK-LABEL: cuda.kernel @bias_relu(%x: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) block 128 attributes {fused_ops = ["add", "relu"]} {
+// CHECK-DAG:     [[ZERO:%[^ ]+]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     [[C96:%[^ ]+]] = arith.constant 96 : index
+// CHECK-DAG:     [[N:%[^ ]+]] = arith.constant 6144 : index
+// CHECK:         [[TID:%[^ ]+]] = cuda.thread_idx x
+// CHECK-NEXT:    [[BID:%[^ ]+]] = cuda.block_idx x
+// CHECK-NEXT:    [[BDIM:%[^ ]+]] = cuda.block_dim x
+// CHECK-NEXT:    [[GDIM:%[^ ]+]] = cuda.grid_dim x
+// CHECK-NEXT:    [[BASE:%[^ ]+]] = arith.muli [[BID]], [[BDIM]] : index
+// CHECK-NEXT:    [[START:%[^ ]+]] = arith.addi [[BASE]], [[TID]] : index
+// CHECK-NEXT:    [[STEP:%[^ ]+]] = arith.muli [[BDIM]], [[GDIM]] : index
+// CHECK-NEXT:    scf.for [[I:%[^ ]+]] = [[START]] to [[N]] step [[STEP]] {
+// CHECK-NEXT:      [[COL:%[^ ]+]] = arith.remsi [[I]], [[C96]] : index
+// CHECK-NEXT:      [[ROW:%[^ ]+]] = arith.divsi [[I]], [[C96]] : index
+// CHECK-NEXT:      [[ROWBASE:%[^ ]+]] = arith.muli [[ROW]], [[C96]] : index
+// CHECK-NEXT:      [[XOFF:%[^ ]+]] = arith.addi [[ROWBASE]], [[COL]] : index
+// CHECK-NEXT:      [[XH:%[^ ]+]] = cuda.load %x{{\[}}[[XOFF]]{{\]}} : !cuda.ptr<f16> -> f16
+// CHECK-NEXT:      [[XF:%[^ ]+]] = arith.extf [[XH]] : f16 to f32
+// CHECK-NEXT:      [[BH:%[^ ]+]] = cuda.load %b{{\[}}[[COL]]{{\]}} : !cuda.ptr<f16> -> f16
+// CHECK-NEXT:      [[BF:%[^ ]+]] = arith.extf [[BH]] : f16 to f32
+// CHECK-NEXT:      [[SUM:%[^ ]+]] = arith.addf [[XF]], [[BF]] : f32
+// CHECK-NEXT:      [[RELU:%[^ ]+]] = arith.maximumf [[SUM]], [[ZERO]] : f32
+// CHECK:           [[YOFF:%[^ ]+]] = arith.addi {{%[^ ]+}}, [[COL]] : index
+// CHECK-NEXT:      [[YH:%[^ ]+]] = arith.truncf [[RELU]] : f32 to f16
+// CHECK-NEXT:      cuda.store [[YH]], %y{{\[}}[[YOFF]]{{\]}} : f16, !cuda.ptr<f16>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.host_func @pointwise(%x: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %out: !cuda.ptr<f16>) outputs 1 {
+// CHECK-NEXT:    cuda.launch @bias_relu grid [24, 1, 1] block [128, 1, 1](%x, %b, %out) : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// -----
+
+// -- row_reduce, the row in registers ----------------------------------------
+
+// An f16 rms_norm over rows of 256 with 64 threads of 4 elements: the row is
+// read once into registers (no loop over it), each thread holding elements
+// col, col + 64, col + 128, col + 192; the sum is combined in the warp
+// (shfl_xor 16, 8, 4, 2, 1), across the two warps through a shared slot per
+// warp between two barriers, and in the warp again; then scaled by 1/256.
+// The normalized row is stored from the same registers: x is not read again.
+kernel.func @rms_k(%x: tensor<3x256xf16>, %w: tensor<256xf16>) -> (tensor<3x256xf16>) row_reduce schedule #kernel.schedule<block = 64, elements_per_thread = 4> attributes {fused_ops = ["cast", "square", "reduce_mean", "add", "rsqrt", "mul", "cast", "mul", "cast"]} {
+  %eps = molten.constant dense<1.000000e-06> : tensor<f32>
+  %xf = molten.cast %x : tensor<3x256xf16> to tensor<3x256xf32>
+  %sq = molten.square %xf : tensor<3x256xf32>
+  %ms = molten.reduce_mean %sq axes = [1] keepdim : tensor<3x256xf32> -> tensor<3x1xf32>
+  %a = molten.add %ms, %eps : (tensor<3x1xf32>, tensor<f32>) -> tensor<3x1xf32>
+  %r = molten.rsqrt %a : tensor<3x1xf32>
+  %n = molten.mul %xf, %r : (tensor<3x256xf32>, tensor<3x1xf32>) -> tensor<3x256xf32>
+  %wf = molten.cast %w : tensor<256xf16> to tensor<256xf32>
+  %o = molten.mul %n, %wf : (tensor<3x256xf32>, tensor<256xf32>) -> tensor<3x256xf32>
+  %y = molten.cast %o : tensor<3x256xf32> to tensor<3x256xf16>
+  kernel.yield %y : tensor<3x256xf16>
+}
+func.func @rms(%x: tensor<3x256xf16>, %w: tensor<256xf16>) -> (tensor<3x256xf16> {molten.name = "norm"}) {
+  %y = kernel.launch @rms_k(%x, %w) : (tensor<3x256xf16>, tensor<256xf16>) -> tensor<3x256xf16>
+  func.return %y : tensor<3x256xf16>
+}
+
+// CHECK-LABEL: cuda.kernel @rms_k(%x: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) block 64 attributes {fused_ops = ["cast", "square", "reduce_mean", "add", "rsqrt", "mul", "cast", "mul", "cast"]} {
+// CHECK-DAG:     [[EPS:%[^ ]+]] = arith.constant 1.000000e-06 : f32
+// CHECK-DAG:     [[INV_N:%[^ ]+]] = arith.constant 3.906250e-03 : f32
+// CHECK-DAG:     [[ZERO:%[^ ]+]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     [[C0:%[^ ]+]] = arith.constant 0 : index
+// CHECK-DAG:     [[C1:%[^ ]+]] = arith.constant 1 : index
+// CHECK-DAG:     [[C2:%[^ ]+]] = arith.constant 2 : index
+// CHECK-DAG:     [[C3:%[^ ]+]] = arith.constant 3 : index
+// CHECK-DAG:     [[C32:%[^ ]+]] = arith.constant 32 : index
+// CHECK-DAG:     [[C64:%[^ ]+]] = arith.constant 64 : index
+// CHECK-DAG:     [[C128:%[^ ]+]] = arith.constant 128 : index
+// CHECK-DAG:     [[C192:%[^ ]+]] = arith.constant 192 : index
+// CHECK:         [[TID:%[^ ]+]] = cuda.thread_idx x
+// CHECK-NEXT:    [[BID:%[^ ]+]] = cuda.block_idx x
+// CHECK-NEXT:    [[GDIM:%[^ ]+]] = cuda.grid_dim x
+// CHECK-NEXT:    scf.for [[ROW:%[^ ]+]] = [[BID]] to [[C3]] step [[GDIM]] {
+// CHECK-NEXT:      [[J1:%[^ ]+]] = arith.addi [[TID]], [[C64]] : index
+// CHECK-NEXT:      [[J2:%[^ ]+]] = arith.addi [[TID]], [[C128]] : index
+// CHECK-NEXT:      [[J3:%[^ ]+]] = arith.addi [[TID]], [[C192]] : index
+// CHECK-NOT:       scf.for
+// CHECK:           [[X0:%[^ ]+]] = cuda.load %x{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f16> -> f16
+// CHECK-NOT:       scf.for
+// CHECK:           [[X1:%[^ ]+]] = cuda.load %x{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f16> -> f16
+// CHECK-NOT:       scf.for
+// CHECK:           [[X2:%[^ ]+]] = cuda.load %x{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f16> -> f16
+// CHECK-NOT:       scf.for
+// CHECK:           [[X3:%[^ ]+]] = cuda.load %x{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f16> -> f16
+// CHECK-NOT:       scf.for
+// CHECK:           [[ACC:%[^ ]+]] = arith.addf {{%[^ ]+}}, {{%[^ ]+}} : f32
+// CHECK-NEXT:      [[S16:%[^ ]+]] = cuda.shfl_xor [[ACC]], 16 : f32
+// CHECK-NEXT:      [[A16:%[^ ]+]] = arith.addf [[ACC]], [[S16]] : f32
+// CHECK-NEXT:      [[S8:%[^ ]+]] = cuda.shfl_xor [[A16]], 8 : f32
+// CHECK-NEXT:      [[A8:%[^ ]+]] = arith.addf [[A16]], [[S8]] : f32
+// CHECK-NEXT:      [[S4:%[^ ]+]] = cuda.shfl_xor [[A8]], 4 : f32
+// CHECK-NEXT:      [[A4:%[^ ]+]] = arith.addf [[A8]], [[S4]] : f32
+// CHECK-NEXT:      [[S2:%[^ ]+]] = cuda.shfl_xor [[A4]], 2 : f32
+// CHECK-NEXT:      [[A2:%[^ ]+]] = arith.addf [[A4]], [[S2]] : f32
+// CHECK-NEXT:      [[S1:%[^ ]+]] = cuda.shfl_xor [[A2]], 1 : f32
+// CHECK-NEXT:      [[WARP_SUM:%[^ ]+]] = arith.addf [[A2]], [[S1]] : f32
+// CHECK-NEXT:      [[SLOTS:%[^ ]+]] = cuda.shared_alloc 2 : !cuda.ptr<f32, shared>
+// CHECK-NEXT:      [[LANE:%[^ ]+]] = arith.remsi [[TID]], [[C32]] : index
+// CHECK-NEXT:      [[WARP:%[^ ]+]] = arith.divsi [[TID]], [[C32]] : index
+// CHECK-NEXT:      [[LEADER:%[^ ]+]] = arith.cmpi eq, [[LANE]], [[C0]] : index
+// CHECK-NEXT:      scf.if [[LEADER]] {
+// CHECK-NEXT:        cuda.store [[WARP_SUM]], [[SLOTS]]{{\[}}[[WARP]]{{\]}} : f32, !cuda.ptr<f32, shared>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      cuda.sync_threads
+// CHECK-NEXT:      [[SLOT:%[^ ]+]] = arith.minsi [[LANE]], [[C1]] : index
+// CHECK-NEXT:      [[PARTIAL:%[^ ]+]] = cuda.load [[SLOTS]]{{\[}}[[SLOT]]{{\]}} : !cuda.ptr<f32, shared> -> f32
+// CHECK-NEXT:      cuda.sync_threads
+// CHECK-NEXT:      [[IS_WARP:%[^ ]+]] = arith.cmpi slt, [[LANE]], [[C2]] : index
+// CHECK-NEXT:      [[V:%[^ ]+]] = arith.select [[IS_WARP]], [[PARTIAL]], [[ZERO]] : f32
+// CHECK-NEXT:      [[T16:%[^ ]+]] = cuda.shfl_xor [[V]], 16 : f32
+// CHECK-NEXT:      [[B16:%[^ ]+]] = arith.addf [[V]], [[T16]] : f32
+// CHECK-NEXT:      [[T8:%[^ ]+]] = cuda.shfl_xor [[B16]], 8 : f32
+// CHECK-NEXT:      [[B8:%[^ ]+]] = arith.addf [[B16]], [[T8]] : f32
+// CHECK-NEXT:      [[T4:%[^ ]+]] = cuda.shfl_xor [[B8]], 4 : f32
+// CHECK-NEXT:      [[B4:%[^ ]+]] = arith.addf [[B8]], [[T4]] : f32
+// CHECK-NEXT:      [[T2:%[^ ]+]] = cuda.shfl_xor [[B4]], 2 : f32
+// CHECK-NEXT:      [[B2:%[^ ]+]] = arith.addf [[B4]], [[T2]] : f32
+// CHECK-NEXT:      [[T1:%[^ ]+]] = cuda.shfl_xor [[B2]], 1 : f32
+// CHECK-NEXT:      [[TOTAL:%[^ ]+]] = arith.addf [[B2]], [[T1]] : f32
+// CHECK-NEXT:      [[MEAN:%[^ ]+]] = arith.mulf [[TOTAL]], [[INV_N]] : f32
+// CHECK-NEXT:      [[SHIFTED:%[^ ]+]] = arith.addf [[MEAN]], [[EPS]] : f32
+// CHECK-NEXT:      [[RSTD:%[^ ]+]] = math.rsqrt [[SHIFTED]] : f32
+// CHECK-NOT:       cuda.load %x
+// CHECK-NOT:       scf.for
+// CHECK:           cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
+// CHECK-NOT:       cuda.load %x
+// CHECK-NOT:       scf.for
+// CHECK:           cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
+// CHECK-NOT:       cuda.load %x
+// CHECK-NOT:       scf.for
+// CHECK:           cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
+// CHECK-NOT:       cuda.load %x
+// CHECK-NOT:       scf.for
+// CHECK:           cuda.load %w{{\[}}[[J3]]{{\]}} : !cuda.ptr<f16> -> f16
+// CHECK:           cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.host_func @rms(%x: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %norm: !cuda.ptr<f16>) outputs 1 {
+// CHECK-NEXT:    cuda.launch @rms_k grid [3, 1, 1] block [64, 1, 1](%x, %w, %norm) : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// -----
+
+// -- row_reduce, a long row --------------------------------------------------
+
+// Rows of 1000 with 128 threads of one element (block * elements_per_thread
+// < 1000): each reduction is a strided scf.for over the row carrying its f32
+// accumulator (iter_args), then the block combination (4 warps: 4 shared
+// slots); the full-row output is stored by another loop over the row, the
+// per-row output (keepdim) by thread 0 at the row.
+kernel.func @sum_max(%x: tensor<2x1000xf32>) -> (tensor<2x1000xf32>, tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 128, elements_per_thread = 1> attributes {fused_ops = ["reduce_sum", "reduce_max", "sub"]} {
+  %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x1000xf32> -> tensor<2x1xf32>
+  %m = molten.reduce_max %x axes = [1] keepdim : tensor<2x1000xf32> -> tensor<2x1xf32>
+  %y = molten.sub %x, %m : (tensor<2x1000xf32>, tensor<2x1xf32>) -> tensor<2x1000xf32>
+  kernel.yield %y, %s : tensor<2x1000xf32>, tensor<2x1xf32>
+}
+func.func @long_rows(%x: tensor<2x1000xf32>) -> (tensor<2x1000xf32> {molten.name = "shifted"}, tensor<2x1xf32> {molten.name = "total"}) {
+  %y, %s = kernel.launch @sum_max(%x) : (tensor<2x1000xf32>) -> (tensor<2x1000xf32>, tensor<2x1xf32>)
+  func.return %y, %s : tensor<2x1000xf32>, tensor<2x1xf32>
+}
+
+// CHECK-LABEL: cuda.kernel @sum_max(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %s: !cuda.ptr<f32>) block 128 attributes {fused_ops = ["reduce_sum", "reduce_max", "sub"]} {
+// CHECK-DAG:     [[NINF:%[^ ]+]] = arith.constant 0xff800000 : f32
+// CHECK-DAG:     [[ZERO:%[^ ]+]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     [[C0:%[^ ]+]] = arith.constant 0 : index
+// CHECK-DAG:     [[C2:%[^ ]+]] = arith.constant 2 : index
+// CHECK-DAG:     [[C128:%[^ ]+]] = arith.constant 128 : index
+// CHECK-DAG:     [[C1000:%[^ ]+]] = arith.constant 1000 : index
+// CHECK:         [[TID:%[^ ]+]] = cuda.thread_idx x
+// CHECK-NEXT:    [[BID:%[^ ]+]] = cuda.block_idx x
+// CHECK-NEXT:    [[GDIM:%[^ ]+]] = cuda.grid_dim x
+// CHECK-NEXT:    scf.for [[ROW:%[^ ]+]] = [[BID]] to [[C2]] step [[GDIM]] {
+// CHECK-NEXT:      [[SUM:%[^ ]+]] = scf.for [[J:%[^ ]+]] = [[TID]] to [[C1000]] step [[C128]] iter_args([[ACC:%[^ ]+]] = [[ZERO]]) -> (f32) {
+// CHECK:             [[XV:%[^ ]+]] = cuda.load %x{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f32> -> f32
+// CHECK-NEXT:        [[NEXT:%[^ ]+]] = arith.addf [[ACC]], [[XV]] : f32
+// CHECK-NEXT:        scf.yield [[NEXT]] : f32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      {{%[^ ]+}} = cuda.shfl_xor [[SUM]], 16 : f32
+// CHECK:           cuda.shared_alloc 4 : !cuda.ptr<f32, shared>
+// CHECK:           cuda.sync_threads
+// CHECK:           cuda.sync_threads
+// CHECK:           {{%[^ ]+}} = cuda.shfl_xor {{%[^ ]+}}, 1 : f32
+// CHECK-NEXT:      [[TOTAL:%[^ ]+]] = arith.addf {{%[^ ]+}}, {{%[^ ]+}} : f32
+// CHECK-NEXT:      [[MAX:%[^ ]+]] = scf.for [[J2:%[^ ]+]] = [[TID]] to [[C1000]] step [[C128]] iter_args([[M:%[^ ]+]] = [[NINF]]) -> (f32) {
+// CHECK:             [[XV2:%[^ ]+]] = cuda.load %x{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f32> -> f32
+// CHECK-NEXT:        [[NEXT2:%[^ ]+]] = arith.maximumf [[M]], [[XV2]] : f32
+// CHECK-NEXT:        scf.yield [[NEXT2]] : f32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      {{%[^ ]+}} = cuda.shfl_xor [[MAX]], 16 : f32
+// CHECK:           cuda.shared_alloc 4 : !cuda.ptr<f32, shared>
+// CHECK:           {{%[^ ]+}} = cuda.shfl_xor {{%[^ ]+}}, 1 : f32
+// CHECK-NEXT:      [[ROWMAX:%[^ ]+]] = arith.maximumf {{%[^ ]+}}, {{%[^ ]+}} : f32
+// CHECK-NEXT:      scf.for [[J3:%[^ ]+]] = [[TID]] to [[C1000]] step [[C128]] {
+// CHECK:             [[XV3:%[^ ]+]] = cuda.load %x{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f32> -> f32
+// CHECK-NEXT:        [[D:%[^ ]+]] = arith.subf [[XV3]], [[ROWMAX]] : f32
+// CHECK:             cuda.store [[D]], %y{{\[}}{{%[^ ]+}}{{\]}} : f32, !cuda.ptr<f32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      [[FIRST:%[^ ]+]] = arith.cmpi eq, [[TID]], [[C0]] : index
+// CHECK-NEXT:      scf.if [[FIRST]] {
+// CHECK-NEXT:        cuda.store [[TOTAL]], %s{{\[}}[[ROW]]{{\]}} : f32, !cuda.ptr<f32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.host_func @long_rows(%x: !cuda.ptr<f32>, %shifted: !cuda.ptr<f32>, %total: !cuda.ptr<f32>) outputs 2 {
+// CHECK-NEXT:    cuda.launch @sum_max grid [2, 1, 1] block [128, 1, 1](%x, %shifted, %total) : !cuda.ptr<f32>, !cuda.ptr<f32>, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// -----
+
+// -- gemm --------------------------------------------------------------------
+
+// A 20x8 @ 8x16 f16 matmul with a bias epilogue, tiles of 16x16 (K step 4)
+// on 16 threads, each accumulating a 4x4 micro-tile: the operands pass
+// through shared f32 tiles (a_tile k-major, b_tile), loaded guarded and
+// converted to f32, between two barriers per K step; 16 f32 accumulators are
+// carried by the loop over K; the epilogue rounds each one to f16 (the
+// matmul's type), adds the bias and stores it, guarded by the output's edges.
+// The grid is (n / 16, ceil(m / 16), batches) = (1, 2, 1).
+kernel.func @gemm_k(%a: tensor<20x8xf16>, %w: tensor<8x16xf16>, %b: tensor<16xf16>) -> (tensor<20x16xf16>) gemm schedule #kernel.schedule<block = 16, tile = [16, 16, 4]> attributes {fused_ops = ["matmul", "add"]} {
+  %mm = molten.matmul %a, %w : (tensor<20x8xf16>, tensor<8x16xf16>) -> tensor<20x16xf16>
+  %y = molten.add %mm, %b : (tensor<20x16xf16>, tensor<16xf16>) -> tensor<20x16xf16>
+  kernel.yield %y : tensor<20x16xf16>
+}
+func.func @linear(%a: tensor<20x8xf16>, %w: tensor<8x16xf16>, %b: tensor<16xf16>) -> (tensor<20x16xf16> {molten.name = "y"}) {
+  %y = kernel.launch @gemm_k(%a, %w, %b) : (tensor<20x8xf16>, tensor<8x16xf16>, tensor<16xf16>) -> tensor<20x16xf16>
+  func.return %y : tensor<20x16xf16>
+}
+
+// CHECK-LABEL: cuda.kernel @gemm_k(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) block 16 attributes {fused_ops = ["matmul", "add"]} {
+// CHECK-DAG:     [[ZERO:%[^ ]+]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     [[C0:%[^ ]+]] = arith.constant 0 : index
+// CHECK-DAG:     [[C4:%[^ ]+]] = arith.constant 4 : index
+// CHECK-DAG:     [[C8:%[^ ]+]] = arith.constant 8 : index
+// CHECK-DAG:     [[C16:%[^ ]+]] = arith.constant 16 : index
+// CHECK-DAG:     [[C20:%[^ ]+]] = arith.constant 20 : index
+// CHECK:         [[TID:%[^ ]+]] = cuda.thread_idx x
+// CHECK-NEXT:    [[TILE_N:%[^ ]+]] = cuda.block_idx x
+// CHECK-NEXT:    [[TILE_M:%[^ ]+]] = cuda.block_idx y
+// CHECK-NEXT:    {{%[^ ]+}} = cuda.block_idx z
+// CHECK-NEXT:    [[ROW0:%[^ ]+]] = arith.muli [[TILE_M]], [[C16]] : index
+// CHECK-NEXT:    [[COL0:%[^ ]+]] = arith.muli [[TILE_N]], [[C16]] : index
+// CHECK:         %a_tile = cuda.shared_alloc 64 : !cuda.ptr<f32, shared>
+// CHECK-NEXT:    %b_tile = cuda.shared_alloc 64 : !cuda.ptr<f32, shared>
+// CHECK-NEXT:    {{^ *}}[[ACC0:%[^ ,]+]], {{(%[^ ,]+, )+}}[[ACC15:%[^ ]+]] = scf.for [[K0:%[^ ]+]] = [[C0]] to [[C8]] step [[C4]] iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-NOT:       sync_threads
+// CHECK:           {{%[^ ]+}} = cuda.load %a{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f16> -> f16
+// CHECK-NEXT:      [[AF:%[^ ]+]] = arith.extf {{%[^ ]+}} : f16 to f32
+// CHECK-NEXT:      [[AV:%[^ ]+]] = arith.select {{%[^ ]+}}, [[AF]], [[ZERO]] : f32
+// CHECK:           cuda.store [[AV]], %a_tile{{\[}}{{%[^ ]+}}{{\]}} : f32, !cuda.ptr<f32, shared>
+// CHECK-COUNT-3:   cuda.store {{%[^ ]+}}, %a_tile{{\[}}{{%[^ ]+}}{{\]}} : f32, !cuda.ptr<f32, shared>
+// CHECK-NOT:       sync_threads
+// CHECK:           {{%[^ ]+}} = cuda.load %w{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f16> -> f16
+// CHECK-NEXT:      [[BF:%[^ ]+]] = arith.extf {{%[^ ]+}} : f16 to f32
+// CHECK-NEXT:      [[BV:%[^ ]+]] = arith.select {{%[^ ]+}}, [[BF]], [[ZERO]] : f32
+// CHECK:           cuda.store [[BV]], %b_tile{{\[}}{{%[^ ]+}}{{\]}} : f32, !cuda.ptr<f32, shared>
+// CHECK-COUNT-3:   cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : f32, !cuda.ptr<f32, shared>
+// CHECK-NEXT:      cuda.sync_threads
+// CHECK-NEXT:      [[A0:%[^ ]+]] = cuda.load %a_tile{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f32, shared> -> f32
+// CHECK-COUNT-3:   {{%[^ ]+}} = cuda.load %a_tile{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f32, shared> -> f32
+// CHECK-NEXT:      [[B0:%[^ ]+]] = cuda.load %b_tile{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f32, shared> -> f32
+// CHECK:           [[P00:%[^ ]+]] = arith.mulf [[A0]], [[B0]] : f32
+// CHECK-NEXT:      {{%[^ ]+}} = arith.addf {{%[^ ]+}}, [[P00]] : f32
+// CHECK-NOT:       cuda.load %a{{\[}}
+// CHECK:           cuda.sync_threads
+// CHECK-NEXT:      scf.yield {{(%[^ ,]+, )+}}{{%[^ ]+}} : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32
+// CHECK-NEXT:    }
+// CHECK:         [[INSIDE:%[^ ]+]] = arith.andi {{%[^ ]+}}, {{%[^ ]+}} : i1
+// CHECK-NEXT:    scf.if [[INSIDE]] {
+// CHECK-NEXT:      [[MM:%[^ ]+]] = arith.truncf [[ACC0]] : f32 to f16
+// CHECK-NEXT:      [[MMF:%[^ ]+]] = arith.extf [[MM]] : f16 to f32
+// CHECK-NEXT:      [[BIAS:%[^ ]+]] = cuda.load %b{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f16> -> f16
+// CHECK-NEXT:      [[BIASF:%[^ ]+]] = arith.extf [[BIAS]] : f16 to f32
+// CHECK-NEXT:      [[SUM:%[^ ]+]] = arith.addf [[MMF]], [[BIASF]] : f32
+// CHECK:           [[OUT:%[^ ]+]] = arith.truncf [[SUM]] : f32 to f16
+// CHECK-NEXT:      cuda.store [[OUT]], %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
+// CHECK-NEXT:    }
+// CHECK-COUNT-14: cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
+// CHECK:         scf.if {{%[^ ]+}} {
+// CHECK-NEXT:      {{%[^ ]+}} = arith.truncf [[ACC15]] : f32 to f16
+// CHECK:           cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.host_func @linear(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) outputs 1 {
+// CHECK-NEXT:    cuda.launch @gemm_k grid [1, 2, 1] block [16, 1, 1](%a, %w, %b, %y) : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// -----
+
+// -- the launcher ------------------------------------------------------------
+
+// Three kernels in launch order. Parameters: the graph's input, then its two
+// outputs, named by molten.name (`sum`) or else by the returned value (`c`).
+// The values passed between kernels (%e, %m) get a cuda.alloc of their
+// element count, placed just before the launch that writes them, and a
+// cuda.free after the last launch; the output %a, also read by the third
+// kernel, is passed as the output parameter, not allocated. Each launch has
+// the grid and block of its kernel's schedule.
+kernel.func @g_exp(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<block = 128> attributes {fused_ops = ["exp"]} {
+  %e = molten.exp %x : tensor<4x8xf32>
+  kernel.yield %e : tensor<4x8xf32>
+}
+kernel.func @g_mul_add(%e: tensor<4x8xf32>, %x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) pointwise schedule #kernel.schedule<block = 64, elements_per_thread = 4> attributes {fused_ops = ["mul", "add"]} {
+  %m = molten.mul %e, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %a = molten.add %m, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  kernel.yield %m, %a : tensor<4x8xf32>, tensor<4x8xf32>
+}
+kernel.func @g_cast(%m: tensor<4x8xf32>, %a: tensor<4x8xf32>) -> (tensor<4x8xbf16>) pointwise schedule #kernel.schedule<block = 32> attributes {fused_ops = ["sub", "cast"]} {
+  %d = molten.sub %m, %a : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %c = molten.cast %d : tensor<4x8xf32> to tensor<4x8xbf16>
+  kernel.yield %c : tensor<4x8xbf16>
+}
+func.func @g(%x: tensor<4x8xf32>) -> (tensor<4x8xf32> {molten.name = "sum"}, tensor<4x8xbf16>) {
+  %e = kernel.launch @g_exp(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m, %a = kernel.launch @g_mul_add(%e, %x) : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %c = kernel.launch @g_cast(%m, %a) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xbf16>
+  func.return %a, %c : tensor<4x8xf32>, tensor<4x8xbf16>
+}
+
+// CHECK-LABEL: cuda.kernel @g_exp(%x: !cuda.ptr<f32>, %e: !cuda.ptr<f32>) block 128 attributes {fused_ops = ["exp"]} {
+// CHECK:       cuda.kernel @g_mul_add(%e: !cuda.ptr<f32>, %x: !cuda.ptr<f32>, %m: !cuda.ptr<f32>, %a: !cuda.ptr<f32>) block 64 attributes {fused_ops = ["mul", "add"]} {
+// CHECK:       cuda.kernel @g_cast(%m: !cuda.ptr<f32>, %a: !cuda.ptr<f32>, %c: !cuda.ptr<bf16>) block 32 attributes {fused_ops = ["sub", "cast"]} {
+// CHECK:         [[C:%[^ ]+]] = arith.truncf {{%[^ ]+}} : f32 to bf16
+// CHECK-NEXT:    cuda.store [[C]], %c{{\[}}{{%[^ ]+}}{{\]}} : bf16, !cuda.ptr<bf16>
+// CHECK:       cuda.host_func @g(%x: !cuda.ptr<f32>, %sum: !cuda.ptr<f32>, %c: !cuda.ptr<bf16>) outputs 2 {
+// CHECK-NEXT:    %e = cuda.alloc 32 : !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.launch @g_exp grid [1, 1, 1] block [128, 1, 1](%x, %e) : !cuda.ptr<f32>, !cuda.ptr<f32>
+// CHECK-NEXT:    %m = cuda.alloc 32 : !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.launch @g_mul_add grid [1, 1, 1] block [64, 1, 1](%e, %x, %m, %sum) : !cuda.ptr<f32>, !cuda.ptr<f32>, !cuda.ptr<f32>, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.launch @g_cast grid [1, 1, 1] block [32, 1, 1](%m, %sum, %c) : !cuda.ptr<f32>, !cuda.ptr<f32>, !cuda.ptr<bf16>
+// CHECK-NEXT:    cuda.free %e : !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.free %m : !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// -----
+
+// Names the graph does not give: an argument without a name is `in<i>`, an
+// output without molten.name whose value has no name `out<i>`; an f16
+// buffer between kernels (unnamed: the printer numbers it). Grids: 70000
+// elements in blocks of 256 threads of one element.
+kernel.func @anon_k0(%0: tensor<70000xf16>) -> (tensor<70000xf16>) pointwise schedule #kernel.schedule<block = 256> attributes {fused_ops = ["neg"]} {
+  %1 = molten.neg %0 : tensor<70000xf16>
+  kernel.yield %1 : tensor<70000xf16>
+}
+kernel.func @anon_k1(%0: tensor<70000xf16>, %1: tensor<70000xf16>) -> (tensor<70000xf16>) pointwise schedule #kernel.schedule<block = 256> attributes {fused_ops = ["mul"]} {
+  %2 = molten.mul %0, %1 : (tensor<70000xf16>, tensor<70000xf16>) -> tensor<70000xf16>
+  kernel.yield %2 : tensor<70000xf16>
+}
+func.func @anon(%0: tensor<70000xf16>, %1: tensor<70000xf16>) -> tensor<70000xf16> {
+  %2 = kernel.launch @anon_k0(%0) : (tensor<70000xf16>) -> tensor<70000xf16>
+  %3 = kernel.launch @anon_k1(%2, %1) : (tensor<70000xf16>, tensor<70000xf16>) -> tensor<70000xf16>
+  func.return %3 : tensor<70000xf16>
+}
+
+// CHECK-LABEL: cuda.kernel @anon_k0(%{{[^ ]+}}: !cuda.ptr<f16>, %out0: !cuda.ptr<f16>) block 256 attributes {fused_ops = ["neg"]} {
+// CHECK:       cuda.kernel @anon_k1(%{{[^ ]+}}: !cuda.ptr<f16>, %{{[^ ]+}}: !cuda.ptr<f16>, %out0: !cuda.ptr<f16>) block 256 attributes {fused_ops = ["mul"]} {
+// CHECK:       cuda.host_func @anon(%in0: !cuda.ptr<f16>, %in1: !cuda.ptr<f16>, %out0: !cuda.ptr<f16>) outputs 1 {
+// CHECK-NEXT:    [[T:%[^ ]+]] = cuda.alloc 70000 : !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.launch @anon_k0 grid [274, 1, 1] block [256, 1, 1](%in0, [[T]]) : !cuda.ptr<f16>, !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.launch @anon_k1 grid [274, 1, 1] block [256, 1, 1]([[T]], %in1, %out0) : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.free [[T]] : !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// ERROR CASES
+
+// Everything below is cut out by the RUN lines above, one case per run.
+
+// BEGIN NO-SCHEDULE
+// A kernel.func without a schedule: kernel-schedule has not run.
+kernel.func @no_schedule(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise {
+  %y = molten.neg %x : tensor<4xf32>
+  kernel.yield %y : tensor<4xf32>
+}
+// END NO-SCHEDULE
+
+// NO-SCHEDULE-NOT: builtin.module
+// NO-SCHEDULE:     {{^}}molten-opt: error: lower-kernel-to-cuda: @no_schedule has no schedule; run kernel-schedule first{{$}}
+// NO-SCHEDULE-NOT: {{Traceback|internal error|builtin.module}}
+
+// BEGIN ATTENTION
+// An attention kernel (with a schedule) is not lowered yet.
+kernel.func @attention_kernel(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) attention schedule #kernel.schedule<block = 128> {
+  %o = molten.attention %q, %q, %q scale = 1.250000e-01 : (tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  kernel.yield %o : tensor<16x64xf32>
+}
+// END ATTENTION
+
+// ATTENTION-NOT: builtin.module
+// ATTENTION:     {{^}}molten-opt: error: not implemented yet: lower-kernel-to-cuda: attention kernels (@attention_kernel) are not lowered yet{{$}}
+// ATTENTION-NOT: {{Traceback|internal error|builtin.module}}
