@@ -183,15 +183,29 @@ class GridDimOp(_SpecialRegisterOp):
     name = "cuda.grid_dim"
 
 
+def _verify_vector(op_name: str, vector: IntegerAttr) -> None:
+    # Accesses of several elements arrive with the vectorize pass.
+    if vector.value.data != 1:
+        raise VerifyException(
+            f"{op_name}: vector = {vector.value.data}; only scalar accesses "
+            "(vector = 1) exist so far"
+        )
+
+
 @irdl_op_definition
 class LoadOp(IRDLOperation):
-    """ptr[index]: `%v = cuda.load %p[%i] : !cuda.ptr<f16> -> f16`."""
+    """ptr[index]: `%v = cuda.load %p[%i] : !cuda.ptr<f16> -> f16`. `vector`
+    is the number of consecutive elements accessed (1 until vectorization)."""
 
     name = "cuda.load"
     ptr = operand_def(PointerType)
     index = operand_def(IndexType)
+    vector = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
     result = result_def()
-    assembly_format = "$ptr `[` $index `]` attr-dict `:` type($ptr) `->` type($result)"
+    assembly_format = (
+        "$ptr `[` $index `]` (`vector` $vector^)? attr-dict "
+        "`:` type($ptr) `->` type($result)"
+    )
 
     def __init__(self, ptr: SSAValue, index: SSAValue):
         assert isinstance(ptr.type, PointerType)
@@ -199,6 +213,7 @@ class LoadOp(IRDLOperation):
 
     def verify_(self) -> None:
         assert isinstance(self.ptr.type, PointerType)
+        _verify_vector(self.name, self.vector)
         if self.result.type != self.ptr.type.element_type:
             raise VerifyException(
                 f"cuda.load: a {self.ptr.type} gives {self.ptr.type.element_type}, "
@@ -214,8 +229,10 @@ class StoreOp(IRDLOperation):
     value = operand_def()
     ptr = operand_def(PointerType)
     index = operand_def(IndexType)
+    vector = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
     assembly_format = (
-        "$value `,` $ptr `[` $index `]` attr-dict `:` type($value) `,` type($ptr)"
+        "$value `,` $ptr `[` $index `]` (`vector` $vector^)? attr-dict "
+        "`:` type($value) `,` type($ptr)"
     )
 
     def __init__(self, value: SSAValue, ptr: SSAValue, index: SSAValue):
@@ -223,6 +240,7 @@ class StoreOp(IRDLOperation):
 
     def verify_(self) -> None:
         assert isinstance(self.ptr.type, PointerType)
+        _verify_vector(self.name, self.vector)
         if self.value.type != self.ptr.type.element_type:
             raise VerifyException(
                 f"cuda.store: a {self.value.type} cannot be stored through "

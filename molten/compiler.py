@@ -62,7 +62,7 @@ class ZeroCompiler:
         from molten.targets.cuda import print_cuda
 
         module = run_pipeline(graph.to_module(), DEFAULT_PIPELINE)
-        unit = print_cuda(module, source_name=f"graph '{graph.name}'")
+        unit = print_cuda(module)
         launches = [op for op in module.walk() if isinstance(op, cuda.LaunchOp)]
         kernels = {
             op.sym_name.data: op for op in module.ops if isinstance(op, cuda.KernelOp)

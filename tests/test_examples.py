@@ -34,3 +34,15 @@ def test_python_graph_and_spec_give_the_same_kernel(tmp_path):
     assert (
         from_python["fused_rmsnorm.cu"] == (EXAMPLES / "fused_rmsnorm.cu").read_text()
     )
+
+
+def test_molten_opt_prints_the_compiled_source(capsys):
+    """`molten-opt spec -p <default pipeline> -t cuda` is `compile(g).source`."""
+    from molten.pipeline import DEFAULT_PIPELINE
+    from molten.tools.molten_opt import main
+
+    spec = EXAMPLES / "fused_rmsnorm.mlir"
+    assert main([str(spec), "-p", DEFAULT_PIPELINE, "-t", "cuda"]) == 0
+    printed = capsys.readouterr().out
+    compiled = ZeroCompiler().compile(DataflowGraph.from_mlir(spec.read_text()))
+    assert printed == compiled.source
