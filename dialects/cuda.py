@@ -28,6 +28,7 @@ f16 and bf16 values are only loaded and stored, arithmetic is in f32.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from enum import auto
 from typing import ClassVar
@@ -80,6 +81,8 @@ from xdsl.traits import (
     IsolatedFromAbove,
     IsTerminator,
     SymbolOpInterface,
+    SymbolTable,
+    SymbolUserOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
@@ -449,6 +452,29 @@ class HostFuncOp(IRDLOperation):
         )
 
 
+class LaunchedKernel(SymbolUserOpInterface):
+    """A launch names a cuda.kernel of the module, with its parameters' types,
+    within its launch bounds."""
+
+    def verify(self, op: Operation) -> None:
+        assert isinstance(op, LaunchOp)
+        kernel = SymbolTable.lookup_symbol(op, op.callee)
+        if not isinstance(kernel, KernelOp):
+            raise VerifyException(f"cuda.launch: {op.callee} is not a cuda.kernel")
+        params = list(kernel.function_type.inputs.data)
+        if [a.type for a in op.args] != params:
+            raise VerifyException(
+                f"cuda.launch: the arguments do not match {op.callee}'s parameters "
+                f"({', '.join(map(str, params))})"
+            )
+        threads = math.prod(op.block.get_values())
+        if threads > kernel.block.data:
+            raise VerifyException(
+                f"cuda.launch: {threads} threads per block exceed {op.callee}'s "
+                f"launch bound of {kernel.block.data}"
+            )
+
+
 @irdl_op_definition
 class LaunchOp(IRDLOperation):
     """Launches a kernel on the launcher's stream:
@@ -459,7 +485,7 @@ class LaunchOp(IRDLOperation):
     grid = prop_def(DenseArrayBase.constr(i64))
     block = prop_def(DenseArrayBase.constr(i64))
     args = var_operand_def(PointerType)
-    traits = traits_def(HasParent(HostFuncOp))
+    traits = traits_def(HasParent(HostFuncOp), LaunchedKernel())
     assembly_format = (
         "$callee `grid` $grid `block` $block `(` $args `)` attr-dict `:` type($args)"
     )
@@ -503,6 +529,13 @@ class AllocOp(IRDLOperation):
             properties={"size": IntegerAttr(size, i64)},
             result_types=[PointerType(element_type)],
         )
+
+    def verify_(self) -> None:
+        assert isinstance(self.result.type, PointerType)
+        if self.result.type.memory_space != MemorySpace.GLOBAL:
+            raise VerifyException("cuda.alloc: the result must be a global pointer")
+        if self.size.value.data < 1:
+            raise VerifyException("cuda.alloc: size must be >= 1")
 
 
 @irdl_op_definition

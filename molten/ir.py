@@ -514,9 +514,14 @@ class DataflowGraph:
                 raise DTypeError(f"value {value!r} is not real-valued") from None
             if array.size == 0:
                 raise ShapeError("value is empty")
-            op = molten.ConstantOp.from_values(
-                array.ravel().tolist(), TensorType(element, list(array.shape))
-            )
+            try:
+                op = molten.ConstantOp.from_values(
+                    array.ravel().tolist(), TensorType(element, list(array.shape))
+                )
+            except OverflowError:
+                raise ShapeError(
+                    f"value {value!r} is out of range for {dtype_name(element)}"
+                ) from None
         self._block.add_op(op)
         result = Tensor(self, op.result)
         if shape is not None and tuple(shape) != array.shape:

@@ -51,9 +51,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import cuda, kernel, molten
-from molten.ir import OUTPUT_NAME_ATTR
+from molten.ir import OUTPUT_NAME_ATTR, sanitize_name
 
 F32 = Float32Type()
 INDEX = IndexType()
@@ -465,7 +466,7 @@ def _kernel_shell(
         f"out{i}" if v.name_hint is None else v.name_hint for i, v in enumerate(outputs)
     ]
     for arg, name in zip(entry.args, names, strict=True):
-        arg.name_hint = name
+        arg.name_hint = sanitize_name(name) if name else None
     pointers = dict(zip(body_block.args, entry.args, strict=False))
     out_pointers = list(entry.args[len(body_block.args) :])
     return Region(entry), Emitter(entry, {}, entry), pointers, out_pointers
@@ -663,8 +664,9 @@ def lower_row_reduce(
                         _store(ev, ev.at(value, index), ptr, ravel(rb, index, full))
                     else:
                         scalar = ev.at(value, index)
+                        offset = ravel(rb, index, full)
                         inner = _if(rb, valid)
-                        _store(ev.scoped(inner), scalar, ptr, ravel(rb, index, full))
+                        _store(ev.scoped(inner), scalar, ptr, offset)
                         _close(inner)
             else:
                 lb, loop_block = _for(rb, tid, n, block)
@@ -872,7 +874,7 @@ LOWERINGS = {
 def lower_kernel(kfunc: kernel.FuncOp) -> LoweredKernel:
     kind = kfunc.kind.data
     if kfunc.schedule is None:
-        raise ValueError(
+        raise PassFailedException(
             f"lower-kernel-to-cuda: @{kfunc.sym_name.data} has no schedule; run "
             "kernel-schedule first"
         )
@@ -909,7 +911,7 @@ def lower_graph(
     ]
     entry = Block(arg_types=params)
     for arg, name in zip(entry.args, names + out_names, strict=True):
-        arg.name_hint = name
+        arg.name_hint = sanitize_name(name)
     buffers: dict[SSAValue, SSAValue] = dict(zip(block.args, entry.args, strict=False))
     # An output that is an input, or a value returned again, is copied into
     # its output buffer after the kernels.

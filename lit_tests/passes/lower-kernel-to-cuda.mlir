@@ -337,7 +337,8 @@ func.func @linear(%a: tensor<20x8xf16>, %w: tensor<8x16xf16>, %b: tensor<16xf16>
 // element count, placed just before the launch that writes them, and a
 // cuda.free after the last launch; the output %a, also read by the third
 // kernel, is passed as the output parameter, not allocated. Each launch has
-// the grid and block of its kernel's schedule.
+// the grid and block of its kernel's schedule. In @g_cast the molten.cast to
+// bf16 rounds (truncf, extf) and the store converts again.
 kernel.func @g_exp(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<block = 128> attributes {fused_ops = ["exp"]} {
   %e = molten.exp %x : tensor<4x8xf32>
   kernel.yield %e : tensor<4x8xf32>
@@ -362,8 +363,11 @@ func.func @g(%x: tensor<4x8xf32>) -> (tensor<4x8xf32> {molten.name = "sum"}, ten
 // CHECK-LABEL: cuda.kernel @g_exp(%x: !cuda.ptr<f32>, %e: !cuda.ptr<f32>) block 128 attributes {fused_ops = ["exp"]} {
 // CHECK:       cuda.kernel @g_mul_add(%e: !cuda.ptr<f32>, %x: !cuda.ptr<f32>, %m: !cuda.ptr<f32>, %a: !cuda.ptr<f32>) block 64 attributes {fused_ops = ["mul", "add"]} {
 // CHECK:       cuda.kernel @g_cast(%m: !cuda.ptr<f32>, %a: !cuda.ptr<f32>, %c: !cuda.ptr<bf16>) block 32 attributes {fused_ops = ["sub", "cast"]} {
-// CHECK:         [[C:%[^ ]+]] = arith.truncf {{%[^ ]+}} : f32 to bf16
-// CHECK-NEXT:    cuda.store [[C]], %c{{\[}}{{%[^ ]+}}{{\]}} : bf16, !cuda.ptr<bf16>
+// CHECK:           [[D:%[^ ]+]] = arith.subf {{%[^ ]+}}, {{%[^ ]+}} : f32
+// CHECK-NEXT:      [[D16:%[^ ]+]] = arith.truncf [[D]] : f32 to bf16
+// CHECK-NEXT:      [[DR:%[^ ]+]] = arith.extf [[D16]] : bf16 to f32
+// CHECK:           [[C:%[^ ]+]] = arith.truncf [[DR]] : f32 to bf16
+// CHECK-NEXT:      cuda.store [[C]], %c{{\[}}{{%[^ ]+}}{{\]}} : bf16, !cuda.ptr<bf16>
 // CHECK:       cuda.host_func @g(%x: !cuda.ptr<f32>, %sum: !cuda.ptr<f32>, %c: !cuda.ptr<bf16>) outputs 2 {
 // CHECK-NEXT:    %e = cuda.alloc 32 : !cuda.ptr<f32>
 // CHECK-NEXT:    cuda.launch @g_exp grid [1, 1, 1] block [128, 1, 1](%x, %e) : !cuda.ptr<f32>, !cuda.ptr<f32>
@@ -402,6 +406,27 @@ func.func @anon(%0: tensor<70000xf16>, %1: tensor<70000xf16>) -> tensor<70000xf1
 // CHECK-NEXT:    cuda.launch @anon_k0 grid [274, 1, 1] block [256, 1, 1](%in0, [[T]]) : !cuda.ptr<f16>, !cuda.ptr<f16>
 // CHECK-NEXT:    cuda.launch @anon_k1 grid [274, 1, 1] block [256, 1, 1]([[T]], %in1, %out0) : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
 // CHECK-NEXT:    cuda.free [[T]] : !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// -----
+
+// An output that is an input (`same`) and a value returned twice (`neg`,
+// `neg_again`): the kernel writes the first output buffer of the value; the
+// others are filled by cuda.copy of their element count after the launches.
+kernel.func @ret_k(%x: tensor<4x8xf16>) -> (tensor<4x8xf16>) pointwise schedule #kernel.schedule<block = 256> attributes {fused_ops = ["neg"]} {
+  %n = molten.neg %x : tensor<4x8xf16>
+  kernel.yield %n : tensor<4x8xf16>
+}
+func.func @ret(%x: tensor<4x8xf16>) -> (tensor<4x8xf16> {molten.name = "same"}, tensor<4x8xf16> {molten.name = "neg"}, tensor<4x8xf16> {molten.name = "neg_again"}) {
+  %n = kernel.launch @ret_k(%x) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+  func.return %x, %n, %n : tensor<4x8xf16>, tensor<4x8xf16>, tensor<4x8xf16>
+}
+
+// CHECK-LABEL: cuda.host_func @ret(%x: !cuda.ptr<f16>, %same: !cuda.ptr<f16>, %neg: !cuda.ptr<f16>, %neg_again: !cuda.ptr<f16>) outputs 3 {
+// CHECK-NEXT:    cuda.launch @ret_k grid [1, 1, 1] block [256, 1, 1](%x, %neg) : !cuda.ptr<f16>, !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.copy %same, %x, 32 : !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.copy %neg_again, %neg, 32 : !cuda.ptr<f16>
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
 

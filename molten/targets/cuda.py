@@ -131,49 +131,111 @@ CPP_KEYWORDS = frozenset(
         "while",
         "xor",
         "xor_eq",
-        "NULL",
-        "INFINITY",
-        "NAN",
+    ]
+)
+
+GENERATED_NAMES = frozenset(
+    [
         "int64_t",
-        "stream",
-        "err",
+        "size_t",
+        "dim3",
         "threadIdx",
         "blockIdx",
         "blockDim",
         "gridDim",
         "warpSize",
-        "dim3",
+        "stream",
+        "err",
         "min",
         "max",
+        "expf",
+        "logf",
+        "sqrtf",
+        "rsqrtf",
+        "tanhf",
+        "erff",
+        "powf",
+        "fabsf",
+        "fmaxf",
+        "fminf",
+        "cudaError_t",
+        "cudaStream_t",
+        "cudaSuccess",
+        "cudaGetLastError",
+        "cudaMallocAsync",
+        "cudaFreeAsync",
+        "cudaMemcpyAsync",
+        "cudaMemcpyDeviceToDevice",
     ]
 )
+"""Names the generated code refers to, which a graph's name must not shadow."""
+
+LOWERCASE_MACROS = frozenset(
+    ["linux", "unix", "i386", "errno", "stdin", "stdout", "stderr", "assert"]
+)
+"""Predefined or library macros without capitals (capitalized names are all
+treated as possible macros)."""
+
+GLOBAL_NAMES = frozenset(
+    [
+        "main",
+        "malloc",
+        "calloc",
+        "realloc",
+        "free",
+        "exit",
+        "abort",
+        "printf",
+        "puts",
+        "memcpy",
+        "memset",
+        "strlen",
+        "exp",
+        "log",
+        "sqrt",
+        "tanh",
+        "erf",
+        "pow",
+        "fabs",
+        "abs",
+    ]
+)
+"""Library functions a kernel or launcher (a global symbol) must not be named."""
 
 _BAD_CHARS = re.compile(r"[^A-Za-z0-9_]")
 
 
-def c_identifier(name: str) -> str:
-    """`name` as a C++ identifier that is neither a keyword nor reserved."""
-    cleaned = _BAD_CHARS.sub("_", name) or "v"
-    if cleaned[0].isdigit():
+def c_identifier(name: str, *, is_global: bool = False) -> str:
+    """`name` as a C++ identifier that is no keyword, reserved name (no leading
+    `_`, no `__`), possible macro (all capitals), name the generated code uses,
+    or, for a global symbol, library function or `cuda*` name."""
+    cleaned = re.sub(r"_{2,}", "_", _BAD_CHARS.sub("_", name)).lstrip("_")
+    if not cleaned or cleaned[0].isdigit():
         cleaned = "v" + cleaned
-    # Names starting with "__" or "_" + capital are reserved to the implementation.
-    cleaned = re.sub(r"^_+(?=[A-Z_]|$)", "", cleaned) or "v"
-    if cleaned in CPP_KEYWORDS or cleaned.startswith("molten_"):
-        cleaned += "_"
-    return cleaned
+    clashes = (
+        cleaned in CPP_KEYWORDS
+        or cleaned in GENERATED_NAMES
+        or cleaned in LOWERCASE_MACROS
+        or cleaned.startswith("molten_")
+        or (cleaned.upper() == cleaned and any(c.isalpha() for c in cleaned[1:]))
+        or (is_global and (cleaned in GLOBAL_NAMES or cleaned.startswith("cu")))
+    )
+    return cleaned + "_" if clashes else cleaned
 
 
 @dataclass
 class Scope:
-    """Unique C++ names for the values of one function."""
+    """Unique C++ names for the values of one function (or for globals)."""
 
     taken: set[str] = field(default_factory=set)
+    is_global: bool = False
 
     def fresh(self, hint: str | None, default: str = "v") -> str:
-        base = c_identifier(hint) if hint else default
+        base = c_identifier(hint, is_global=self.is_global) if hint else default
         name, suffix = base, 1
         while name in self.taken:
-            name, suffix = f"{base}_{suffix}", suffix + 1
+            # "int_" + "_1" would be a reserved "__": join on one underscore.
+            name, suffix = f"{base.rstrip('_')}_{suffix}", suffix + 1
         self.taken.add(name)
         return name
 
@@ -193,11 +255,14 @@ def c_type(t: Attribute) -> str:
 
 
 def float_literal(value: float) -> str:
-    if math.isnan(value):
+    """The C++ literal of `value` rounded to float32 (which reads back exactly)."""
+    with np.errstate(over="ignore"):
+        single = float(np.float32(value))
+    if math.isnan(single):
         return "NAN"
-    if math.isinf(value):
-        return "INFINITY" if value > 0 else "-INFINITY"
-    text = repr(float(np.float32(value)))
+    if math.isinf(single):
+        return "INFINITY" if single > 0 else "-INFINITY"
+    text = repr(single)
     if "e" not in text and "." not in text:
         text += ".0"
     return text + "f"
@@ -260,6 +325,8 @@ class BodyPrinter:
         self.names: dict[SSAValue, str] = {}
         self.lines: list[str] = []
         self.depth = 1
+        self.allocated: list[str] = []
+        """Buffers a launcher has allocated so far, freed on an early return."""
 
     def name(self, value: SSAValue) -> str:
         return self.names[value]
@@ -353,6 +420,7 @@ class BodyPrinter:
             self._alloc(op)
         elif isinstance(op, cuda.FreeOp):
             self.emit(f"cudaFreeAsync({self.name(op.ptr)}, stream);")
+            self.allocated.remove(self.name(op.ptr))
         elif isinstance(op, cuda.LaunchOp):
             self._launch(op)
         elif isinstance(op, cuda.CopyOp):
@@ -363,7 +431,7 @@ class BodyPrinter:
                 f"{op.size.value.data} * sizeof({element}), "
                 "cudaMemcpyDeviceToDevice, stream);"
             )
-            self.emit("if (err != cudaSuccess) return err;")
+            self.check_error()
         else:
             raise NotImplementedError(f"-t cuda: cannot print {op.name}")
 
@@ -385,8 +453,17 @@ class BodyPrinter:
         self.block(body)
         terminator = body.last_op
         assert isinstance(terminator, scf.YieldOp)
-        for name, value in zip(carried, terminator.operands, strict=True):
-            self.emit(f"{name} = {self.name(value)};")
+        updates = [self.name(v) for v in terminator.operands]
+        if any(u in carried for u in updates):
+            # A yielded value is itself carried (e.g. two swapped): read all
+            # before writing any.
+            staged = [self.scope.fresh(f"{name}_next") for name in carried]
+            for name, update in zip(staged, updates, strict=True):
+                self.emit(f"const float {name} = {update};")
+            updates = staged
+        for name, update in zip(carried, updates, strict=True):
+            if name != update:
+                self.emit(f"{name} = {update};")
         self.depth -= 1
         self.emit("}")
 
@@ -414,7 +491,19 @@ class BodyPrinter:
             f"err = cudaMallocAsync((void**)&{name}, {size} * sizeof({element}), "
             "stream);"
         )
-        self.emit("if (err != cudaSuccess) return err;")
+        self.check_error()
+        self.allocated.append(name)
+
+    def check_error(self) -> None:
+        """Returns the error, freeing the buffers allocated so far."""
+        if not self.allocated:
+            self.emit("if (err != cudaSuccess) return err;")
+            return
+        self.emit("if (err != cudaSuccess) {")
+        for name in reversed(self.allocated):
+            self.emit(f"  cudaFreeAsync({name}, stream);")
+        self.emit("  return err;")
+        self.emit("}")
 
     def _launch(self, op: cuda.LaunchOp) -> None:
         name = self.kernel_names[op.callee.string_value()]
@@ -423,7 +512,7 @@ class BodyPrinter:
         args = ", ".join(self.name(a) for a in op.args)
         self.emit(f"{name}<<<dim3({grid}), dim3({block}), 0, stream>>>({args});")
         self.emit("err = cudaGetLastError();")
-        self.emit("if (err != cudaSuccess) return err;")
+        self.check_error()
 
 
 def _stored_pointers(body: Block) -> set[SSAValue]:
@@ -464,7 +553,7 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             f"-t cuda: {others[0].name} is not cuda-level; run the pipeline through "
             "lower-kernel-to-cuda first"
         )
-    global_scope = Scope()
+    global_scope = Scope(is_global=True)
     kernel_names = {
         k.sym_name.data: global_scope.fresh(k.sym_name.data) for k in kernels
     }
@@ -485,13 +574,16 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
                 "block": k.block.data,
                 "params": params,
                 "body": "\n".join(printer.lines),
-                "fused_ops": [s.data for s in k.fused_ops] if k.fused_ops else [],
+                "fused_ops": [c_identifier(f.data) for f in k.fused_ops]
+                if k.fused_ops
+                else [],
             }
         )
     launcher_views = []
     for launcher in launchers:
-        scope = Scope({"err", "stream"})
+        scope = Scope({"err", "stream", *kernel_names.values()})
         printer = BodyPrinter(scope, kernel_names)
+        launcher_name = global_scope.fresh(launcher.sym_name.data)
         args = launcher.body.block.args
         n_inputs = len(args) - launcher.outputs.data
         params, doc = [], []
@@ -507,10 +599,10 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
         printer.emit("return cudaSuccess;")
         launcher_views.append(
             {
-                "name": global_scope.fresh(launcher.sym_name.data),
+                "name": launcher_name,
                 "params": params,
                 "body": "\n".join(printer.lines),
-                "doc": [f"{launcher.sym_name.data}: runs the graph on `stream`.", *doc],
+                "doc": [f"{launcher_name}: runs the graph on `stream`.", *doc],
             }
         )
     context = {

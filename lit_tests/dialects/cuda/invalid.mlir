@@ -63,6 +63,27 @@ cuda.kernel @store_mismatch_shared(%x: !cuda.ptr<f16>) block 32 {
 
 // -----
 
+// a vector access (not yet: only scalar accesses exist)
+cuda.kernel @load_vector(%x: !cuda.ptr<f32>) block 32 {
+  %i = cuda.thread_idx x
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.load: vector = 4; only scalar accesses (vector = 1) exist so far{{$}}
+  %v = cuda.load %x[%i] vector 4 : !cuda.ptr<f32> -> f32
+  cuda.return
+}
+
+// -----
+
+// a store of no element
+cuda.kernel @store_vector_zero(%x: !cuda.ptr<f32>) block 32 {
+  %i = cuda.thread_idx x
+  %c = arith.constant 1.000000e+00 : f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.store: vector = 0; only scalar accesses (vector = 1) exist so far{{$}}
+  cuda.store %c, %x[%i] vector 0 : f32, !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
 // -- cuda.shared_alloc -------------------------------------------------------
 
 // an empty shared array
@@ -361,6 +382,37 @@ cuda.host_func @block_negative(%x: !cuda.ptr<f32>) outputs 1 {
 
 // -----
 
+// -- cuda.copy ---------------------------------------------------------------
+
+// a copy of no element
+cuda.host_func @copy_zero(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.copy: size must be >= 1{{$}}
+  cuda.copy %y, %x, 0 : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+// a negative size (generic form)
+cuda.host_func @copy_negative(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.copy: size must be >= 1{{$}}
+  "cuda.copy"(%y, %x) <{size = -3 : i64}> : (!cuda.ptr<f32>, !cuda.ptr<f32>) -> ()
+  cuda.return
+}
+
+// -----
+
+// a copy between buffers of two element types (generic form: the custom
+// form has one type for both)
+cuda.host_func @copy_mismatch(%x: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 2]]:3: error: operand 'source' at position 1 does not verify:{{$}}
+// CHECK-NEXT: {{^}}attribute !cuda.ptr<f32> expected from variable 'T', but got !cuda.ptr<f16>{{$}}
+  "cuda.copy"(%y, %x) <{size = 4 : i64}> : (!cuda.ptr<f32>, !cuda.ptr<f16>) -> ()
+  cuda.return
+}
+
+// -----
+
 // -- ops outside their parent ------------------------------------------------
 
 // a launch from a kernel (no dynamic parallelism)
@@ -417,6 +469,15 @@ func.func @free_in_func(%x: !cuda.ptr<f32>) {
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: 'cuda.free' expects parent op 'cuda.host_func'{{$}}
   cuda.free %x : !cuda.ptr<f32>
   func.return
+}
+
+// -----
+
+// a copy in a kernel
+cuda.kernel @copy_in_kernel(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 32 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: 'cuda.copy' expects parent op 'cuda.host_func'{{$}}
+  cuda.copy %y, %x, 4 : !cuda.ptr<f32>
+  cuda.return
 }
 
 // -----
