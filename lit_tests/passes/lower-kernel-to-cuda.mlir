@@ -443,7 +443,7 @@ kernel.func @no_schedule(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise {
 // END NO-SCHEDULE
 
 // NO-SCHEDULE-NOT: builtin.module
-// NO-SCHEDULE:     {{^}}molten-opt: error: lower-kernel-to-cuda: @no_schedule has no schedule; run kernel-schedule first{{$}}
+// NO-SCHEDULE:     {{^.*}}: error: lower-kernel-to-cuda: @no_schedule has no schedule; run kernel-schedule first{{$}}
 // NO-SCHEDULE-NOT: {{Traceback|internal error|builtin.module}}
 
 // BEGIN ATTENTION

@@ -200,10 +200,16 @@ func.func @scores(%q: tensor<100x32xf32>, %k: tensor<32x130xf32>, %bias: tensor<
 // CHECK-NEXT:   if (err != cudaSuccess) return err;
 // CHECK-NEXT:   scores_gemm0<<<dim3(3, 2, 1), dim3(256, 1, 1), 0, stream>>>(q, k, s);
 // CHECK-NEXT:   err = cudaGetLastError();
-// CHECK-NEXT:   if (err != cudaSuccess) return err;
+// CHECK-NEXT:   if (err != cudaSuccess) {
+// CHECK-NEXT:     cudaFreeAsync(s, stream);
+// CHECK-NEXT:     return err;
+// CHECK-NEXT:   }
 // CHECK-NEXT:   scores_row_reduce0<<<dim3(100, 1, 1), dim3(32, 1, 1), 0, stream>>>(s, bias, probs);
 // CHECK-NEXT:   err = cudaGetLastError();
-// CHECK-NEXT:   if (err != cudaSuccess) return err;
+// CHECK-NEXT:   if (err != cudaSuccess) {
+// CHECK-NEXT:     cudaFreeAsync(s, stream);
+// CHECK-NEXT:     return err;
+// CHECK-NEXT:   }
 // CHECK-NEXT:   cudaFreeAsync(s, stream);
 // CHECK-NEXT:   return cudaSuccess;
 // CHECK-NEXT: }
@@ -319,12 +325,23 @@ cuda.host_func @graph_1(%x.in: !cuda.ptr<bf16>, %y$out: !cuda.ptr<bf16>, %x.copy
 // DIRECT-NEXT:   if (err != cudaSuccess) return err;
 // DIRECT-NEXT:   float* m = nullptr;
 // DIRECT-NEXT:   err = cudaMallocAsync((void**)&m, 7 * sizeof(float), stream);
-// DIRECT-NEXT:   if (err != cudaSuccess) return err;
+// DIRECT-NEXT:   if (err != cudaSuccess) {
+// DIRECT-NEXT:     cudaFreeAsync(h, stream);
+// DIRECT-NEXT:     return err;
+// DIRECT-NEXT:   }
 // DIRECT-NEXT:   row_max_v2<<<dim3(7, 1, 1), dim3(64, 1, 1), 0, stream>>>(x_in, y_out, m);
 // DIRECT-NEXT:   err = cudaGetLastError();
-// DIRECT-NEXT:   if (err != cudaSuccess) return err;
+// DIRECT-NEXT:   if (err != cudaSuccess) {
+// DIRECT-NEXT:     cudaFreeAsync(m, stream);
+// DIRECT-NEXT:     cudaFreeAsync(h, stream);
+// DIRECT-NEXT:     return err;
+// DIRECT-NEXT:   }
 // DIRECT-NEXT:   err = cudaMemcpyAsync(x_copy, x_in, 1000 * sizeof(__nv_bfloat16), cudaMemcpyDeviceToDevice, stream);
-// DIRECT-NEXT:   if (err != cudaSuccess) return err;
+// DIRECT-NEXT:   if (err != cudaSuccess) {
+// DIRECT-NEXT:     cudaFreeAsync(m, stream);
+// DIRECT-NEXT:     cudaFreeAsync(h, stream);
+// DIRECT-NEXT:     return err;
+// DIRECT-NEXT:   }
 // DIRECT-NEXT:   cudaFreeAsync(m, stream);
 // DIRECT-NEXT:   cudaFreeAsync(h, stream);
 // DIRECT-NEXT:   return cudaSuccess;

@@ -425,6 +425,9 @@ cuda.kernel @launch_in_kernel(%x: !cuda.ptr<f32>) block 32 {
 // -----
 
 // a launch from a func.func
+cuda.kernel @k(%p: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
 func.func @launch_in_func(%x: !cuda.ptr<f32>) {
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: 'cuda.launch' expects parent op 'cuda.host_func'{{$}}
   cuda.launch @k grid [1, 1, 1] block [32, 1, 1] (%x) : !cuda.ptr<f32>
