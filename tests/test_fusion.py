@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from random_graphs import BINARY, SCALARS, UNARY, apply_binary, apply_unary
 from xdsl.dialects import func
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter
@@ -787,24 +788,6 @@ def test_schedule_written_by_hand_is_kept():
 # Random graphs (hypothesis).
 # --------------------------------------------------------------------------
 
-BINARY = ["add", "sub", "mul", "div", "max", "min", "pow"]
-UNARY = [
-    "neg",
-    "abs",
-    "exp",
-    "log",
-    "sqrt",
-    "rsqrt",
-    "reciprocal",
-    "square",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "gelu",
-    "gelu_tanh",
-    "silu",
-]
-SCALARS = [0.0, 1.0, 2.0, 0.5, -1.5, 3.0]
 KINDS = [
     "binary",
     "binary",
@@ -818,29 +801,6 @@ KINDS = [
     "matmul",
     "composite",
 ]
-
-
-def _positive(g, t):
-    return g.abs(t) + 1.0
-
-
-def _binary(g, op, a, b):
-    # As tests/test_passes.py: divisors and pow bases kept away from 0.
-    if op == "div":
-        return g.div(a, _positive(g, b) if isinstance(b, molten.Tensor) else b)
-    if op == "pow":
-        base = g.abs(a) + 0.5 if isinstance(a, molten.Tensor) else abs(a) + 0.5
-        exponent = g.tanh(b) if isinstance(b, molten.Tensor) else b
-        return g.pow(base, exponent)
-    return getattr(g, op)(a, b)
-
-
-def _unary(g, op, t):
-    if op in ("log", "sqrt", "rsqrt", "reciprocal"):
-        return getattr(g, op)(_positive(g, t))
-    if op == "gelu_tanh":
-        return g.gelu(t, approximate="tanh")
-    return getattr(g, op)(t)
 
 
 def _broadcastable(a, b) -> bool:
@@ -899,17 +859,17 @@ def fusion_graphs(draw):
             partners = [t for t in pool if t.dtype == a.dtype and _broadcastable(t, a)]
             other = partners[draw(st.integers(0, len(partners) - 1))]
             lhs, rhs = (a, other) if draw(st.booleans()) else (other, a)
-            out = _binary(g, op, lhs, rhs)
+            out = apply_binary(g, op, lhs, rhs)
             steps.append(f"{op}({lhs}, {rhs})")
         elif kind == "scalar":
             op = draw(st.sampled_from(BINARY))
             c = draw(st.sampled_from(SCALARS))
             lhs, rhs = (a, c) if draw(st.booleans()) else (c, a)
-            out = _binary(g, op, lhs, rhs)
+            out = apply_binary(g, op, lhs, rhs)
             steps.append(f"{op}({lhs}, {rhs})")
         elif kind == "unary":
             op = draw(st.sampled_from(UNARY))
-            out = _unary(g, op, a)
+            out = apply_unary(g, op, a)
             steps.append(f"{op}({a})")
         elif kind == "reduce":
             if a.shape.rank == 0:

@@ -18,6 +18,7 @@ from conftest import (
 )
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from random_graphs import BINARY, SCALARS, UNARY, apply_binary, apply_unary
 from xdsl.utils.exceptions import PassFailedException
 
 import molten
@@ -521,47 +522,7 @@ def test_cse_and_dce():
 # Random graphs (hypothesis): the default pipeline keeps their meaning.
 # --------------------------------------------------------------------------
 
-BINARY = ["add", "sub", "mul", "div", "max", "min", "pow"]
-UNARY = [
-    "neg",
-    "abs",
-    "exp",
-    "log",
-    "sqrt",
-    "rsqrt",
-    "reciprocal",
-    "square",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "gelu",
-    "gelu_tanh",
-    "silu",
-]
-SCALARS = [0.0, 1.0, 2.0, 0.5, -1.5, 3.0]
 KINDS = ["binary", "binary", "scalar", "unary", "unary", "reduce", "cast", "composite"]
-
-
-def _positive(g, t):
-    return g.abs(t) + 1.0
-
-
-def _binary(g, op, a, b):
-    if op == "div":
-        return g.div(a, _positive(g, b) if isinstance(b, molten.Tensor) else b)
-    if op == "pow":
-        base = g.abs(a) + 0.5 if isinstance(a, molten.Tensor) else abs(a) + 0.5
-        exponent = g.tanh(b) if isinstance(b, molten.Tensor) else b
-        return g.pow(base, exponent)
-    return getattr(g, op)(a, b)
-
-
-def _unary(g, op, t):
-    if op in ("log", "sqrt", "rsqrt", "reciprocal"):
-        return getattr(g, op)(_positive(g, t))
-    if op == "gelu_tanh":
-        return g.gelu(t, approximate="tanh")
-    return getattr(g, op)(t)
 
 
 @st.composite
@@ -590,13 +551,13 @@ def random_graphs(draw):
             same = [t for t in pool if t.dtype == a.dtype]
             other = same[draw(st.integers(0, len(same) - 1))]
             lhs, rhs = (a, other) if draw(st.booleans()) else (other, a)
-            out = _binary(g, op, lhs, rhs)
+            out = apply_binary(g, op, lhs, rhs)
             steps.append(f"{op}({lhs}, {rhs})")
         elif kind == "scalar":
             op = draw(st.sampled_from(BINARY))
             c = draw(st.sampled_from(SCALARS))
             lhs, rhs = (a, c) if draw(st.booleans()) else (c, a)
-            out = _binary(g, op, lhs, rhs)
+            out = apply_binary(g, op, lhs, rhs)
             steps.append(f"{op}({lhs}, {rhs})")
         elif kind == "unary":
             op = draw(st.sampled_from(UNARY))
@@ -604,7 +565,7 @@ def random_graphs(draw):
                 a = pool[
                     0
                 ]  # exact gelu crashes on rank-0 tensors: see test_interpreter
-            out = _unary(g, op, a)
+            out = apply_unary(g, op, a)
             steps.append(f"{op}({a})")
         elif kind == "reduce":
             if a.shape.rank == 0:
@@ -691,8 +652,8 @@ def test_random_graph_helpers():
     rng = np.random.default_rng(seed_from("strategy"))
     g = DataflowGraph("r")
     x = g.add_input("x", [3, 4])
-    y = _binary(g, "pow", x, x)
-    z = _unary(g, "rsqrt", y)
+    y = apply_binary(g, "pow", x, x)
+    z = apply_unary(g, "rsqrt", y)
     g.add_output(z)
     xv = rng.uniform(-2, 2, (3, 4))
     want = 1 / np.sqrt((np.abs(xv) + 0.5) ** np.tanh(xv) + 1)
