@@ -584,10 +584,6 @@ class ReturnOp(IRDLOperation):
     assembly_format = "attr-dict"
 
 
-def is_cuda_op(op: Operation) -> bool:
-    return op.dialect_name() == "cuda"
-
-
 Cuda = Dialect(
     "cuda",
     [

@@ -108,6 +108,19 @@ def broadcast_shapes(
     return tuple(result)
 
 
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    """The static shape of a tensor value."""
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+def broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
+    """Whether numpy broadcasting takes `shape` to exactly `target`."""
+    return len(shape) <= len(target) and all(
+        s in (1, t) for s, t in zip(reversed(shape), reversed(target), strict=False)
+    )
+
+
 def normalize_axis(op_name: str, axis: int, rank: int, what: str = "axis") -> int:
     """`axis` in [0, rank), accepting numpy's negative axes, or a ShapeError."""
     if not -rank <= axis < rank:
@@ -641,11 +654,7 @@ class BroadcastToOp(MoltenOp):
         (x,) = operand_types
         if result_type is None:
             raise ShapeError(f"{cls.name}: needs a result type")
-        src, dst = x.get_shape(), result_type.get_shape()
-        ok = len(src) <= len(dst) and all(
-            s in (1, d) for s, d in zip(reversed(src), reversed(dst), strict=False)
-        )
-        if not ok:
+        if not broadcasts_to(x.get_shape(), result_type.get_shape()):
             raise ShapeError(
                 f"{cls.name}: input {x} cannot be broadcast to {result_type} "
                 "(each input dimension must be 1 or equal the trailing result "

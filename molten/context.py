@@ -7,7 +7,7 @@ from xdsl.dialects.func import Func
 from xdsl.dialects.math import Math
 from xdsl.dialects.scf import Scf
 from xdsl.ir import Dialect
-from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.exceptions import VerifyException
 
 from molten.dialects.cuda import Cuda
 from molten.dialects.kernel import Kernel
@@ -28,15 +28,10 @@ def parse_module(text: str, name: str = "<string>") -> ModuleOp:
     """Parses and verifies MLIR text in Molten's context; errors point at the
     text's lines (a parse error as a ParseError, a rule broken as the rule's
     MoltenError, other verifier errors as a GraphError)."""
-    from molten.diagnostics import LocatingParser, MoltenParseError, locate
+    from molten.diagnostics import locate, parse_located
     from molten.errors import GraphError, MoltenError
 
-    try:
-        module = LocatingParser(molten_context(), text, name).parse_module()
-    except MoltenParseError:
-        raise
-    except ParseError as error:
-        raise MoltenParseError(error.span, error.msg) from None
+    module = parse_located(molten_context(), text, name)
     try:
         module.verify()
     except VerifyException as error:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
@@ -58,12 +59,33 @@ class LocatingParser(Parser):
         return op
 
 
-def _is_blank(source: str) -> bool:
+def is_blank(source: str) -> bool:
     """Whether `source` holds only whitespace and `//` comments."""
     return all(
         not line.strip() or line.strip().startswith("//")
         for line in source.splitlines()
     )
+
+
+def parse_located(
+    ctx: Context,
+    text: str,
+    name: str,
+    line_offset: int = 0,
+    implicit_module: bool = True,
+) -> ModuleOp:
+    """`text` parsed with every op located; a parse error as MoltenParseError.
+    Text with no ops (blank, or comments only) is an empty module, as in
+    mlir-opt."""
+    if is_blank(text):
+        return ModuleOp([])
+    parser = LocatingParser(ctx, text, name, line_offset=line_offset)
+    try:
+        return parser.parse_module(implicit_module)
+    except MoltenParseError:
+        raise
+    except ParseError as error:
+        raise MoltenParseError(error.span, error.msg) from None
 
 
 class Diagnostic(DiagnosticException):

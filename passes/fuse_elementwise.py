@@ -23,16 +23,15 @@ from xdsl.pattern_rewriter import (
 from xdsl.traits import IsTerminator
 
 from molten.dialects import kernel
+from molten.dialects.molten import broadcasts_to, shape_of
 from molten.passes.fusion import (
     ELEMENTWISE,
     GENERATORS,
     INDEX_MAPS,
-    broadcasts_to,
     fuse,
     grow,
     is_fusible_root,
     recomputable_into,
-    shape_of,
 )
 
 POINTWISE = (*ELEMENTWISE, *INDEX_MAPS)

@@ -29,13 +29,13 @@ from xdsl.pattern_rewriter import (
 )
 
 from molten.dialects import kernel, molten
+from molten.dialects.molten import shape_of
 from molten.passes.fusion import (
     ELEMENTWISE,
     fuse,
     grow,
     is_fusible_root,
     recomputable_into,
-    shape_of,
 )
 
 

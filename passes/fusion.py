@@ -20,13 +20,13 @@ run neither before nor after the fused kernel). Forming a group:
 
 from collections.abc import Callable, Iterable, Sequence
 
-from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator
 
 from molten.dialects import kernel, molten
+from molten.dialects.molten import broadcasts_to, shape_of
 
 ELEMENTWISE: tuple[type[Operation], ...] = (
     molten.ElementwiseBinaryOp,
@@ -47,11 +47,6 @@ pointwise kernel computes them by reading at the mapped index."""
 
 GENERATORS: tuple[type[Operation], ...] = (molten.ConstantOp, molten.CausalMaskOp)
 """Ops without operands that every kernel using them recomputes."""
-
-
-def shape_of(value: SSAValue) -> tuple[int, ...]:
-    assert isinstance(value.type, TensorType)
-    return tuple(value.type.get_shape())
 
 
 def is_fusible_root(op: Operation) -> bool:
@@ -165,19 +160,6 @@ def fuse(
     positions = _positions(block)
     ordered = sorted(group, key=positions.__getitem__)
 
-    generators: list[Operation] = []
-    inputs: list[SSAValue] = []
-    for op in ordered:
-        for value in op.operands:
-            owner = value.owner
-            if owner in group:
-                continue
-            if isinstance(owner, GENERATORS):
-                if owner not in generators:
-                    generators.append(owner)
-            elif value not in inputs:
-                inputs.append(value)
-
     kept = kept_outside(ordered, group)
     outputs = [
         r
@@ -191,18 +173,26 @@ def fuse(
     # Only what the outputs need goes into the kernel: an op kept outside for
     # its own users is not copied in unless the group reads it.
     needed: set[Operation] = set()
-    for value in reversed(outputs):
-        stack = [value.owner]
-        while stack:
-            op = stack.pop()
-            if op in group and op not in needed:
-                needed.add(op)
-                stack.extend(v.owner for v in op.operands)
+    stack = [v.owner for v in outputs]
+    while stack:
+        op = stack.pop()
+        if op in group and op not in needed:
+            needed.add(op)
+            stack.extend(v.owner for v in op.operands)
     inside = [op for op in ordered if op in needed]
-    generators = [
-        g for g in generators if any(v.owner is g for op in inside for v in op.operands)
-    ]
-    inputs = [v for v in inputs if any(v in op.operands for op in inside)]
+
+    generators: list[Operation] = []
+    inputs: list[SSAValue] = []
+    for op in inside:
+        for value in op.operands:
+            owner = value.owner
+            if owner in group:
+                continue
+            if isinstance(owner, GENERATORS):
+                if owner not in generators:
+                    generators.append(owner)
+            elif value not in inputs:
+                inputs.append(value)
 
     body = Block(arg_types=[v.type for v in inputs])
     mapping: dict[SSAValue, SSAValue] = {}
@@ -217,13 +207,13 @@ def fuse(
     # Ops between the group's first and last op that the group depends on go
     # before the fused op (convexity guarantees they do not depend on it).
     first = ordered[0]
-    needed = set(inputs)
+    wanted: set[SSAValue] = set(inputs)
     span = list(block.ops)[positions[first] : positions[ordered[-1]] + 1]
     to_move: list[Operation] = []
     for op in reversed(span):
-        if op not in group and any(r in needed for r in op.results):
+        if op not in group and any(r in wanted for r in op.results):
             to_move.append(op)
-            needed.update(op.operands)
+            wanted.update(op.operands)
     rewriter.insert(fused, InsertPoint.before(first))
     for op in reversed(to_move):
         op.detach()
@@ -236,13 +226,6 @@ def fuse(
         if op not in kept:
             rewriter.erase(op)
     return fused
-
-
-def broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
-    """Whether numpy broadcasting takes `shape` to exactly `target`."""
-    return len(shape) <= len(target) and all(
-        s in (1, t) for s, t in zip(reversed(shape), reversed(target), strict=False)
-    )
 
 
 def recomputable_into(

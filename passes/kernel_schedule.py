@@ -29,7 +29,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from molten.dialects import kernel, molten
-from molten.passes.fusion import shape_of
+from molten.dialects.molten import shape_of
 
 POINTWISE_BLOCK = 256
 MAX_BLOCK = 1024

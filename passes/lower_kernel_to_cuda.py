@@ -54,6 +54,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import cuda, kernel, molten
+from molten.dialects.molten import shape_of
 from molten.ir import OUTPUT_NAME_ATTR, sanitize_name
 
 F32 = Float32Type()
@@ -63,11 +64,6 @@ WARP = 32
 
 Index = int | SSAValue
 """An index component: a value known at compile time, or computed."""
-
-
-def shape_of(value: SSAValue) -> tuple[int, ...]:
-    assert isinstance(value.type, TensorType)
-    return tuple(value.type.get_shape())
 
 
 def element_of(value: SSAValue) -> Attribute:
@@ -453,7 +449,9 @@ def _for(e: Emitter, lb: Index, ub: Index, step: Index) -> tuple[Emitter, Block]
 
 def _kernel_shell(
     kfunc: kernel.FuncOp,
-) -> tuple[Region, Emitter, dict[SSAValue, SSAValue], list[SSAValue]]:
+) -> tuple[Region, Emitter, dict[SSAValue, SSAValue], list[SSAValue], list[SSAValue]]:
+    """The cuda.kernel's region and emitter, the pointer of each input tensor,
+    the kernel's output tensors and their pointers."""
     body_block = kfunc.body.block
     yield_op = body_block.last_op
     assert isinstance(yield_op, kernel.YieldOp)
@@ -469,7 +467,7 @@ def _kernel_shell(
         arg.name_hint = sanitize_name(name) if name else None
     pointers = dict(zip(body_block.args, entry.args, strict=False))
     out_pointers = list(entry.args[len(body_block.args) :])
-    return Region(entry), Emitter(entry, {}, entry), pointers, out_pointers
+    return Region(entry), Emitter(entry, {}, entry), pointers, outputs, out_pointers
 
 
 def _domain(outputs: Sequence[SSAValue]) -> tuple[int, ...]:
@@ -507,8 +505,7 @@ def _store_output(
 def lower_pointwise(
     kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr
 ) -> LoweredKernel:
-    region, e, pointers, out_ptrs = _kernel_shell(kfunc)
-    outputs = list(kfunc.body.block.last_op.operands)
+    region, e, pointers, outputs, out_ptrs = _kernel_shell(kfunc)
     domain = _domain(outputs)
     n = math.prod(domain)
     block = schedule.block.data
@@ -579,7 +576,7 @@ def _block_reduce(
 def lower_row_reduce(
     kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr
 ) -> LoweredKernel:
-    region, e, pointers, out_ptrs = _kernel_shell(kfunc)
+    region, e, pointers, outputs, out_ptrs = _kernel_shell(kfunc)
     body_ops = list(kfunc.body.block.ops)
     reductions = [op for op in body_ops if isinstance(op, molten.ReductionOp)]
     full = shape_of(reductions[0].input)
@@ -594,7 +591,6 @@ def lower_row_reduce(
         )
     ept = schedule.elements_per_thread.data
     cached = block * ept >= n
-    outputs = list(kfunc.body.block.last_op.operands)
 
     tid = e.add(cuda.ThreadIdxOp())
     bid = e.add(cuda.BlockIdxOp())
@@ -706,7 +702,7 @@ def _gemm_offset(
 
 
 def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKernel:
-    region, e, pointers, out_ptrs = _kernel_shell(kfunc)
+    region, e, pointers, outputs, out_ptrs = _kernel_shell(kfunc)
     body_ops = list(kfunc.body.block.ops)
     (mm,) = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
     for operand in (mm.lhs, mm.rhs):
@@ -715,7 +711,6 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
                 "lower-kernel-to-cuda: a matmul operand computed inside the kernel "
                 "(prologue fusion) is not supported"
             )
-    outputs = list(kfunc.body.block.last_op.operands)
     result_shape = shape_of(mm.result)
     batch_shape, (m, n) = result_shape[:-2], result_shape[-2:]
     a_shape, b_shape = shape_of(mm.lhs), shape_of(mm.rhs)
@@ -771,7 +766,7 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     loads = Evaluator(lb, pointers)
 
     def stage(
-        ptr, base, tile, tile_rows, tile_cols, shape, transposed, rows, cols, origin_of
+        ptr, base, tile_rows, tile_cols, shape, transposed, rows, cols, origin_of
     ):
         # tile_rows x tile_cols elements, `block` threads, consecutive threads
         # on consecutive columns of the tile.
@@ -799,7 +794,6 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     for r, c, value in stage(
         pointers[mm.lhs],
         a_base,
-        a_tile,
         bm,
         bk,
         a_shape,
@@ -813,7 +807,6 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     for r, c, value in stage(
         pointers[mm.rhs],
         b_base,
-        b_tile,
         bk,
         bn,
         b_shape,

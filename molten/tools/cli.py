@@ -48,10 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return _compile(args)
-    except ParseError as error:
-        from molten.tools.molten_opt import MoltenParseError
-
-        print(MoltenParseError(error.span, error.msg), file=sys.stderr)
+    except ParseError as error:  # a MoltenParseError: file:line:col: error: ...
+        print(error, file=sys.stderr)
     except (MoltenError, DiagnosticException) as error:
         message = str(error)
         located = ": error: " in message.split("\n", 1)[0]

@@ -26,13 +26,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from molten.diagnostics import (
-    Diagnostic,
-    LocatingParser,
-    MoltenParseError,
-    _is_blank,
-    locate,
-)
+from molten.diagnostics import Diagnostic, MoltenParseError, locate, parse_located
 from molten.errors import MoltenError
 from molten.pipeline import DEFAULT_PIPELINE
 
@@ -66,20 +60,13 @@ class MoltenOptMain(xDSLOptMain):
 
     def _parse_mlir(self, io: IO[bytes]) -> ModuleOp:
         self._source = io.read().decode("utf-8", errors="replace")
-        if _is_blank(self._source):
-            return ModuleOp([])  # as mlir-opt: no ops is an empty module
-        parser = LocatingParser(
+        return parse_located(
             self.ctx,
             self._source,
             self.get_input_name(),
-            line_offset=self._line_offset,
+            self._line_offset,
+            not self.args.no_implicit_module,
         )
-        try:
-            return parser.parse_module(not self.args.no_implicit_module)
-        except MoltenParseError:
-            raise
-        except ParseError as error:
-            raise MoltenParseError(error.span, error.msg) from None
 
     def parse_chunk(self, chunk, file_extension, start_offset=0):
         self._line_offset = start_offset
