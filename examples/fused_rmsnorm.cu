@@ -5,13 +5,17 @@
 // 1 kernel, 1 launcher.
 // Each launcher takes device pointers to contiguous row-major tensors (inputs,
 // then outputs) and a stream, launches its kernels in order on that stream
-// and returns the first CUDA error, or cudaSuccess.
+// and returns the first CUDA error, or cudaSuccess. Under NVRTC (Molten's
+// JIT) only the kernels are compiled; the runtime launches them itself.
 
+#ifdef __CUDACC_RTC__
+typedef long long int64_t;  // NVRTC has no C++ standard library headers
+#else
 #include <cstdint>
 #include <cuda_runtime.h>
+#endif
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
-#include <math.h>
 
 // NaN-propagating maximum and minimum, as torch.maximum and torch.minimum.
 __device__ __forceinline__ float molten_fmax(float a, float b) {
@@ -25,7 +29,7 @@ __device__ __forceinline__ int64_t molten_imin(int64_t a, int64_t b) {
 }
 
 // fused_rmsnorm_row_reduce0: fuses square, reduce_mean, add, rsqrt, mul, mul
-__global__ void __launch_bounds__(640) fused_rmsnorm_row_reduce0(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ norm) {
+extern "C" __global__ void __launch_bounds__(640) fused_rmsnorm_row_reduce0(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ norm) {
   for (int64_t row = (int64_t)blockIdx.x; row < 2048; row += (int64_t)gridDim.x) {
     const int64_t col = (int64_t)threadIdx.x + 640;
     const int64_t col_1 = (int64_t)threadIdx.x + 1280;
@@ -138,6 +142,8 @@ __global__ void __launch_bounds__(640) fused_rmsnorm_row_reduce0(const float* __
   }
 }
 
+#ifndef __CUDACC_RTC__
+
 // fused_rmsnorm: runs the graph on `stream`.
 //   x: input, float elements
 //   w: input, float elements
@@ -149,3 +155,5 @@ extern "C" cudaError_t fused_rmsnorm(const float* x, const float* w, float* norm
   if (err != cudaSuccess) return err;
   return cudaSuccess;
 }
+
+#endif  // __CUDACC_RTC__

@@ -5,19 +5,33 @@ CUDA kernels. This package holds the graph API, the reference interpreter,
 the compiler driver and the command-line tools.
 """
 
-from molten.compiler import ZeroCompiler
+from molten import ops
+from molten.compiler import CompiledGraph, ZeroCompiler
 from molten.errors import (
+    CompileError,
     DTypeError,
     GraphError,
     InputError,
+    LaunchError,
     MoltenError,
+    RuntimeUnavailableError,
     ShapeError,
 )
 from molten.interpreters import interpret
 from molten.ir import DataflowGraph, Tensor, TensorShape
 from molten.pipeline import DEFAULT_PIPELINE, KERNEL_LEVEL_PIPELINE
+from molten.runtime import TensorSpec
 
 __all__ = [
+    "CompileError",
+    "CompiledGraph",
+    "DeviceArray",
+    "LaunchError",
+    "RuntimeUnavailableError",
+    "TensorSpec",
+    "ZeroFallbackWarning",
+    "ops",
+    "zero",
     "DEFAULT_PIPELINE",
     "KERNEL_LEVEL_PIPELINE",
     "DTypeError",
@@ -31,3 +45,12 @@ __all__ = [
     "ZeroCompiler",
     "interpret",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The runtime's GPU-facing parts load cuda-python on first use only.
+    if name in ("DeviceArray", "ZeroFallbackWarning", "zero"):
+        import molten.runtime
+
+        return getattr(molten.runtime, name)
+    raise AttributeError(f"module 'molten' has no attribute '{name}'")

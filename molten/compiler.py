@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 
+from molten.ir import OUTPUT_NAME_ATTR
 from molten.pipeline import DEFAULT_PIPELINE, KERNEL_LEVEL_PIPELINE
+from molten.runtime.program import Step, TensorSpec, dtype_name, host_program
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,37 @@ class CompiledGraph:
     """The kernels, in launch order."""
     ir: str
     """The final IR (cuda level)."""
+    inputs: tuple[TensorSpec, ...] = ()
+    outputs: tuple[TensorSpec, ...] = ()
+    program: tuple[Step, ...] = ()
+    """The launcher's steps, which the runtime replays (`molten.runtime.program`)."""
+    origins: dict[str, dict[str, str]] = field(default_factory=dict, repr=False)
+    """Kernel -> {C++ variable -> graph value name}, for compile errors."""
+    value_ops: dict[str, str] = field(default_factory=dict, repr=False)
+    """Graph value name -> the molten op that computes it, for compile errors."""
+    _executables: dict[int, Any] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def executable(self, device: int | None = None) -> Any:
+        """The graph compiled by NVRTC for `device` (default: the current
+        one) and loaded, as a `molten.runtime.Executable`; built once."""
+        from molten.runtime import Executable, current_device_id
+
+        device_id = current_device_id() if device is None else device
+        if device_id not in self._executables:
+            self._executables[device_id] = Executable(self, device_id)
+        return self._executables[device_id]
+
+    def __call__(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
+        """Runs the graph on device arrays (torch, CuPy, JAX, `DeviceArray`) on
+        the device current at the first call: see
+        `molten.runtime.Executable.__call__` (`executable(device=...)` picks
+        another device)."""
+        executable = self._executables.get(None)
+        if executable is None:
+            executable = self._executables[None] = self.executable()
+        return executable(*inputs, out=out, stream=stream)
 
 
 class ZeroCompiler:
@@ -61,8 +95,17 @@ class ZeroCompiler:
         from molten.pipeline import run_pipeline
         from molten.targets.cuda import print_cuda
 
-        module = run_pipeline(graph.to_module(), DEFAULT_PIPELINE)
+        source_module = graph.to_module()
+        signature = _signature(source_module)
+        value_ops = {
+            result.name_hint: op.name
+            for op in source_module.walk()
+            for result in op.results
+            if result.name_hint
+        }
+        module = run_pipeline(source_module, DEFAULT_PIPELINE)
         unit = print_cuda(module)
+        (launcher,) = (op for op in module.ops if isinstance(op, cuda.HostFuncOp))
         launches = [op for op in module.walk() if isinstance(op, cuda.LaunchOp)]
         kernels = {
             op.sym_name.data: op for op in module.ops if isinstance(op, cuda.KernelOp)
@@ -79,7 +122,17 @@ class ZeroCompiler:
             )
             for launch in launches
         )
-        return CompiledGraph(graph.name, unit.source, unit.header, infos, str(module))
+        return CompiledGraph(
+            graph.name,
+            unit.source,
+            unit.header,
+            infos,
+            str(module),
+            *signature,
+            host_program(launcher, unit.kernel_names),
+            unit.origins,
+            value_ops,
+        )
 
     def save(self, compiled: CompiledGraph, directory: str | Path) -> list[Path]:
         """Writes `<graph>.cu`, `<graph>.h` and the final IR, `<graph>.final.mlir`,
@@ -96,3 +149,27 @@ class ZeroCompiler:
         for path, text in files.items():
             path.write_text(text)
         return list(files)
+
+
+def _signature(
+    module: ModuleOp,
+) -> tuple[tuple[TensorSpec, ...], tuple[TensorSpec, ...]]:
+    """The graph's inputs and outputs (names as the graph gave them)."""
+    (graph,) = (op for op in module.ops if isinstance(op, func.FuncOp))
+    args = graph.body.block.args
+    inputs = tuple(_spec(a.name_hint or f"in{i}", a.type) for i, a in enumerate(args))
+    outputs = []
+    for i, result_type in enumerate(graph.function_type.outputs.data):
+        name = None
+        if graph.res_attrs is not None:
+            attr = graph.res_attrs.data[i].data.get(OUTPUT_NAME_ATTR)
+            name = attr.data if isinstance(attr, StringAttr) else None
+        outputs.append(_spec(name or f"out{i}", result_type))
+    return inputs, tuple(outputs)
+
+
+def _spec(name: str, tensor_type: Any) -> TensorSpec:
+    assert isinstance(tensor_type, TensorType)
+    return TensorSpec(
+        name, tuple(tensor_type.get_shape()), dtype_name(tensor_type.element_type)
+    )

@@ -27,3 +27,17 @@ class GraphError(MoltenError, ValueError):
 
 class InputError(MoltenError, ValueError):
     """An array given to run a graph does not match the graph's input."""
+
+
+class CompileError(MoltenError, RuntimeError):
+    """NVRTC rejected a graph's generated source (a Molten bug: the message
+    names the source line, its kernel and the graph value it computes)."""
+
+
+class RuntimeUnavailableError(MoltenError, ImportError):
+    """The runtime needs something this machine lacks: cuda-python, a GPU and
+    driver, NVRTC or the CUDA headers."""
+
+
+class LaunchError(MoltenError, RuntimeError):
+    """The driver refused a launch, an allocation or a copy."""

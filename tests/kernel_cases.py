@@ -151,6 +151,47 @@ def passthrough(n: int) -> Builder:
     return build
 
 
+def unary_ops(rows: int, cols: int) -> Builder:
+    """Every unary op, on domains where each is defined, in three outputs."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [rows, cols], dtype)
+        positive = g.abs(x) + 0.5
+        g.add_output(g.neg(x) + g.exp(x) + g.log(positive) + g.sqrt(positive), "a")
+        g.add_output(g.rsqrt(positive) + g.reciprocal(positive) + g.square(x), "b")
+        g.add_output(g.tanh(x) + g.sigmoid(x) + g.relu(x) + g.silu(x) + g.gelu(x), "c")
+
+    return build
+
+
+def binary_ops(rows: int, cols: int) -> Builder:
+    """div, min, max, pow (a positive base) and sub, with broadcasting."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [rows, cols], dtype)
+        y = g.add_input("y", [cols], dtype)
+        base = g.abs(x) + 0.5
+        g.add_output(g.div(x, g.abs(y) + 0.5) - g.min(x, y), "q")
+        g.add_output(g.pow(base, y) + g.max(x, 0.25), "p")
+
+    return build
+
+
+def reshape_reduce(rows: int, cols: int, split: int) -> Builder:
+    """reshape, reduce_sum and reduce_max without keepdim, broadcast_to back."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [rows, cols], dtype)
+        parts = g.reshape(x, [rows * split, cols // split])
+        total = g.reduce_sum(parts, -1)
+        peak = g.reduce_max(parts, 1, keepdim=True)
+        spread = g.broadcast_to(peak, [rows * split, cols // split]) - parts
+        g.add_output(total, "total")
+        g.add_output(spread, "spread")
+
+    return build
+
+
 CASES: dict[str, Builder] = {
     "rms_norm_1x5120": rms_norm(1, 5120),
     "rms_norm_7x4099": rms_norm(7, 4099),
@@ -173,6 +214,12 @@ CASES: dict[str, Builder] = {
     "gemm_transpose_a_50x31x40": gemm_transpose_a(50, 31, 40),
     "attention_causal_2x37x16": attention(2, 37, 16, True),
     "passthrough_1000": passthrough(1000),
+    "unary_ops_3x517": unary_ops(3, 517),
+    "binary_ops_5x129": binary_ops(5, 129),
+    "reshape_reduce_6x40": reshape_reduce(6, 40, 4),
+    # More rows than a grid's y or z dimension holds (65535).
+    "rms_norm_70000x8": rms_norm(70000, 8),
+    "softmax_66000x5": softmax([66000, 5]),
 }
 
 DTYPES = ("float32", "float16", "bfloat16")

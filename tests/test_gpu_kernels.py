@@ -1,11 +1,13 @@
 """Generated kernels run on the GPU and match the float64 interpreter.
 
-Marker `gpu`: skipped with the reason when nvcc, a GPU or torch (used here
-only to hold device memory; the runtime without torch comes later) is
-missing. Each case compiles the graph's `.cu` into a shared library, calls
-its `extern "C"` launcher through ctypes on fresh random inputs, with the
-outputs poisoned (NaN) before the launch, and compares every output with
-`molten.interpret(..., reference=True)` by relative L2 error.
+Marker `gpu`: skipped with the reason when nvcc, a GPU or torch (which holds
+the device memory here; tests/test_runtime_gpu.py runs without it) is
+missing. Each case runs two ways: the graph's `.cu` built by nvcc into a
+shared library whose `extern "C"` launcher is called through ctypes, and
+the runtime (NVRTC, the launcher replayed from Python). Inputs are fresh
+random values, outputs are poisoned (NaN) before the launch, and every
+output is compared with `molten.interpret(..., reference=True)` by relative
+L2 error.
 """
 
 import ctypes
@@ -114,3 +116,38 @@ def test_kernel_matches_interpreter(case, dtype, tmp_path):
             f"{case} {dtype} output {out}: relative L2 error {error:.2e} "
             f"(kernels: {[k.name for k in compiled.kernels]})"
         )
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_runtime_matches_interpreter(case, dtype):
+    """The same graphs through the runtime: NVRTC for this GPU, the launcher
+    replayed from Python, torch tensors in, poisoned `out=` buffers."""
+    rng = np.random.default_rng()
+    g = DataflowGraph(case)
+    CASES[case](g, dtype)
+    arrays = _inputs(g, rng, case)
+    compiled = ZeroCompiler().compile(g)
+    device_inputs = [
+        torch.tensor(a, dtype=torch.float64).to(TORCH_DTYPE[dtype]).cuda()
+        for a in arrays
+    ]
+    outputs = [
+        torch.full(
+            t.shape.dims, float("nan"), dtype=TORCH_DTYPE[t.dtype], device="cuda"
+        )
+        for t in g.outputs
+    ]
+    assert compiled(*device_inputs, out=outputs) is outputs
+    torch.cuda.synchronize()
+    rounded = [
+        molten.interpreters.round_to(a, t.type.element_type)
+        for a, t in zip(arrays, g.inputs, strict=True)
+    ]
+    want = molten.interpret(g, *rounded, reference=True)
+    want = want if isinstance(want, tuple) else (want,)
+    for out, (got, w_out) in enumerate(zip(outputs, want, strict=True)):
+        g_out = got.float().cpu().numpy().astype(np.float64)
+        assert not np.isnan(g_out).any(), f"output {out} has NaN (unwritten or wrong)"
+        error = np.linalg.norm(g_out - w_out) / max(np.linalg.norm(w_out), 1e-30)
+        assert error < TOLERANCE[dtype], f"{case} {dtype} output {out}: {error:.2e}"

@@ -258,10 +258,15 @@ def float_literal(value: float) -> str:
     """The C++ literal of `value` rounded to float32 (which reads back exactly)."""
     with np.errstate(over="ignore"):
         single = float(np.float32(value))
+    # Bit patterns rather than math.h's NAN/INFINITY, which NVRTC lacks.
     if math.isnan(single):
-        return "NAN"
+        return "__int_as_float(0x7fc00000)"
     if math.isinf(single):
-        return "INFINITY" if single > 0 else "-INFINITY"
+        return (
+            "__int_as_float(0x7f800000)"
+            if single > 0
+            else "-__int_as_float(0x7f800000)"
+        )
     text = repr(single)
     if "e" not in text and "." not in text:
         text += ".0"
@@ -327,6 +332,8 @@ class BodyPrinter:
         self.depth = 1
         self.allocated: list[str] = []
         """Buffers a launcher has allocated so far, freed on an early return."""
+        self.origins: dict[str, str] = {}
+        """C++ variable -> the IR value name it was derived from."""
 
     def name(self, value: SSAValue) -> str:
         return self.names[value]
@@ -337,6 +344,8 @@ class BodyPrinter:
     def define(self, value: SSAValue, expression: str, default: str = "v") -> None:
         name = self.scope.fresh(value.name_hint, default)
         self.names[value] = name
+        if value.name_hint:
+            self.origins[name] = value.name_hint
         self.emit(f"const {c_type(value.type)} {name} = {expression};")
 
     def block(self, block: Block) -> None:
@@ -530,6 +539,13 @@ def _param(scope: Scope, arg: SSAValue, const: bool) -> tuple[str, str]:
 class TranslationUnit:
     source: str
     header: str
+    kernel_names: dict[str, str] = field(default_factory=dict)
+    """Each `cuda.kernel`'s symbol -> its (sanitized) C++ name."""
+    launcher_names: dict[str, str] = field(default_factory=dict)
+    """Each `cuda.host_func`'s symbol -> its C++ name."""
+    origins: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Kernel C++ name -> {C++ variable -> IR value name}, to trace a line of
+    the source back to the graph."""
 
 
 _ENV = jinja2.Environment(
@@ -558,6 +574,7 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
         k.sym_name.data: global_scope.fresh(k.sym_name.data) for k in kernels
     }
     kernel_views = []
+    origins: dict[str, dict[str, str]] = {}
     for k in kernels:
         scope = Scope()
         printer = BodyPrinter(scope)
@@ -568,6 +585,7 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             printer.names[arg] = name
             params.append(decl)
         printer.block(k.body.block)
+        origins[kernel_names[k.sym_name.data]] = printer.origins
         kernel_views.append(
             {
                 "name": kernel_names[k.sym_name.data],
@@ -580,10 +598,12 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             }
         )
     launcher_views = []
+    launcher_names: dict[str, str] = {}
     for launcher in launchers:
         scope = Scope({"err", "stream", *kernel_names.values()})
         printer = BodyPrinter(scope, kernel_names)
         launcher_name = global_scope.fresh(launcher.sym_name.data)
+        launcher_names[launcher.sym_name.data] = launcher_name
         args = launcher.body.block.args
         n_inputs = len(args) - launcher.outputs.data
         params, doc = [], []
@@ -614,6 +634,9 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
     return TranslationUnit(
         _ENV.get_template("translation_unit.cu.j2").render(context),
         _ENV.get_template("header.h.j2").render(context),
+        kernel_names,
+        launcher_names,
+        origins,
     )
 
 

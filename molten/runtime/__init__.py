@@ -1,0 +1,34 @@
+"""Molten's runtime: compiled graphs run on device arrays, without PyTorch.
+
+`ZeroCompiler().compile(graph)` gives a `CompiledGraph`; calling it compiles
+the source with NVRTC for the current GPU (once, cached on disk), then
+launches its kernels on the caller's arrays (torch, CuPy, JAX or
+`DeviceArray`). `molten.zero` makes a Python function of graph ops into such
+a callable. Everything needing cuda-python is imported on first use, so
+`import molten` works without it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from molten.runtime.program import TensorSpec
+
+_LAZY = {
+    "DeviceArray": "molten.runtime.arrays",
+    "Executable": "molten.runtime.executable",
+    "compile_cubin": "molten.runtime.nvrtc",
+    "current_device_id": "molten.runtime.device",
+    "zero": "molten.runtime.decorator",
+    "ZeroFallbackWarning": "molten.runtime.decorator",
+}
+
+__all__ = ["TensorSpec", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'molten.runtime' has no attribute '{name}'")
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,303 @@
+"""A compiled graph, loaded on one GPU and callable on device arrays.
+
+`Executable(compiled, device_id)` JIT-compiles `compiled.source` with NVRTC
+for the device's arch (cached on disk), loads the cubin, and prepares each
+launch once: the kernel's function handle and a parameter block whose
+pointer slots are overwritten in place on every call, so a call costs the
+input checks, the output allocations and one `cuLaunchKernel` per kernel
+(cuda.core's own `launch` packs its arguments anew each time).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from molten.errors import InputError
+from molten.runtime import program as steps
+from molten.runtime.arrays import (
+    ArrayView,
+    DeviceArray,
+    _NotAnArray,
+    contiguous_strides,
+    is_contiguous,
+    view_of,
+)
+from molten.runtime.device import (
+    _driver,
+    check,
+    current_stream,
+    framework_of,
+    from_dlpack,
+    runtime_device,
+    stream_handle,
+)
+from molten.runtime.nvrtc import SourceMap, compile_cubin
+from molten.runtime.program import ITEMSIZES, TensorSpec
+
+
+class _PreparedLaunch:
+    """One kernel launch with its parameter block built once."""
+
+    def __init__(self, function: Any, step: steps.Launch):
+        self.function = function
+        self.step = step
+        self.grid = step.grid
+        self.block = step.block
+        self.args = step.args
+        # cuLaunchKernel takes an array of pointers to the parameter values;
+        # both arrays live as long as this object, the values change per call.
+        self.values = np.zeros(max(len(step.args), 1), dtype=np.uint64)
+        base = self.values.ctypes.data
+        self.pointers = np.array(
+            [base + 8 * i for i in range(len(step.args))] or [0], dtype=np.uint64
+        )
+        self.pointers_address = int(self.pointers.ctypes.data)
+
+
+class Executable:
+    """`compiled` on device `device_id`: call it with the graph's inputs."""
+
+    def __init__(self, compiled: Any, device_id: int):
+        self.compiled = compiled
+        self.name = compiled.name
+        self.inputs: tuple[TensorSpec, ...] = compiled.inputs
+        self.outputs: tuple[TensorSpec, ...] = compiled.outputs
+        self.device = runtime_device(device_id)
+        self.device_id = device_id
+        self.device.make_current()
+        launches = [s for s in compiled.program if isinstance(s, steps.Launch)]
+        self.source_map = SourceMap(
+            compiled.name,
+            {
+                s.kernel: k.fused_ops
+                for s, k in zip(launches, compiled.kernels, strict=True)
+            },
+            compiled.origins,
+            compiled.value_ops,
+        )
+        functions = self._load({s.kernel for s in launches})
+        self._steps: list[Any] = [
+            _PreparedLaunch(functions[s.kernel], s)
+            if isinstance(s, steps.Launch)
+            else s
+            for s in compiled.program
+        ]
+        self._slots = (
+            len(self.inputs)
+            + len(self.outputs)
+            + sum(isinstance(s, steps.Alloc) for s in compiled.program)
+        )
+        self._has_buffers = any(isinstance(s, steps.Alloc) for s in compiled.program)
+        self._cu_streams: dict[int, Any] = {}
+
+    def _load(self, names: set[str]) -> dict[str, Any]:
+        from cuda.core import ObjectCode
+
+        arch = self.device.arch
+        driver = _driver()
+        for refresh in (False, True):
+            cubin = compile_cubin(
+                self.compiled.source, arch, self.source_map, refresh=refresh
+            )
+            try:
+                module = ObjectCode.from_cubin(cubin)
+                kernels = {name: module.get_kernel(name) for name in sorted(names)}
+            except Exception:
+                if refresh:
+                    raise
+                continue  # a cached cubin the driver refuses: rebuild it
+            self._module = module  # keeps the kernels loaded
+            return {
+                name: check(
+                    driver.cuKernelGetFunction(kernel.handle), f"loading {name}"
+                )
+                for name, kernel in kernels.items()
+            }
+        raise AssertionError("unreachable")
+
+    # -- calling -----------------------------------------------------------
+
+    def __call__(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
+        """Runs the graph: `inputs` are device arrays (torch, CuPy, JAX, Numba,
+        `DeviceArray`) of the graph's input shapes and dtypes, contiguous and
+        on this executable's device. All kernels launch in order on `stream`
+        (default: the current stream of the inputs' framework, else the
+        device's default stream). Outputs are new arrays of the inputs'
+        framework (`DeviceArray` when there is none), or the arrays in `out`;
+        one output is returned as itself, several as a tuple."""
+        if len(inputs) != len(self.inputs):
+            raise InputError(
+                f"graph '{self.name}' takes {len(self.inputs)} inputs "
+                f"({', '.join(map(str, self.inputs))}), got {len(inputs)}"
+            )
+        framework = next(
+            (framework_of(a) for a in inputs if not isinstance(a, DeviceArray)), None
+        )
+        handle = self._stream(stream, framework)
+        slots: list[int] = [0] * self._slots
+        views = []
+        for i, (array, spec) in enumerate(zip(inputs, self.inputs, strict=True)):
+            view = self._checked(array, spec, f"input {spec}", handle)
+            slots[i] = view.ptr
+            views.append((spec, view))
+        results = self._outputs(out, handle, slots, views, framework)
+        self._run(slots, handle)
+        if out is not None:
+            return out
+        converted = tuple(from_dlpack(framework, r) for r in results)
+        return converted[0] if len(converted) == 1 else converted
+
+    def _stream(self, stream: Any, framework: str | None) -> int:
+        if stream is not None:
+            return stream_handle(stream)
+        handle = current_stream(framework, self.device_id)
+        if handle is not None:
+            return handle
+        return stream_handle(self.device.device.default_stream)
+
+    def _outputs(
+        self,
+        out: Any,
+        handle: int,
+        slots: list[int],
+        views: list[tuple[TensorSpec, ArrayView]],
+        framework: str | None,
+    ) -> list[DeviceArray]:
+        first = len(self.inputs)
+        if out is None:
+            stream = self.device.stream(handle)
+            results = []
+            for j, spec in enumerate(self.outputs):
+                buffer = self.device.allocate(spec.nbytes, stream)
+                array = DeviceArray(buffer, spec.shape, spec.dtype, self.device_id)
+                slots[first + j] = array.ptr
+                results.append(array)
+            return results
+        given = (
+            list(out)
+            if isinstance(out, Sequence) and not hasattr(out, "shape")
+            else [out]
+        )
+        if len(given) != len(self.outputs):
+            raise InputError(
+                f"graph '{self.name}' has {len(self.outputs)} outputs "
+                f"({', '.join(map(str, self.outputs))}); out= gave {len(given)}"
+            )
+        for j, (array, spec) in enumerate(zip(given, self.outputs, strict=True)):
+            view = self._checked(array, spec, f"out= array for output {spec}", handle)
+            if view.readonly:
+                raise InputError(f"out= array for output {spec} is read-only")
+            for other_spec, other in views:
+                if _overlap(view, spec, other, other_spec):
+                    raise InputError(
+                        f"out= array for output {spec} overlaps input {other_spec}; "
+                        "Molten kernels do not work in place"
+                    )
+            slots[first + j] = view.ptr
+            views.append((spec, view))
+        return []
+
+    def _checked(
+        self, array: Any, spec: TensorSpec, role: str, handle: int
+    ) -> ArrayView:
+        try:
+            view = view_of(array, handle)
+        except _NotAnArray as error:
+            raise InputError(
+                f"{role} is a {type(array).__name__}, not a device array ({error}); "
+                "pass a torch, CuPy or JAX array on the GPU, or a molten DeviceArray "
+                "(DeviceArray.from_numpy copies a host array over)"
+            ) from None
+        if view.device_id < 0:
+            raise InputError(
+                f"{role} is in host memory; Molten runs on device arrays "
+                "(move it to the GPU, or use DeviceArray.from_numpy)"
+            )
+        if view.device_id != self.device_id:
+            raise InputError(
+                f"{role} is on CUDA device {view.device_id}; this executable runs on "
+                f"device {self.device_id} (compiled.executable(device=...) picks one)"
+            )
+        if view.dtype != spec.dtype:
+            raise InputError(
+                f"{role} has dtype {view.dtype_text}; expected {spec.dtype}"
+            )
+        if view.shape != spec.shape:
+            raise InputError(f"{role} has shape {view.shape}; expected {spec.shape}")
+        if (
+            view.strides is not None
+            and view.strides != spec_strides(spec)
+            and not (is_contiguous(view.shape, view.strides))
+        ):
+            raise InputError(
+                f"{role} is not contiguous (strides {view.strides} for shape "
+                f"{view.shape}); pass a contiguous copy (e.g. .contiguous())"
+            )
+        alignment = ITEMSIZES[spec.dtype]
+        if view.ptr % alignment:
+            raise InputError(
+                f"{role} starts at address {view.ptr:#x}, which is not aligned to "
+                f"its {alignment}-byte elements"
+            )
+        return view
+
+    def _run(self, slots: list[int], handle: int) -> None:
+        driver = _driver()
+        cu_stream = self._cu_streams.get(handle)
+        if cu_stream is None:
+            cu_stream = self._cu_streams[handle] = driver.CUstream(handle)
+        buffers: dict[int, Any] = {}
+        stream = self.device.stream(handle) if self._has_buffers else None
+        try:
+            for step in self._steps:
+                if isinstance(step, _PreparedLaunch):
+                    step.values[: len(step.args)] = [slots[a] for a in step.args]
+                    gx, gy, gz = step.grid
+                    bx, by, bz = step.block
+                    status = driver.cuLaunchKernel(
+                        step.function,
+                        gx,
+                        gy,
+                        gz,
+                        bx,
+                        by,
+                        bz,
+                        0,
+                        cu_stream,
+                        step.pointers_address,
+                        0,
+                    )
+                    check(status, f"launching {step.step.kernel}")
+                elif isinstance(step, steps.Alloc):
+                    buffers[step.slot] = self.device.allocate(step.nbytes, stream)
+                    slots[step.slot] = int(buffers[step.slot].handle)
+                elif isinstance(step, steps.Copy):
+                    check(
+                        driver.cuMemcpyDtoDAsync(
+                            slots[step.target],
+                            slots[step.source],
+                            step.nbytes,
+                            cu_stream,
+                        ),
+                        "copying an output",
+                    )
+                elif isinstance(step, steps.Free):
+                    buffers.pop(step.slot).close(stream)
+        finally:
+            for buffer in buffers.values():  # left by an error part-way
+                buffer.close(stream)
+
+
+@functools.cache
+def spec_strides(spec: TensorSpec) -> tuple[int, ...]:
+    return contiguous_strides(spec.shape)
+
+
+def _overlap(
+    a: ArrayView, a_spec: TensorSpec, b: ArrayView, b_spec: TensorSpec
+) -> bool:
+    return a.ptr < b.ptr + b_spec.nbytes and b.ptr < a.ptr + a_spec.nbytes

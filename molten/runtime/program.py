@@ -1,0 +1,135 @@
+"""A graph's launcher as data, for the runtime to replay.
+
+`cuda.host_func` is what the `extern "C"` launcher of the `.cu` file does:
+allocate the buffers passed between kernels, launch the kernels in order,
+copy outputs that are inputs, free the buffers. Under NVRTC only the kernels
+are compiled, so the runtime replays the same steps itself; `host_program`
+turns the op into a list of them. Buffers are numbered slots: the graph's
+inputs, then its outputs, then one per allocation.
+
+Nothing here needs a GPU or cuda-python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type
+from xdsl.ir import Attribute, SSAValue
+
+from molten.dialects import cuda
+
+DTYPE_NAMES = {Float32Type: "float32", Float16Type: "float16", BFloat16Type: "bfloat16"}
+ITEMSIZES = {"float32": 4, "float16": 2, "bfloat16": 2}
+
+
+def dtype_name(element_type: Attribute) -> str:
+    """ "float32", "float16" or "bfloat16" for an element type."""
+    name = DTYPE_NAMES.get(type(element_type))
+    if name is None:
+        raise NotImplementedError(f"runtime: no array type for {element_type}")
+    return name
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """One graph input or output as the runtime sees it: a contiguous
+    row-major array of `shape` and `dtype`."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+
+    @property
+    def size(self) -> int:
+        count = 1
+        for dim in self.shape:
+            count *= dim
+        return count
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * ITEMSIZES[self.dtype]
+
+    def __str__(self) -> str:
+        return (
+            f"'{self.name}' ({'x'.join(map(str, self.shape)) or 'scalar'} {self.dtype})"
+        )
+
+
+@dataclass(frozen=True)
+class Alloc:
+    """A new device buffer of `nbytes` in `slot`."""
+
+    slot: int
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A launch of `kernel` (its C++ name) with the buffers in `args`."""
+
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    args: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A device-to-device copy of `nbytes` from `source` into `target`."""
+
+    target: int
+    source: int
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class Free:
+    """The buffer in `slot` is released."""
+
+    slot: int
+
+
+Step = Alloc | Launch | Copy | Free
+
+
+def host_program(
+    launcher: cuda.HostFuncOp, kernel_names: dict[str, str]
+) -> tuple[Step, ...]:
+    """The steps of `launcher`; `kernel_names` maps kernel symbols to the C++
+    names the printer gave them."""
+    slots: dict[SSAValue, int] = {
+        arg: i for i, arg in enumerate(launcher.body.block.args)
+    }
+    steps: list[Step] = []
+    for op in launcher.body.block.ops:
+        if isinstance(op, cuda.AllocOp):
+            slots[op.result] = len(slots)
+            element = op.result.type.element_type
+            steps.append(
+                Alloc(
+                    slots[op.result],
+                    op.size.value.data * ITEMSIZES[dtype_name(element)],
+                )
+            )
+        elif isinstance(op, cuda.LaunchOp):
+            steps.append(
+                Launch(
+                    kernel_names[op.callee.string_value()],
+                    tuple(op.grid.get_values()),  # type: ignore[arg-type]
+                    tuple(op.block.get_values()),  # type: ignore[arg-type]
+                    tuple(slots[a] for a in op.args),
+                )
+            )
+        elif isinstance(op, cuda.CopyOp):
+            element = op.target.type.element_type
+            nbytes = op.size.value.data * ITEMSIZES[dtype_name(element)]
+            steps.append(Copy(slots[op.target], slots[op.source], nbytes))
+        elif isinstance(op, cuda.FreeOp):
+            steps.append(Free(slots[op.ptr]))
+        elif isinstance(op, cuda.ReturnOp):
+            break
+        else:
+            raise NotImplementedError(f"runtime: cannot replay {op.name} in a launcher")
+    return tuple(steps)

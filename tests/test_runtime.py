@@ -1,0 +1,394 @@
+"""The runtime's parts that need no GPU: the launcher replayed as data, NVRTC
+compilation of every kernel case, the on-disk cache, compile errors traced
+back to the graph, array helpers, `molten.ops` and `@zero`'s refusals.
+
+NVRTC runs on the CPU; its tests skip (with the reason) where cuda-python or
+the NVRTC library is missing. The GPU half is tests/test_runtime_gpu.py.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from kernel_cases import CASES, DTYPES
+
+import molten
+from molten import ZeroCompiler, ops
+from molten.errors import CompileError, GraphError, InputError
+from molten.ir import DataflowGraph
+from molten.runtime import program as steps
+from molten.runtime.arrays import (
+    contiguous_strides,
+    dtype_of,
+    from_bfloat16_bits,
+    is_contiguous,
+    to_bfloat16_bits,
+)
+from molten.runtime.cache import MAGIC, frame, unframe
+
+
+def _nvrtc_missing() -> str | None:
+    try:
+        from cuda.bindings import nvrtc
+
+        from molten.runtime.nvrtc import cuda_include_dir
+
+        nvrtc.nvrtcVersion()
+        cuda_include_dir()
+    except Exception as error:  # any missing piece: library, headers, bindings
+        return f"NVRTC is not usable here: {error}"
+    return None
+
+
+NVRTC_MISSING = _nvrtc_missing()
+needs_nvrtc = pytest.mark.skipif(NVRTC_MISSING is not None, reason=str(NVRTC_MISSING))
+
+
+def _graph(case: str, dtype: str) -> DataflowGraph:
+    g = DataflowGraph(case)
+    CASES[case](g, dtype)
+    return g
+
+
+# -- the launcher as data -------------------------------------------------
+
+
+def test_signature_names_shapes_and_dtypes():
+    compiled = ZeroCompiler().compile(_graph("rms_norm_silu_3x2048", "bfloat16"))
+    assert [str(s) for s in compiled.inputs] == [
+        "'x' (3x2048 bfloat16)",
+        "'w' (2048 bfloat16)",
+        "'gate' (3x2048 bfloat16)",
+    ]
+    assert compiled.outputs == (molten.TensorSpec("y", (3, 2048), "bfloat16"),)
+    assert compiled.outputs[0].nbytes == 3 * 2048 * 2
+
+
+def test_program_of_a_single_kernel():
+    compiled = ZeroCompiler().compile(_graph("rms_norm_7x4099", "float32"))
+    (launch,) = compiled.program
+    assert launch == steps.Launch(
+        compiled.kernels[0].name,
+        compiled.kernels[0].grid,
+        compiled.kernels[0].block,
+        (0, 1, 2),
+    )
+
+
+def test_program_allocates_launches_in_order_and_frees():
+    """softmax along axis 0 is several kernels with buffers between them;
+    every buffer is allocated before its first use and freed after its last."""
+    compiled = ZeroCompiler().compile(_graph("softmax_axis0", "float16"))
+    program = compiled.program
+    launches = [s for s in program if isinstance(s, steps.Launch)]
+    assert [s.kernel for s in launches] == [k.name for k in compiled.kernels]
+    assert len(launches) > 1
+    allocated = {s.slot: i for i, s in enumerate(program) if isinstance(s, steps.Alloc)}
+    freed = {s.slot: i for i, s in enumerate(program) if isinstance(s, steps.Free)}
+    assert allocated and allocated.keys() == freed.keys()
+    assert min(allocated) == 2  # after the input and the output
+    for slot in allocated:
+        uses = [
+            i
+            for i, s in enumerate(program)
+            if isinstance(s, steps.Launch) and slot in s.args
+        ]
+        assert allocated[slot] < min(uses) and max(uses) < freed[slot]
+    (alloc, *_) = (s for s in program if isinstance(s, steps.Alloc))
+    assert alloc.nbytes % 2 == 0
+
+
+def test_program_copies_outputs_that_are_inputs_or_returned_twice():
+    compiled = ZeroCompiler().compile(_graph("passthrough_1000", "float32"))
+    copies = [s for s in compiled.program if isinstance(s, steps.Copy)]
+    assert copies, compiled.program
+    n_in = len(compiled.inputs)
+    for copy in copies:
+        # Into an output, from an input or an output written before it.
+        assert copy.target >= n_in and copy.source < copy.target
+        assert copy.nbytes == compiled.outputs[copy.target - n_in].nbytes
+
+
+# -- NVRTC ------------------------------------------------
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_kernel_case_compiles_with_nvrtc(case, dtype, arch, monkeypatch):
+    """The JIT compiles the same source nvcc does (tests/test_codegen.py), and
+    the cubin holds every kernel the program launches."""
+    from molten.runtime.nvrtc import compile_cubin
+
+    monkeypatch.setenv("MOLTEN_DISABLE_CACHE", "1")
+    compiled = ZeroCompiler().compile(_graph(case, dtype))
+    cubin = compile_cubin(compiled.source, arch)
+    assert cubin[:4] == b"\x7fELF"
+    for launch in (s for s in compiled.program if isinstance(s, steps.Launch)):
+        assert launch.kernel.encode() in cubin
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("MOLTEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("MOLTEN_DISABLE_CACHE", raising=False)
+    return tmp_path / "cache"
+
+
+def _entries(directory) -> list:
+    return sorted(
+        p for p in directory.rglob("*") if p.is_file() and "entries" in p.parts
+    )
+
+
+@needs_nvrtc
+def test_cache_hit_skips_nvrtc(cache_dir, monkeypatch):
+    from molten.runtime import nvrtc
+
+    source = ZeroCompiler().compile(_graph("rms_norm_5x31", "float32")).source
+    first = nvrtc.compile_cubin(source, "sm_90")
+    assert len(_entries(cache_dir)) == 1
+
+    def no_compile(*args, **kwargs):
+        raise AssertionError("NVRTC ran on a cache hit")
+
+    monkeypatch.setattr("cuda.core.Program", no_compile)
+    assert nvrtc.compile_cubin(source, "sm_90") == first
+    # Another arch is another entry (and needs NVRTC).
+    with pytest.raises(AssertionError, match="NVRTC ran"):
+        nvrtc.compile_cubin(source, "sm_80")
+
+
+@needs_nvrtc
+def test_damaged_cache_entry_is_rebuilt(cache_dir):
+    from molten.runtime import nvrtc
+
+    source = ZeroCompiler().compile(_graph("rms_norm_5x31", "float16")).source
+    good = nvrtc.compile_cubin(source, "sm_90")
+    (entry,) = _entries(cache_dir)
+    data = entry.read_bytes()
+    entry.write_bytes(data[: len(data) // 2])  # a truncated write
+    assert nvrtc.compile_cubin(source, "sm_90") == good
+    assert entry.read_bytes() == data
+    entry.write_bytes(data[:-1] + bytes([data[-1] ^ 0xFF]))  # a flipped bit
+    assert nvrtc.compile_cubin(source, "sm_90") == good
+    assert entry.read_bytes() == data
+
+
+@needs_nvrtc
+def test_disabled_cache_writes_nothing(cache_dir, monkeypatch):
+    from molten.runtime import nvrtc
+
+    monkeypatch.setenv("MOLTEN_DISABLE_CACHE", "1")
+    source = ZeroCompiler().compile(_graph("rms_norm_5x31", "float32")).source
+    nvrtc.compile_cubin(source, "sm_90")
+    assert not cache_dir.exists() or not _entries(cache_dir)
+
+
+def _compile_in_child(args) -> bytes:
+    source, directory = args
+    os.environ["MOLTEN_CACHE_DIR"] = directory
+    from molten.runtime.nvrtc import compile_cubin
+
+    return compile_cubin(source, "sm_90")
+
+
+@needs_nvrtc
+def test_concurrent_processes_share_the_cache(cache_dir):
+    """Processes compiling the same source at once all get the same, whole
+    cubin, and leave one entry."""
+    source = ZeroCompiler().compile(_graph("softmax_6x1023", "float32")).source
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(4) as pool:
+        cubins = pool.map(_compile_in_child, [(source, str(cache_dir))] * 8)
+    assert len(set(cubins)) == 1 and cubins[0][:4] == b"\x7fELF"
+    (entry,) = _entries(cache_dir)
+    assert unframe(entry.read_bytes()) == cubins[0]
+
+
+def test_cache_frame_detects_damage():
+    payload = b"\x7fELF" + bytes(range(200))
+    framed = frame(payload)
+    assert framed.startswith(MAGIC) and unframe(framed) == payload
+    assert unframe(framed[:-1]) is None
+    assert unframe(b"garbage" + framed) is None
+    assert unframe(framed[:10]) is None
+
+
+@needs_nvrtc
+def test_compile_error_points_at_the_line_kernel_and_graph_value(monkeypatch):
+    """A source NVRTC rejects (here made so by hand: generated code is
+    meant to compile) gets an error naming the line, its kernel, the ops the
+    kernel fuses and the graph value the line computes."""
+    from molten.runtime.nvrtc import SourceMap, compile_cubin
+
+    monkeypatch.setenv("MOLTEN_DISABLE_CACHE", "1")
+    g = DataflowGraph("seed")
+    x = g.add_input("x", [4, 96])
+    w = g.add_input("w", [96])
+    g.add_output(g.rms_norm(x, w, "norm"))
+    compiled = ZeroCompiler().compile(g)
+    assert "rsqrtf(" in compiled.source
+    broken = compiled.source.replace("rsqrtf(", "rsqrt_typo(", 1)
+    line = next(
+        i + 1 for i, text in enumerate(broken.splitlines()) if "rsqrt_typo(" in text
+    )
+    kernel = compiled.program[0].kernel
+    source_map = SourceMap(
+        "seed",
+        {kernel: compiled.kernels[0].fused_ops},
+        compiled.origins,
+        {"rsqrt": "molten.rsqrt"},
+    )
+    with pytest.raises(CompileError) as caught:
+        compile_cubin(broken, "sm_90", source_map)
+    message = str(caught.value)
+    assert "NVRTC could not compile graph 'seed' for sm_90" in message
+    assert f"line {line}: error:" in message and "rsqrt_typo" in message
+    assert f"in kernel {kernel}, which fuses square, reduce_mean" in message
+    assert "the line computes the graph value 'rsqrt' (molten.rsqrt)" in message
+
+
+# -- arrays ------------------------------------------------
+
+
+def test_dtype_names():
+    assert dtype_of("f16") == dtype_of(np.float16) == "float16"
+    assert dtype_of(np.dtype("float32")) == "float32"
+    assert dtype_of("bf16") == "bfloat16"
+
+    class TorchLike:  # torch.bfloat16 prints as "torch.bfloat16"
+        def __str__(self):
+            return "torch.bfloat16"
+
+    assert dtype_of(TorchLike()) == "bfloat16"
+    with pytest.raises(InputError, match="float32, float16 or bfloat16, not"):
+        dtype_of(np.float64)
+
+
+def test_bfloat16_bits_round_to_nearest_even():
+    values = np.array([1.0, 1.00390625, 1.01171875, -2.5, 3.0e38, np.inf, np.nan])
+    bits = to_bfloat16_bits(values)
+    back = from_bfloat16_bits(bits)
+    # 1 + 2^-8 is a tie: to even (1.0); 1 + 3 * 2^-8 ties up to 1 + 2^-6.
+    assert back[0] == 1.0 and back[1] == 1.0 and back[2] == 1.015625
+    assert back[3] == -2.5 and np.isinf(back[5]) and np.isnan(back[6])
+    assert bits.dtype == np.uint16
+
+
+def test_contiguity():
+    assert contiguous_strides((2, 3, 4)) == (12, 4, 1)
+    assert is_contiguous((2, 3), None)
+    assert is_contiguous((2, 3), (3, 1))
+    assert is_contiguous((1, 3), (999, 1))  # a size-1 dim's stride is free
+    assert not is_contiguous((2, 3), (1, 2))  # a transposed view
+    assert not is_contiguous((2, 3), (6, 2))  # every other element
+
+
+# -- molten.ops ------------------------------------------------
+
+
+def test_ops_build_the_same_graph_as_the_methods():
+    def spec(use_ops: bool) -> str:
+        g = DataflowGraph("spec")
+        x = g.add_input("x", [4, 64])
+        w = g.add_input("w", [64])
+        gate = g.add_input("gate", [4, 64])
+        if use_ops:
+            y = ops.rms_norm(x, w, eps=1e-5) * ops.silu(gate)
+        else:
+            y = g.rms_norm(x, w, eps=1e-5) * g.silu(gate)
+        g.add_output(y, "y")
+        return g.to_mlir()
+
+    assert spec(True) == spec(False)
+    assert ops.softmax.__doc__ == DataflowGraph.softmax.__doc__
+
+
+def test_ops_need_a_tensor():
+    with pytest.raises(
+        GraphError, match=r"molten.ops.exp needs at least one graph tensor"
+    ):
+        ops.exp(1.0)
+
+
+# -- @zero without a GPU --------------------------------------------------------
+
+
+def _numpy_rms(x, w):
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + 1e-6) * w
+
+
+def test_zero_refuses_host_arrays_naming_the_argument():
+    @molten.zero
+    def rms(x, w):
+        return ops.rms_norm(x, w)
+
+    x = np.ones((2, 8), np.float32)
+    with pytest.raises(InputError, match="argument 'x' is in host memory"):
+        rms(x, np.ones(8, np.float32))
+    with pytest.raises(InputError, match="argument 'x' is a list, not a device array"):
+        rms([1.0, 2.0], x)
+
+
+def test_zero_fallback_runs_and_says_so():
+    @molten.zero(fallback=_numpy_rms)
+    def rms(x, w):
+        return ops.rms_norm(x, w)
+
+    x = np.random.default_rng(0).standard_normal((2, 8)).astype(np.float32)
+    w = np.ones(8, np.float32)
+    with pytest.warns(molten.ZeroFallbackWarning, match=r"ran the fallback _numpy_rms"):
+        got = rms(x, w)
+    np.testing.assert_allclose(got, _numpy_rms(x, w))
+    assert not rms.compiled  # nothing was compiled for host arrays
+
+
+def test_zero_rejects_a_function_that_returns_no_tensor():
+    from molten.runtime.decorator import ZeroFunction
+
+    def not_a_graph(x):
+        return 3
+
+    with pytest.raises(GraphError, match="must return a graph tensor"):
+        ZeroFunction(not_a_graph, None)._compile((("x", (4,), "float32", 0),), {})
+
+
+def test_import_molten_needs_no_torch_or_cuda():
+    code = (
+        "import sys, molten; "
+        "g = molten.DataflowGraph('g'); x = g.add_input('x', [4]); "
+        "g.add_output(molten.ops.exp(x), 'y'); molten.ZeroCompiler().compile(g); "
+        "roots = {m.split('.')[0] for m in sys.modules}; "
+        "bad = roots & {'torch', 'cuda', 'cupy', 'jax'}; "
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_unconsumed_dlpack_capsule_releases_its_owner():
+    """A DLPack capsule holds its array alive; dropped unconsumed, it lets go."""
+    import gc
+    import weakref
+
+    from molten.runtime import dlpack
+
+    class Owner:
+        pass
+
+    owner = Owner()
+    alive = weakref.ref(owner)
+    capsule = dlpack.to_dlpack(owner, 0x1000, (3, 4), "bfloat16", 0)
+    del owner
+    gc.collect()
+    assert alive() is not None  # the capsule keeps it
+    assert type(capsule).__name__ == "PyCapsule"
+    del capsule
+    gc.collect()
+    assert alive() is None

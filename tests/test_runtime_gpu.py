@@ -1,0 +1,355 @@
+"""The runtime on a GPU: compiled graphs called on torch tensors, CuPy and JAX
+arrays and DeviceArrays, checked against the float64 interpreter; bad inputs
+refused with errors naming them; streams, `out=`, `@zero`, and a process
+that never imports torch.
+
+Marker `gpu`: skipped, with the reason, without a usable GPU and driver.
+Frameworks other than torch are tested when installed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import molten
+from molten import DeviceArray, InputError, ZeroCompiler, ops
+from molten.ir import DataflowGraph
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _gpu_missing() -> str | None:
+    try:
+        from cuda.bindings import driver
+
+        (status,) = driver.cuInit(0)
+        if status != driver.CUresult.CUDA_SUCCESS:
+            return f"no CUDA driver or GPU ({status.name})"
+        status, count = driver.cuDeviceGetCount()
+        if status != driver.CUresult.CUDA_SUCCESS or count == 0:
+            return "no CUDA GPU"
+    except Exception as error:
+        return f"cuda-python or the driver is missing: {error}"
+    return None
+
+
+GPU_MISSING = _gpu_missing()
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(GPU_MISSING is not None, reason=str(GPU_MISSING)),
+]
+TOLERANCE = {"float32": 1e-5, "float16": 2e-3, "bfloat16": 1.6e-2}
+
+
+def _seed(rows: int = 2048, hidden: int = 5120, dtype: str = "float32"):
+    g = DataflowGraph("fused_rmsnorm")
+    x = g.add_input("x", [rows, hidden], dtype)
+    w = g.add_input("w", [hidden], dtype)
+    g.add_output(g.rms_norm(x, w, "norm"))
+    return g
+
+
+@pytest.fixture(scope="module")
+def seed():
+    graph = _seed()
+    return graph, ZeroCompiler().compile(graph)
+
+
+def _reference(graph, *arrays):
+    rounded = [
+        molten.interpreters.round_to(a, t.type.element_type)
+        for a, t in zip(arrays, graph.inputs, strict=True)
+    ]
+    return molten.interpret(graph, *rounded, reference=True)
+
+
+def _check(got: np.ndarray, want: np.ndarray, dtype: str) -> None:
+    got = np.asarray(got, dtype=np.float64)
+    assert not np.isnan(got).any(), "NaN in the output"
+    error = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
+    assert error < TOLERANCE[dtype], f"relative L2 error {error:.2e}"
+
+
+def _host_inputs(graph, rng):
+    return [rng.uniform(-2.0, 2.0, t.shape.dims) for t in graph.inputs]
+
+
+# -- the seed example on every kind of array -------------------------------------
+
+
+def test_seed_on_torch_tensors(seed):
+    torch = pytest.importorskip("torch")
+    graph, compiled = seed
+    xs, ws = _host_inputs(graph, np.random.default_rng())
+    x = torch.tensor(xs, dtype=torch.float32, device="cuda")
+    w = torch.tensor(ws, dtype=torch.float32, device="cuda")
+    y = compiled(x, w)
+    assert isinstance(y, torch.Tensor) and y.device == x.device
+    assert y.shape == (2048, 5120) and y.dtype == torch.float32
+    _check(y.cpu().numpy(), _reference(graph, xs, ws), "float32")
+
+
+def test_seed_on_device_arrays(seed):
+    graph, compiled = seed
+    xs, ws = _host_inputs(graph, np.random.default_rng())
+    y = compiled(
+        DeviceArray.from_numpy(xs, "float32"), DeviceArray.from_numpy(ws, "f32")
+    )
+    assert isinstance(y, DeviceArray) and y.shape == (2048, 5120)
+    _check(y.numpy(), _reference(graph, xs, ws), "float32")
+
+
+def test_seed_on_cupy_arrays(seed):
+    cupy = pytest.importorskip("cupy")
+    graph, compiled = seed
+    xs, ws = _host_inputs(graph, np.random.default_rng())
+    y = compiled(
+        cupy.asarray(xs, dtype=cupy.float32), cupy.asarray(ws, dtype=cupy.float32)
+    )
+    assert isinstance(y, cupy.ndarray)
+    _check(cupy.asnumpy(y), _reference(graph, xs, ws), "float32")
+
+
+def test_seed_on_jax_arrays(seed):
+    jax = pytest.importorskip("jax")
+    try:
+        device = jax.devices("gpu")[0]
+    except RuntimeError:
+        pytest.skip("jax has no GPU backend here")
+    graph, compiled = seed
+    xs, ws = _host_inputs(graph, np.random.default_rng())
+    x = jax.device_put(xs.astype(np.float32), device)
+    w = jax.device_put(ws.astype(np.float32), device)
+    y = compiled(x, w)
+    assert isinstance(y, jax.Array)
+    _check(np.asarray(y), _reference(graph, xs, ws), "float32")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_seed_in_half_precision_on_device_arrays(dtype):
+    graph = _seed(3, 4099, dtype)
+    compiled = ZeroCompiler().compile(graph)
+    xs, ws = _host_inputs(graph, np.random.default_rng())
+    y = compiled(DeviceArray.from_numpy(xs, dtype), DeviceArray.from_numpy(ws, dtype))
+    assert y.dtype == dtype
+    _check(y.numpy(), _reference(graph, xs, ws), dtype)
+
+
+def test_device_array_round_trip_and_dlpack():
+    torch = pytest.importorskip("torch")
+    values = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
+    array = DeviceArray.from_numpy(values)
+    np.testing.assert_array_equal(array.numpy(), values)
+    shared = torch.from_dlpack(array)  # no copy: the same memory
+    assert shared.data_ptr() == array.ptr and shared.shape == (3, 4)
+    shared.mul_(2)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(array.numpy(), values * 2)
+    bf16 = DeviceArray.from_numpy(values, "bfloat16")
+    assert torch.from_dlpack(bf16).dtype == torch.bfloat16
+
+
+# -- bad inputs ------------------------------------------------
+
+
+class _CudaArrayInterface:
+    """An array known only through __cuda_array_interface__ (as Numba's)."""
+
+    def __init__(self, ptr, shape, typestr="<f4"):
+        self.__cuda_array_interface__ = {
+            "shape": shape,
+            "typestr": typestr,
+            "data": (ptr, False),
+            "version": 3,
+            "strides": None,
+        }
+
+
+def test_bad_inputs_are_named(seed):
+    torch = pytest.importorskip("torch")
+    _, compiled = seed
+    x = torch.randn(2048, 5120, device="cuda")
+    w = torch.randn(5120, device="cuda")
+    cases = [
+        ((x.double(), w), r"input 'x' \(2048x5120 float32\) has dtype float64"),
+        (
+            (x[:100], w),
+            r"input 'x' .* has shape \(100, 5120\); expected \(2048, 5120\)",
+        ),
+        ((x, w.cpu()), r"input 'w' .* is in host memory"),
+        ((x, w.cpu().numpy()), r"input 'w' .* is in host memory"),
+        ((x, [1.0] * 5120), r"input 'w' .* is a list, not a device array"),
+        (
+            (torch.randn(5120, 2048, device="cuda").t(), w),
+            r"input 'x' .* is not contiguous",
+        ),
+        ((x,), r"graph 'fused_rmsnorm' takes 2 inputs .*, got 1"),
+    ]
+    raw = torch.empty(5120 * 4 + 16, dtype=torch.uint8, device="cuda")
+    misaligned = _CudaArrayInterface(raw.data_ptr() + 2, (5120,))
+    cases.append(((x, misaligned), r"input 'w' .* not aligned to its 4-byte elements"))
+    for args, message in cases:
+        with pytest.raises(InputError, match=message):
+            compiled(*args)
+
+
+def test_bad_out_arrays_are_named(seed):
+    torch = pytest.importorskip("torch")
+    _, compiled = seed
+    x = torch.randn(2048, 5120, device="cuda")
+    w = torch.randn(5120, device="cuda")
+    with pytest.raises(InputError, match=r"out= array for output 'norm' .* has shape"):
+        compiled(x, w, out=torch.empty(2048, 5121, device="cuda"))
+    with pytest.raises(InputError, match=r"overlaps input 'x'"):
+        compiled(x, w, out=x)
+    with pytest.raises(InputError, match=r"has 1 outputs .*; out= gave 2"):
+        compiled(x, w, out=(torch.empty_like(x), torch.empty_like(x)))
+
+
+# -- out=, outputs, streams ---------------------------------------------------
+
+
+def test_out_buffers_are_written_and_returned(seed):
+    torch = pytest.importorskip("torch")
+    graph, compiled = seed
+    xs, ws = _host_inputs(graph, np.random.default_rng())
+    x = torch.tensor(xs, dtype=torch.float32, device="cuda")
+    w = torch.tensor(ws, dtype=torch.float32, device="cuda")
+    y = torch.full_like(x, float("nan"))
+    assert compiled(x, w, out=y) is y
+    _check(y.cpu().numpy(), _reference(graph, xs, ws), "float32")
+
+
+def test_each_call_returns_fresh_outputs(seed):
+    torch = pytest.importorskip("torch")
+    _, compiled = seed
+    x = torch.randn(2048, 5120, device="cuda")
+    w = torch.randn(5120, device="cuda")
+    first = compiled(x, w)
+    second = compiled(x * 2, w)
+    assert first.data_ptr() != second.data_ptr()
+    torch.testing.assert_close(second, compiled(x, w), rtol=1e-5, atol=1e-5)
+
+
+def test_runs_on_the_current_torch_stream_and_on_stream_arg(seed):
+    """Inputs produced on a side stream are read after they are written: the
+    kernels run on that stream (torch's current one, or the one passed)."""
+    torch = pytest.importorskip("torch")
+    graph, compiled = seed
+    xs, ws = _host_inputs(graph, np.random.default_rng())
+    want = _reference(graph, xs, ws)
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        x = torch.tensor(xs, dtype=torch.float32, device="cuda")
+        w = torch.tensor(ws, dtype=torch.float32, device="cuda")
+        for _ in range(20):  # keep the stream busy so a wrong order shows
+            x = x * 1.0
+        y = compiled(x, w)
+    side.synchronize()
+    _check(y.cpu().numpy(), want, "float32")
+    other = torch.cuda.Stream()
+    other.wait_stream(side)
+    y2 = compiled(x, w, stream=other)
+    other.synchronize()
+    _check(y2.cpu().numpy(), want, "float32")
+
+
+def test_graph_with_temporaries_and_copies():
+    """softmax along axis 0 (several kernels, buffers between them) and a graph
+    returning an input: the replayed launcher allocates, copies and frees."""
+    torch = pytest.importorskip("torch")
+    from kernel_cases import CASES
+
+    for case in ("softmax_axis0", "passthrough_1000"):
+        graph = DataflowGraph(case)
+        CASES[case](graph, "float32")
+        compiled = ZeroCompiler().compile(graph)
+        arrays = _host_inputs(graph, np.random.default_rng())
+        got = compiled(
+            *(torch.tensor(a, dtype=torch.float32, device="cuda") for a in arrays)
+        )
+        got = got if isinstance(got, tuple) else (got,)
+        want = _reference(graph, *arrays)
+        want = want if isinstance(want, tuple) else (want,)
+        for g_out, w_out in zip(got, want, strict=True):
+            _check(g_out.cpu().numpy(), w_out, "float32")
+
+
+# -- @zero ------------------------------------------------
+
+
+def test_zero_compiles_once_per_signature():
+    torch = pytest.importorskip("torch")
+
+    @molten.zero
+    def rms_gate(x, w, gate):
+        return ops.rms_norm(x, w, eps=1e-6) * ops.silu(gate)
+
+    for dtype in (torch.float32, torch.bfloat16):
+        x = torch.randn(4, 1000, device="cuda", dtype=dtype)
+        w = torch.randn(1000, device="cuda", dtype=dtype)
+        gate = torch.randn(4, 1000, device="cuda", dtype=dtype)
+        got = rms_gate(x, w, gate)
+        again = rms_gate(x, w, gate)
+        assert got.dtype == dtype
+        torch.testing.assert_close(got, again)
+        name = "float32" if dtype == torch.float32 else "bfloat16"
+        graph = DataflowGraph("ref")
+        gx, gw, gg = (
+            graph.add_input(n, t.shape, name)
+            for n, t in zip("xwg", (x, w, gate), strict=True)
+        )
+        graph.add_output(graph.rms_norm(gx, gw, eps=1e-6) * graph.silu(gg), "y")
+        want = _reference(graph, *(t.float().cpu().numpy() for t in (x, w, gate)))
+        _check(got.float().cpu().numpy(), want, name)
+    assert len(rms_gate.compiled) == 2
+    rms_gate(
+        torch.randn(2, 8, device="cuda"),
+        torch.randn(8, device="cuda"),
+        torch.randn(2, 8, device="cuda"),
+    )
+    assert len(rms_gate.compiled) == 3
+
+
+def test_zero_without_fallback_raises_for_unsupported_dtypes():
+    torch = pytest.importorskip("torch")
+
+    @molten.zero
+    def double(x):
+        return x * 2
+
+    with pytest.raises(InputError, match="argument 'x' has dtype float64"):
+        double(torch.randn(4, device="cuda", dtype=torch.float64))
+
+
+# -- no torch ------------------------------------------------
+
+
+def test_runtime_runs_without_torch():
+    code = """
+import sys
+import numpy as np
+import molten
+g = molten.DataflowGraph("seed")
+x = g.add_input("x", [7, 4099]); w = g.add_input("w", [4099])
+g.add_output(g.rms_norm(x, w, "norm"))
+compiled = molten.ZeroCompiler().compile(g)
+xs = np.random.default_rng().standard_normal((7, 4099)).astype(np.float32)
+ws = np.random.default_rng().standard_normal(4099).astype(np.float32)
+y = compiled(molten.DeviceArray.from_numpy(xs), molten.DeviceArray.from_numpy(ws))
+want = molten.interpret(g, xs.astype(np.float64), ws.astype(np.float64), reference=True)
+err = np.linalg.norm(y.numpy() - want) / np.linalg.norm(want)
+assert err < 1e-5, err
+assert "torch" not in sys.modules, "the runtime imported torch"
+print("ok", err)
+"""
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("ok")
