@@ -167,3 +167,28 @@ def from_dlpack(framework: str | None, array: Any) -> Any:
     module = sys.modules.get(framework or "")
     convert = getattr(module, "from_dlpack", None)
     return array if convert is None else convert(array)
+
+
+_torch_devices: dict[int, Any] = {}
+
+
+def empty_like_framework(framework: str | None, spec: Any, device_id: int) -> Any:
+    """(array, pointer) of a new `spec`-shaped array from the framework's own
+    allocator on `device_id`, or None where Molten allocates instead (no
+    framework, JAX's immutable arrays, CuPy's missing bfloat16)."""
+    module = sys.modules.get(framework or "")
+    if module is None:
+        return None
+    if framework == "torch":
+        device = _torch_devices.get(device_id)
+        if device is None:
+            device = _torch_devices[device_id] = module.device("cuda", device_id)
+        array = module.empty(
+            spec.shape, dtype=getattr(module, spec.dtype), device=device
+        )
+        return array, array.data_ptr()
+    if framework == "cupy" and spec.dtype != "bfloat16":
+        with module.cuda.Device(device_id):
+            array = module.empty(spec.shape, dtype=spec.dtype)
+        return array, array.data.ptr
+    return None

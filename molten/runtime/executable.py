@@ -30,6 +30,7 @@ from molten.runtime.device import (
     _driver,
     check,
     current_stream,
+    empty_like_framework,
     framework_of,
     from_dlpack,
     runtime_device,
@@ -144,11 +145,15 @@ class Executable:
             view = self._checked(array, spec, f"input {spec}", handle)
             slots[i] = view.ptr
             views.append((spec, view))
-        results = self._outputs(out, handle, slots, views, framework)
+        native = framework if stream is None else None
+        results = self._outputs(out, handle, slots, views, native)
         self._run(slots, handle)
         if out is not None:
             return out
-        converted = tuple(from_dlpack(framework, r) for r in results)
+        converted = tuple(
+            from_dlpack(framework, r) if isinstance(r, DeviceArray) else r
+            for r in results
+        )
         return converted[0] if len(converted) == 1 else converted
 
     def _stream(self, stream: Any, framework: str | None) -> int:
@@ -166,15 +171,24 @@ class Executable:
         slots: list[int],
         views: list[tuple[TensorSpec, ArrayView]],
         framework: str | None,
-    ) -> list[DeviceArray]:
+    ) -> list[Any]:
+        """New outputs, or the checked `out=` arrays. With a framework's arrays
+        on its current stream, new outputs come from that framework's own
+        allocator (its memory pool, its accounting, no conversion); otherwise
+        they are DeviceArrays, handed to the framework through DLPack."""
         first = len(self.inputs)
         if out is None:
-            stream = self.device.stream(handle)
+            stream = None
             results = []
             for j, spec in enumerate(self.outputs):
-                buffer = self.device.allocate(spec.nbytes, stream)
-                array = DeviceArray(buffer, spec.shape, spec.dtype, self.device_id)
-                slots[first + j] = array.ptr
+                native = empty_like_framework(framework, spec, self.device_id)
+                if native is not None:
+                    array, slots[first + j] = native
+                else:
+                    stream = stream or self.device.stream(handle)
+                    buffer = self.device.allocate(spec.nbytes, stream)
+                    array = DeviceArray(buffer, spec.shape, spec.dtype, self.device_id)
+                    slots[first + j] = array.ptr
                 results.append(array)
             return results
         given = (
