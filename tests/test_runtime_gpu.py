@@ -79,15 +79,21 @@ def _host_inputs(graph, rng):
     return [rng.uniform(-2.0, 2.0, t.shape.dims) for t in graph.inputs]
 
 
+def _seed_on_torch(graph):
+    """Fresh seed inputs: (torch, host x, host w, device x, device w)."""
+    torch = pytest.importorskip("torch")
+    xs, ws = _host_inputs(graph, np.random.default_rng())
+    x = torch.tensor(xs, dtype=torch.float32, device="cuda")
+    w = torch.tensor(ws, dtype=torch.float32, device="cuda")
+    return torch, xs, ws, x, w
+
+
 # -- the seed example on every kind of array -------------------------------------
 
 
 def test_seed_on_torch_tensors(seed):
-    torch = pytest.importorskip("torch")
     graph, compiled = seed
-    xs, ws = _host_inputs(graph, np.random.default_rng())
-    x = torch.tensor(xs, dtype=torch.float32, device="cuda")
-    w = torch.tensor(ws, dtype=torch.float32, device="cuda")
+    torch, xs, ws, x, w = _seed_on_torch(graph)
     y = compiled(x, w)
     assert isinstance(y, torch.Tensor) and y.device == x.device
     assert y.shape == (2048, 5120) and y.dtype == torch.float32
@@ -215,11 +221,8 @@ def test_bad_out_arrays_are_named(seed):
 
 
 def test_out_buffers_are_written_and_returned(seed):
-    torch = pytest.importorskip("torch")
     graph, compiled = seed
-    xs, ws = _host_inputs(graph, np.random.default_rng())
-    x = torch.tensor(xs, dtype=torch.float32, device="cuda")
-    w = torch.tensor(ws, dtype=torch.float32, device="cuda")
+    torch, xs, ws, x, w = _seed_on_torch(graph)
     y = torch.full_like(x, float("nan"))
     assert compiled(x, w, out=y) is y
     _check(y.cpu().numpy(), _reference(graph, xs, ws), "float32")
