@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 
-from molten.ir import OUTPUT_NAME_ATTR
+from molten.ir import dtype_name, output_name
 from molten.pipeline import DEFAULT_PIPELINE, KERNEL_LEVEL_PIPELINE
-from molten.runtime.program import Step, TensorSpec, dtype_name, host_program
+from molten.runtime.program import Step, TensorSpec, host_program
 
 
 @dataclass(frozen=True)
@@ -158,14 +158,13 @@ def _signature(
     (graph,) = (op for op in module.ops if isinstance(op, func.FuncOp))
     args = graph.body.block.args
     inputs = tuple(_spec(a.name_hint or f"in{i}", a.type) for i, a in enumerate(args))
-    outputs = []
-    for i, result_type in enumerate(graph.function_type.outputs.data):
-        name = None
-        if graph.res_attrs is not None:
-            attr = graph.res_attrs.data[i].data.get(OUTPUT_NAME_ATTR)
-            name = attr.data if isinstance(attr, StringAttr) else None
-        outputs.append(_spec(name or f"out{i}", result_type))
-    return inputs, tuple(outputs)
+    returned = graph.body.block.last_op
+    assert isinstance(returned, func.ReturnOp)
+    outputs = tuple(
+        _spec(output_name(graph, i) or value.name_hint or f"out{i}", value.type)
+        for i, value in enumerate(returned.arguments)
+    )
+    return inputs, outputs
 
 
 def _spec(name: str, tensor_type: Any) -> TensorSpec:

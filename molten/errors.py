@@ -6,6 +6,8 @@ verifier surfaces as a located diagnostic in `molten-opt` and as a plain
 Python exception from the graph builder.
 """
 
+from __future__ import annotations
+
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -37,6 +39,12 @@ class CompileError(MoltenError, RuntimeError):
 class RuntimeUnavailableError(MoltenError, ImportError):
     """The runtime needs something this machine lacks: cuda-python, a GPU and
     driver, NVRTC or the CUDA headers."""
+
+    @classmethod
+    def no_cuda_python(cls, error: ImportError) -> RuntimeUnavailableError:
+        return cls(
+            f"the Molten runtime needs cuda-python (pip install 'molten[gpu]'): {error}"
+        )
 
 
 class LaunchError(MoltenError, RuntimeError):

@@ -51,6 +51,17 @@ from molten.dialects import molten
 from molten.errors import DTypeError, GraphError, MoltenError, ShapeError
 
 OUTPUT_NAME_ATTR = "molten.name"
+
+
+def output_name(func: FuncOp, index: int) -> str | None:
+    """The name a graph function gives its output `index` (its `molten.name`
+    result attribute), if any."""
+    if func.res_attrs is None:
+        return None
+    attr = func.res_attrs.data[index].data.get(OUTPUT_NAME_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
 """Result attribute of the graph's `func.func` that holds each output's name."""
 
 DTYPES: dict[str, Attribute] = {
@@ -324,11 +335,9 @@ class DataflowGraph:
             mapping[arg] = graph.add_input(
                 name, arg.type.get_shape(), arg.type.element_type
             ).value
-        names = [None] * len(func.function_type.outputs.data)
-        if func.res_attrs is not None:
-            for i, attrs in enumerate(func.res_attrs.data):
-                if isinstance(name := attrs.data.get(OUTPUT_NAME_ATTR), StringAttr):
-                    names[i] = name.data
+        names = [
+            output_name(func, i) for i in range(len(func.function_type.outputs.data))
+        ]
         for op in func.body.block.ops:
             if isinstance(op, ReturnOp):
                 for value, name in zip(op.arguments, names, strict=True):

@@ -45,7 +45,6 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     ModuleOp,
-    StringAttr,
     TensorType,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -55,7 +54,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import shape_of
-from molten.ir import OUTPUT_NAME_ATTR, sanitize_name
+from molten.ir import output_name, sanitize_name
 
 F32 = Float32Type()
 INDEX = IndexType()
@@ -892,13 +891,10 @@ def lower_graph(
     assert isinstance(ret, func.ReturnOp)
     returned = list(ret.arguments)
     names = [a.name_hint or f"in{i}" for i, a in enumerate(block.args)]
-    out_names = []
-    for i, value in enumerate(returned):
-        name = None
-        if graph.res_attrs is not None:
-            attr = graph.res_attrs.data[i].data.get(OUTPUT_NAME_ATTR)
-            name = attr.data if isinstance(attr, StringAttr) else None
-        out_names.append(name or value.name_hint or f"out{i}")
+    out_names = [
+        output_name(graph, i) or value.name_hint or f"out{i}"
+        for i, value in enumerate(returned)
+    ]
     params = [_pointer_type(a) for a in block.args] + [
         _pointer_type(v) for v in returned
     ]

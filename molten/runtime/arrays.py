@@ -12,41 +12,27 @@ Molten importing any of them.
 
 from __future__ import annotations
 
-import contextlib
+import functools
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from molten.errors import InputError
+from molten.errors import DTypeError, InputError
 from molten.interpreters.molten import round_to_bfloat16
+from molten.ir import dtype_name, element_type
 from molten.runtime.program import ITEMSIZES
-
-DTYPE_ALIASES = {
-    "float32": "float32",
-    "f32": "float32",
-    "float": "float32",
-    "float16": "float16",
-    "f16": "float16",
-    "half": "float16",
-    "bfloat16": "bfloat16",
-    "bf16": "bfloat16",
-}
 
 
 def dtype_of(dtype: Any) -> str:
     """ "float32", "float16" or "bfloat16" for a name, numpy dtype or
-    framework dtype (torch.float16 and the like, read by name)."""
-    if isinstance(dtype, type):  # np.float16 and the like
-        with contextlib.suppress(TypeError):
-            dtype = np.dtype(dtype)
-    name = str(getattr(dtype, "name", dtype)).removeprefix("torch.")
-    canonical = DTYPE_ALIASES.get(name)
-    if canonical is None:
+    framework dtype (the graph builder's `element_type` rules)."""
+    try:
+        return dtype_name(element_type(dtype))
+    except DTypeError:
         raise InputError(
             f"Molten arrays are float32, float16 or bfloat16, not {dtype!r}"
-        )
-    return canonical
+        ) from None
 
 
 def to_bfloat16_bits(values: Any) -> np.ndarray:
@@ -59,6 +45,7 @@ def from_bfloat16_bits(bits: np.ndarray) -> np.ndarray:
     return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
+@functools.cache  # a graph's few shapes, checked on every call
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     """Row-major strides in elements."""
     strides, step = [], 1
@@ -71,9 +58,9 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 def is_contiguous(shape: tuple[int, ...], strides: tuple[int, ...] | None) -> bool:
     """Whether elements are laid out row-major without gaps (strides of
     dimensions of size 1 do not matter)."""
-    if strides is None:
-        return True
     expected = contiguous_strides(shape)
+    if strides is None or strides == expected:
+        return True
     return all(
         dim == 1 or stride == want
         for dim, stride, want in zip(shape, strides, expected, strict=True)

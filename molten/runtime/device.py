@@ -29,10 +29,7 @@ def _driver() -> Any:
         try:
             from cuda.bindings import driver
         except ImportError as error:
-            raise RuntimeUnavailableError(
-                "the Molten runtime needs cuda-python (pip install 'molten[gpu]'): "
-                f"{error}"
-            ) from error
+            raise RuntimeUnavailableError.no_cuda_python(error) from error
         _driver_module, _SUCCESS = driver, driver.CUresult.CUDA_SUCCESS
     return _driver_module
 
@@ -53,9 +50,7 @@ def current_device_id() -> int:
     try:
         from cuda.core import Device
     except ImportError as error:
-        raise RuntimeUnavailableError(
-            f"the Molten runtime needs cuda-python (pip install 'molten[gpu]'): {error}"
-        ) from error
+        raise RuntimeUnavailableError.no_cuda_python(error) from error
     try:
         return int(Device().device_id)
     except Exception as error:

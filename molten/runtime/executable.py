@@ -10,7 +10,6 @@ input checks, the output allocations and one `cuLaunchKernel` per kernel
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +21,6 @@ from molten.runtime.arrays import (
     ArrayView,
     DeviceArray,
     _NotAnArray,
-    contiguous_strides,
     is_contiguous,
     view_of,
 )
@@ -46,9 +44,6 @@ class _PreparedLaunch:
     def __init__(self, function: Any, step: steps.Launch):
         self.function = function
         self.step = step
-        self.grid = step.grid
-        self.block = step.block
-        self.args = step.args
         # cuLaunchKernel takes an array of pointers to the parameter values;
         # both arrays live as long as this object, the values change per call.
         self.values = np.zeros(max(len(step.args), 1), dtype=np.uint64)
@@ -87,12 +82,9 @@ class Executable:
             else s
             for s in compiled.program
         ]
-        self._slots = (
-            len(self.inputs)
-            + len(self.outputs)
-            + sum(isinstance(s, steps.Alloc) for s in compiled.program)
-        )
-        self._has_buffers = any(isinstance(s, steps.Alloc) for s in compiled.program)
+        allocations = sum(isinstance(s, steps.Alloc) for s in compiled.program)
+        self._slots = len(self.inputs) + len(self.outputs) + allocations
+        self._has_buffers = allocations > 0
         self._cu_streams: dict[int, Any] = {}
 
     def _load(self, names: set[str]) -> dict[str, Any]:
@@ -242,11 +234,7 @@ class Executable:
             )
         if view.shape != spec.shape:
             raise InputError(f"{role} has shape {view.shape}; expected {spec.shape}")
-        if (
-            view.strides is not None
-            and view.strides != spec_strides(spec)
-            and not (is_contiguous(view.shape, view.strides))
-        ):
+        if not is_contiguous(view.shape, view.strides):
             raise InputError(
                 f"{role} is not contiguous (strides {view.strides} for shape "
                 f"{view.shape}); pass a contiguous copy (e.g. .contiguous())"
@@ -269,9 +257,10 @@ class Executable:
         try:
             for step in self._steps:
                 if isinstance(step, _PreparedLaunch):
-                    step.values[: len(step.args)] = [slots[a] for a in step.args]
-                    gx, gy, gz = step.grid
-                    bx, by, bz = step.block
+                    launch = step.step
+                    step.values[: len(launch.args)] = [slots[a] for a in launch.args]
+                    gx, gy, gz = launch.grid
+                    bx, by, bz = launch.block
                     status = driver.cuLaunchKernel(
                         step.function,
                         gx,
@@ -285,7 +274,7 @@ class Executable:
                         step.pointers_address,
                         0,
                     )
-                    check(status, f"launching {step.step.kernel}")
+                    check(status, f"launching {launch.kernel}")
                 elif isinstance(step, steps.Alloc):
                     buffers[step.slot] = self.device.allocate(step.nbytes, stream)
                     slots[step.slot] = int(buffers[step.slot].handle)
@@ -304,11 +293,6 @@ class Executable:
         finally:
             for buffer in buffers.values():  # left by an error part-way
                 buffer.close(stream)
-
-
-@functools.cache
-def spec_strides(spec: TensorSpec) -> tuple[int, ...]:
-    return contiguous_strides(spec.shape)
 
 
 def _overlap(

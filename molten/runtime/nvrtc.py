@@ -78,9 +78,7 @@ def compile_cubin(
         from cuda.core import Program, ProgramOptions
         from cuda.core.utils import make_program_cache_key
     except ImportError as error:
-        raise RuntimeUnavailableError(
-            f"the Molten runtime needs cuda-python (pip install 'molten[gpu]'): {error}"
-        ) from error
+        raise RuntimeUnavailableError.no_cuda_python(error) from error
     source_map = source_map or SourceMap()
     options = ProgramOptions(
         arch=arch,

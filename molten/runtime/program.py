@@ -12,23 +12,19 @@ Nothing here needs a GPU or cuda-python.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type
 from xdsl.ir import Attribute, SSAValue
 
 from molten.dialects import cuda
+from molten.ir import dtype_name
 
-DTYPE_NAMES = {Float32Type: "float32", Float16Type: "float16", BFloat16Type: "bfloat16"}
 ITEMSIZES = {"float32": 4, "float16": 2, "bfloat16": 2}
 
 
-def dtype_name(element_type: Attribute) -> str:
-    """ "float32", "float16" or "bfloat16" for an element type."""
-    name = DTYPE_NAMES.get(type(element_type))
-    if name is None:
-        raise NotImplementedError(f"runtime: no array type for {element_type}")
-    return name
+def _nbytes(element_type: Attribute, count: int) -> int:
+    return count * ITEMSIZES[dtype_name(element_type)]
 
 
 @dataclass(frozen=True)
@@ -42,10 +38,7 @@ class TensorSpec:
 
     @property
     def size(self) -> int:
-        count = 1
-        for dim in self.shape:
-            count *= dim
-        return count
+        return math.prod(self.shape)
 
     @property
     def nbytes(self) -> int:
@@ -106,13 +99,8 @@ def host_program(
     for op in launcher.body.block.ops:
         if isinstance(op, cuda.AllocOp):
             slots[op.result] = len(slots)
-            element = op.result.type.element_type
-            steps.append(
-                Alloc(
-                    slots[op.result],
-                    op.size.value.data * ITEMSIZES[dtype_name(element)],
-                )
-            )
+            nbytes = _nbytes(op.result.type.element_type, op.size.value.data)
+            steps.append(Alloc(slots[op.result], nbytes))
         elif isinstance(op, cuda.LaunchOp):
             steps.append(
                 Launch(
@@ -123,8 +111,7 @@ def host_program(
                 )
             )
         elif isinstance(op, cuda.CopyOp):
-            element = op.target.type.element_type
-            nbytes = op.size.value.data * ITEMSIZES[dtype_name(element)]
+            nbytes = _nbytes(op.target.type.element_type, op.size.value.data)
             steps.append(Copy(slots[op.target], slots[op.source], nbytes))
         elif isinstance(op, cuda.FreeOp):
             steps.append(Free(slots[op.ptr]))
