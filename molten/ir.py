@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -317,6 +317,31 @@ class DataflowGraph:
             f"DataflowGraph('{self.name}', {len(self._block.args)} inputs, "
             f"{n_ops} ops, {len(self._outputs)} outputs)"
         )
+
+    @classmethod
+    def trace(
+        cls,
+        fn: Callable[..., Any],
+        inputs: Sequence[tuple[str, TensorShape | Sequence[int], Any]],
+        name: str | None = None,
+        **constants: Any,
+    ) -> DataflowGraph:
+        """The graph of `fn`, a Python function of graph ops (`molten.ops`,
+        operators), called on new inputs given as (name, shape, dtype) and
+        on the keyword `constants`; what it returns (a tensor or a tuple of
+        them) are the outputs. The graph is named `name` or after `fn`."""
+        graph = cls(name or fn.__name__)
+        tensors = [graph.add_input(*spec) for spec in inputs]
+        result = fn(*tensors, **constants)
+        results = result if isinstance(result, tuple | list) else (result,)
+        if not results or not all(isinstance(r, Tensor) for r in results):
+            raise GraphError(
+                f"{graph.name}: the traced function must return a graph tensor or a "
+                f"tuple of them, not {type(result).__name__}"
+            )
+        for r in results:
+            graph.add_output(r)
+        return graph
 
     @classmethod
     def from_mlir(

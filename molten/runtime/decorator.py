@@ -30,8 +30,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from molten.errors import GraphError, InputError, MoltenError
-from molten.ir import DataflowGraph, Tensor
+from molten.errors import InputError, MoltenError
+from molten.ir import DataflowGraph
 from molten.runtime.arrays import _NotAnArray, view_of
 
 
@@ -127,19 +127,11 @@ class ZeroFunction:
     ) -> Any:
         from molten.compiler import ZeroCompiler
 
-        graph = DataflowGraph(self.fn.__name__)
-        tensors = [
-            graph.add_input(name, shape, dtype) for name, shape, dtype, _ in signature
-        ]
-        result = self.fn(*tensors, **constants)
-        results = result if isinstance(result, tuple | list) else (result,)
-        if not results or not all(isinstance(r, Tensor) for r in results):
-            raise GraphError(
-                f"@zero {self.fn.__name__} must return a graph tensor or a tuple of "
-                f"them, not {type(result).__name__}"
-            )
-        for r in results:
-            graph.add_output(r)
+        graph = DataflowGraph.trace(
+            self.fn,
+            [(name, shape, dtype) for name, shape, dtype, _ in signature],
+            **constants,
+        )
         return ZeroCompiler().compile(graph)
 
 

@@ -1,0 +1,311 @@
+"""The benchmark suites: each case is the math written once for Molten (graph
+ops) and once for PyTorch, with its shapes and dtype.
+
+The PyTorch side is what a user would write (`F.rms_norm`, `x @ w + b`);
+`torch.compile` compiles that same function. torch is needed to run a case,
+not to define or list it, so this module imports without it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from molten import ops
+from molten.ir import DataflowGraph
+from molten.runtime.program import ITEMSIZES
+
+try:  # torch runs the peers; listing and compiling the cases needs none
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # pragma: no cover - exercised where torch is absent
+    torch = F = None
+
+DTYPES = ("float32", "float16", "bfloat16")
+SHORT_DTYPE = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
+RMS_EPS = 1e-6
+LAYER_NORM_EPS = 1e-5
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One input: its name, shape and how its random values are drawn
+    (`normal`: N(0, 1); `weight`: 1 + N(0, 0.1); `scaled`: N(0, 1/fan_in)
+    with fan_in its first dimension, so x @ w stays of order one)."""
+
+    name: str
+    shape: tuple[int, ...]
+    init: str = "normal"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmark: `molten` and `torch` compute the same outputs from the
+    same operands. `flops` is set for compute-bound cases (2MNK for a
+    matmul); `references` are extra PyTorch timings shown beside the peers
+    (e.g. the matmul alone). `compile_mode` is torch.compile's mode."""
+
+    suite: str
+    op: str
+    shape: tuple[int, ...]
+    dtype: str
+    operands: tuple[Operand, ...]
+    molten: Callable[..., Any]
+    torch: Callable[..., Any]
+    flops: int = 0
+    compile_mode: str = "default"
+    references: dict[str, Callable[..., Any]] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return f"{self.op}-{'x'.join(map(str, self.shape))}-{SHORT_DTYPE[self.dtype]}"
+
+    def graph(self) -> DataflowGraph:
+        """The Molten graph of this case."""
+        name = self.id.replace("-", "_").replace("*", "_")
+        return DataflowGraph.trace(
+            self.molten, [(o.name, o.shape, self.dtype) for o in self.operands], name
+        )
+
+    @property
+    def bytes(self) -> int:
+        """The minimal bytes moved: each input read once, each output written once."""
+        graph = self.graph()
+        tensors = graph.inputs + graph.outputs
+        return sum(math.prod(t.shape) * ITEMSIZES[t.dtype] for t in tensors)
+
+    def make_inputs(self, device: Any, seed: int) -> list[Any]:
+        """Fresh random operands on `device` (torch tensors of `dtype`)."""
+        generator = torch.Generator(device=device).manual_seed(seed)
+        dtype = getattr(torch, self.dtype)
+        tensors = []
+        for operand in self.operands:
+            x = torch.randn(
+                operand.shape, generator=generator, device=device, dtype=torch.float32
+            )
+            if operand.init == "weight":
+                x = 1 + 0.1 * x
+            elif operand.init == "scaled":
+                x = x / math.sqrt(operand.shape[0])
+            tensors.append(x.to(dtype))
+        return tensors
+
+
+# ---------------------------------------------------------------------------
+# The math, once for each side.
+# ---------------------------------------------------------------------------
+
+
+def molten_rms_norm(x, w):
+    return ops.rms_norm(x, w, eps=RMS_EPS)
+
+
+def torch_rms_norm(x, w):
+    return F.rms_norm(x, w.shape, w, eps=RMS_EPS)
+
+
+def molten_rms_norm_silu(x, w, gate):
+    return ops.rms_norm(x, w, eps=RMS_EPS) * ops.silu(gate)
+
+
+def torch_rms_norm_silu(x, w, gate):
+    return F.rms_norm(x, w.shape, w, eps=RMS_EPS) * F.silu(gate)
+
+
+def molten_layer_norm(x, w, b):
+    return ops.layer_norm(x, w, b, eps=LAYER_NORM_EPS)
+
+
+def torch_layer_norm(x, w, b):
+    return F.layer_norm(x, w.shape, w, b, eps=LAYER_NORM_EPS)
+
+
+def molten_softmax(x):
+    return ops.softmax(x, axis=-1)
+
+
+def torch_softmax(x):
+    return torch.softmax(x, dim=-1)
+
+
+def molten_gelu_affine(x, a, b, c):
+    return ops.gelu(x * a + b) * c
+
+
+def torch_gelu_affine(x, a, b, c):
+    return F.gelu(x * a + b) * c
+
+
+def molten_matmul_gelu(x, w, b):
+    return ops.gelu(x @ w + b)
+
+
+def torch_matmul_gelu(x, w, b):
+    return F.gelu(x @ w + b)
+
+
+def torch_matmul(x, w, b):
+    return x @ w
+
+
+# ---------------------------------------------------------------------------
+# The suites.
+# ---------------------------------------------------------------------------
+
+
+def seed_suite() -> list[Case]:
+    cases = []
+    for dtype in DTYPES:
+        for hidden in (5120, 3584):
+            for tokens in (1, 2048, 8192):
+                cases.append(
+                    Case(
+                        "seed",
+                        "rms_norm",
+                        (tokens, hidden),
+                        dtype,
+                        (
+                            Operand("x", (tokens, hidden)),
+                            Operand("w", (hidden,), "weight"),
+                        ),
+                        molten_rms_norm,
+                        torch_rms_norm,
+                    )
+                )
+        for tokens in (1, 2048, 8192):
+            shape = (tokens, 5120)
+            cases.append(
+                Case(
+                    "seed",
+                    "rms_norm*silu",
+                    shape,
+                    dtype,
+                    (
+                        Operand("x", shape),
+                        Operand("w", (5120,), "weight"),
+                        Operand("gate", shape),
+                    ),
+                    molten_rms_norm_silu,
+                    torch_rms_norm_silu,
+                )
+            )
+    return cases
+
+
+def norms_suite() -> list[Case]:
+    layer_shape = (16, 64, 256, 256)
+    return [
+        Case(
+            "norms",
+            "layer_norm",
+            layer_shape,
+            "float32",
+            (
+                Operand("x", layer_shape),
+                Operand("w", layer_shape[1:], "weight"),
+                Operand("b", layer_shape[1:]),
+            ),
+            molten_layer_norm,
+            torch_layer_norm,
+        ),
+        *(
+            Case(
+                "norms",
+                "softmax",
+                shape,
+                dtype,
+                (Operand("x", shape),),
+                molten_softmax,
+                torch_softmax,
+            )
+            for shape, dtype in (((4096, 65536), "float32"), ((8192, 5120), "float16"))
+        ),
+    ]
+
+
+def elementwise_suite() -> list[Case]:
+    return [
+        Case(
+            "elementwise",
+            "gelu(x*a+b)*c",
+            (n,),
+            dtype,
+            tuple(Operand(name, (n,)) for name in "xabc"),
+            molten_gelu_affine,
+            torch_gelu_affine,
+        )
+        for dtype in ("float32", "bfloat16")
+        for n in (65536, 16 * 2**20, 128 * 2**20)
+    ]
+
+
+def gemm_suite() -> list[Case]:
+    return [
+        Case(
+            "gemm",
+            "gelu(x@w+b)",
+            (m, n, k),
+            dtype,
+            (Operand("x", (m, k)), Operand("w", (k, n), "scaled"), Operand("b", (n,))),
+            molten_matmul_gelu,
+            torch_matmul_gelu,
+            flops=2 * m * n * k,
+            compile_mode="max-autotune-no-cudagraphs",
+            references={"cublas": torch_matmul},
+        )
+        for dtype in DTYPES
+        for m, n, k in ((1, 4096, 4096), (2048, 4096, 4096), (4096, 4096, 4096))
+    ]
+
+
+def smoke_suite() -> list[Case]:
+    """Small shapes of each family, for testing the harness itself."""
+    return [
+        Case(
+            "smoke",
+            "rms_norm",
+            (3, 1000),
+            "float16",
+            (Operand("x", (3, 1000)), Operand("w", (1000,), "weight")),
+            molten_rms_norm,
+            torch_rms_norm,
+        ),
+        Case(
+            "smoke",
+            "gelu(x*a+b)*c",
+            (4097,),
+            "bfloat16",
+            tuple(Operand(name, (4097,)) for name in "xabc"),
+            molten_gelu_affine,
+            torch_gelu_affine,
+        ),
+        Case(
+            "smoke",
+            "gelu(x@w+b)",
+            (5, 96, 80),
+            "float32",
+            (
+                Operand("x", (5, 80)),
+                Operand("w", (80, 96), "scaled"),
+                Operand("b", (96,)),
+            ),
+            molten_matmul_gelu,
+            torch_matmul_gelu,
+            flops=2 * 5 * 96 * 80,
+            references={"cublas": torch_matmul},
+        ),
+    ]
+
+
+SUITES: dict[str, Callable[[], list[Case]]] = {
+    "seed": seed_suite,
+    "norms": norms_suite,
+    "elementwise": elementwise_suite,
+    "gemm": gemm_suite,
+    "smoke": smoke_suite,
+}
+"""Every suite; `all` on the command line means all but `smoke`."""
+
+MAIN_SUITES = ("seed", "norms", "elementwise", "gemm")

@@ -1,0 +1,261 @@
+"""Runs a suite's cases on one GPU: each case is checked first, then timed.
+
+For every case, in one process: Molten's output (written into a buffer
+poisoned with NaN) is compared with PyTorch's computed in float64 from the
+same inputs; PyTorch eager and torch.compile are compared the same way. A
+Molten kernel whose error exceeds the bound is refused: the case records
+why and Molten is not timed. Then Molten, eager, torch.compile and the
+case's references are timed (`benchmarks.timing`), and the same run's
+device-to-device copy bandwidth is measured once per suite.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import subprocess
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import torch
+
+import molten
+from benchmarks.cases import Case
+from benchmarks.timing import Timer
+from molten.errors import MoltenError
+
+ERROR_FACTOR = 4
+"""Molten may be this many times less accurate than PyTorch eager..."""
+TOLERANCE = {"float32": 1e-5, "float16": 2e-3, "bfloat16": 1.6e-2}
+"""...or within this error relative to the output's largest magnitude,
+whichever is larger (two units in the last place for f16/bf16)."""
+COPY_SIZES = [2**20 * 4**i for i in range(6)]
+"""Copy bandwidth is measured from 1 MiB to 1 GiB; the 1 GiB figure is
+the run's copy bandwidth."""
+
+
+def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
+    """max |out - ref| / max |ref|; infinite if `out` has a NaN or an inf."""
+    if out.shape != ref.shape:
+        return math.inf
+    diff = (out.double() - ref).abs().max().item()
+    scale = ref.abs().max().item()
+    error = diff / scale if scale > 0 else diff
+    return error if math.isfinite(error) else math.inf
+
+
+def environment() -> dict[str, Any]:
+    """The device and software a run used."""
+    device = torch.cuda.current_device()
+    props = torch.cuda.get_device_properties(device)
+    from cuda.bindings import driver
+
+    _, driver_version = driver.cuDriverGetVersion()
+    return {
+        "device": props.name,
+        "compute_capability": f"{props.major}.{props.minor}",
+        "sm_count": props.multi_processor_count,
+        "memory_gib": round(props.total_memory / 2**30, 1),
+        "l2_mib": round(props.L2_cache_size / 2**20, 1),
+        "cuda_driver": f"{driver_version // 1000}.{driver_version % 1000 // 10}",
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "triton": _version("triton"),
+        "cuda_core": _version("cuda.core"),
+        "molten": molten_version(),
+        "tf32": torch.backends.cuda.matmul.allow_tf32,
+    }
+
+
+def _version(module: str) -> str | None:
+    try:
+        return __import__(module, fromlist=["__version__"]).__version__
+    except (ImportError, AttributeError):
+        return None
+
+
+def molten_version() -> str:
+    """Molten's version and commit (`MOLTEN_COMMIT`, else git's HEAD)."""
+    commit = os.environ.get("MOLTEN_COMMIT")
+    if not commit:
+        try:
+            commit = subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"],
+                cwd=Path(__file__).parent,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            commit = "unknown"
+    from importlib.metadata import version
+
+    return f"{version('molten')}+{commit}"
+
+
+def run_suite(
+    suite: str,
+    cases: list[Case],
+    *,
+    seed: int = 0,
+    budget_s: float = 0.3,
+    progress: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Checks and times `cases` on the current GPU; the suite's results."""
+    torch.backends.cuda.matmul.allow_tf32 = False  # f32 matmuls stay f32
+    torch.backends.cudnn.allow_tf32 = False
+    started = datetime.now(UTC)
+    env = environment()
+    device = torch.device("cuda", torch.cuda.current_device())
+    timer = Timer(device, budget_s=budget_s)
+    copy = []
+    for nbytes in COPY_SIZES:
+        samples, tbps = timer.copy_bandwidth(nbytes)
+        copy.append(
+            {"bytes": nbytes, "gpu_us": samples.to_json(), "tbps": round(tbps, 4)}
+        )
+    progress(
+        f"[{suite}] {env['device']}: copy bandwidth {copy[-1]['tbps']:.2f} TB/s "
+        f"(1 GiB), event floor {timer.event_floor_us:.2f} us, L2 flush "
+        f"{timer.flush_bytes >> 20} MiB"
+    )
+    results = []
+    for index, case in enumerate(cases, 1):
+        record = run_case(case, timer, seed=seed + index)
+        results.append(record)
+        progress(f"[{suite} {index}/{len(cases)}] {summary_line(record)}")
+    return {
+        "suite": suite,
+        "started": started.isoformat(timespec="seconds"),
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+        "environment": env,
+        "seed": seed,
+        "timing": {
+            "method": "CUDA events around each call, L2 flushed before each, "
+            "calls queued behind a sleep kernel; median",
+            "flush_bytes": timer.flush_bytes,
+            "flush_us": round(timer.flush_us, 3),
+            "event_floor_us": round(timer.event_floor_us, 3),
+            "budget_s": budget_s,
+        },
+        "copy": copy,
+        "copy_tbps": copy[-1]["tbps"],
+        "cases": results,
+    }
+
+
+def run_case(case: Case, timer: Timer, *, seed: int) -> dict[str, Any]:
+    """One case: checked, then timed (see the module docstring)."""
+    record: dict[str, Any] = {
+        "id": case.id,
+        "op": case.op,
+        "shape": list(case.shape),
+        "dtype": case.dtype,
+        "bytes": case.bytes,
+        "flops": case.flops,
+        "compile_mode": case.compile_mode,
+    }
+    inputs = case.make_inputs(timer.device, seed)
+    compiled = _compile_molten(case, record)
+    torch._dynamo.reset()  # each case compiles afresh, never hits a recompile limit
+    compiled_torch = torch.compile(
+        case.torch, mode=case.compile_mode, dynamic=False, fullgraph=True
+    )
+    implementations: dict[str, Callable[[], Any]] = {
+        "molten": lambda: compiled(*inputs),
+        "eager": lambda: case.torch(*inputs),
+        "compile": lambda: compiled_torch(*inputs),
+    }
+    implementations |= {
+        name: (lambda f=f: f(*inputs)) for name, f in case.references.items()
+    }
+    with torch.no_grad():
+        _check(case, inputs, compiled, compiled_torch, record)
+    if compiled is None or not record["check"]["molten_ok"]:
+        del implementations["molten"]
+    record["timings"] = {}
+    with torch.no_grad():
+        for name, fn in implementations.items():
+            record["timings"][name] = {
+                "gpu_us": timer.gpu_time(fn).to_json(),
+                "call_us": timer.call_latency(fn).to_json(),
+            }
+    return record
+
+
+def _compile_molten(case: Case, record: dict[str, Any]) -> Any:
+    """The case's graph compiled and loaded for the current GPU, or None
+    (with the reason in `record`) where Molten cannot compile it."""
+    begin = time.perf_counter()
+    try:
+        compiled = molten.ZeroCompiler().compile(case.graph())
+        compiled.executable()
+    except (MoltenError, NotImplementedError) as error:
+        record["molten_unavailable"] = f"{type(error).__name__}: {error}"
+        return None
+    record["molten_compile_s"] = round(time.perf_counter() - begin, 2)
+    record["molten_kernels"] = [
+        {"name": k.name, "grid": list(k.grid), "block": list(k.block)}
+        for k in compiled.kernels
+    ]
+    return compiled
+
+
+def _check(
+    case: Case,
+    inputs: list[torch.Tensor],
+    compiled: Any,
+    compiled_torch: Callable[..., Any],
+    record: dict[str, Any],
+) -> None:
+    reference = case.torch(*(t.double() for t in inputs))
+    eager = case.torch(*inputs)
+    errors = {"eager": relative_error(eager, reference)}
+    begin = time.perf_counter()
+    errors["compile"] = relative_error(compiled_torch(*inputs), reference)
+    torch.cuda.synchronize()
+    record["torch_compile_s"] = round(time.perf_counter() - begin, 2)
+    if compiled is not None:
+        poisoned = torch.full_like(eager, math.nan)
+        compiled(*inputs, out=poisoned)
+        errors["molten"] = relative_error(poisoned, reference)
+    bound = max(ERROR_FACTOR * errors["eager"], TOLERANCE[case.dtype])
+    molten_ok = errors.get("molten", math.inf) <= bound
+    record["check"] = {
+        "reference": "PyTorch in float64 on the same inputs",
+        "metric": "max |out - ref| / max |ref|",
+        "bound": bound,
+        "errors": {k: (v if math.isfinite(v) else "inf") for k, v in errors.items()},
+        "molten_ok": molten_ok,
+        "compile_ok": errors["compile"] <= bound,
+    }
+    if compiled is not None and not molten_ok:
+        record["refused"] = (
+            f"Molten's error {errors['molten']:.3g} exceeds the bound {bound:.3g}; "
+            "not timed"
+        )
+
+
+def summary_line(record: dict[str, Any]) -> str:
+    """One progress line: the case, its check and its median GPU times."""
+    check = record["check"]
+    if "molten_unavailable" in record:
+        verdict = f"molten unavailable ({record['molten_unavailable']})"
+    elif "refused" in record:
+        verdict = f"REFUSED: {record['refused']}"
+    else:
+        error = _error_text(check["errors"]["molten"])
+        verdict = f"check ok ({error} <= {check['bound']:.2g})"
+    times = ", ".join(
+        f"{name} {t['gpu_us']['median']:.1f} us"
+        for name, t in record["timings"].items()
+    )
+    return f"{record['id']}: {verdict}; {times}"
+
+
+def _error_text(error: float | str) -> str:
+    return error if isinstance(error, str) else f"{error:.2g}"

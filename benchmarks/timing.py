@@ -1,0 +1,181 @@
+"""How a call is timed: GPU time with CUDA events and the L2 flushed, and the
+call latency a Python caller sees.
+
+GPU time per call. Each repetition zeroes a buffer of at least four times
+the L2 cache (so the call starts from a cold L2, as the first touch of a
+tensor in a real model does), then records a start event, makes the call
+and records an end event; the figure is the median over the repetitions.
+Repetitions are enqueued in groups behind a `torch.cuda._sleep` kernel long
+enough that the host has queued the whole group before the GPU reaches it:
+the events then time the call's kernels back to back, without the host's
+launch overhead between them. A group whose sleep ended before the host had
+queued it is discarded and re-run behind a longer sleep, so that condition
+is checked, not assumed.
+
+Call latency. The wall-clock time per call of many calls made back to back
+from Python, synchronized once at the end, with the L2 warm: host overhead
+or GPU time, whichever bounds the call, as in a decode loop. The median of
+several such loops.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+
+MIN_FLUSH_BYTES = 256 * 2**20
+
+
+@dataclass(frozen=True)
+class Samples:
+    """Timings in microseconds: median, quartiles and minimum of `reps`."""
+
+    median: float
+    q1: float
+    q3: float
+    min: float
+    reps: int
+
+    @classmethod
+    def of(cls, values_us: list[float]) -> Samples:
+        values = sorted(values_us)
+        q1, _, q3 = statistics.quantiles(values, n=4) if len(values) > 1 else values * 3
+        return cls(statistics.median(values), q1, q3, values[0], len(values))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            k: round(v, 3) if isinstance(v, float) else v
+            for k, v in asdict(self).items()
+        }
+
+
+class Timer:
+    """Times calls on one CUDA device; see the module docstring."""
+
+    def __init__(self, device: torch.device, *, budget_s: float = 0.3):
+        self.device = device
+        self.budget_s = budget_s
+        """About how much GPU time each `gpu_time` spends on repetitions."""
+        l2 = torch.cuda.get_device_properties(device).L2_cache_size
+        self.flush_bytes = max(MIN_FLUSH_BYTES, 4 * l2)
+        self._flush = torch.empty(
+            self.flush_bytes // 4, dtype=torch.int32, device=device
+        )
+        self._sleep_cycles_per_us = self._calibrate_sleep()
+        self.flush_us = 0.0
+        self.flush_us = self.gpu_time(lambda: None, reps=50, flush_only=True).median
+        self.event_floor_us = self.gpu_time(lambda: None, reps=200).median
+        """What an empty call measures: the resolution of the GPU timings."""
+
+    def _calibrate_sleep(self) -> float:
+        start, end = (
+            torch.cuda.Event(enable_timing=True),
+            torch.cuda.Event(enable_timing=True),
+        )
+        cycles = 10_000_000
+        torch.cuda._sleep(1000)  # load the sleep kernel
+        start.record()
+        torch.cuda._sleep(cycles)
+        end.record()
+        end.synchronize()
+        return cycles / (start.elapsed_time(end) * 1000)
+
+    def _host_us(self, fn: Callable[[], Any]) -> float:
+        """Host time to enqueue one call (the GPU is idle, so nothing blocks)."""
+        torch.cuda.synchronize()
+        count = 5
+        begin = time.perf_counter()
+        for _ in range(count):
+            fn()
+        host = (time.perf_counter() - begin) / count * 1e6
+        torch.cuda.synchronize()
+        return host
+
+    def gpu_time(
+        self,
+        fn: Callable[[], Any],
+        *,
+        reps: int | None = None,
+        group: int = 25,
+        flush_only: bool = False,
+    ) -> Samples:
+        """GPU time per call of `fn` (warmed up first), in microseconds.
+        `reps` defaults to what fits `budget_s` (between 10 and 500);
+        `flush_only` times the L2 flush itself."""
+        fn()
+        torch.cuda.synchronize()
+        host_us = self._host_us(fn) + self._host_us(self._flush.zero_)
+        if reps is None:
+            first = self._group(fn, 1, host_us, flush_only)[0]
+            per_rep = first + self.flush_us
+            reps = int(min(500, max(10, self.budget_s * 1e6 / max(per_rep, 1.0))))
+        times: list[float] = []
+        while len(times) < reps:
+            size = min(group, reps - len(times))
+            times += self._group(fn, size, host_us, flush_only)
+        return Samples.of(times)
+
+    def _group(
+        self, fn: Callable[[], Any], size: int, host_us: float, flush_only: bool
+    ) -> list[float]:
+        lead_us = 50 + 2 * size * (host_us + 10)
+        for _ in range(6):
+            starts = [torch.cuda.Event(enable_timing=True) for _ in range(size)]
+            ends = [torch.cuda.Event(enable_timing=True) for _ in range(size)]
+            slept = torch.cuda.Event()
+            torch.cuda._sleep(int(lead_us * self._sleep_cycles_per_us))
+            slept.record()
+            for start, end in zip(starts, ends, strict=True):
+                if flush_only:
+                    start.record()
+                    self._flush.zero_()
+                    end.record()
+                    continue
+                self._flush.zero_()
+                start.record()
+                fn()
+                end.record()
+            queued_in_time = not slept.query()
+            torch.cuda.synchronize()
+            if queued_in_time:
+                return [
+                    s.elapsed_time(e) * 1000 for s, e in zip(starts, ends, strict=True)
+                ]
+            lead_us *= 4
+        raise RuntimeError(
+            f"the host could not queue {size} calls within a {lead_us / 4:.0f} us "
+            "sleep kernel; GPU times would include host overhead"
+        )
+
+    def call_latency(self, fn: Callable[[], Any], *, loops: int = 5) -> Samples:
+        """Wall-clock microseconds per call of back-to-back calls, L2 warm."""
+        fn()
+        torch.cuda.synchronize()
+        begin = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        once_us = (time.perf_counter() - begin) * 1e6
+        calls = int(min(2000, max(10, 0.02e6 / max(once_us, 1.0))))
+        per_call = []
+        for _ in range(loops):
+            torch.cuda.synchronize()
+            begin = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            torch.cuda.synchronize()
+            per_call.append((time.perf_counter() - begin) / calls * 1e6)
+        return Samples.of(per_call)
+
+    def copy_bandwidth(self, nbytes: int) -> tuple[Samples, float]:
+        """A device-to-device copy of `nbytes`: its GPU time and its bandwidth
+        in TB/s, counting the read and the write."""
+        src = torch.empty(nbytes // 4, dtype=torch.float32, device=self.device)
+        dst = torch.empty_like(src)
+        src.fill_(1.0)
+        samples = self.gpu_time(lambda: dst.copy_(src))
+        return samples, 2 * src.nbytes / (samples.median * 1e-6) / 1e12
