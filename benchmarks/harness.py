@@ -33,8 +33,8 @@ ERROR_FACTOR = 4
 TOLERANCE = {"float32": 1e-5, "float16": 2e-3, "bfloat16": 1.6e-2}
 """...or within this error relative to the output's largest magnitude,
 whichever is larger (two units in the last place for f16/bf16)."""
-COPY_SIZES = [2**20 * 4**i for i in range(6)]
-"""Copy bandwidth is measured from 1 MiB to 1 GiB; the 1 GiB figure is
+COPY_SIZES = [2**16 * 4**i for i in range(8)]
+"""Copy bandwidth is measured from 64 KiB to 1 GiB; the 1 GiB figure is
 the run's copy bandwidth."""
 
 
