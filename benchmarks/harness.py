@@ -177,13 +177,13 @@ def run_case(case: Case, timer: Timer, *, seed: int) -> dict[str, Any]:
         _check(case, inputs, compiled, compiled_torch, record)
     if compiled is None or not record["check"]["molten_ok"]:
         del implementations["molten"]
-    record["timings"] = {}
     with torch.no_grad():
-        for name, fn in implementations.items():
-            record["timings"][name] = {
-                "gpu_us": timer.gpu_time(fn).to_json(),
-                "call_us": timer.call_latency(fn).to_json(),
-            }
+        record["timings"] = {
+            name: {"gpu_us": timer.gpu_time(fn).to_json()}
+            for name, fn in implementations.items()
+        }
+        for name, samples in timer.call_latencies(implementations).items():
+            record["timings"][name]["call_us"] = samples.to_json()
     return record
 
 

@@ -348,7 +348,7 @@ def plot(results: dict[str, Any], path: Path) -> None:
         ax.legend()
     if compute:
         ax = axes.pop(0)
-        labels = [f"{_shape(c)}\n{c['dtype']}" for _, c in compute]
+        labels = [f"{_shape(c)} {c['dtype']}" for _, c in compute]
         impls = [
             i
             for i in ("molten", "eager", "compile", "cublas")
@@ -368,7 +368,11 @@ def plot(results: dict[str, Any], path: Path) -> None:
                 label=NAMES[impl],
             )
         ax.set_xticks(
-            [i + 0.4 - width / 2 for i in range(len(compute))], labels, fontsize=7
+            [i + 0.4 - width / 2 for i in range(len(compute))],
+            labels,
+            fontsize=8,
+            rotation=30,
+            ha="right",
         )
         ax.set_yscale("log")
         ax.set_ylabel("TFLOP/s (2MNK / GPU time)")

@@ -15,14 +15,16 @@ is checked, not assumed.
 Call latency. The wall-clock time per call of many calls made back to back
 from Python, synchronized once at the end, with the L2 warm: host overhead
 or GPU time, whichever bounds the call, as in a decode loop. The median of
-several such loops.
+several such loops, the implementations of a case taking turns.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -52,6 +54,22 @@ class Samples:
             k: round(v, 3) if isinstance(v, float) else v
             for k, v in asdict(self).items()
         }
+
+
+@contextlib.contextmanager
+def _pinned_to_one_cpu() -> Iterator[None]:
+    """The calling thread on one CPU meanwhile (the last it may use, CPU 0
+    being where interrupts tend to go), so that the scheduler moving it
+    between cores does not add to host timings."""
+    if not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {max(allowed)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, allowed)
 
 
 class Timer:
@@ -152,24 +170,36 @@ class Timer:
             "sleep kernel; GPU times would include host overhead"
         )
 
-    def call_latency(self, fn: Callable[[], Any], *, loops: int = 5) -> Samples:
+    def call_latency(self, fn: Callable[[], Any], *, loops: int = 7) -> Samples:
         """Wall-clock microseconds per call of back-to-back calls, L2 warm."""
-        fn()
-        torch.cuda.synchronize()
-        begin = time.perf_counter()
-        fn()
-        torch.cuda.synchronize()
-        once_us = (time.perf_counter() - begin) * 1e6
-        calls = int(min(2000, max(10, 0.02e6 / max(once_us, 1.0))))
-        per_call = []
-        for _ in range(loops):
+        return self.call_latencies({"fn": fn}, loops=loops)["fn"]
+
+    def call_latencies(
+        self, fns: dict[str, Callable[[], Any]], *, loops: int = 7
+    ) -> dict[str, Samples]:
+        """`call_latency` of several implementations, their loops taken in
+        turn so that each sees the same state of the host."""
+        calls = {}
+        for name, fn in fns.items():
+            fn()
             torch.cuda.synchronize()
             begin = time.perf_counter()
-            for _ in range(calls):
-                fn()
+            fn()
             torch.cuda.synchronize()
-            per_call.append((time.perf_counter() - begin) / calls * 1e6)
-        return Samples.of(per_call)
+            once_us = (time.perf_counter() - begin) * 1e6
+            calls[name] = int(min(2000, max(10, 0.02e6 / max(once_us, 1.0))))
+        per_call: dict[str, list[float]] = {name: [] for name in fns}
+        with _pinned_to_one_cpu():
+            for _ in range(loops):
+                for name, fn in fns.items():
+                    torch.cuda.synchronize()
+                    begin = time.perf_counter()
+                    for _ in range(calls[name]):
+                        fn()
+                    torch.cuda.synchronize()
+                    elapsed = time.perf_counter() - begin
+                    per_call[name].append(elapsed / calls[name] * 1e6)
+        return {name: Samples.of(values) for name, values in per_call.items()}
 
     def copy_bandwidth(self, nbytes: int) -> tuple[Samples, float]:
         """A device-to-device copy of `nbytes`: its GPU time and its bandwidth
