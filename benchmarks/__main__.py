@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from benchmarks.cases import MAIN_SUITES, SUITES, Case
+from benchmarks.cases import DTYPES, MAIN_SUITES, SUITES, Case
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument(
             "--dtype",
             action="append",
-            choices=["float32", "float16", "bfloat16"],
+            choices=DTYPES,
             help="only cases of this dtype (repeatable)",
         )
         p.add_argument("--match", help="only cases whose id contains this text")

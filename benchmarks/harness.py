@@ -175,9 +175,8 @@ def run_case(case: Case, timer: Timer, *, seed: int) -> dict[str, Any]:
     }
     with torch.no_grad():
         _check(case, inputs, compiled, compiled_torch, record)
-    if compiled is None or not record["check"]["molten_ok"]:
-        del implementations["molten"]
-    with torch.no_grad():
+        if not record["check"]["molten_ok"]:
+            del implementations["molten"]
         record["timings"] = {
             name: {"gpu_us": timer.gpu_time(fn).to_json()}
             for name, fn in implementations.items()
@@ -221,8 +220,11 @@ def _check(
     record["torch_compile_s"] = round(time.perf_counter() - begin, 2)
     if compiled is not None:
         poisoned = torch.full_like(eager, math.nan)
-        compiled(*inputs, out=poisoned)
-        errors["molten"] = relative_error(poisoned, reference)
+        try:
+            compiled(*inputs, out=poisoned)
+            errors["molten"] = relative_error(poisoned, reference)
+        except MoltenError as error:  # e.g. a launch the driver refused
+            record["molten_unavailable"] = f"{type(error).__name__}: {error}"
     bound = max(ERROR_FACTOR * errors["eager"], TOLERANCE[case.dtype])
     molten_ok = errors.get("molten", math.inf) <= bound
     record["check"] = {
@@ -233,7 +235,7 @@ def _check(
         "molten_ok": molten_ok,
         "compile_ok": errors["compile"] <= bound,
     }
-    if compiled is not None and not molten_ok:
+    if "molten" in errors and not molten_ok:
         record["refused"] = (
             f"Molten's error {errors['molten']:.3g} exceeds the bound {bound:.3g}; "
             "not timed"

@@ -58,9 +58,8 @@ class Samples:
 
 @contextlib.contextmanager
 def _pinned_to_one_cpu() -> Iterator[None]:
-    """The calling thread on one CPU meanwhile (the last it may use, CPU 0
-    being where interrupts tend to go), so that the scheduler moving it
-    between cores does not add to host timings."""
+    """The calling thread on one CPU (the last it may use) meanwhile, so that
+    the scheduler moving it between cores does not add to host timings."""
     if not hasattr(os, "sched_setaffinity"):
         yield
         return
@@ -85,7 +84,7 @@ class Timer:
             self.flush_bytes // 4, dtype=torch.int32, device=device
         )
         self._sleep_cycles_per_us = self._calibrate_sleep()
-        self.flush_us = 0.0
+        self.flush_us = 0.0  # gpu_time reads it; the flush is timed next
         self.flush_us = self.gpu_time(lambda: None, reps=50, flush_only=True).median
         self.event_floor_us = self.gpu_time(lambda: None, reps=200).median
         """What an empty call measures: the resolution of the GPU timings."""

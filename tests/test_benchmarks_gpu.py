@@ -65,6 +65,21 @@ def test_a_wrong_molten_kernel_is_refused_and_not_timed(timer):
     assert set(record["timings"]) == {"eager", "compile"}
 
 
+def test_a_molten_call_that_fails_is_recorded_and_not_timed(timer, monkeypatch):
+    from benchmarks.cases import smoke_suite
+    from benchmarks.harness import run_case
+    from molten import LaunchError
+    from molten.compiler import CompiledGraph
+
+    def refuse(self, *inputs, out=None, stream=None):
+        raise LaunchError("cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE")
+
+    monkeypatch.setattr(CompiledGraph, "__call__", refuse)
+    record = run_case(smoke_suite()[0], timer, seed=2)
+    assert record["molten_unavailable"].startswith("LaunchError: cuLaunchKernel")
+    assert "refused" not in record and "molten" not in record["timings"]
+
+
 def test_the_smoke_suite_runs_end_to_end(tmp_path):
     from benchmarks import report
     from benchmarks.cases import smoke_suite
