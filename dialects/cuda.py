@@ -73,6 +73,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
@@ -186,69 +187,139 @@ class GridDimOp(_SpecialRegisterOp):
     name = "cuda.grid_dim"
 
 
-def _verify_vector(op_name: str, vector: IntegerAttr) -> None:
-    # Accesses of several elements arrive with the vectorize pass.
-    if vector.value.data != 1:
+VECTOR_BYTES = 16
+"""The widest access: 128 bits (float4; eight f16 or bf16)."""
+
+
+def _verify_width(op_name: str, element: Attribute, width: int) -> None:
+    nbytes = width * _element_bytes(element)
+    if width & (width - 1) or nbytes > VECTOR_BYTES:
         raise VerifyException(
-            f"{op_name}: vector = {vector.value.data}; only scalar accesses "
-            "(vector = 1) exist so far"
+            f"{op_name}: {width} elements of {element} at once; a vector access is "
+            f"a power of two of elements, at most {VECTOR_BYTES} bytes"
         )
+
+
+def _element_bytes(element: Attribute) -> int:
+    return 4 if isinstance(element, Float32Type) else 2
 
 
 @irdl_op_definition
 class LoadOp(IRDLOperation):
-    """ptr[index]: `%v = cuda.load %p[%i] : !cuda.ptr<f16> -> f16`. `vector`
-    is the number of consecutive elements accessed (1 until vectorization)."""
+    """ptr[index], or several consecutive elements at once (a vector access,
+    aligned to its size; `vectorize` makes them):
+
+    ```mlir
+    %v = cuda.load %p[%i] : !cuda.ptr<f16> -> f16
+    %a, %b, %c, %d = cuda.load %p[%i] : !cuda.ptr<f32> -> f32, f32, f32, f32
+    ```
+    """
 
     name = "cuda.load"
     ptr = operand_def(PointerType)
     index = operand_def(IndexType)
-    vector = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
-    result = result_def()
-    assembly_format = (
-        "$ptr `[` $index `]` (`vector` $vector^)? attr-dict "
-        "`:` type($ptr) `->` type($result)"
-    )
+    values = var_result_def()
+    assembly_format = "$ptr `[` $index `]` attr-dict `:` type($ptr) `->` type($values)"
 
-    def __init__(self, ptr: SSAValue, index: SSAValue):
+    def __init__(self, ptr: SSAValue, index: SSAValue, width: int = 1):
         assert isinstance(ptr.type, PointerType)
-        super().__init__(operands=[ptr, index], result_types=[ptr.type.element_type])
+        super().__init__(
+            operands=[ptr, index], result_types=[[ptr.type.element_type] * width]
+        )
+
+    @property
+    def result(self) -> SSAValue:
+        """The value of a scalar load."""
+        (value,) = self.values
+        return value
 
     def verify_(self) -> None:
         assert isinstance(self.ptr.type, PointerType)
-        _verify_vector(self.name, self.vector)
-        if self.result.type != self.ptr.type.element_type:
+        element = self.ptr.type.element_type
+        if any(t != element for t in self.values.types):
             raise VerifyException(
-                f"cuda.load: a {self.ptr.type} gives {self.ptr.type.element_type}, "
-                f"not {self.result.type}"
+                f"cuda.load: a {self.ptr.type} gives {element}, not "
+                f"{', '.join(map(str, self.values.types))}"
             )
+        _verify_width(self.name, element, len(self.values))
 
 
 @irdl_op_definition
 class StoreOp(IRDLOperation):
-    """ptr[index] = value: `cuda.store %v, %p[%i] : f16, !cuda.ptr<f16>`."""
+    """ptr[index] = value, or several values to consecutive elements at once
+    (a vector access, aligned to its size):
+
+    ```mlir
+    cuda.store %v, %p[%i] : f16, !cuda.ptr<f16>
+    cuda.store %a, %b, %c, %d, %p[%i] : f32, f32, f32, f32, !cuda.ptr<f32>
+    ```
+    """
 
     name = "cuda.store"
-    value = operand_def()
+    values = var_operand_def()
     ptr = operand_def(PointerType)
     index = operand_def(IndexType)
-    vector = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
-    assembly_format = (
-        "$value `,` $ptr `[` $index `]` (`vector` $vector^)? attr-dict "
-        "`:` type($value) `,` type($ptr)"
-    )
 
-    def __init__(self, value: SSAValue, ptr: SSAValue, index: SSAValue):
-        super().__init__(operands=[value, ptr, index])
+    def __init__(self, value: SSAValue | Sequence[SSAValue], ptr: SSAValue, index):
+        values = [value] if isinstance(value, SSAValue) else list(value)
+        super().__init__(operands=[values, ptr, index])
+
+    @property
+    def value(self) -> SSAValue:
+        """The value of a scalar store."""
+        (value,) = self.values
+        return value
 
     def verify_(self) -> None:
         assert isinstance(self.ptr.type, PointerType)
-        _verify_vector(self.name, self.vector)
-        if self.value.type != self.ptr.type.element_type:
+        element = self.ptr.type.element_type
+        if not self.values:
+            raise VerifyException("cuda.store: stores at least one value")
+        if any(t != element for t in self.values.types):
             raise VerifyException(
-                f"cuda.store: a {self.value.type} cannot be stored through "
-                f"{self.ptr.type}"
+                f"cuda.store: a {', '.join(map(str, self.values.types))} cannot be "
+                f"stored through {self.ptr.type}"
             )
+        _verify_width(self.name, element, len(self.values))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([*self.values, self.ptr], printer.print_operand)
+        printer.print_string("[")
+        printer.print_operand(self.index)
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_list([*self.values.types, self.ptr.type], printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        # `%a, %b, %p[%i]`: the operand before `[` is the pointer.
+        start = parser.pos
+        operands = parser.parse_comma_separated_list(
+            parser.Delimiter.NONE, parser.parse_unresolved_operand
+        )
+        parser.parse_punctuation("[")
+        index = parser.parse_unresolved_operand()
+        parser.parse_punctuation("]")
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(
+            parser.Delimiter.NONE, parser.parse_type
+        )
+        if len(types) != len(operands):
+            parser.raise_error(
+                f"cuda.store: {len(operands)} operands before the index but "
+                f"{len(types)} types",
+                start,
+                parser.pos,
+            )
+        resolved = parser.resolve_operands(operands, types, parser.pos)
+        values, ptr = resolved[:-1], resolved[-1]
+        index_value = parser.resolve_operand(index, IndexType())
+        op = cls(values, ptr, index_value)
+        op.attributes.update(attributes)
+        return op
 
 
 @irdl_op_definition
@@ -458,36 +529,48 @@ class LaunchedKernel(SymbolUserOpInterface):
 
     def verify(self, op: Operation) -> None:
         assert isinstance(op, LaunchOp)
-        kernel = SymbolTable.lookup_symbol(op, op.callee)
-        if not isinstance(kernel, KernelOp):
-            raise VerifyException(f"cuda.launch: {op.callee} is not a cuda.kernel")
-        params = list(kernel.function_type.inputs.data)
-        if [a.type for a in op.args] != params:
-            raise VerifyException(
-                f"cuda.launch: the arguments do not match {op.callee}'s parameters "
-                f"({', '.join(map(str, params))})"
-            )
-        threads = math.prod(op.block.get_values())
-        if threads > kernel.block.data:
-            raise VerifyException(
-                f"cuda.launch: {threads} threads per block exceed {op.callee}'s "
-                f"launch bound of {kernel.block.data}"
-            )
+        callees = [op.callee] if op.fallback is None else [op.callee, op.fallback]
+        for callee in callees:
+            kernel = SymbolTable.lookup_symbol(op, callee)
+            if not isinstance(kernel, KernelOp):
+                raise VerifyException(f"cuda.launch: {callee} is not a cuda.kernel")
+            params = list(kernel.function_type.inputs.data)
+            if [a.type for a in op.args] != params:
+                raise VerifyException(
+                    f"cuda.launch: the arguments do not match {callee}'s parameters "
+                    f"({', '.join(map(str, params))})"
+                )
+            threads = math.prod(op.block.get_values())
+            if threads > kernel.block.data:
+                raise VerifyException(
+                    f"cuda.launch: {threads} threads per block exceed {callee}'s "
+                    f"launch bound of {kernel.block.data}"
+                )
 
 
 @irdl_op_definition
 class LaunchOp(IRDLOperation):
     """Launches a kernel on the launcher's stream:
-    `cuda.launch @k grid [g, 1, 1] block [b, 1, 1] (%x, %y) : ...`."""
+    `cuda.launch @k grid [g, 1, 1] block [b, 1, 1] (%x, %y) : ...`.
+
+    A kernel with vector accesses needs the pointers it accesses so to be
+    aligned to `VECTOR_BYTES`; the launch names them (`aligned`, positions in
+    the arguments) and a kernel of the same parameters to launch instead
+    when one is not (`else`, its scalar variant):
+    `cuda.launch @k grid [...] block [...] (%x, %y) aligned [0, 1] else @k_scalar`.
+    """
 
     name = "cuda.launch"
     callee = prop_def(SymbolRefAttr)
     grid = prop_def(DenseArrayBase.constr(i64))
     block = prop_def(DenseArrayBase.constr(i64))
+    aligned = opt_prop_def(DenseArrayBase.constr(i64))
+    fallback = opt_prop_def(SymbolRefAttr)
     args = var_operand_def(PointerType)
     traits = traits_def(HasParent(HostFuncOp), LaunchedKernel())
     assembly_format = (
-        "$callee `grid` $grid `block` $block `(` $args `)` attr-dict `:` type($args)"
+        "$callee `grid` $grid `block` $block `(` $args `)` "
+        "(`aligned` $aligned^ `else` $fallback)? attr-dict `:` type($args)"
     )
 
     def __init__(
@@ -511,6 +594,19 @@ class LaunchOp(IRDLOperation):
             values = dims.get_values()
             if len(values) != 3 or any(v < 1 for v in values):
                 raise VerifyException(f"cuda.launch: {name} must be three sizes >= 1")
+        if (self.aligned is None) != (self.fallback is None):
+            raise VerifyException(
+                "cuda.launch: `aligned` and its `else` kernel come together"
+            )
+        if self.aligned is not None:
+            positions = self.aligned.get_values()
+            if sorted(set(positions)) != list(positions) or not all(
+                0 <= p < len(self.args) for p in positions
+            ):
+                raise VerifyException(
+                    "cuda.launch: `aligned` lists argument positions, ascending, "
+                    "each once"
+                )
 
 
 @irdl_op_definition

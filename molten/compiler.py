@@ -16,13 +16,15 @@ from molten.runtime.program import Step, TensorSpec, host_program
 
 @dataclass(frozen=True)
 class Kernel:
-    """One generated kernel: its name, launch configuration and the molten ops
-    it fuses."""
+    """One generated kernel: its name, launch configuration, the molten ops
+    it fuses, and its scalar variant (launched instead when a pointer is too
+    misaligned for its vector accesses), if it has vector accesses."""
 
     name: str
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     fused_ops: tuple[str, ...]
+    scalar_variant: str | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,9 @@ class ZeroCompiler:
                     s.data
                     for s in (kernels[launch.callee.string_value()].fused_ops or [])
                 ),
+                scalar_variant=launch.fallback.string_value()
+                if launch.fallback
+                else None,
             )
             for launch in launches
         )

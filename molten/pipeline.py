@@ -13,8 +13,9 @@ KERNEL_PIPELINE = (
 )
 """Level 2: primitives fused into kernels, outlined and scheduled."""
 
-CUDA_PIPELINE = "lower-kernel-to-cuda,cse"
-"""Level 3: kernels lowered to the cuda dialect, which `-t cuda` prints."""
+CUDA_PIPELINE = "lower-kernel-to-cuda,cse,vectorize,dce"
+"""Level 3: kernels lowered to the cuda dialect (accesses vectorized where
+proven aligned), which `-t cuda` prints."""
 
 KERNEL_LEVEL_PIPELINE = f"{MOLTEN_PIPELINE},{KERNEL_PIPELINE}"
 """The prefix that ends at the kernel level, the last the interpreter runs."""

@@ -63,6 +63,12 @@ def _lower_kernel_to_cuda():
     return LowerKernelToCuda
 
 
+def _vectorize():
+    from molten.passes.vectorize import Vectorize
+
+    return Vectorize
+
+
 def _cuda_target():
     from molten.targets.cuda import CudaTarget
 
@@ -89,6 +95,7 @@ MOLTEN_UNIVERSE = Universe(
         "kernel-outline": _kernel_outline,
         "kernel-schedule": _kernel_schedule,
         "lower-kernel-to-cuda": _lower_kernel_to_cuda,
+        "vectorize": _vectorize,
     },
     all_targets={"cuda": _cuda_target, "cuda-header": _cuda_header_target},
 )

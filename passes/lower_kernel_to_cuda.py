@@ -183,6 +183,16 @@ def unravel(e: Emitter, linear: Index, shape: Sequence[int]) -> list[Index]:
     return list(reversed(index))
 
 
+def unravel_vector(
+    e: Emitter, base: Index, shape: Sequence[int], width: int
+) -> list[list[Index]]:
+    """The multi-indices of elements `base` ... `base + width - 1` of `shape`,
+    where `width` divides the innermost dimension and `base` is a multiple
+    of `width`, so that they share all but the innermost component."""
+    first = unravel(e, base, shape)
+    return [[*first[:-1], e.iadd(first[-1], i)] for i in range(width)]
+
+
 def ravel(e: Emitter, index: Sequence[Index], shape: Sequence[int]) -> Index:
     linear: Index = 0
     for i, s, d in zip(index, strides(shape), shape, strict=True):
@@ -501,15 +511,32 @@ def _store_output(
     _close(inner)
 
 
+def _vector_width(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, inner: int):
+    """The schedule's vector width, which must divide the innermost dimension
+    `inner` that each run of consecutive elements lies along."""
+    width = schedule.vector.data
+    if inner % width:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: @{kfunc.sym_name.data}'s schedule has vector = "
+            f"{width}, which does not divide its innermost dimension {inner}"
+        )
+    return width
+
+
 def lower_pointwise(
     kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr
 ) -> LoweredKernel:
+    """A grid-stride loop over runs of `vector` consecutive elements, on a
+    grid that gives each thread about `elements_per_thread` elements."""
     region, e, pointers, outputs, out_ptrs = _kernel_shell(kfunc)
     domain = _domain(outputs)
     n = math.prod(domain)
     block = schedule.block.data
-    per_block = block * schedule.elements_per_thread.data
-    grid = min(math.ceil(n / per_block), MAX_GRID_X)
+    width = _vector_width(kfunc, schedule, domain[-1])
+    # The grid gives each thread about elements_per_thread elements in all.
+    runs = n // width
+    runs_per_thread = max(1, schedule.elements_per_thread.data // width)
+    grid = min(math.ceil(runs / (block * runs_per_thread)), MAX_GRID_X)
 
     tid = e.add(cuda.ThreadIdxOp())
     bid = e.add(cuda.BlockIdxOp())
@@ -517,11 +544,12 @@ def lower_pointwise(
     gdim = e.add(cuda.GridDimOp())
     start = e.iadd(e.imul(bid, bdim), tid)
     step = e.imul(bdim, gdim)
-    body, loop_block = _for(e, start, n, step)
+    body, loop_block = _for(e, start, runs, step)
     ev = Evaluator(body, pointers)
-    index = unravel(body, loop_block.args[0], domain)
-    for value, ptr in zip(outputs, out_ptrs, strict=True):
-        _store_output(ev, value, ptr, index, domain)
+    base = body.imul(loop_block.args[0], width)
+    for index in unravel_vector(body, base, domain, width):
+        for value, ptr in zip(outputs, out_ptrs, strict=True):
+            _store_output(ev, value, ptr, index, domain)
     loop_block.add_op(scf.YieldOp())
     e.add(cuda.ReturnOp())
     return LoweredKernel(_kernel_op(kfunc, region, block), (grid, 1, 1), (block, 1, 1))
@@ -588,7 +616,9 @@ def lower_row_reduce(
             f"lower-kernel-to-cuda: a row_reduce block of {block} threads is not a "
             "multiple of 32"
         )
+    width = _vector_width(kfunc, schedule, col_shape[-1])
     ept = schedule.elements_per_thread.data
+    span = block * width  # columns covered by one run of `width` per thread
     cached = block * ept >= n
 
     tid = e.add(cuda.ThreadIdxOp())
@@ -602,45 +632,51 @@ def lower_row_reduce(
     per_row = [*row_index, *(0,) * k]
     ev = Evaluator(rb, pointers)
 
-    def element_index(em: Emitter, j: Index) -> list[Index]:
-        return [*row_index, *unravel(em, j, col_shape)]
+    def run(em: Emitter, j: Index) -> list[list[Index]]:
+        """The indices of the `width` elements from column `j` of the row."""
+        return [[*row_index, *col] for col in unravel_vector(em, j, col_shape, width)]
 
-    # Chunks of a cached row: thread t holds elements t, t + block, ...
-    chunks: list[tuple[Index, SSAValue | None]] = []
+    # Runs of a cached row: thread t holds columns t * width + c * span, ...
+    # (width of them each). In the last run, partial, the threads past the
+    # row read its last run instead (width divides n) and discard it.
+    # Each run's indices are built once, so that its values are loaded once.
+    runs: list[tuple[list[list[Index]], SSAValue | None]] = []
     if cached:
-        for c in range(math.ceil(n / block)):
-            j = rb.iadd(tid, c * block)
+        for c in range(math.ceil(n / span)):
+            j = rb.iadd(rb.imul(tid, width), c * span)
             if isinstance(j, SSAValue):
                 j.name_hint = "col"
-            if (c + 1) * block <= n:
-                chunks.append((j, None))
+            if (c + 1) * span <= n:
+                runs.append((run(rb, j), None))
             else:
                 valid = rb.icmp(j, n, "slt")
-                chunks.append((rb.imin(j, n - 1), valid))
+                runs.append((run(rb, rb.imin(j, n - width)), valid))
 
     for op in reductions:
         identity = rb.f32(_IDENTITY[type(op)])
         if cached:
             acc = identity
-            for j, valid in chunks:
-                v = ev.at(op.input, element_index(rb, j))
-                combined = _combine(rb, op, acc, v)
-                acc = combined if valid is None else rb.select(valid, combined, acc)
-                acc.name_hint = f"{op.results[0].name_hint or 'reduction'}_acc"
+            for indices, valid in runs:
+                for index in indices:
+                    combined = _combine(rb, op, acc, ev.at(op.input, index))
+                    acc = combined if valid is None else rb.select(valid, combined, acc)
+                    acc.name_hint = f"{op.results[0].name_hint or 'reduction'}_acc"
         else:
             loop_body = Block(arg_types=[INDEX, F32])
             loop = scf.ForOp(
-                rb.index(tid),
+                rb.index(rb.imul(tid, width)),
                 rb.index(n),
-                rb.index(block),
+                rb.index(span),
                 [identity],
                 Region(loop_body),
             )
             rb.block.add_op(loop)
             inner = rb.nested(loop_body)
             scoped = ev.scoped(inner)
-            v = scoped.at(op.input, element_index(inner, loop_body.args[0]))
-            loop_body.add_op(scf.YieldOp(_combine(inner, op, loop_body.args[1], v)))
+            partial = loop_body.args[1]
+            for index in run(inner, loop_body.args[0]):
+                partial = _combine(inner, op, partial, scoped.at(op.input, index))
+            loop_body.add_op(scf.YieldOp(partial))
             acc = loop.results[0]
             acc.name_hint = f"{op.results[0].name_hint or 'reduction'}_acc"
         total = _block_reduce(rb, op, acc, tid, block)
@@ -653,21 +689,20 @@ def lower_row_reduce(
         shape = shape_of(value)
         if shape == full:
             if cached:
-                for j, valid in chunks:
-                    index = element_index(rb, j)
-                    if valid is None:
-                        _store(ev, ev.at(value, index), ptr, ravel(rb, index, full))
-                    else:
-                        scalar = ev.at(value, index)
-                        offset = ravel(rb, index, full)
-                        inner = _if(rb, valid)
-                        _store(ev.scoped(inner), scalar, ptr, offset)
-                        _close(inner)
+                for indices, valid in runs:
+                    target = rb if valid is None else _if(rb, valid)
+                    scoped = ev if valid is None else ev.scoped(target)
+                    for index in indices:
+                        scalar = scoped.at(value, index)
+                        _store(scoped, scalar, ptr, ravel(target, index, full))
+                    if valid is not None:
+                        _close(target)
             else:
-                lb, loop_block = _for(rb, tid, n, block)
+                lb, loop_block = _for(rb, rb.imul(tid, width), n, span)
                 scoped = ev.scoped(lb)
-                index = element_index(lb, loop_block.args[0])
-                _store(scoped, scoped.at(value, index), ptr, ravel(lb, index, full))
+                for index in run(lb, loop_block.args[0]):
+                    scalar = scoped.at(value, index)
+                    _store(scoped, scalar, ptr, ravel(lb, index, full))
                 loop_block.add_op(scf.YieldOp())
         elif shape == (*row_shape, *(1,) * k):
             scalar = ev.at(value, per_row)

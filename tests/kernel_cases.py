@@ -217,6 +217,13 @@ CASES: dict[str, Builder] = {
     "unary_ops_3x517": unary_ops(3, 517),
     "binary_ops_5x129": binary_ops(5, 129),
     "reshape_reduce_6x40": reshape_reduce(6, 40, 4),
+    # Vector accesses: runs of 4 f32 or 8 f16/bf16 along the innermost axis,
+    # with row/column broadcasts, a partial last run, a transposed read
+    # (scalar loads, vector stores) and a 1-D stream.
+    "broadcast_mix_6x40": broadcast_mix(6, 40),
+    "rms_norm_silu_3x2056": rms_norm_silu(3, 2056),
+    "transpose_cast_16x8": transpose_cast(16, 8),
+    "gelu_affine_4096": gelu_affine(4096),
     # More rows than a grid's y or z dimension holds (65535).
     "rms_norm_70000x8": rms_norm(70000, 8),
     "softmax_66000x5": softmax([66000, 5]),

@@ -672,6 +672,10 @@ def check_launcher(launcher: dict) -> None:
         r"cudaMemcpyDeviceToDevice, stream\);$"
     )
     free = re.compile(rf"^cudaFreeAsync\(({_ID}), stream\);$")
+    # A vectorized kernel, or its scalar variant when a pointer is misaligned.
+    aligned = re.compile(
+        rf"^if \(\(\(\(uintptr_t\){_ID}( \| \(uintptr_t\){_ID})*\) % 16\) == 0\) \{{$"
+    )
     allocated: list[str] = []
     freed: list[str] = []
     calls = 0
@@ -692,7 +696,19 @@ def check_launcher(launcher: dict) -> None:
 
     while i < len(body) - 1:
         line = body[i]
-        if launch.match(line):
+        if aligned.match(line):
+            vector, scalar = launch.match(body[i + 1]), launch.match(body[i + 3])
+            assert vector and scalar, body[i : i + 5]
+            vector_kernel, vector_call = body[i + 1].split("<<<")
+            scalar_kernel, scalar_call = body[i + 3].split("<<<")
+            assert vector_call == scalar_call and vector_kernel != scalar_kernel
+            assert body[i + 2].startswith("} else {")
+            assert body[i + 4] == "}"
+            assert body[i + 5] == "err = cudaGetLastError();"
+            i += 6
+            i = expect_check()
+            calls += 1
+        elif launch.match(line):
             assert not freed, "a launch after a buffer was freed"
             assert body[i + 1] == "err = cudaGetLastError();"
             i += 2

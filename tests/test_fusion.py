@@ -142,13 +142,17 @@ def check_schedule(k: kernel.FuncOp) -> None:
         n = row_length_of(k)
         block, per_thread = fields["block"], fields["elements_per_thread"]
         assert block % 32 == 0 and 32 <= block <= 1024, fields
-        if n <= 1024 * 8:
+        width = fields["vector"]
+        # runs of `vector` elements along the row's innermost axis
+        assert per_thread % width == 0 and row_length_of(k) % width == 0, fields
+        if n <= 1024 * max(8, width):
             # the row is held in registers: the block covers it, <= 8 each
+            # (or one run, if longer)
             assert block * per_thread >= n, (n, fields)
-            assert per_thread <= 8, (n, fields)
+            assert per_thread <= max(8, width), (n, fields)
         else:
             # a longer row is walked again for each pass over it
-            assert block == 1024 and per_thread == 1, (n, fields)
+            assert block == 512 and per_thread == width, (n, fields)
         assert tile == []
     elif kind == kernel.KernelKind.GEMM:
         assert len(tile) == 3 and all(t >= 1 for t in tile), tile
@@ -442,7 +446,7 @@ def test_seed_rms_norm_kernel_level_text():
     assert (
         "kernel.func @fused_rmsnorm_row_reduce0(%x: tensor<2048x5120xf32>, "
         "%w: tensor<5120xf32>) -> (tensor<2048x5120xf32>) row_reduce schedule "
-        "#kernel.schedule<block = 640, rows_per_block = 1, vector = 1, "
+        "#kernel.schedule<block = 640, rows_per_block = 1, vector = 4, "
         "elements_per_thread = 8>" in text
     )
     assert (
@@ -729,8 +733,9 @@ def test_row_reduce_schedule(n):
     assert k.kind.data == kernel.KernelKind.ROW_REDUCE
     check_schedule(k)
     block = k.schedule.block.data
-    # the fewest threads (a multiple of 32, at most 1024) with <= 8 elements each
-    assert block == min(1024, max(32, 32 * math.ceil(n / 256)))
+    # the fewest threads (a multiple of 32, at most 1024) with <= 8 elements
+    # each; 512 for a row longer than 1024 x 8, walked once per pass
+    assert block == (min(1024, max(32, 32 * math.ceil(n / 256))) if n <= 8192 else 512)
     assert k.schedule.rows_per_block.data == 1
 
 
@@ -774,13 +779,13 @@ def test_schedule_written_by_hand_is_kept():
     module = run_pipeline(parse_module(text), "kernel-outline,kernel-schedule")
     first, second = kernel_funcs(module)
     assert first.schedule == kernel.ScheduleAttr(64, vector=4)
-    assert second.schedule == kernel.ScheduleAttr(256)
+    assert second.schedule == kernel.ScheduleAttr(256, vector=4, elements_per_thread=4)
     # scheduling a kernel.fused (before outlining) works too
     module = run_pipeline(parse_module(text), "kernel-schedule")
     fused = [op for op in module.walk() if isinstance(op, kernel.FusedOp)]
     assert [f.schedule for f in fused] == [
         kernel.ScheduleAttr(64, vector=4),
-        kernel.ScheduleAttr(256),
+        kernel.ScheduleAttr(256, vector=4, elements_per_thread=4),
     ]
 
 

@@ -3,8 +3,9 @@
 // RUN: molten-opt %s --split-input-file -p MOLTEN_KERNEL_LEVEL_PIPELINE | grep -c "kernel.func @" | filecheck %s --check-prefix=KERNELS
 // RUN: molten-opt %s --split-input-file -p MOLTEN_KERNEL_LEVEL_PIPELINE | grep -c "kernel.launch @" | filecheck %s --check-prefix=KERNELS
 // RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | filecheck %s --check-prefix=CUDA
-// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep -c __global__ | filecheck %s --check-prefix=KERNELS
-// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep -c "<<<" | filecheck %s --check-prefix=KERNELS
+// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep __global__ | grep -vc "_scalar(" | filecheck %s --check-prefix=KERNELS
+// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep "<<<" | grep -vc "_scalar<<<" | filecheck %s --check-prefix=KERNELS
+// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep -c "_scalar<<<" | filecheck %s --check-prefix=VARIANTS
 
 // The default pipeline up to the kernel level (KERNEL_LEVEL_PIPELINE of
 // molten/pipeline.py: the molten-level passes, then fuse-reduction,
@@ -18,8 +19,10 @@
 // The KERNELS line counts them: the seven cases hold seven kernel.funcs,
 // seven kernel.launches, seven __global__ kernels and seven <<<...>>>
 // launches, so, each case having its own (the other checks), exactly one of
-// each per case.
+// each per case. Besides, each kernel with vector accesses (all but the
+// gemm) has a scalar variant, launched instead when a pointer is misaligned.
 // KERNELS: {{^7$}}
+// VARIANTS: {{^6$}}
 //
 // The CHECK lines: the module is the kernel.func (no other kernel.func
 // inside it up to its yield), then the graph, exactly one launch and the
@@ -35,7 +38,7 @@ func.func @fused_rmsnorm(%x: tensor<2048x5120xf32>, %w: tensor<5120xf32>) -> (te
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @fused_rmsnorm_row_reduce0(%x: tensor<2048x5120xf32>, %w: tensor<5120xf32>) -> (tensor<2048x5120xf32>) row_reduce schedule #kernel.schedule<block = 640, rows_per_block = 1, vector = 1, elements_per_thread = 8> attributes {fused_ops = ["square", "reduce_mean", "add", "rsqrt", "mul", "mul"]} {
+// CHECK-NEXT:   kernel.func @fused_rmsnorm_row_reduce0(%x: tensor<2048x5120xf32>, %w: tensor<5120xf32>) -> (tensor<2048x5120xf32>) row_reduce schedule #kernel.schedule<block = 640, rows_per_block = 1, vector = 4, elements_per_thread = 8> attributes {fused_ops = ["square", "reduce_mean", "add", "rsqrt", "mul", "mul"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %norm : tensor<2048x5120xf32>
 // CHECK-NEXT:   }
@@ -64,7 +67,7 @@ func.func @layer_norm(%x: tensor<64x768xf16>, %w: tensor<768xf16>, %b: tensor<76
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @layer_norm_row_reduce0(%x: tensor<64x768xf16>, %w: tensor<768xf16>, %b: tensor<768xf16>) -> (tensor<64x768xf16>) row_reduce schedule #kernel.schedule<block = 96, rows_per_block = 1, vector = 1, elements_per_thread = 8> attributes {fused_ops = ["cast", "cast", "cast", "reduce_mean", "sub", "square", "reduce_mean", "add", "rsqrt", "mul", "mul", "add", "cast"]} {
+// CHECK-NEXT:   kernel.func @layer_norm_row_reduce0(%x: tensor<64x768xf16>, %w: tensor<768xf16>, %b: tensor<768xf16>) -> (tensor<64x768xf16>) row_reduce schedule #kernel.schedule<block = 96, rows_per_block = 1, vector = 8, elements_per_thread = 8> attributes {fused_ops = ["cast", "cast", "cast", "reduce_mean", "sub", "square", "reduce_mean", "add", "rsqrt", "mul", "mul", "add", "cast"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<64x768xf16>
 // CHECK-NEXT:   }
@@ -95,7 +98,7 @@ func.func @softmax(%x: tensor<8x16x1024xf32>) -> tensor<8x16x1024xf32> {
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @softmax_row_reduce0(%x: tensor<8x16x1024xf32>) -> (tensor<8x16x1024xf32>) row_reduce schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 8> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "div"]} {
+// CHECK-NEXT:   kernel.func @softmax_row_reduce0(%x: tensor<8x16x1024xf32>) -> (tensor<8x16x1024xf32>) row_reduce schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 4, elements_per_thread = 8> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "div"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<8x16x1024xf32>
 // CHECK-NEXT:   }
@@ -128,7 +131,7 @@ func.func @rms_norm_silu(%x: tensor<32x4096xbf16>, %w: tensor<4096xbf16>, %g: te
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @rms_norm_silu_row_reduce0(%x: tensor<32x4096xbf16>, %w: tensor<4096xbf16>, %g: tensor<32x4096xbf16>) -> (tensor<32x4096xbf16>) row_reduce schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 1, elements_per_thread = 8> attributes {fused_ops = ["cast", "cast", "square", "reduce_mean", "add", "rsqrt", "mul", "mul", "cast", "silu", "mul"]} {
+// CHECK-NEXT:   kernel.func @rms_norm_silu_row_reduce0(%x: tensor<32x4096xbf16>, %w: tensor<4096xbf16>, %g: tensor<32x4096xbf16>) -> (tensor<32x4096xbf16>) row_reduce schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 8, elements_per_thread = 8> attributes {fused_ops = ["cast", "cast", "square", "reduce_mean", "add", "rsqrt", "mul", "mul", "cast", "silu", "mul"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<32x4096xbf16>
 // CHECK-NEXT:   }
@@ -162,7 +165,7 @@ func.func @gelu_affine(%x: tensor<128x256xf32>, %a: tensor<256xf32>, %b: tensor<
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @gelu_affine_pointwise0(%x: tensor<128x256xf32>, %a: tensor<256xf32>, %b: tensor<256xf32>, %c: tensor<f32>) -> (tensor<128x256xf32>) pointwise schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1> attributes {fused_ops = ["mul", "add", "gelu", "mul"]} {
+// CHECK-NEXT:   kernel.func @gelu_affine_pointwise0(%x: tensor<128x256xf32>, %a: tensor<256xf32>, %b: tensor<256xf32>, %c: tensor<f32>) -> (tensor<128x256xf32>) pointwise schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 4, elements_per_thread = 4> attributes {fused_ops = ["mul", "add", "gelu", "mul"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<128x256xf32>
 // CHECK-NEXT:   }
@@ -230,7 +233,7 @@ func.func @log_softmax(%x: tensor<32x512xf32>) -> tensor<32x512xf32> {
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @log_softmax_row_reduce0(%x: tensor<32x512xf32>) -> (tensor<32x512xf32>) row_reduce schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 1, elements_per_thread = 8> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "log", "sub"]} {
+// CHECK-NEXT:   kernel.func @log_softmax_row_reduce0(%x: tensor<32x512xf32>) -> (tensor<32x512xf32>) row_reduce schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 8> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "log", "sub"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<32x512xf32>
 // CHECK-NEXT:   }

@@ -7,8 +7,10 @@
 // written out); the DECOMP lines follow a graph spec through the passes
 // before it.
 
-// pointwise: 256 threads, one scalar element per thread, whatever the
-// shape; on a kernel.func and on a kernel.fused alike.
+// pointwise: 256 threads, one run of `vector` elements per thread (16 bytes
+// of the narrowest element type, halved until it divides the innermost
+// dimension: 4 f32, 8 f16, 1 for rows of 3); on a kernel.func and on a
+// kernel.fused alike.
 kernel.func @pw_small(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise attributes {fused_ops = ["exp"]} {
   %e = molten.exp %x : tensor<4xf32>
   kernel.yield %e : tensor<4xf32>
@@ -27,11 +29,11 @@ func.func @pw_group(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   func.return %y : tensor<2x3xf32>
 }
 
-// CHECK-LABEL: kernel.func @pw_small(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1> attributes {fused_ops = ["exp"]} {
+// CHECK-LABEL: kernel.func @pw_small(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 4, elements_per_thread = 4> attributes {fused_ops = ["exp"]} {
 // CHECK-NEXT:    %e = molten.exp %x : tensor<4xf32>
 // CHECK-NEXT:    kernel.yield %e : tensor<4xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @pw_large(%x: tensor<64x4096xf16>, %c: tensor<4096xf16>) -> (tensor<64x4096xf16>) pointwise schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1> {
+// CHECK-NEXT:  kernel.func @pw_large(%x: tensor<64x4096xf16>, %c: tensor<4096xf16>) -> (tensor<64x4096xf16>) pointwise schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 8> {
 // CHECK-NEXT:    %r = molten.rotate_half %x : tensor<64x4096xf16>
 // CHECK-NEXT:    %m = molten.mul %r, %c : (tensor<64x4096xf16>, tensor<4096xf16>) -> tensor<64x4096xf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<64x4096xf16>
@@ -56,7 +58,7 @@ kernel.func @rows_of_31(%x: tensor<2x31xf32>) -> (tensor<2x1xf32>) row_reduce {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x31xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
 }
-// 32: one warp, 1 element each
+// 32: one warp, one run of 4 elements each (a warp of fewer threads cannot be)
 kernel.func @rows_of_32(%x: tensor<2x32xf32>) -> (tensor<2x1xf32>) row_reduce {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x32xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
@@ -66,12 +68,12 @@ kernel.func @rows_of_256(%x: tensor<2x256xf32>) -> (tensor<2x1xf32>) row_reduce 
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x256xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
 }
-// 257: 33 threads needed, two warps; 5 elements each
+// 257: 33 threads needed, two warps; 5 elements each, scalar (257 is odd)
 kernel.func @rows_of_257(%x: tensor<2x257xf32>) -> (tensor<2x1xf32>) row_reduce {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x257xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
 }
-// 5120 (the seed rms_norm): 640 threads of 8
+// 5120 (the seed rms_norm): 640 threads of two runs of 4
 kernel.func @rows_of_5120(%x: tensor<2x5120xf32>) -> (tensor<2x1xf32>) row_reduce {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x5120xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
@@ -81,7 +83,7 @@ kernel.func @rows_of_8192(%x: tensor<2x8192xf32>) -> (tensor<2x1xf32>) row_reduc
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x8192xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
 }
-// 8200: more than 1024 x 8: 1024 threads, and elements_per_thread = 1 (the
+// 8200: more than 1024 x 8: 512 threads, and elements_per_thread = vector (the
 // row is not held in registers but read again for each pass over it)
 kernel.func @rows_of_8200(%x: tensor<2x8200xf32>) -> (tensor<2x1xf32>) row_reduce {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x8200xf32> -> tensor<2x1xf32>
@@ -97,11 +99,11 @@ kernel.func @rows_of_65536(%x: tensor<2x65536xf32>) -> (tensor<2x1xf32>) row_red
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x31xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_32(%x: tensor<2x32xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 1, elements_per_thread = 1> {
+// CHECK-NEXT:  kernel.func @rows_of_32(%x: tensor<2x32xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 4, elements_per_thread = 4> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x32xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_256(%x: tensor<2x256xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 1, elements_per_thread = 8> {
+// CHECK-NEXT:  kernel.func @rows_of_256(%x: tensor<2x256xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 4, elements_per_thread = 8> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x256xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
@@ -109,19 +111,19 @@ kernel.func @rows_of_65536(%x: tensor<2x65536xf32>) -> (tensor<2x1xf32>) row_red
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x257xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_5120(%x: tensor<2x5120xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 640, rows_per_block = 1, vector = 1, elements_per_thread = 8> {
+// CHECK-NEXT:  kernel.func @rows_of_5120(%x: tensor<2x5120xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 640, rows_per_block = 1, vector = 4, elements_per_thread = 8> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x5120xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_8192(%x: tensor<2x8192xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 1, elements_per_thread = 8> {
+// CHECK-NEXT:  kernel.func @rows_of_8192(%x: tensor<2x8192xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 8> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x8192xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_8200(%x: tensor<2x8200xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 1, elements_per_thread = 1> {
+// CHECK-NEXT:  kernel.func @rows_of_8200(%x: tensor<2x8200xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 4> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x8200xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_65536(%x: tensor<2x65536xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 1, elements_per_thread = 1> {
+// CHECK-NEXT:  kernel.func @rows_of_65536(%x: tensor<2x65536xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 4> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x65536xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
@@ -143,7 +145,7 @@ func.func @rows_of_three_axes(%x: tensor<16x4x8x8xf32>) -> tensor<16x4x8x8xf32> 
 }
 
 // CHECK-LABEL: func.func @rows_of_three_axes(%x: tensor<16x4x8x8xf32>) -> tensor<16x4x8x8xf32> {
-// CHECK-NEXT:    %y = kernel.fused row_reduce schedule <block = 32, rows_per_block = 1, vector = 1, elements_per_thread = 8>(%x) : (tensor<16x4x8x8xf32>) -> tensor<16x4x8x8xf32> {
+// CHECK-NEXT:    %y = kernel.fused row_reduce schedule <block = 32, rows_per_block = 1, vector = 4, elements_per_thread = 8>(%x) : (tensor<16x4x8x8xf32>) -> tensor<16x4x8x8xf32> {
 // CHECK-NEXT:    ^bb0(%a: tensor<16x4x8x8xf32>):
 // CHECK-NEXT:      %e = molten.exp %a : tensor<16x4x8x8xf32>
 // CHECK-NEXT:      %s = molten.reduce_sum %e axes = [1, 2, 3] keepdim : tensor<16x4x8x8xf32> -> tensor<16x1x1x1xf32>
@@ -226,7 +228,7 @@ func.func @kept_groups(%x: tensor<2x300xf32>) -> tensor<2x300xf32> {
 // CHECK-NEXT:      %r = molten.reduce_sum %a axes = [1] keepdim : tensor<2x300xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:      kernel.yield %r : tensor<2x1xf32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %y = kernel.fused pointwise schedule <block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1>(%x, %s) : (tensor<2x300xf32>, tensor<2x1xf32>) -> tensor<2x300xf32> {
+// CHECK-NEXT:    %y = kernel.fused pointwise schedule <block = 256, rows_per_block = 1, vector = 4, elements_per_thread = 4>(%x, %s) : (tensor<2x300xf32>, tensor<2x1xf32>) -> tensor<2x300xf32> {
 // CHECK-NEXT:    ^bb0(%a: tensor<2x300xf32>, %b: tensor<2x1xf32>):
 // CHECK-NEXT:      %d = molten.div %a, %b : (tensor<2x300xf32>, tensor<2x1xf32>) -> tensor<2x300xf32>
 // CHECK-NEXT:      kernel.yield %d : tensor<2x300xf32>
@@ -246,7 +248,7 @@ func.func @softmax_matmul(%x: tensor<8x1000xf32>, %w: tensor<1000x64xf32>) -> te
   func.return %y : tensor<8x64xf32>
 }
 
-// DECOMP-LABEL: kernel.func @softmax_matmul_row_reduce0(%x: tensor<8x1000xf32>) -> (tensor<8x1000xf32>) row_reduce schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 8> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "div"]} {
+// DECOMP-LABEL: kernel.func @softmax_matmul_row_reduce0(%x: tensor<8x1000xf32>) -> (tensor<8x1000xf32>) row_reduce schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 4, elements_per_thread = 8> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "div"]} {
 // DECOMP-NEXT:    %reduce_max = molten.reduce_max %x axes = [1] keepdim : tensor<8x1000xf32> -> tensor<8x1xf32>
 // DECOMP-NEXT:    %sub = molten.sub %x, %reduce_max : (tensor<8x1000xf32>, tensor<8x1xf32>) -> tensor<8x1000xf32>
 // DECOMP-NEXT:    %exp = molten.exp %sub : tensor<8x1000xf32>

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from molten.dialects.cuda import VECTOR_BYTES
 from molten.errors import InputError
 from molten.runtime import program as steps
 from molten.runtime.arrays import (
@@ -39,10 +40,13 @@ from molten.runtime.program import ITEMSIZES, TensorSpec
 
 
 class _PreparedLaunch:
-    """One kernel launch with its parameter block built once."""
+    """One kernel launch with its parameter block built once, and the scalar
+    variant's function for calls whose pointers are too misaligned for the
+    kernel's vector accesses."""
 
-    def __init__(self, function: Any, step: steps.Launch):
+    def __init__(self, function: Any, fallback: Any, step: steps.Launch):
         self.function = function
+        self.fallback = fallback
         self.step = step
         # cuLaunchKernel takes an array of pointers to the parameter values;
         # both arrays live as long as this object, the values change per call.
@@ -66,18 +70,17 @@ class Executable:
         self.device_id = device_id
         self.device.make_current()
         launches = [s for s in compiled.program if isinstance(s, steps.Launch)]
+        fused_ops = {}
+        for s, k in zip(launches, compiled.kernels, strict=True):
+            fused_ops[s.kernel] = k.fused_ops
+            if s.fallback:
+                fused_ops[s.fallback] = k.fused_ops
         self.source_map = SourceMap(
-            compiled.name,
-            {
-                s.kernel: k.fused_ops
-                for s, k in zip(launches, compiled.kernels, strict=True)
-            },
-            compiled.origins,
-            compiled.value_ops,
+            compiled.name, fused_ops, compiled.origins, compiled.value_ops
         )
-        functions = self._load({s.kernel for s in launches})
+        functions = self._load(set(fused_ops))
         self._steps: list[Any] = [
-            _PreparedLaunch(functions[s.kernel], s)
+            _PreparedLaunch(functions[s.kernel], functions.get(s.fallback), s)
             if isinstance(s, steps.Launch)
             else s
             for s in compiled.program
@@ -258,11 +261,15 @@ class Executable:
             for step in self._steps:
                 if isinstance(step, _PreparedLaunch):
                     launch = step.step
-                    step.values[: len(launch.args)] = [slots[a] for a in launch.args]
+                    pointers = [slots[a] for a in launch.args]
+                    step.values[: len(launch.args)] = pointers
+                    function = step.function
+                    if any(pointers[i] % VECTOR_BYTES for i in launch.aligned):
+                        function = step.fallback
                     gx, gy, gz = launch.grid
                     bx, by, bz = launch.block
                     status = driver.cuLaunchKernel(
-                        step.function,
+                        function,
                         gx,
                         gy,
                         gz,

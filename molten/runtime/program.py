@@ -60,12 +60,16 @@ class Alloc:
 
 @dataclass(frozen=True)
 class Launch:
-    """A launch of `kernel` (its C++ name) with the buffers in `args`."""
+    """A launch of `kernel` (its C++ name) with the buffers in `args`; when
+    one of the buffers at positions `aligned` is not aligned to
+    `cuda.VECTOR_BYTES`, of `fallback` (the kernel's scalar variant)."""
 
     kernel: str
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     args: tuple[int, ...]
+    aligned: tuple[int, ...] = ()
+    fallback: str | None = None
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,8 @@ def host_program(
                     tuple(op.grid.get_values()),  # type: ignore[arg-type]
                     tuple(op.block.get_values()),  # type: ignore[arg-type]
                     tuple(slots[a] for a in op.args),
+                    tuple(op.aligned.get_values()) if op.aligned else (),
+                    kernel_names[op.fallback.string_value()] if op.fallback else None,
                 )
             )
         elif isinstance(op, cuda.CopyOp):

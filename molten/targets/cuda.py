@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    SymbolRefAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.target import Target
@@ -137,6 +138,7 @@ CPP_KEYWORDS = frozenset(
 GENERATED_NAMES = frozenset(
     [
         "int64_t",
+        "uintptr_t",
         "size_t",
         "dim3",
         "threadIdx",
@@ -234,8 +236,12 @@ class Scope:
         base = c_identifier(hint, is_global=self.is_global) if hint else default
         name, suffix = base, 1
         while name in self.taken:
-            # "int_" + "_1" would be a reserved "__": join on one underscore.
-            name, suffix = f"{base.rstrip('_')}_{suffix}", suffix + 1
+            # "int_" + "_1" would be a reserved "__": join on one underscore;
+            # and "M_PI_" + "2" a macro again: the result is checked anew.
+            name = c_identifier(
+                f"{base.rstrip('_')}_{suffix}", is_global=self.is_global
+            )
+            suffix += 1
         self.taken.add(name)
         return name
 
@@ -401,11 +407,9 @@ class BodyPrinter:
             )
             self.define(op.result, f"{fn}({self.name(op.input)})")
         elif isinstance(op, cuda.LoadOp):
-            self.define(op.result, f"{self.name(op.ptr)}[{self.name(op.index)}]")
+            self._load(op)
         elif isinstance(op, cuda.StoreOp):
-            self.emit(
-                f"{self.name(op.ptr)}[{self.name(op.index)}] = {self.name(op.value)};"
-            )
+            self._store(op)
         elif isinstance(op, cuda.SharedAllocOp):
             name = self.scope.fresh(op.result.name_hint, "shared")
             self.names[op.result] = name
@@ -443,6 +447,31 @@ class BodyPrinter:
             self.check_error()
         else:
             raise NotImplementedError(f"-t cuda: cannot print {op.name}")
+
+    def _load(self, op: cuda.LoadOp) -> None:
+        address = f"{self.name(op.ptr)}[{self.name(op.index)}]"
+        if len(op.values) == 1:
+            self.define(op.result, address)
+            return
+        vector = _vector_type(op.ptr.type, len(op.values))
+        hint = op.values[0].name_hint
+        name = self.scope.fresh(f"{hint}_vec" if hint else None, "vec")
+        self.emit(
+            f"const {vector} {name} = *reinterpret_cast<const {vector}*>(&{address});"
+        )
+        for i, value in enumerate(op.values):
+            self.define(value, f"{name}.v[{i}]")
+
+    def _store(self, op: cuda.StoreOp) -> None:
+        address = f"{self.name(op.ptr)}[{self.name(op.index)}]"
+        if len(op.values) == 1:
+            self.emit(f"{address} = {self.name(op.value)};")
+            return
+        vector = _vector_type(op.ptr.type, len(op.values))
+        values = ", ".join(self.name(v) for v in op.values)
+        self.emit(
+            f"*reinterpret_cast<{vector}*>(&{address}) = {vector}{{{{{values}}}}};"
+        )
 
     def _for(self, op: scf.ForOp) -> None:
         body = op.body.block
@@ -515,13 +544,32 @@ class BodyPrinter:
         self.emit("}")
 
     def _launch(self, op: cuda.LaunchOp) -> None:
-        name = self.kernel_names[op.callee.string_value()]
         grid = ", ".join(str(g) for g in op.grid.get_values())
         block = ", ".join(str(b) for b in op.block.get_values())
         args = ", ".join(self.name(a) for a in op.args)
-        self.emit(f"{name}<<<dim3({grid}), dim3({block}), 0, stream>>>({args});")
+
+        def launch(callee: SymbolRefAttr) -> str:
+            name = self.kernel_names[callee.string_value()]
+            return f"{name}<<<dim3({grid}), dim3({block}), 0, stream>>>({args});"
+
+        if op.aligned is None or op.fallback is None:
+            self.emit(launch(op.callee))
+        else:
+            pointers = " | ".join(
+                f"(uintptr_t){self.name(op.args[i])}" for i in op.aligned.get_values()
+            )
+            self.emit(f"if ((({pointers}) % {cuda.VECTOR_BYTES}) == 0) {{")
+            self.emit(f"  {launch(op.callee)}")
+            self.emit("} else {  // a pointer too misaligned for the vector accesses")
+            self.emit(f"  {launch(op.fallback)}")
+            self.emit("}")
         self.emit("err = cudaGetLastError();")
         self.check_error()
+
+
+def _vector_type(pointer: Attribute, width: int) -> str:
+    assert isinstance(pointer, cuda.PointerType)
+    return f"molten_vec<{c_type(pointer.element_type)}, {width}>"
 
 
 def _stored_pointers(body: Block) -> set[SSAValue]:

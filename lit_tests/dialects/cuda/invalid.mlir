@@ -63,22 +63,43 @@ cuda.kernel @store_mismatch_shared(%x: !cuda.ptr<f16>) block 32 {
 
 // -----
 
-// a vector access (not yet: only scalar accesses exist)
-cuda.kernel @load_vector(%x: !cuda.ptr<f32>) block 32 {
+// a vector access of three elements (not a power of two)
+cuda.kernel @load_three(%x: !cuda.ptr<f32>) block 32 {
   %i = cuda.thread_idx x
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.load: vector = 4; only scalar accesses (vector = 1) exist so far{{$}}
-  %v = cuda.load %x[%i] vector 4 : !cuda.ptr<f32> -> f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.load: 3 elements of f32 at once; a vector access is a power of two of elements, at most 16 bytes{{$}}
+  %a, %b, %c = cuda.load %x[%i] : !cuda.ptr<f32> -> f32, f32, f32
   cuda.return
 }
 
 // -----
 
-// a store of no element
-cuda.kernel @store_vector_zero(%x: !cuda.ptr<f32>) block 32 {
+// a vector access wider than 16 bytes
+cuda.kernel @store_eight_f32(%x: !cuda.ptr<f32>) block 32 {
   %i = cuda.thread_idx x
   %c = arith.constant 1.000000e+00 : f32
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.store: vector = 0; only scalar accesses (vector = 1) exist so far{{$}}
-  cuda.store %c, %x[%i] vector 0 : f32, !cuda.ptr<f32>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.store: 8 elements of f32 at once; a vector access is a power of two of elements, at most 16 bytes{{$}}
+  cuda.store %c, %c, %c, %c, %c, %c, %c, %c, %x[%i] : f32, f32, f32, f32, f32, f32, f32, f32, !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+// a vector load whose results are not all of the element type
+cuda.kernel @load_mixed(%x: !cuda.ptr<f16>) block 32 {
+  %i = cuda.thread_idx x
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.load: a !cuda.ptr<f16> gives f16, not f16, f32{{$}}
+  %a, %b = cuda.load %x[%i] : !cuda.ptr<f16> -> f16, f32
+  cuda.return
+}
+
+// -----
+
+// a store whose operand and type counts differ
+cuda.kernel @store_counts(%x: !cuda.ptr<f32>) block 32 {
+  %i = cuda.thread_idx x
+  %c = arith.constant 1.000000e+00 : f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:{{[0-9]+}}: error: cuda.store: 3 operands before the index but 2 types{{$}}
+  cuda.store %c, %c, %x[%i] : f32, !cuda.ptr<f32>
   cuda.return
 }
 
@@ -377,6 +398,48 @@ cuda.kernel @k(%x: !cuda.ptr<f32>) block 32 {
 cuda.host_func @block_negative(%x: !cuda.ptr<f32>) outputs 1 {
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: block must be three sizes >= 1{{$}}
   cuda.launch @k grid [1, 1, 1] block [32, 1, -2] (%x) : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
+
+// an `aligned` position past the arguments
+cuda.host_func @aligned_out_of_range(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: `aligned` lists argument positions, ascending, each once{{$}}
+  cuda.launch @k grid [1, 1, 1] block [32, 1, 1] (%x, %y) aligned [0, 2] else @k : !cuda.ptr<f32>, !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
+
+// `aligned` without a kernel to fall back to (generic form)
+cuda.host_func @aligned_alone(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: `aligned` and its `else` kernel come together{{$}}
+  "cuda.launch"(%x, %y) <{callee = @k, grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, aligned = array<i64: 0>}> : (!cuda.ptr<f32>, !cuda.ptr<f32>) -> ()
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
+cuda.kernel @k_scalar(%x: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
+
+// a fallback kernel whose parameters differ from the arguments
+cuda.host_func @fallback_mismatch(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: the arguments do not match @k_scalar's parameters (!cuda.ptr<f32>){{$}}
+  cuda.launch @k grid [1, 1, 1] block [32, 1, 1] (%x, %y) aligned [0] else @k_scalar : !cuda.ptr<f32>, !cuda.ptr<f32>
   cuda.return
 }
 

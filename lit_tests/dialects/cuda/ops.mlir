@@ -10,15 +10,13 @@
 // bodies hold upstream arith, math and scf ops.
 
 // Global pointers of every element type as parameters, shared arrays of every
-// element type, loads and stores through both spaces; `vector 1` (one
-// element per access, the default) written out on a load and a store is
-// not printed in the custom form, always in the generic form.
+// element type, loads and stores through both spaces.
 cuda.kernel @pointer_types(%x: !cuda.ptr<f32>, %h: !cuda.ptr<f16>, %b: !cuda.ptr<bf16>, %xg: !cuda.ptr<f32>) block 128 {
   %i = cuda.thread_idx x
   %sf = cuda.shared_alloc 128 : !cuda.ptr<f32, shared>
   %sh = cuda.shared_alloc 64 : !cuda.ptr<f16, shared>
   %sb = cuda.shared_alloc 1 : !cuda.ptr<bf16, shared>
-  %vx = cuda.load %x[%i] vector 1 : !cuda.ptr<f32> -> f32
+  %vx = cuda.load %x[%i] : !cuda.ptr<f32> -> f32
   %vh = cuda.load %h[%i] : !cuda.ptr<f16> -> f16
   %vb = cuda.load %b[%i] : !cuda.ptr<bf16> -> bf16
   cuda.store %vx, %sf[%i] : f32, !cuda.ptr<f32, shared>
@@ -28,7 +26,7 @@ cuda.kernel @pointer_types(%x: !cuda.ptr<f32>, %h: !cuda.ptr<f16>, %b: !cuda.ptr
   %wx = cuda.load %sf[%i] : !cuda.ptr<f32, shared> -> f32
   %wh = cuda.load %sh[%i] : !cuda.ptr<f16, shared> -> f16
   %wb = cuda.load %sb[%i] : !cuda.ptr<bf16, shared> -> bf16
-  cuda.store %wx, %xg[%i] vector 1 : f32, !cuda.ptr<f32>
+  cuda.store %wx, %xg[%i] : f32, !cuda.ptr<f32>
   cuda.store %wh, %h[%i] : f16, !cuda.ptr<f16>
   cuda.store %wb, %b[%i] : bf16, !cuda.ptr<bf16>
   cuda.return
@@ -61,19 +59,19 @@ cuda.kernel @pointer_types(%x: !cuda.ptr<f32>, %h: !cuda.ptr<f16>, %b: !cuda.ptr
 // CHECK-GENERIC-NEXT:    %sf = "cuda.shared_alloc"() <{size = 128 : i64}> : () -> !cuda.ptr<f32, shared>
 // CHECK-GENERIC-NEXT:    %sh = "cuda.shared_alloc"() <{size = 64 : i64}> : () -> !cuda.ptr<f16, shared>
 // CHECK-GENERIC-NEXT:    %sb = "cuda.shared_alloc"() <{size = 1 : i64}> : () -> !cuda.ptr<bf16, shared>
-// CHECK-GENERIC-NEXT:    %vx = "cuda.load"(%x, %i) <{vector = 1 : i64}> : (!cuda.ptr<f32>, index) -> f32
-// CHECK-GENERIC-NEXT:    %vh = "cuda.load"(%h, %i) <{vector = 1 : i64}> : (!cuda.ptr<f16>, index) -> f16
-// CHECK-GENERIC-NEXT:    %vb = "cuda.load"(%b, %i) <{vector = 1 : i64}> : (!cuda.ptr<bf16>, index) -> bf16
-// CHECK-GENERIC-NEXT:    "cuda.store"(%vx, %sf, %i) <{vector = 1 : i64}> : (f32, !cuda.ptr<f32, shared>, index) -> ()
-// CHECK-GENERIC-NEXT:    "cuda.store"(%vh, %sh, %i) <{vector = 1 : i64}> : (f16, !cuda.ptr<f16, shared>, index) -> ()
-// CHECK-GENERIC-NEXT:    "cuda.store"(%vb, %sb, %i) <{vector = 1 : i64}> : (bf16, !cuda.ptr<bf16, shared>, index) -> ()
+// CHECK-GENERIC-NEXT:    %vx = "cuda.load"(%x, %i) : (!cuda.ptr<f32>, index) -> f32
+// CHECK-GENERIC-NEXT:    %vh = "cuda.load"(%h, %i) : (!cuda.ptr<f16>, index) -> f16
+// CHECK-GENERIC-NEXT:    %vb = "cuda.load"(%b, %i) : (!cuda.ptr<bf16>, index) -> bf16
+// CHECK-GENERIC-NEXT:    "cuda.store"(%vx, %sf, %i) : (f32, !cuda.ptr<f32, shared>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.store"(%vh, %sh, %i) : (f16, !cuda.ptr<f16, shared>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.store"(%vb, %sb, %i) : (bf16, !cuda.ptr<bf16, shared>, index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.sync_threads"() : () -> ()
-// CHECK-GENERIC-NEXT:    %wx = "cuda.load"(%sf, %i) <{vector = 1 : i64}> : (!cuda.ptr<f32, shared>, index) -> f32
-// CHECK-GENERIC-NEXT:    %wh = "cuda.load"(%sh, %i) <{vector = 1 : i64}> : (!cuda.ptr<f16, shared>, index) -> f16
-// CHECK-GENERIC-NEXT:    %wb = "cuda.load"(%sb, %i) <{vector = 1 : i64}> : (!cuda.ptr<bf16, shared>, index) -> bf16
-// CHECK-GENERIC-NEXT:    "cuda.store"(%wx, %xg, %i) <{vector = 1 : i64}> : (f32, !cuda.ptr<f32>, index) -> ()
-// CHECK-GENERIC-NEXT:    "cuda.store"(%wh, %h, %i) <{vector = 1 : i64}> : (f16, !cuda.ptr<f16>, index) -> ()
-// CHECK-GENERIC-NEXT:    "cuda.store"(%wb, %b, %i) <{vector = 1 : i64}> : (bf16, !cuda.ptr<bf16>, index) -> ()
+// CHECK-GENERIC-NEXT:    %wx = "cuda.load"(%sf, %i) : (!cuda.ptr<f32, shared>, index) -> f32
+// CHECK-GENERIC-NEXT:    %wh = "cuda.load"(%sh, %i) : (!cuda.ptr<f16, shared>, index) -> f16
+// CHECK-GENERIC-NEXT:    %wb = "cuda.load"(%sb, %i) : (!cuda.ptr<bf16, shared>, index) -> bf16
+// CHECK-GENERIC-NEXT:    "cuda.store"(%wx, %xg, %i) : (f32, !cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.store"(%wh, %h, %i) : (f16, !cuda.ptr<f16>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.store"(%wb, %b, %i) : (bf16, !cuda.ptr<bf16>, index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
 
@@ -132,7 +130,7 @@ cuda.kernel @special_registers(%out: !cuda.ptr<f32, global>) block 1 {
 // CHECK-GENERIC-NEXT:    %gy = "cuda.grid_dim"() <{dim = #cuda<dim y>}> : () -> index
 // CHECK-GENERIC-NEXT:    %gz = "cuda.grid_dim"() <{dim = #cuda<dim z>}> : () -> index
 // CHECK-GENERIC-NEXT:    %c = "arith.constant"() <{value = 0.000000e+00 : f32}> : () -> f32
-// CHECK-GENERIC-NEXT:    "cuda.store"(%c, %out, %tx) <{vector = 1 : i64}> : (f32, !cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.store"(%c, %out, %tx) : (f32, !cuda.ptr<f32>, index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
 
@@ -181,7 +179,7 @@ cuda.kernel @warp_sum(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 1024 attribu
 // CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "warp_sum", function_type = (!cuda.ptr<f32>, !cuda.ptr<f32>) -> (), block = #builtin.int<1024>, fused_ops = ["reduce_sum", "exp"]}> ({
 // CHECK-GENERIC-NEXT:  ^bb0(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>):
 // CHECK-GENERIC-NEXT:    %i = "cuda.thread_idx"() <{dim = #cuda<dim x>}> : () -> index
-// CHECK-GENERIC-NEXT:    %v = "cuda.load"(%x, %i) <{vector = 1 : i64}> : (!cuda.ptr<f32>, index) -> f32
+// CHECK-GENERIC-NEXT:    %v = "cuda.load"(%x, %i) : (!cuda.ptr<f32>, index) -> f32
 // CHECK-GENERIC-NEXT:    %s16 = "cuda.shfl_xor"(%v) <{offset = 16 : i64}> : (f32) -> f32
 // CHECK-GENERIC-NEXT:    %a16 = "arith.addf"(%v, %s16) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
 // CHECK-GENERIC-NEXT:    %s8 = "cuda.shfl_xor"(%a16) <{offset = 8 : i64}> : (f32) -> f32
@@ -193,7 +191,7 @@ cuda.kernel @warp_sum(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 1024 attribu
 // CHECK-GENERIC-NEXT:    %s1 = "cuda.shfl_xor"(%a2) <{offset = 1 : i64}> : (f32) -> f32
 // CHECK-GENERIC-NEXT:    %a1 = "arith.addf"(%a2, %s1) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
 // CHECK-GENERIC-NEXT:    %e = "math.exp"(%a1) <{fastmath = #arith.fastmath<none>}> : (f32) -> f32
-// CHECK-GENERIC-NEXT:    "cuda.store"(%e, %y, %i) <{vector = 1 : i64}> : (f32, !cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.store"(%e, %y, %i) : (f32, !cuda.ptr<f32>, index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
 // CHECK-GENERIC-NEXT:  }) {note = "butterfly"} : () -> ()
 
@@ -290,9 +288,9 @@ cuda.kernel @control_flow(%x: !cuda.ptr<f16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr
 // CHECK-GENERIC-NEXT:  ^bb0(%x: !cuda.ptr<f16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr<f16>, %s: !cuda.ptr<f32>):
 // CHECK-GENERIC:         "scf.for"(%start, %n, %step) ({
 // CHECK-GENERIC-NEXT:    ^bb0(%i: index):
-// CHECK-GENERIC-NEXT:      %h = "cuda.load"(%x, %i) <{vector = 1 : i64}> : (!cuda.ptr<f16>, index) -> f16
+// CHECK-GENERIC-NEXT:      %h = "cuda.load"(%x, %i) : (!cuda.ptr<f16>, index) -> f16
 // CHECK-GENERIC-NEXT:      %hf = "arith.extf"(%h) : (f16) -> f32
-// CHECK-GENERIC:           "cuda.store"(%o, %y, %i) <{vector = 1 : i64}> : (f16, !cuda.ptr<f16>, index) -> ()
+// CHECK-GENERIC:           "cuda.store"(%o, %y, %i) : (f16, !cuda.ptr<f16>, index) -> ()
 // CHECK-GENERIC-NEXT:      "scf.yield"() : () -> ()
 // CHECK-GENERIC-NEXT:    }) : (index, index, index) -> ()
 // CHECK-GENERIC-NEXT:    %sum, %max = "scf.for"(%tid, %n, %bdim, %zero, %ninf) ({
@@ -300,14 +298,55 @@ cuda.kernel @control_flow(%x: !cuda.ptr<f16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr
 // CHECK-GENERIC:           "scf.yield"(%acc1, %m1) : (f32, f32) -> ()
 // CHECK-GENERIC-NEXT:    }) : (index, index, index, f32, f32) -> (f32, f32)
 // CHECK-GENERIC:         "scf.if"(%first) ({
-// CHECK-GENERIC-NEXT:      "cuda.store"(%sum, %s, %bid) <{vector = 1 : i64}> : (f32, !cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC-NEXT:      "cuda.store"(%sum, %s, %bid) : (f32, !cuda.ptr<f32>, index) -> ()
 // CHECK-GENERIC-NEXT:      "scf.yield"() : () -> ()
 // CHECK-GENERIC-NEXT:    }, {
-// CHECK-GENERIC:           "cuda.store"(%l, %s, %tid) <{vector = 1 : i64}> : (f32, !cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC:           "cuda.store"(%l, %s, %tid) : (f32, !cuda.ptr<f32>, index) -> ()
 // CHECK-GENERIC-NEXT:      "scf.yield"() : () -> ()
 // CHECK-GENERIC-NEXT:    }) : (i1) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
+
+// -----
+
+// Vector accesses: four f32 and eight f16 elements (16 bytes) loaded and
+// stored at once, two bf16 (4 bytes); and a launch of the vectorized kernel
+// that needs its first and last arguments aligned, with the kernel to
+// launch instead when they are not.
+cuda.kernel @vectors(%x: !cuda.ptr<f32>, %h: !cuda.ptr<f16>, %b: !cuda.ptr<bf16>) block 64 {
+  %i = cuda.thread_idx x
+  %x0, %x1, %x2, %x3 = cuda.load %x[%i] : !cuda.ptr<f32> -> f32, f32, f32, f32
+  cuda.store %x3, %x2, %x1, %x0, %x[%i] : f32, f32, f32, f32, !cuda.ptr<f32>
+  %h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7 = cuda.load %h[%i] : !cuda.ptr<f16> -> f16, f16, f16, f16, f16, f16, f16, f16
+  cuda.store %h7, %h6, %h5, %h4, %h3, %h2, %h1, %h0, %h[%i] : f16, f16, f16, f16, f16, f16, f16, f16, !cuda.ptr<f16>
+  %b0, %b1 = cuda.load %b[%i] : !cuda.ptr<bf16> -> bf16, bf16
+  cuda.store %b1, %b0, %b[%i] : bf16, bf16, !cuda.ptr<bf16>
+  cuda.return
+}
+cuda.kernel @vectors_scalar(%x: !cuda.ptr<f32>, %h: !cuda.ptr<f16>, %b: !cuda.ptr<bf16>) block 64 {
+  cuda.return
+}
+cuda.host_func @vector_graph(%x: !cuda.ptr<f32>, %h: !cuda.ptr<f16>, %b: !cuda.ptr<bf16>) outputs 1 {
+  cuda.launch @vectors grid [4, 1, 1] block [64, 1, 1] (%x, %h, %b) aligned [0, 2] else @vectors_scalar : !cuda.ptr<f32>, !cuda.ptr<f16>, !cuda.ptr<bf16>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @vectors(%x: !cuda.ptr<f32>, %h: !cuda.ptr<f16>, %b: !cuda.ptr<bf16>) block 64 {
+// CHECK-NEXT:    %i = cuda.thread_idx x
+// CHECK-NEXT:    %x0, %x1, %x2, %x3 = cuda.load %x[%i] : !cuda.ptr<f32> -> f32, f32, f32, f32
+// CHECK-NEXT:    cuda.store %x3, %x2, %x1, %x0, %x[%i] : f32, f32, f32, f32, !cuda.ptr<f32>
+// CHECK-NEXT:    %h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7 = cuda.load %h[%i] : !cuda.ptr<f16> -> f16, f16, f16, f16, f16, f16, f16, f16
+// CHECK-NEXT:    cuda.store %h7, %h6, %h5, %h4, %h3, %h2, %h1, %h0, %h[%i] : f16, f16, f16, f16, f16, f16, f16, f16, !cuda.ptr<f16>
+// CHECK-NEXT:    %b0, %b1 = cuda.load %b[%i] : !cuda.ptr<bf16> -> bf16, bf16
+// CHECK-NEXT:    cuda.store %b1, %b0, %b[%i] : bf16, bf16, !cuda.ptr<bf16>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK:         cuda.launch @vectors grid [4, 1, 1] block [64, 1, 1](%x, %h, %b) aligned [0, 2] else @vectors_scalar : !cuda.ptr<f32>, !cuda.ptr<f16>, !cuda.ptr<bf16>
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "vectors", function_type = (!cuda.ptr<f32>, !cuda.ptr<f16>, !cuda.ptr<bf16>) -> (), block = #builtin.int<64>}> ({
+// CHECK-GENERIC:         %x0, %x1, %x2, %x3 = "cuda.load"(%x, %i) : (!cuda.ptr<f32>, index) -> (f32, f32, f32, f32)
+// CHECK-GENERIC-NEXT:    "cuda.store"(%x3, %x2, %x1, %x0, %x, %i) : (f32, f32, f32, f32, !cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC:         "cuda.launch"(%x, %h, %b) <{callee = @vectors, grid = array<i64: 4, 1, 1>, block = array<i64: 64, 1, 1>, aligned = array<i64: 0, 2>, fallback = @vectors_scalar}> : (!cuda.ptr<f32>, !cuda.ptr<f16>, !cuda.ptr<bf16>) -> ()
 
 // -----
 

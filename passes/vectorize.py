@@ -1,0 +1,306 @@
+"""`vectorize`: scalar loads and stores of consecutive elements become vector
+accesses of up to 16 bytes (`cuda.VECTOR_BYTES`), where the index arithmetic
+proves them consecutive and aligned.
+
+```mlir
+%a = cuda.load %x[%i] : !cuda.ptr<f32> -> f32        // %i a multiple of 4
+%j = arith.addi %i, %c1 : index
+%b = cuda.load %x[%j] : !cuda.ptr<f32> -> f32
+...                                                   // %i + 2, %i + 3
+// becomes
+%a, %b, %c, %d = cuda.load %x[%i] : !cuda.ptr<f32> -> f32, f32, f32, f32
+```
+
+The proof is on the indices: each `index` value is read as a linear form
+`c + k1 * x1 + k2 * x2 + ...` over leaf values (what is not a constant, an
+addi, a subi or a muli by a constant), each leaf with a known divisor (a
+remsi by N keeps gcd(divisor, N), a min, max or select the gcd of its
+operands', a loop's induction variable that of its lower bound and step, a
+product of leaves the product of theirs, anything else 1). Accesses through
+one pointer whose forms differ only in `c`, by 0, 1, ..., W-1, are
+consecutive; the first is W-aligned when W divides `c`
+and every `k * divisor(x)`. Only accesses in one block are grouped, and
+none is moved across an access of the other kind through the same pointer.
+Only global memory is vectorized (the gemm's shared tiles are left to its
+own lowering).
+
+That alignment is relative to the pointer, so a vectorized kernel needs its
+pointers aligned to 16 bytes at run time: the pass keeps a copy of the
+kernel as it was (`<name>_scalar`) and marks each launch of it with the
+arguments it accesses by vectors and that variant, which the launcher and
+the runtime take when one of those pointers is misaligned.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    i64,
+)
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from molten.dialects import cuda
+
+SCALAR_SUFFIX = "_scalar"
+
+
+# ---------------------------------------------------------------------------
+# Index analysis.
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LinearForm:
+    """`constant + sum(coefficient * leaf)`."""
+
+    terms: frozenset[tuple[SSAValue, int]]
+    constant: int
+
+    def __add__(self, other: LinearForm) -> LinearForm:
+        return LinearForm.of(
+            [*self.terms, *other.terms], self.constant + other.constant
+        )
+
+    def scaled(self, factor: int) -> LinearForm:
+        return LinearForm.of(
+            [(x, k * factor) for x, k in self.terms], self.constant * factor
+        )
+
+    @staticmethod
+    def of(terms: list[tuple[SSAValue, int]], constant: int) -> LinearForm:
+        merged: dict[SSAValue, int] = {}
+        for x, k in terms:
+            merged[x] = merged.get(x, 0) + k
+        return LinearForm(frozenset((x, k) for x, k in merged.items() if k), constant)
+
+
+class IndexAnalysis:
+    """Linear forms and divisors of `index` values, memoized."""
+
+    def __init__(self) -> None:
+        self._forms: dict[SSAValue, LinearForm] = {}
+        self._divisors: dict[SSAValue, int] = {}
+
+    def form(self, value: SSAValue) -> LinearForm:
+        if value not in self._forms:
+            self._forms[value] = self._form(value)
+        return self._forms[value]
+
+    def _form(self, value: SSAValue) -> LinearForm:
+        op = value.owner
+        if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+            return LinearForm.of([], op.value.value.data)
+        if isinstance(op, arith.AddiOp):
+            return self.form(op.lhs) + self.form(op.rhs)
+        if isinstance(op, arith.SubiOp):
+            return self.form(op.lhs) + self.form(op.rhs).scaled(-1)
+        if isinstance(op, arith.MuliOp):
+            lhs, rhs = self.form(op.lhs), self.form(op.rhs)
+            if not lhs.terms:
+                return rhs.scaled(lhs.constant)
+            if not rhs.terms:
+                return lhs.scaled(rhs.constant)
+        return LinearForm.of([(value, 1)], 0)
+
+    def divisor(self, value: SSAValue) -> int:
+        """The largest known d with value % d == 0 (d >= 1)."""
+        if value not in self._divisors:
+            self._divisors[value] = 1  # a cycle (through a loop) proves nothing
+            self._divisors[value] = self._divisor(value)
+        return self._divisors[value]
+
+    def _divisor(self, value: SSAValue) -> int:
+        form = self.form(value)
+        if form.terms != frozenset({(value, 1)}) or form.constant:
+            return self.form_divisor(form)
+        op = value.owner
+        if isinstance(op, arith.MuliOp):
+            return self.divisor(op.lhs) * self.divisor(op.rhs)
+        if isinstance(op, arith.MinSIOp | arith.MaxSIOp):
+            return math.gcd(self.divisor(op.lhs), self.divisor(op.rhs)) or 1
+        if isinstance(op, arith.SelectOp):
+            return math.gcd(self.divisor(op.lhs), self.divisor(op.rhs)) or 1
+        if isinstance(op, arith.RemSIOp):
+            modulus = self.form(op.rhs)
+            if not modulus.terms:
+                return math.gcd(self.divisor(op.lhs), modulus.constant) or 1
+        if isinstance(value, BlockArgument) and value.index == 0:
+            loop = value.block.parent_op()
+            if isinstance(loop, scf.ForOp):
+                return math.gcd(self.divisor(loop.lb), self.divisor(loop.step)) or 1
+        return 1
+
+    def form_divisor(self, form: LinearForm) -> int:
+        d = form.constant
+        for x, k in form.terms:
+            d = math.gcd(d, k * self.divisor(x))
+        return abs(d) or 0
+
+
+# ---------------------------------------------------------------------------
+# Rewrites.
+# ---------------------------------------------------------------------------
+
+
+def _width(pointer: cuda.PointerType) -> int:
+    return cuda.VECTOR_BYTES // cuda._element_bytes(pointer.element_type)
+
+
+def _group(
+    op: cuda.LoadOp | cuda.StoreOp, analysis: IndexAnalysis
+) -> list[cuda.LoadOp | cuda.StoreOp] | None:
+    """The widest aligned run of consecutive scalar accesses of `op`'s kind
+    and pointer, in its block, that holds `op`; None if there is none."""
+    block = op.parent_block()
+    pointer = op.ptr.type
+    assert isinstance(pointer, cuda.PointerType)
+    if len(op.values) != 1 or block is None:
+        return None
+    if pointer.memory_space != cuda.MemorySpace.GLOBAL:
+        return None  # shared memory: the gemm's tiles, left to its own lowering
+    form = analysis.form(op.index)
+    peers: dict[int, cuda.LoadOp | cuda.StoreOp] = {}
+    for other in block.ops:
+        if type(other) is type(op) and other.ptr == op.ptr and len(other.values) == 1:
+            other_form = analysis.form(other.index)
+            if other_form.terms == form.terms:
+                peers.setdefault(other_form.constant - form.constant, other)
+    width = _width(op.ptr.type)
+    while width > 1:
+        if all((k * analysis.divisor(x)) % width == 0 for x, k in form.terms):
+            start = -(form.constant % width)
+            group = [peers.get(start + i) for i in range(width)]
+            if all(group) and _movable(group, block):
+                return group  # type: ignore[return-value]
+        width //= 2
+    return None
+
+
+def _movable(group: list[cuda.LoadOp | cuda.StoreOp], block: Block) -> bool:
+    """No access of the other kind through the same pointer lies among them."""
+    ops = list(block.ops)
+    positions = [ops.index(a) for a in group]
+    first, last = min(positions), max(positions)
+    other = cuda.StoreOp if isinstance(group[0], cuda.LoadOp) else cuda.LoadOp
+    return not any(
+        isinstance(o, other) and o.ptr == group[0].ptr for o in ops[first:last]
+    )
+
+
+@dataclass
+class VectorizeLoads(RewritePattern):
+    """W consecutive, aligned scalar loads: one load of W elements, where the
+    first of them was."""
+
+    analysis: IndexAnalysis
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cuda.LoadOp, rewriter: PatternRewriter):
+        group = _group(op, self.analysis)
+        if group is None:
+            return
+        block = op.parent_block()
+        assert block is not None
+        ops = list(block.ops)
+        first = min(group, key=ops.index)
+        index = group[0].index
+        owner = index.owner
+        if (
+            isinstance(owner, Operation)
+            and owner.parent_block() is block
+            and ops.index(owner) > ops.index(first)
+        ):
+            return  # the first element's index is computed after a load
+        vector = cuda.LoadOp(op.ptr, index, len(group))
+        rewriter.insert(vector, InsertPoint.before(first))
+        for scalar, value in zip(group, vector.values, strict=True):
+            value.name_hint = scalar.values[0].name_hint
+            rewriter.replace(scalar, [], [value])
+
+
+@dataclass
+class VectorizeStores(RewritePattern):
+    """W consecutive, aligned scalar stores: one store of W elements, where
+    the last of them was."""
+
+    analysis: IndexAnalysis
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cuda.StoreOp, rewriter: PatternRewriter):
+        group = _group(op, self.analysis)
+        if group is None:
+            return
+        block = op.parent_block()
+        assert block is not None
+        ops = list(block.ops)
+        last = max(group, key=ops.index)
+        vector = cuda.StoreOp([s.values[0] for s in group], op.ptr, group[0].index)
+        rewriter.insert(vector, InsertPoint.after(last))
+        for scalar in group:
+            rewriter.erase(scalar)
+
+
+# ---------------------------------------------------------------------------
+# The pass.
+# ---------------------------------------------------------------------------
+
+
+def vector_params(kernel: cuda.KernelOp) -> list[int]:
+    """Positions of the parameters the kernel accesses by vectors."""
+    args = list(kernel.body.block.args)
+    accessed = {
+        op.ptr
+        for op in kernel.body.walk()
+        if isinstance(op, cuda.LoadOp | cuda.StoreOp) and len(op.values) > 1
+    }
+    return [i for i, arg in enumerate(args) if arg in accessed]
+
+
+@dataclass(frozen=True)
+class Vectorize(ModulePass):
+    """Vector loads and stores where proven consecutive and aligned; each
+    vectorized kernel keeps its scalar variant for misaligned pointers."""
+
+    name = "vectorize"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        kernels = [k for k in op.ops if isinstance(k, cuda.KernelOp)]
+        launches = [o for o in op.walk() if isinstance(o, cuda.LaunchOp)]
+        for kernel in kernels:
+            if kernel.sym_name.data.endswith(SCALAR_SUFFIX) or vector_params(kernel):
+                continue  # a scalar variant, or vectorized already
+            scalar = kernel.clone()
+            analysis = IndexAnalysis()
+            PatternRewriteWalker(
+                GreedyRewritePatternApplier(
+                    [VectorizeLoads(analysis), VectorizeStores(analysis)]
+                ),
+                apply_recursively=False,
+            ).rewrite_region(kernel.body)
+            positions = vector_params(kernel)
+            if not positions:
+                continue
+            scalar.sym_name = StringAttr(kernel.sym_name.data + SCALAR_SUFFIX)
+            op.body.block.insert_op_after(scalar, kernel)
+            for launch in launches:
+                if launch.callee.string_value() == kernel.sym_name.data:
+                    launch.aligned = DenseArrayBase.from_list(i64, positions)
+                    launch.fallback = SymbolRefAttr(scalar.sym_name.data)
