@@ -192,7 +192,7 @@ VECTOR_BYTES = 16
 
 
 def _verify_width(op_name: str, element: Attribute, width: int) -> None:
-    nbytes = width * _element_bytes(element)
+    nbytes = width * element_bytes(element)
     if width & (width - 1) or nbytes > VECTOR_BYTES:
         raise VerifyException(
             f"{op_name}: {width} elements of {element} at once; a vector access is "
@@ -200,8 +200,10 @@ def _verify_width(op_name: str, element: Attribute, width: int) -> None:
         )
 
 
-def _element_bytes(element: Attribute) -> int:
-    return 4 if isinstance(element, Float32Type) else 2
+def element_bytes(element: Attribute) -> int:
+    """The size in bytes of an element type (f32, f16, bf16)."""
+    assert isinstance(element, ELEMENT_TYPES)
+    return element.bitwidth // 8
 
 
 @irdl_op_definition

@@ -35,7 +35,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from molten.dialects import kernel, molten
-from molten.dialects.cuda import VECTOR_BYTES
+from molten.dialects.cuda import VECTOR_BYTES, element_bytes
 from molten.dialects.molten import shape_of
 
 POINTWISE_BLOCK = 256
@@ -62,7 +62,7 @@ def vector_width(inner: int, tensors: list[SSAValue]) -> int:
     access, halved until the count divides `inner`."""
     types = [t.type for t in tensors]
     assert all(isinstance(t, TensorType) for t in types)
-    itemsize = min(t.element_type.bitwidth // 8 for t in types)  # type: ignore
+    itemsize = min(element_bytes(t.element_type) for t in types)  # type: ignore
     width = VECTOR_BYTES // itemsize
     while inner % width:
         width //= 2

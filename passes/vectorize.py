@@ -46,7 +46,7 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     i64,
 )
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -161,14 +161,24 @@ class IndexAnalysis:
 
 
 def _width(pointer: cuda.PointerType) -> int:
-    return cuda.VECTOR_BYTES // cuda._element_bytes(pointer.element_type)
+    return cuda.VECTOR_BYTES // cuda.element_bytes(pointer.element_type)
 
 
-def _group(
-    op: cuda.LoadOp | cuda.StoreOp, analysis: IndexAnalysis
-) -> list[cuda.LoadOp | cuda.StoreOp] | None:
+@dataclass(frozen=True)
+class Run:
+    """Scalar accesses to group: `members` in element order; `first` and
+    `last` the earliest and latest of them in their block."""
+
+    members: list[cuda.LoadOp | cuda.StoreOp]
+    first: Operation
+    last: Operation
+    block_ops: list[Operation]
+
+
+def _run(op: cuda.LoadOp | cuda.StoreOp, analysis: IndexAnalysis) -> Run | None:
     """The widest aligned run of consecutive scalar accesses of `op`'s kind
-    and pointer, in its block, that holds `op`; None if there is none."""
+    and pointer, in its block, that holds `op` and that no access of the
+    other kind through that pointer interleaves; None if there is none."""
     block = op.parent_block()
     pointer = op.ptr.type
     assert isinstance(pointer, cuda.PointerType)
@@ -177,32 +187,38 @@ def _group(
     if pointer.memory_space != cuda.MemorySpace.GLOBAL:
         return None  # shared memory: the gemm's tiles, left to its own lowering
     form = analysis.form(op.index)
+    ops = list(block.ops)
     peers: dict[int, cuda.LoadOp | cuda.StoreOp] = {}
-    for other in block.ops:
+    for other in ops:
         if type(other) is type(op) and other.ptr == op.ptr and len(other.values) == 1:
             other_form = analysis.form(other.index)
             if other_form.terms == form.terms:
                 peers.setdefault(other_form.constant - form.constant, other)
-    width = _width(op.ptr.type)
+    width = _width(pointer)
     while width > 1:
         if all((k * analysis.divisor(x)) % width == 0 for x, k in form.terms):
             start = -(form.constant % width)
-            group = [peers.get(start + i) for i in range(width)]
-            if all(group) and _movable(group, block):
-                return group  # type: ignore[return-value]
+            members = [peers.get(start + i) for i in range(width)]
+            if all(members):
+                run = _ordered(members, ops)  # type: ignore[arg-type]
+                if not _interleaved(run):
+                    return run
         width //= 2
     return None
 
 
-def _movable(group: list[cuda.LoadOp | cuda.StoreOp], block: Block) -> bool:
-    """No access of the other kind through the same pointer lies among them."""
-    ops = list(block.ops)
-    positions = [ops.index(a) for a in group]
-    first, last = min(positions), max(positions)
-    other = cuda.StoreOp if isinstance(group[0], cuda.LoadOp) else cuda.LoadOp
-    return not any(
-        isinstance(o, other) and o.ptr == group[0].ptr for o in ops[first:last]
-    )
+def _ordered(members: list[cuda.LoadOp | cuda.StoreOp], ops: list[Operation]) -> Run:
+    positions = sorted(members, key=ops.index)
+    return Run(members, positions[0], positions[-1], ops)
+
+
+def _interleaved(run: Run) -> bool:
+    """An access of the other kind through the same pointer lies among them."""
+    other = cuda.StoreOp if isinstance(run.first, cuda.LoadOp) else cuda.LoadOp
+    ops = run.block_ops
+    between = ops[ops.index(run.first) : ops.index(run.last)]
+    pointer = run.members[0].ptr
+    return any(isinstance(o, other) and o.ptr == pointer for o in between)
 
 
 @dataclass
@@ -214,24 +230,20 @@ class VectorizeLoads(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cuda.LoadOp, rewriter: PatternRewriter):
-        group = _group(op, self.analysis)
-        if group is None:
+        run = _run(op, self.analysis)
+        if run is None:
             return
-        block = op.parent_block()
-        assert block is not None
-        ops = list(block.ops)
-        first = min(group, key=ops.index)
-        index = group[0].index
+        index = run.members[0].index
         owner = index.owner
         if (
             isinstance(owner, Operation)
-            and owner.parent_block() is block
-            and ops.index(owner) > ops.index(first)
+            and owner in run.block_ops
+            and run.block_ops.index(owner) > run.block_ops.index(run.first)
         ):
             return  # the first element's index is computed after a load
-        vector = cuda.LoadOp(op.ptr, index, len(group))
-        rewriter.insert(vector, InsertPoint.before(first))
-        for scalar, value in zip(group, vector.values, strict=True):
+        vector = cuda.LoadOp(op.ptr, index, len(run.members))
+        rewriter.insert(vector, InsertPoint.before(run.first))
+        for scalar, value in zip(run.members, vector.values, strict=True):
             value.name_hint = scalar.values[0].name_hint
             rewriter.replace(scalar, [], [value])
 
@@ -245,16 +257,13 @@ class VectorizeStores(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cuda.StoreOp, rewriter: PatternRewriter):
-        group = _group(op, self.analysis)
-        if group is None:
+        run = _run(op, self.analysis)
+        if run is None:
             return
-        block = op.parent_block()
-        assert block is not None
-        ops = list(block.ops)
-        last = max(group, key=ops.index)
-        vector = cuda.StoreOp([s.values[0] for s in group], op.ptr, group[0].index)
-        rewriter.insert(vector, InsertPoint.after(last))
-        for scalar in group:
+        values = [s.values[0] for s in run.members]
+        vector = cuda.StoreOp(values, op.ptr, run.members[0].index)
+        rewriter.insert(vector, InsertPoint.after(run.last))
+        for scalar in run.members:
             rewriter.erase(scalar)
 
 
