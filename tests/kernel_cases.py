@@ -224,6 +224,11 @@ CASES: dict[str, Builder] = {
     "rms_norm_silu_3x2056": rms_norm_silu(3, 2056),
     "transpose_cast_16x8": transpose_cast(16, 8),
     "gelu_affine_4096": gelu_affine(4096),
+    "gelu_affine_12": gelu_affine(12),
+    # The switch from a row in registers (1024 threads x 8) to a row walked
+    # per pass, just below and above it.
+    "softmax_3x8192": softmax([3, 8192]),
+    "softmax_3x8200": softmax([3, 8200]),
     # More rows than a grid's y or z dimension holds (65535).
     "rms_norm_70000x8": rms_norm(70000, 8),
     "softmax_66000x5": softmax([66000, 5]),
