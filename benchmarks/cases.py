@@ -72,9 +72,7 @@ class Case:
     @property
     def bytes(self) -> int:
         """The minimal bytes moved: each input read once, each output written once."""
-        graph = self.graph()
-        tensors = graph.inputs + graph.outputs
-        return sum(math.prod(t.shape) * ITEMSIZES[t.dtype] for t in tensors)
+        return minimal_bytes(self.graph())
 
     def make_inputs(self, device: Any, seed: int) -> list[Any]:
         """Fresh random operands on `device` (torch tensors of `dtype`)."""
@@ -91,6 +89,12 @@ class Case:
                 x = x / math.sqrt(operand.shape[0])
             tensors.append(x.to(dtype))
         return tensors
+
+
+def minimal_bytes(graph: DataflowGraph) -> int:
+    """Each input of `graph` read once, each output written once, in bytes."""
+    tensors = graph.inputs + graph.outputs
+    return sum(math.prod(t.shape) * ITEMSIZES[t.dtype] for t in tensors)
 
 
 # ---------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from typing import Any
 import torch
 
 import molten
-from benchmarks.cases import Case
+from benchmarks.cases import Case, minimal_bytes
 from benchmarks.timing import Timer
 from molten.errors import MoltenError
 
@@ -150,17 +150,18 @@ def run_suite(
 
 def run_case(case: Case, timer: Timer, *, seed: int) -> dict[str, Any]:
     """One case: checked, then timed (see the module docstring)."""
+    graph = case.graph()
     record: dict[str, Any] = {
         "id": case.id,
         "op": case.op,
         "shape": list(case.shape),
         "dtype": case.dtype,
-        "bytes": case.bytes,
+        "bytes": minimal_bytes(graph),
         "flops": case.flops,
         "compile_mode": case.compile_mode,
     }
     inputs = case.make_inputs(timer.device, seed)
-    compiled = _compile_molten(case, record)
+    compiled = _compile_molten(graph, record)
     torch._dynamo.reset()  # each case compiles afresh, never hits a recompile limit
     compiled_torch = torch.compile(
         case.torch, mode=case.compile_mode, dynamic=False, fullgraph=True
@@ -186,12 +187,12 @@ def run_case(case: Case, timer: Timer, *, seed: int) -> dict[str, Any]:
     return record
 
 
-def _compile_molten(case: Case, record: dict[str, Any]) -> Any:
+def _compile_molten(graph: Any, record: dict[str, Any]) -> Any:
     """The case's graph compiled and loaded for the current GPU, or None
     (with the reason in `record`) where Molten cannot compile it."""
     begin = time.perf_counter()
     try:
-        compiled = molten.ZeroCompiler().compile(case.graph())
+        compiled = molten.ZeroCompiler().compile(graph)
         compiled.executable()
     except (MoltenError, NotImplementedError) as error:
         record["molten_unavailable"] = f"{type(error).__name__}: {error}"

@@ -84,6 +84,7 @@ class Timer:
             self.flush_bytes // 4, dtype=torch.int32, device=device
         )
         self._sleep_cycles_per_us = self._calibrate_sleep()
+        self._flush_host_us = self._host_us(self._flush.zero_)
         self.flush_us = 0.0  # gpu_time reads it; the flush is timed next
         self.flush_us = self.gpu_time(lambda: None, reps=50, flush_only=True).median
         self.event_floor_us = self.gpu_time(lambda: None, reps=200).median
@@ -126,7 +127,7 @@ class Timer:
         `flush_only` times the L2 flush itself."""
         fn()
         torch.cuda.synchronize()
-        host_us = self._host_us(fn) + self._host_us(self._flush.zero_)
+        host_us = self._host_us(fn) + self._flush_host_us
         if reps is None:
             first = self._group(fn, 1, host_us, flush_only)[0]
             per_rep = first + self.flush_us

@@ -262,7 +262,9 @@ class StoreOp(IRDLOperation):
     ptr = operand_def(PointerType)
     index = operand_def(IndexType)
 
-    def __init__(self, value: SSAValue | Sequence[SSAValue], ptr: SSAValue, index):
+    def __init__(
+        self, value: SSAValue | Sequence[SSAValue], ptr: SSAValue, index: SSAValue
+    ):
         values = [value] if isinstance(value, SSAValue) else list(value)
         super().__init__(operands=[values, ptr, index])
 

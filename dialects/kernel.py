@@ -22,6 +22,7 @@ only source of launch and tiling parameters for the levels below.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from enum import auto
 
@@ -376,6 +377,13 @@ class YieldOp(IRDLOperation):
 
     def __init__(self, *values: SSAValue):
         super().__init__(operands=[values])
+
+
+def iteration_domain(outputs: Sequence[SSAValue]) -> tuple[int, ...]:
+    """The shape a pointwise kernel iterates over: its largest output's (the
+    others are broadcast into it)."""
+    shapes = [tuple(v.type.get_shape()) for v in outputs]  # type: ignore[attr-defined]
+    return max(shapes, key=math.prod)
 
 
 @irdl_op_definition

@@ -94,7 +94,7 @@ def schedule_for(
     if kind == kernel.KernelKind.GEMM:
         return kernel.ScheduleAttr(GEMM_BLOCK, tile=GEMM_TILE)
     if kind == kernel.KernelKind.POINTWISE:
-        domain = max((shape_of(t) for t in outputs), key=math.prod)
+        domain = kernel.iteration_domain(outputs)
         width = vector_width(domain[-1] if domain else 1, tensors)
         return kernel.ScheduleAttr(
             POINTWISE_BLOCK, vector=width, elements_per_thread=width

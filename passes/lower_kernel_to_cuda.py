@@ -479,10 +479,6 @@ def _kernel_shell(
     return Region(entry), Emitter(entry, {}, entry), pointers, outputs, out_pointers
 
 
-def _domain(outputs: Sequence[SSAValue]) -> tuple[int, ...]:
-    return max((shape_of(v) for v in outputs), key=math.prod)
-
-
 def _store_output(
     ev: Evaluator, value: SSAValue, ptr: SSAValue, index: list[Index], domain
 ):
@@ -511,7 +507,9 @@ def _store_output(
     _close(inner)
 
 
-def _vector_width(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, inner: int):
+def _checked_vector_width(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, inner: int
+):
     """The schedule's vector width, which must divide the innermost dimension
     `inner` that each run of consecutive elements lies along."""
     width = schedule.vector.data
@@ -529,10 +527,10 @@ def lower_pointwise(
     """A grid-stride loop over runs of `vector` consecutive elements, on a
     grid that gives each thread about `elements_per_thread` elements."""
     region, e, pointers, outputs, out_ptrs = _kernel_shell(kfunc)
-    domain = _domain(outputs)
+    domain = kernel.iteration_domain(outputs)
     n = math.prod(domain)
     block = schedule.block.data
-    width = _vector_width(kfunc, schedule, domain[-1])
+    width = _checked_vector_width(kfunc, schedule, domain[-1])
     # The grid gives each thread about elements_per_thread elements in all.
     runs = n // width
     runs_per_thread = max(1, schedule.elements_per_thread.data // width)
@@ -616,7 +614,7 @@ def lower_row_reduce(
             f"lower-kernel-to-cuda: a row_reduce block of {block} threads is not a "
             "multiple of 32"
         )
-    width = _vector_width(kfunc, schedule, col_shape[-1])
+    width = _checked_vector_width(kfunc, schedule, col_shape[-1])
     ept = schedule.elements_per_thread.data
     span = block * width  # columns covered by one run of `width` per thread
     cached = block * ept >= n
