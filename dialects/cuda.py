@@ -44,8 +44,10 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     SymbolRefAttr,
+    UnitAttr,
     i64,
 )
 from xdsl.dialects.utils import EnumAttribute
@@ -89,6 +91,9 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 ELEMENT_TYPES = (Float32Type, Float16Type, BFloat16Type)
+COUNTER_TYPE = IntegerType(32)
+"""The element of the counters that blocks of a group arrive at
+(`cuda.group_barrier`)."""
 
 
 class MemorySpace(StrEnum):
@@ -98,9 +103,10 @@ class MemorySpace(StrEnum):
 
 @irdl_attr_definition
 class PointerType(ParametrizedAttribute, TypeAttribute):
-    """A pointer to f32, f16 or bf16 elements in global or shared memory.
+    """A pointer to f32, f16 or bf16 elements in global or shared memory, or
+    to i32 counters in global memory.
 
-    `!cuda.ptr<f16>` (global), `!cuda.ptr<f32, shared>`.
+    `!cuda.ptr<f16>` (global), `!cuda.ptr<f32, shared>`, `!cuda.ptr<i32>`.
     """
 
     name = "cuda.ptr"
@@ -132,11 +138,14 @@ class PointerType(ParametrizedAttribute, TypeAttribute):
                 printer.print_string(f", {self.space.data}")
 
     def verify(self) -> None:
+        space = MemorySpace(self.space.data)
+        if self.element_type == COUNTER_TYPE and space == MemorySpace.GLOBAL:
+            return
         if not isinstance(self.element_type, ELEMENT_TYPES):
             raise VerifyException(
-                f"!cuda.ptr: element type {self.element_type} is not f32, f16 or bf16"
+                f"!cuda.ptr: element type {self.element_type} is not f32, f16 or bf16 "
+                "(or i32, for counters in global memory)"
             )
-        MemorySpace(self.space.data)
 
 
 class Dim(StrEnum):
@@ -201,8 +210,8 @@ def _verify_width(op_name: str, element: Attribute, width: int) -> None:
 
 
 def element_bytes(element: Attribute) -> int:
-    """The size in bytes of an element type (f32, f16, bf16)."""
-    assert isinstance(element, ELEMENT_TYPES)
+    """The size in bytes of an element type (f32, f16, bf16, i32)."""
+    assert isinstance(element, ELEMENT_TYPES) or element == COUNTER_TYPE
     return element.bitwidth // 8
 
 
@@ -214,19 +223,32 @@ class LoadOp(IRDLOperation):
     ```mlir
     %v = cuda.load %p[%i] : !cuda.ptr<f16> -> f16
     %a, %b, %c, %d = cuda.load %p[%i] : !cuda.ptr<f32> -> f32, f32, f32, f32
+    %s = cuda.load coherent %partials[%j] : !cuda.ptr<f32> -> f32
     ```
+
+    A `coherent` load reads global memory through L2 only (ld.global.cg): the
+    value was written during this launch by another block, which the
+    block's L1 does not see.
     """
 
     name = "cuda.load"
     ptr = operand_def(PointerType)
     index = operand_def(IndexType)
     values = var_result_def()
-    assembly_format = "$ptr `[` $index `]` attr-dict `:` type($ptr) `->` type($values)"
+    coherent = opt_prop_def(UnitAttr)
+    assembly_format = (
+        "(`coherent` $coherent^)? $ptr `[` $index `]` attr-dict `:` type($ptr) "
+        "`->` type($values)"
+    )
 
-    def __init__(self, ptr: SSAValue, index: SSAValue, width: int = 1):
+    def __init__(
+        self, ptr: SSAValue, index: SSAValue, width: int = 1, coherent: bool = False
+    ):
         assert isinstance(ptr.type, PointerType)
         super().__init__(
-            operands=[ptr, index], result_types=[[ptr.type.element_type] * width]
+            operands=[ptr, index],
+            result_types=[[ptr.type.element_type] * width],
+            properties={"coherent": UnitAttr()} if coherent else {},
         )
 
     @property
@@ -244,6 +266,12 @@ class LoadOp(IRDLOperation):
                 f"{', '.join(map(str, self.values.types))}"
             )
         _verify_width(self.name, element, len(self.values))
+        if self.coherent is not None and (
+            self.ptr.type.memory_space != MemorySpace.GLOBAL or len(self.values) != 1
+        ):
+            raise VerifyException(
+                "cuda.load: a coherent load reads one element of global memory"
+            )
 
 
 @irdl_op_definition
@@ -382,6 +410,45 @@ class ShflXorOp(IRDLOperation):
             raise VerifyException("cuda.shfl_xor: offset must be 1, 2, 4, 8 or 16")
 
 
+@irdl_op_definition
+class GroupBarrierOp(IRDLOperation):
+    """Every block of a group of co-resident blocks waits here until all have
+    arrived: the block's threads synchronize, one thread adds 1 to the
+    group's counter and waits until the counter reaches `target`, and what
+    each block wrote before is visible to the others after (coherent loads).
+
+    ```mlir
+    cuda.group_barrier %counters[%group], %target : !cuda.ptr<i32>
+    ```
+
+    The counters start at zero (`cuda.zero`) and only grow, so the n-th
+    barrier of a group of `s` blocks waits for `n * s`. Only kernels
+    launched `cooperative` may use it: their blocks are all resident at once.
+    """
+
+    name = "cuda.group_barrier"
+    counters = operand_def(PointerType)
+    group = operand_def(IndexType)
+    target = operand_def(IndexType)
+    assembly_format = (
+        "$counters `[` $group `]` `,` $target attr-dict `:` type($counters)"
+    )
+
+    def __init__(self, counters: SSAValue, group: SSAValue, target: SSAValue):
+        super().__init__(operands=[counters, group, target])
+
+    def verify_(self) -> None:
+        assert isinstance(self.counters.type, PointerType)
+        if (
+            self.counters.type.element_type != COUNTER_TYPE
+            or self.counters.type.memory_space != MemorySpace.GLOBAL
+        ):
+            raise VerifyException(
+                f"cuda.group_barrier: the counters are a {self.counters.type}, not "
+                "a !cuda.ptr<i32>"
+            )
+
+
 def _verify_pointer_args(op_name: str, body: Region, function_type: FunctionType):
     if list(function_type.outputs.data):
         raise VerifyException(f"{op_name}: returns nothing (outputs are pointers)")
@@ -393,6 +460,10 @@ def _verify_pointer_args(op_name: str, body: Region, function_type: FunctionType
     for t in args:
         if not isinstance(t, PointerType) or t.memory_space != MemorySpace.GLOBAL:
             raise VerifyException(f"{op_name}: parameter {t} is not a global pointer")
+        if op_name == HostFuncOp.name and t.element_type == COUNTER_TYPE:
+            raise VerifyException(
+                f"{op_name}: parameter {t} is not a tensor's (f32, f16 or bf16)"
+            )
 
 
 def _print_signature(printer: Printer, sym_name: StringAttr, body: Region) -> None:
@@ -414,13 +485,20 @@ def _parse_signature(parser: Parser):
 @irdl_op_definition
 class KernelOp(IRDLOperation):
     """A `__global__` kernel over global pointers, launched with `block` threads
-    per block (its `__launch_bounds__`); `fused_ops` names the molten ops it
-    computes, for the comment above it."""
+    per block and, with `min_blocks`, made to fit that many blocks per SM
+    (its `__launch_bounds__`); `fused_ops` names the molten ops it computes,
+    for the comment above it.
+
+    ```mlir
+    cuda.kernel @k(%x: !cuda.ptr<f32>) block 512 min_blocks 2 { ... }
+    ```
+    """
 
     name = "cuda.kernel"
     sym_name = prop_def(StringAttr)
     function_type = prop_def(FunctionType)
     block = prop_def(IntAttr)
+    min_blocks = opt_prop_def(IntAttr)
     fused_ops = opt_prop_def(ArrayAttr[StringAttr])
     body = region_def("single_block")
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
@@ -432,6 +510,7 @@ class KernelOp(IRDLOperation):
         block: int,
         body: Region,
         fused_ops: Sequence[str] = (),
+        min_blocks: int | None = None,
     ):
         properties: dict[str, Attribute] = {
             "sym_name": StringAttr(sym_name),
@@ -440,16 +519,22 @@ class KernelOp(IRDLOperation):
         }
         if fused_ops:
             properties["fused_ops"] = ArrayAttr([StringAttr(n) for n in fused_ops])
+        if min_blocks is not None:
+            properties["min_blocks"] = IntAttr(min_blocks)
         super().__init__(properties=properties, regions=[body])
 
     def verify_(self) -> None:
         _verify_pointer_args(self.name, self.body, self.function_type)
         if not 1 <= self.block.data <= 1024:
             raise VerifyException("cuda.kernel: block must be in [1, 1024]")
+        if self.min_blocks is not None and self.min_blocks.data < 1:
+            raise VerifyException("cuda.kernel: min_blocks must be >= 1")
 
     def print(self, printer: Printer) -> None:
         _print_signature(printer, self.sym_name, self.body)
         printer.print_string(f" block {self.block.data}")
+        if self.min_blocks is not None:
+            printer.print_string(f" min_blocks {self.min_blocks.data}")
         extra = {"fused_ops": self.fused_ops} if self.fused_ops is not None else {}
         printer.print_op_attributes({**self.attributes, **extra}, print_keyword=True)
         printer.print_string(" ")
@@ -460,6 +545,9 @@ class KernelOp(IRDLOperation):
         sym_name, args = _parse_signature(parser)
         parser.parse_keyword("block")
         block = parser.parse_integer(allow_negative=False)
+        min_blocks = None
+        if parser.parse_optional_keyword("min_blocks"):
+            min_blocks = parser.parse_integer(allow_negative=False)
         attributes = parser.parse_optional_attr_dict_with_keyword()
         extra = dict(attributes.data) if attributes is not None else {}
         body = parser.parse_region(args)
@@ -468,6 +556,8 @@ class KernelOp(IRDLOperation):
             "function_type": FunctionType.from_lists([a.type for a in args], []),
             "block": IntAttr(block),
         }
+        if min_blocks is not None:
+            properties["min_blocks"] = IntAttr(min_blocks)
         if "fused_ops" in extra:
             properties["fused_ops"] = extra.pop("fused_ops")
         return cls.create(properties=properties, attributes=extra, regions=[body])
@@ -562,18 +652,26 @@ class LaunchOp(IRDLOperation):
     the arguments) and a kernel of the same parameters to launch instead
     when one is not (`else`, its scalar variant):
     `cuda.launch @k grid [...] block [...] (%x, %y) aligned [0, 1] else @k_scalar`.
+
+    A kernel whose blocks wait for each other (`cuda.group_barrier`) is
+    launched `cooperative [s]`: its blocks come in groups of `s`, all
+    resident at once. `grid` is then the most it uses; the launcher runs as
+    many whole groups as the device holds at once, up to that, and fails
+    when it holds not even one.
     """
 
     name = "cuda.launch"
     callee = prop_def(SymbolRefAttr)
     grid = prop_def(DenseArrayBase.constr(i64))
     block = prop_def(DenseArrayBase.constr(i64))
+    cooperative = opt_prop_def(DenseArrayBase.constr(i64))
     aligned = opt_prop_def(DenseArrayBase.constr(i64))
     fallback = opt_prop_def(SymbolRefAttr)
     args = var_operand_def(PointerType)
     traits = traits_def(HasParent(HostFuncOp), LaunchedKernel())
     assembly_format = (
         "$callee `grid` $grid `block` $block `(` $args `)` "
+        "(`cooperative` $cooperative^)? "
         "(`aligned` $aligned^ `else` $fallback)? attr-dict `:` type($args)"
     )
 
@@ -598,6 +696,18 @@ class LaunchOp(IRDLOperation):
             values = dims.get_values()
             if len(values) != 3 or any(v < 1 for v in values):
                 raise VerifyException(f"cuda.launch: {name} must be three sizes >= 1")
+        if self.cooperative is not None:
+            (group,) = self.cooperative.get_values() or (0,)
+            grid = self.grid.get_values()
+            if len(self.cooperative.get_values()) != 1 or group < 1:
+                raise VerifyException(
+                    "cuda.launch: `cooperative` gives one group size >= 1"
+                )
+            if grid[0] % group or grid[1:] != (1, 1):
+                raise VerifyException(
+                    f"cuda.launch: a cooperative grid is whole groups of {group} "
+                    "blocks along x"
+                )
         if (self.aligned is None) != (self.fallback is None):
             raise VerifyException(
                 "cuda.launch: `aligned` and its `else` kernel come together"
@@ -652,6 +762,25 @@ class FreeOp(IRDLOperation):
 
 
 @irdl_op_definition
+class ZeroOp(IRDLOperation):
+    """Sets the `size` elements of a device buffer to zero on the stream:
+    `cuda.zero %counters, 64 : !cuda.ptr<i32>`."""
+
+    name = "cuda.zero"
+    target = operand_def(PointerType)
+    size = prop_def(IntegerAttr[I64])
+    traits = traits_def(HasParent(HostFuncOp))
+    assembly_format = "$target `,` $size attr-dict `:` type($target)"
+
+    def __init__(self, target: SSAValue, size: int):
+        super().__init__(operands=[target], properties={"size": IntegerAttr(size, i64)})
+
+    def verify_(self) -> None:
+        if self.size.value.data < 1:
+            raise VerifyException("cuda.zero: size must be >= 1")
+
+
+@irdl_op_definition
 class CopyOp(IRDLOperation):
     """Copies `size` elements between device buffers on the stream (a graph
     output that is an input, or a value returned twice):
@@ -698,9 +827,11 @@ Cuda = Dialect(
         SharedAllocOp,
         SyncThreadsOp,
         ShflXorOp,
+        GroupBarrierOp,
         LaunchOp,
         AllocOp,
         FreeOp,
+        ZeroOp,
         CopyOp,
         ReturnOp,
     ],

@@ -87,18 +87,34 @@ class KernelKindAttr(EnumAttribute[KernelKind], SpacedOpaqueSyntaxAttribute):
     name = "kernel.kind"
 
 
-SCHEDULE_FIELDS = ("block", "rows_per_block", "vector", "elements_per_thread")
-"""The integer fields of `#kernel.schedule`, in printing order."""
+SCHEDULE_FIELDS = (
+    "block",
+    "rows_per_block",
+    "vector",
+    "elements_per_thread",
+    "split",
+)
+"""The integer fields of `#kernel.schedule`, in printing order (`split` only
+when above 1)."""
+SCHEDULE_DEFAULTS = {
+    "rows_per_block": 1,
+    "vector": 1,
+    "elements_per_thread": 1,
+    "split": 1,
+}
 
 
 @irdl_attr_definition
 class ScheduleAttr(ParametrizedAttribute):
     """How a kernel runs: threads per block, rows per block, vector width,
-    elements per thread, and tile sizes (for gemm: block M, N, K).
+    elements per thread, blocks per row (`split`, printed when above 1) and
+    tile sizes (for gemm: block M, N, K).
 
     ```mlir
     #kernel.schedule<block = 256, rows_per_block = 1, vector = 4,
                      elements_per_thread = 4, tile = [128, 128, 32]>
+    #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4,
+                     elements_per_thread = 32, split = 128>
     ```
     """
 
@@ -108,6 +124,7 @@ class ScheduleAttr(ParametrizedAttribute):
     rows_per_block: IntAttr = param_def()
     vector: IntAttr = param_def()
     elements_per_thread: IntAttr = param_def()
+    split: IntAttr = param_def()
     tile: ArrayAttr[IntAttr] = param_def()
 
     def __init__(
@@ -117,12 +134,14 @@ class ScheduleAttr(ParametrizedAttribute):
         vector: int = 1,
         elements_per_thread: int = 1,
         tile: Sequence[int] = (),
+        split: int = 1,
     ):
         super().__init__(
             IntAttr(block),
             IntAttr(rows_per_block),
             IntAttr(vector),
             IntAttr(elements_per_thread),
+            IntAttr(split),
             ArrayAttr([IntAttr(t) for t in tile]),
         )
 
@@ -151,17 +170,23 @@ class ScheduleAttr(ParametrizedAttribute):
                 values[key] = IntAttr(parser.parse_integer(allow_negative=False))
 
         parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_field)
-        defaults = {"rows_per_block": 1, "vector": 1, "elements_per_thread": 1}
         if "block" not in values:
             parser.raise_error("a schedule needs 'block'")
         return (
             values["block"],
-            *(values.get(f, IntAttr(defaults[f])) for f in SCHEDULE_FIELDS[1:]),
+            *(
+                values.get(f, IntAttr(SCHEDULE_DEFAULTS[f]))
+                for f in SCHEDULE_FIELDS[1:]
+            ),
             values.get("tile", ArrayAttr([])),
         )
 
     def print_parameters(self, printer: Printer) -> None:
-        fields = [f"{f} = {getattr(self, f).data}" for f in SCHEDULE_FIELDS]
+        fields = [
+            f"{f} = {getattr(self, f).data}"
+            for f in SCHEDULE_FIELDS
+            if f != "split" or self.split.data != 1
+        ]
         if self.tile.data:
             fields.append(f"tile = [{', '.join(str(t.data) for t in self.tile)}]")
         printer.print_string(f"<{', '.join(fields)}>")
@@ -172,6 +197,11 @@ class ScheduleAttr(ParametrizedAttribute):
                 raise VerifyException(f"#kernel.schedule: {f} must be >= 1")
         if any(t.data < 1 for t in self.tile):
             raise VerifyException("#kernel.schedule: tile sizes must be >= 1")
+        if self.block.data % self.rows_per_block.data:
+            raise VerifyException(
+                f"#kernel.schedule: rows_per_block = {self.rows_per_block.data} "
+                f"does not divide block = {self.block.data}"
+            )
 
 
 def _verify_yield_types(op_name: str, body: Region, types: Sequence[Attribute]):

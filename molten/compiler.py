@@ -81,15 +81,27 @@ class ZeroCompiler:
     kernels are not lowered yet and raise NotImplementedError.
     """
 
-    def __init__(self, arch: str = "sm_90", **options: Any):
+    def __init__(
+        self, arch: str = "sm_90", sm_count: int | None = None, **options: Any
+    ):
         self.arch = arch
+        self.sm_count = sm_count
+        """The SMs of the device the schedules are chosen for (kernel-schedule's
+        default, the H100's 132, when None)."""
         self.options = options
+
+    def _pipeline(self, spec: str) -> str:
+        if self.sm_count is None:
+            return spec
+        return spec.replace(
+            "kernel-schedule", f"kernel-schedule{{sm_count={self.sm_count}}}"
+        )
 
     def optimize(self, graph: Any) -> ModuleOp:
         """The graph's module at the kernel level: fused, outlined, scheduled."""
         from molten.pipeline import run_pipeline
 
-        return run_pipeline(graph.to_module(), KERNEL_LEVEL_PIPELINE)
+        return run_pipeline(graph.to_module(), self._pipeline(KERNEL_LEVEL_PIPELINE))
 
     def compile(self, graph: Any) -> CompiledGraph:
         """The graph's `.cu` source, header and kernels."""
@@ -105,7 +117,7 @@ class ZeroCompiler:
             for result in op.results
             if result.name_hint
         }
-        module = run_pipeline(source_module, DEFAULT_PIPELINE)
+        module = run_pipeline(source_module, self._pipeline(DEFAULT_PIPELINE))
         unit = print_cuda(module)
         (launcher,) = (op for op in module.ops if isinstance(op, cuda.HostFuncOp))
         launches = [op for op in module.walk() if isinstance(op, cuda.LaunchOp)]

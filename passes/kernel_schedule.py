@@ -1,20 +1,29 @@
 """`kernel-schedule`: a `#kernel.schedule` for every kernel, by heuristics.
 
 Everything below the kernel level takes its launch and tiling parameters
-from this attribute and invents none. The heuristics here are plain:
+from this attribute and invents none. The heuristics, for a device of
+`sm_count` SMs (the H100's 132 unless told):
 
 * `vector`: the elements of the kernel's narrowest element type in one
   16-byte access (4 f32, 8 f16 or bf16), halved until it divides the
   innermost dimension that runs of consecutive elements lie along (the
   row's for row_reduce, the output's for pointwise); `vectorize` later
   turns each run's accesses into one where it proves them aligned;
-* pointwise: 256 threads, one run of `vector` elements per thread and
-  iteration of a grid-stride loop;
-* row_reduce: one block per row, the fewest threads (a multiple of 32, at
-  most 1024) that cover the row with at most max(8, vector) elements each,
-  held in registers (`elements_per_thread`, whole runs); a longer row gets
-  512 threads and `elements_per_thread = vector`: it is read again for each
-  pass over it;
+* pointwise: one run of `vector` elements per thread and iteration of a
+  grid-stride loop, 256 threads a block, fewer (down to 64) when that
+  spreads a small kernel over more SMs;
+* row_reduce, rows held in registers, `elements_per_thread` (whole runs)
+  up to two vector accesses per thread (at least 8):
+  - a row of up to 32 threads' worth: a power of two of threads per row,
+    several rows per block (`rows_per_block`), reduced by warp shuffles;
+  - a row of up to 1024 threads' worth: a block per row, the fewest
+    threads (a multiple of 32) that cover it;
+  - longer, up to 32 elements per thread of a 1024-thread block;
+  - longer still: `split` blocks per row (512 threads, up to 32 elements
+    each), which combine their partial results through global memory and
+    wait for each other (a cooperative launch: the lowering makes two such
+    blocks fit an SM, so at most 2 x `sm_count` blocks per row); a row too
+    long even for that is walked again for each pass over it;
 * gemm: 256 threads on 64x64 output tiles with a K step of 16.
 
 A schedule already present (written by hand or by an autotuner) is kept.
@@ -33,17 +42,33 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel, molten
 from molten.dialects.cuda import VECTOR_BYTES, element_bytes
 from molten.dialects.molten import shape_of
 
+H100_SMS = 132
+WARP = 32
 POINTWISE_BLOCK = 256
+MIN_POINTWISE_BLOCK = 64
 MAX_BLOCK = 1024
+SHORT_ROW_BLOCK = 256
+"""Threads of a block that holds several short rows."""
+MIN_ROW_ELEMENTS_PER_THREAD = 8
+RUNS_PER_THREAD = 2
+"""Vector accesses per thread and input for a row held in registers: two
+keep more bytes in flight per SM than one (a 16-bit row of 5120 elements
+takes 320 threads, six blocks per SM)."""
+MAX_ROW_ELEMENTS_PER_THREAD = 32
+"""Registers a thread of a 1024-thread block (at most 64) gives to its row."""
+SPLIT_BLOCK = 512
+"""Threads of each block of a split row; the lowering makes two such blocks
+fit an SM (at most 64 registers a thread), so that one block's loads
+overlap another's wait for its group."""
 LONG_ROW_BLOCK = 512
-"""Threads per row too long for registers: up to 128 registers each, so the
+"""Threads per row walked again per pass: up to 128 registers each, so the
 loops over the row (unrolled by nvcc) do not spill."""
-MAX_ROW_ELEMENTS_PER_THREAD = 8
 GEMM_BLOCK = 256
 GEMM_TILE = (64, 64, 16)
 
@@ -54,6 +79,15 @@ def reduced_shape(body_ops: list[Operation]) -> tuple[int, ...]:
         if isinstance(op, molten.ReductionOp):
             shape = shape_of(op.input)
             return tuple(shape[i] for i in op.axes.get_values())
+    raise ValueError("a row_reduce kernel without a reduction")
+
+
+def reduced_rows(body_ops: list[Operation]) -> int:
+    """How many rows a row_reduce kernel reduces."""
+    for op in body_ops:
+        if isinstance(op, molten.ReductionOp):
+            shape = shape_of(op.input)
+            return math.prod(shape) // max(1, math.prod(reduced_shape([op])))
     raise ValueError("a row_reduce kernel without a reduction")
 
 
@@ -69,40 +103,84 @@ def vector_width(inner: int, tensors: list[SSAValue]) -> int:
     return width
 
 
+def _round_up(value: int, multiple: int) -> int:
+    return multiple * math.ceil(value / multiple)
+
+
+def row_reduce_schedule(
+    rows: int, n: int, width: int, sm_count: int
+) -> kernel.ScheduleAttr:
+    """The schedule of `rows` rows of `n` elements, accessed `width` at a time."""
+    most = max(MIN_ROW_ELEMENTS_PER_THREAD, RUNS_PER_THREAD * width)
+    if n <= WARP * most:
+        lanes = 1 << max(0, math.ceil(math.log2(math.ceil(n / most))))
+        per_thread = _round_up(math.ceil(n / lanes), width)
+        # Full warps, and more blocks than SMs where there are rows for them.
+        wanted = max(1, rows // sm_count)
+        rows_per_block = max(WARP // lanes, min(SHORT_ROW_BLOCK // lanes, wanted))
+        rows_per_block = 1 << (rows_per_block.bit_length() - 1)
+        return kernel.ScheduleAttr(
+            lanes * rows_per_block,
+            rows_per_block=rows_per_block,
+            vector=width,
+            elements_per_thread=per_thread,
+        )
+    if n <= MAX_BLOCK * MAX_ROW_ELEMENTS_PER_THREAD:
+        threads = math.ceil(n / most)
+        block = min(MAX_BLOCK, _round_up(threads, WARP))
+        per_thread = _round_up(math.ceil(n / block), width)
+        return kernel.ScheduleAttr(block, vector=width, elements_per_thread=per_thread)
+    part = SPLIT_BLOCK * MAX_ROW_ELEMENTS_PER_THREAD
+    split = math.ceil(n / part)
+    resident = sm_count * (MAX_BLOCK // SPLIT_BLOCK)
+    if split <= resident:
+        per_thread = _round_up(math.ceil(n / (split * SPLIT_BLOCK)), width)
+        return kernel.ScheduleAttr(
+            SPLIT_BLOCK, vector=width, elements_per_thread=per_thread, split=split
+        )
+    return kernel.ScheduleAttr(
+        LONG_ROW_BLOCK, vector=width, elements_per_thread=width, split=resident
+    )
+
+
+def pointwise_schedule(elements: int, width: int, sm_count: int):
+    """The schedule of a pointwise kernel over `elements`, `width` at a time."""
+    runs = math.ceil(elements / width)
+    block = POINTWISE_BLOCK
+    while block > MIN_POINTWISE_BLOCK and math.ceil(runs / block) < sm_count:
+        block //= 2
+    return kernel.ScheduleAttr(block, vector=width, elements_per_thread=width)
+
+
 def schedule_for(
     kind: kernel.KernelKind,
     body_ops: list[Operation],
     inputs: list[SSAValue],
     outputs: list[SSAValue],
+    sm_count: int = H100_SMS,
 ) -> kernel.ScheduleAttr:
     """The schedule of a kernel of `kind` with these body ops, inputs and
-    outputs (tensors)."""
+    outputs (tensors), for a device of `sm_count` SMs."""
     tensors = [*inputs, *outputs]
     if kind == kernel.KernelKind.ROW_REDUCE:
         row = reduced_shape(body_ops)
-        n = math.prod(row)
         width = vector_width(row[-1], tensors)
-        most = max(MAX_ROW_ELEMENTS_PER_THREAD, width)
-        threads = math.ceil(n / most)
-        block = min(MAX_BLOCK, max(32, 32 * math.ceil(threads / 32)))
-        per_thread = width * math.ceil(n / (block * width))
-        if per_thread > most:
-            block, per_thread = LONG_ROW_BLOCK, width
-        return kernel.ScheduleAttr(
-            block, rows_per_block=1, vector=width, elements_per_thread=per_thread
+        return row_reduce_schedule(
+            reduced_rows(body_ops), math.prod(row), width, sm_count
         )
     if kind == kernel.KernelKind.GEMM:
         return kernel.ScheduleAttr(GEMM_BLOCK, tile=GEMM_TILE)
     if kind == kernel.KernelKind.POINTWISE:
         domain = kernel.iteration_domain(outputs)
         width = vector_width(domain[-1] if domain else 1, tensors)
-        return kernel.ScheduleAttr(
-            POINTWISE_BLOCK, vector=width, elements_per_thread=width
-        )
+        return pointwise_schedule(math.prod(domain), width, sm_count)
     raise NotImplementedError(f"kernel-schedule: no heuristic for {kind.value} kernels")
 
 
+@dataclass
 class ScheduleKernel(RewritePattern):
+    sm_count: int
+
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self, op: kernel.FuncOp | kernel.FusedOp, rewriter: PatternRewriter
@@ -113,18 +191,27 @@ class ScheduleKernel(RewritePattern):
         results = body.last_op
         assert isinstance(results, kernel.YieldOp)
         op.schedule = schedule_for(
-            op.kind.data, list(body.ops), list(body.args), list(results.values)
+            op.kind.data,
+            list(body.ops),
+            list(body.args),
+            list(results.values),
+            self.sm_count,
         )
         rewriter.notify_op_modified(op)
 
 
 @dataclass(frozen=True)
 class KernelSchedule(ModulePass):
-    """Attaches a heuristic #kernel.schedule to each kernel that has none."""
+    """Attaches a heuristic #kernel.schedule to each kernel that has none, for
+    a device of `sm_count` SMs."""
 
     name = "kernel-schedule"
 
+    sm_count: int = H100_SMS
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(ScheduleKernel(), apply_recursively=False).rewrite_module(
-            op
-        )
+        if self.sm_count < 1:
+            raise PassFailedException("kernel-schedule: sm_count must be >= 1")
+        PatternRewriteWalker(
+            ScheduleKernel(self.sm_count), apply_recursively=False
+        ).rewrite_module(op)

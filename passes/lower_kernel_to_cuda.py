@@ -40,12 +40,14 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     Float32Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
     ModuleOp,
     TensorType,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -419,6 +421,11 @@ class LoweredKernel:
     op: cuda.KernelOp
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
+    cooperative: int | None = None
+    """Blocks per group of a cooperative launch (`grid` is then the most)."""
+    scratch: tuple[tuple[str, Attribute, int, bool], ...] = ()
+    """Buffers (name, element type, size, zeroed) the launcher allocates and
+    passes after the outputs."""
 
 
 def _pointer_type(value: SSAValue) -> cuda.PointerType:
@@ -553,10 +560,12 @@ def lower_pointwise(
     return LoweredKernel(_kernel_op(kfunc, region, block), (grid, 1, 1), (block, 1, 1))
 
 
-def _kernel_op(kfunc: kernel.FuncOp, region: Region, block: int) -> cuda.KernelOp:
+def _kernel_op(
+    kfunc: kernel.FuncOp, region: Region, block: int, min_blocks: int | None = None
+) -> cuda.KernelOp:
     fused = [s.data for s in kfunc.fused_ops] if kfunc.fused_ops is not None else []
     params = [a.type for a in region.block.args]
-    return cuda.KernelOp(kfunc.sym_name.data, params, block, region, fused)
+    return cuda.KernelOp(kfunc.sym_name.data, params, block, region, fused, min_blocks)
 
 
 _IDENTITY = {
@@ -598,10 +607,104 @@ def _block_reduce(
     return value
 
 
+def _lanes_reduce(
+    e: Emitter, op: molten.ReductionOp, value: SSAValue, lanes: int
+) -> SSAValue:
+    """The combination of `value` over each aligned group of `lanes` (a power
+    of two up to 32) consecutive lanes of a warp, held by all of them."""
+    offset = lanes // 2
+    while offset:
+        value = _combine(e, op, value, e.add(cuda.ShflXorOp(value, offset)))
+        offset //= 2
+    return value
+
+
+def _inputs_feeding(values: Sequence[SSAValue], inputs: set[SSAValue]) -> set:
+    """The kernel inputs (block arguments in `inputs`) `values` are computed from."""
+    found, stack, seen = set(), list(values), set()
+    while stack:
+        value = stack.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        if value in inputs:
+            found.add(value)
+        elif isinstance(value.owner, Operation):
+            stack.extend(value.owner.operands)
+    return found
+
+
+def _broadcasts_to(shape: Sequence[int], full: Sequence[int]) -> bool:
+    trailing = full[len(full) - len(shape) :]
+    return len(shape) <= len(full) and all(
+        d in (1, f) for d, f in zip(shape, trailing, strict=True)
+    )
+
+
+HOISTED_ELEMENTS = 16
+"""Row elements per thread of one input the reductions do not read (a
+weight) that are loaded before the reductions, so that their latency
+overlaps the reductions'; at most a quarter of the registers a thread of
+the block has. (One input, and not in runs that may pass the row's end:
+beyond that, ptxas spills a few bytes on some kernels.)"""
+REGISTERS_PER_SM = 65536
+MAX_THREADS_RESIDENT = 1024
+"""Threads per SM a split row's blocks are made to fit (1024 of the 2048 an
+SM holds: 64 registers each)."""
+MAX_REGISTERS_PER_THREAD = 255
+
+
+def _exchange(
+    e: Emitter,
+    op: molten.ReductionOp,
+    total: SSAValue,
+    scratch: tuple[SSAValue, SSAValue],
+    tid: SSAValue,
+    group: SSAValue,
+    part: SSAValue,
+    split: int,
+    exchange: Index,
+) -> SSAValue:
+    """The combination of the block totals of the `split` blocks of `group`
+    (each block gives `total`), the same in all of them: each block writes
+    its total to the group's slots for this `exchange` (its number among the
+    group's exchanges, from 0; two sets of slots alternate), the group waits
+    for all, and every warp combines the slots in the same order."""
+    counters, partials = scratch
+    parity = e.irem(exchange, 2)
+    slots = e.imul(e.iadd(e.imul(group, 2), parity), split)
+    writer = _if(e, e.icmp(tid, 0, "eq"))
+    writer.add(cuda.StoreOp(total, partials, writer.index(writer.iadd(slots, part))))
+    _close(writer)
+    e.add(
+        cuda.GroupBarrierOp(
+            counters, e.index(group), e.index(e.imul(e.iadd(exchange, 1), split))
+        )
+    )
+    lane = e.irem(tid, WARP)
+    value = e.f32(_IDENTITY[type(op)])
+    for c in range(math.ceil(split / WARP)):
+        i = e.iadd(lane, c * WARP)
+        offset = e.index(e.iadd(slots, e.imin(i, split - 1)))
+        loaded = e.add(cuda.LoadOp(partials, offset, coherent=True))
+        combined = _combine(e, op, value, loaded)
+        if (c + 1) * WARP <= split:
+            value = combined
+        else:
+            value = e.select(e.icmp(i, split, "slt"), combined, value)
+    return _lanes_reduce(e, op, value, WARP)
+
+
 def lower_row_reduce(
     kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr
 ) -> LoweredKernel:
+    """Rows of the reduced axes: `lanes` = block / rows_per_block threads per
+    row (a power of two up to a warp when a block has several rows), or
+    `split` blocks per row, each with a part of it. A thread holds its
+    elements of the row in registers when lanes * elements_per_thread
+    covers its part, and walks the part once per pass otherwise."""
     region, e, pointers, outputs, out_ptrs = _kernel_shell(kfunc)
+    name = f"@{kfunc.sym_name.data}"
     body_ops = list(kfunc.body.block.ops)
     reductions = [op for op in body_ops if isinstance(op, molten.ReductionOp)]
     full = shape_of(reductions[0].input)
@@ -609,48 +712,112 @@ def lower_row_reduce(
     row_shape, col_shape = full[: len(full) - k], full[len(full) - k :]
     rows, n = math.prod(row_shape), math.prod(col_shape)
     block = schedule.block.data
+    rows_per_block = schedule.rows_per_block.data
+    split = schedule.split.data
+    lanes = block // rows_per_block
     if block % WARP:
         raise NotImplementedError(
-            f"lower-kernel-to-cuda: a row_reduce block of {block} threads is not a "
-            "multiple of 32"
+            f"lower-kernel-to-cuda: {name}'s row_reduce block of {block} threads is "
+            "not a multiple of 32"
+        )
+    if rows_per_block > 1 and (lanes > WARP or lanes & (lanes - 1)):
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: {name}'s schedule gives {lanes} threads to each "
+            f"of {rows_per_block} rows per block; several rows per block take a "
+            "power of two of threads each, at most 32"
+        )
+    if split > 1 and rows_per_block > 1:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: {name}'s schedule splits rows across blocks "
+            "and puts several rows in a block"
         )
     width = _checked_vector_width(kfunc, schedule, col_shape[-1])
     ept = schedule.elements_per_thread.data
-    span = block * width  # columns covered by one run of `width` per thread
-    cached = block * ept >= n
+    chunk = width * math.ceil(n / (split * width))  # columns of a part
+    if (split - 1) * chunk >= n:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: {name}'s schedule splits rows of {n} elements "
+            f"into {split} parts, which leaves a part empty"
+        )
+    shortest = n - (split - 1) * chunk  # the last part's columns
+    span = lanes * width  # columns covered by one run of `width` per thread
+    cached = lanes * ept >= chunk
 
     tid = e.add(cuda.ThreadIdxOp())
     bid = e.add(cuda.BlockIdxOp())
     gdim = e.add(cuda.GridDimOp())
-    grid = min(rows, MAX_GRID_X)
-    rb, row_block = _for(e, bid, rows, gdim)
-    row = row_block.args[0]
-    row.name_hint = "row"
+    lane: Index = tid if rows_per_block == 1 else e.irem(tid, lanes)
+    scratch: tuple[SSAValue, SSAValue] | None = None
+    group: Index = bid
+    part: Index = 0
+    row_valid: SSAValue | None = None
+    if split > 1:
+        # Blocks come in groups of `split`, one group per row at a time.
+        if rows * split > MAX_GRID_X:
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: {name}: {rows} rows of {split} blocks each"
+            )
+        counters = region.block.insert_arg(
+            cuda.PointerType(cuda.COUNTER_TYPE), len(region.block.args)
+        )
+        partials = region.block.insert_arg(
+            cuda.PointerType(F32), len(region.block.args)
+        )
+        counters.name_hint, partials.name_hint = "group_counters", "group_partials"
+        scratch = (counters, partials)
+        group, part = e.idiv(bid, split), e.irem(bid, split)
+        group.name_hint, part.name_hint = "group", "part"
+        groups = e.add(arith.DivSIOp(gdim, e.index(split)))
+        grid = rows * split
+        rb, row_block = _for(e, group, rows, groups)
+        row = row_block.args[0]
+        iteration = rb.add(arith.DivSIOp(rb.index(rb.isub(row, group)), groups))
+    elif rows_per_block > 1:
+        row_blocks = math.ceil(rows / rows_per_block)
+        grid = min(row_blocks, MAX_GRID_X)
+        rb, row_block = _for(e, bid, row_blocks, gdim)
+        row = rb.iadd(rb.imul(row_block.args[0], rows_per_block), rb.idiv(tid, lanes))
+        if rows % rows_per_block:
+            # The block's last rows may lie past the end: their threads work on
+            # the last row (so that every lane takes part in the shuffles)
+            # and store nothing.
+            row_valid = rb.icmp(row, rows, "slt")
+            row = rb.imin(row, rows - 1)
+    else:
+        grid = min(rows, MAX_GRID_X)
+        rb, row_block = _for(e, bid, rows, gdim)
+        row = row_block.args[0]
+    if isinstance(row, SSAValue):
+        row.name_hint = "row"
     row_index = unravel(rb, row, row_shape)
     per_row = [*row_index, *(0,) * k]
     ev = Evaluator(rb, pointers)
+    first = rb.imul(part, chunk)
+    end: Index = n if split == 1 else rb.imin(rb.iadd(first, chunk), n)
 
     def run(em: Emitter, j: Index) -> list[list[Index]]:
         """The indices of the `width` elements from column `j` of the row."""
         return [[*row_index, *col] for col in unravel_vector(em, j, col_shape, width)]
 
-    # Runs of a cached row: thread t holds columns t * width + c * span, ...
-    # (width of them each). In the last run, partial, the threads past the
-    # row read its last run instead (width divides n) and discard it.
-    # Each run's indices are built once, so that its values are loaded once.
+    # Runs of a cached part: thread t holds columns first + t * width + c *
+    # span, ... (width of them each). Where a run may pass the part's end,
+    # the threads past it read the part's last run instead (width divides
+    # the part) and discard it. Each run's indices are built once, so that
+    # its values are loaded once.
     runs: list[tuple[list[list[Index]], SSAValue | None]] = []
     if cached:
-        for c in range(math.ceil(n / span)):
-            j = rb.iadd(rb.imul(tid, width), c * span)
+        for c in range(math.ceil(chunk / span)):
+            j = rb.iadd(rb.iadd(first, rb.imul(lane, width)), c * span)
             if isinstance(j, SSAValue):
                 j.name_hint = "col"
-            if (c + 1) * span <= n:
+            if (c + 1) * span <= shortest:
                 runs.append((run(rb, j), None))
             else:
-                valid = rb.icmp(j, n, "slt")
-                runs.append((run(rb, rb.imin(j, n - width)), valid))
+                valid = rb.icmp(j, end, "slt")
+                runs.append((run(rb, rb.imin(j, rb.isub(end, width))), valid))
+        _hoist_loads(ev, reductions, outputs, runs, full, ept, block)
 
-    for op in reductions:
+    for r, op in enumerate(reductions):
         identity = rb.f32(_IDENTITY[type(op)])
         if cached:
             acc = identity
@@ -662,8 +829,8 @@ def lower_row_reduce(
         else:
             loop_body = Block(arg_types=[INDEX, F32])
             loop = scf.ForOp(
-                rb.index(rb.imul(tid, width)),
-                rb.index(n),
+                rb.index(rb.iadd(first, rb.imul(lane, width))),
+                rb.index(end),
                 rb.index(span),
                 [identity],
                 Region(loop_body),
@@ -677,45 +844,105 @@ def lower_row_reduce(
             loop_body.add_op(scf.YieldOp(partial))
             acc = loop.results[0]
             acc.name_hint = f"{op.results[0].name_hint or 'reduction'}_acc"
-        total = _block_reduce(rb, op, acc, tid, block)
+        if lanes <= WARP:
+            total = _lanes_reduce(rb, op, acc, lanes)
+        else:
+            total = _block_reduce(rb, op, acc, tid, block)
+        if scratch is not None:
+            exchange = rb.iadd(rb.imul(iteration, len(reductions)), r)
+            total = _exchange(rb, op, total, scratch, tid, group, part, split, exchange)
         if isinstance(op, molten.ReduceMeanOp):
             total = rb.add(arith.MulfOp(total, rb.f32(1.0 / n)))
         total = _round(rb, total, element_of(op.results[0]))
         ev.define(op.results[0], per_row, total)
 
+    sb = rb if row_valid is None else _if(rb, row_valid)
+    stores = ev if row_valid is None else ev.scoped(sb)
     for value, ptr in zip(outputs, out_ptrs, strict=True):
         shape = shape_of(value)
         if shape == full:
             if cached:
                 for indices, valid in runs:
-                    target = rb if valid is None else _if(rb, valid)
-                    scoped = ev if valid is None else ev.scoped(target)
+                    target = sb if valid is None else _if(sb, valid)
+                    scoped = stores if valid is None else stores.scoped(target)
                     for index in indices:
                         scalar = scoped.at(value, index)
                         _store(scoped, scalar, ptr, ravel(target, index, full))
                     if valid is not None:
                         _close(target)
             else:
-                lb, loop_block = _for(rb, rb.imul(tid, width), n, span)
-                scoped = ev.scoped(lb)
+                start = sb.iadd(first, sb.imul(lane, width))
+                lb, loop_block = _for(sb, start, end, span)
+                scoped = stores.scoped(lb)
                 for index in run(lb, loop_block.args[0]):
                     scalar = scoped.at(value, index)
                     _store(scoped, scalar, ptr, ravel(lb, index, full))
                 loop_block.add_op(scf.YieldOp())
         elif shape == (*row_shape, *(1,) * k):
-            scalar = ev.at(value, per_row)
-            offset = ravel(rb, per_row, shape)
-            inner = _if(rb, rb.icmp(tid, 0, "eq"))
-            _store(ev.scoped(inner), scalar, ptr, offset)
+            scalar = stores.at(value, per_row)
+            offset = ravel(sb, per_row, shape)
+            leader = sb.icmp(lane, 0, "eq")
+            if split > 1:
+                first_part = sb.icmp(part, 0, "eq")
+                leader = sb.add(arith.AndIOp(leader, first_part))
+            inner = _if(sb, leader)
+            _store(stores.scoped(inner), scalar, ptr, offset)
             _close(inner)
         else:
             raise NotImplementedError(
                 f"lower-kernel-to-cuda: a row_reduce output of shape {shape} "
                 f"(neither the row shape {full} nor one value per row)"
             )
+    if row_valid is not None:
+        _close(sb)
     row_block.add_op(scf.YieldOp())
     e.add(cuda.ReturnOp())
-    return LoweredKernel(_kernel_op(kfunc, region, block), (grid, 1, 1), (block, 1, 1))
+    # The blocks of a split row must be resident together: a block of fewer
+    # than 1024 threads is made to fit 1024 threads per SM (kernel-schedule
+    # counts on it).
+    min_blocks = MAX_THREADS_RESIDENT // block if split > 1 and block < 1024 else None
+    lowered = LoweredKernel(
+        _kernel_op(kfunc, region, block, min_blocks), (grid, 1, 1), (block, 1, 1)
+    )
+    if scratch is not None:
+        lowered.cooperative = split
+        # A counter per group, and two sets of `split` partial results per
+        # group (one exchange's and the next's); there are at most `rows`
+        # groups. Only the counters must start at zero.
+        lowered.scratch = (
+            ("group_counters", cuda.COUNTER_TYPE, rows, True),
+            ("group_partials", F32, 2 * rows * split, False),
+        )
+    return lowered
+
+
+def _hoist_loads(
+    ev: Evaluator,
+    reductions: list[molten.ReductionOp],
+    outputs: list[SSAValue],
+    runs: list[tuple[list[list[Index]], SSAValue | None]],
+    full: Sequence[int],
+    ept: int,
+    block: int,
+) -> None:
+    """Loads a cached part's elements of the first input that only the
+    outputs read (not the reductions) before the reductions, within the
+    budget (HOISTED_ELEMENTS)."""
+    registers = min(MAX_REGISTERS_PER_THREAD, REGISTERS_PER_SM // block)
+    if ept > min(HOISTED_ELEMENTS, registers // 4):
+        return
+    inputs = set(ev.pointers)
+    read_by_reductions = _inputs_feeding([op.input for op in reductions], inputs)
+    later = _inputs_feeding(outputs, inputs) - read_by_reductions
+    for arg in ev.pointers:
+        shape = shape_of(arg)
+        if arg in later and math.prod(shape) > 1 and _broadcasts_to(shape, full):
+            # Runs that may pass the row's end keep their loads where they
+            # are used (hoisted, ptxas spills a few bytes on some kernels).
+            for indices, valid in runs:
+                for index in indices if valid is None else ():
+                    ev.at(arg, broadcast_index(index, shape, full))
+            return
 
 
 MICRO_TILE = 4
@@ -961,9 +1188,20 @@ def lower_graph(
                 temporaries.append(alloc.result)
         lowered = kernels[op.callee.string_value()]
         args = [buffers[v] for v in (*op.inputs, *op.results)]
-        entry.add_op(
-            cuda.LaunchOp(op.callee.string_value(), lowered.grid, lowered.block, args)
+        for name, element, size, zeroed in lowered.scratch:
+            alloc = cuda.AllocOp(element, size)
+            alloc.result.name_hint = name
+            entry.add_op(alloc)
+            if zeroed:
+                entry.add_op(cuda.ZeroOp(alloc.result, size))
+            args.append(alloc.result)
+            temporaries.append(alloc.result)
+        launch = cuda.LaunchOp(
+            op.callee.string_value(), lowered.grid, lowered.block, args
         )
+        if lowered.cooperative is not None:
+            launch.cooperative = DenseArrayBase.from_list(i64, [lowered.cooperative])
+        entry.add_op(launch)
     for target, value in copies:
         entry.add_op(cuda.CopyOp(target, buffers[value], math.prod(shape_of(value))))
     for buffer in temporaries:

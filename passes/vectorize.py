@@ -22,7 +22,7 @@ consecutive; the first is W-aligned when W divides `c`
 and every `k * divisor(x)`. Only accesses in one block are grouped, and
 none is moved across an access of the other kind through the same pointer.
 Only global memory is vectorized (the gemm's shared tiles are left to its
-own lowering).
+own lowering), and not `coherent` loads.
 
 That alignment is relative to the pointer, so a vectorized kernel needs its
 pointers aligned to 16 bytes at run time: the pass keeps a copy of the
@@ -186,11 +186,18 @@ def _run(op: cuda.LoadOp | cuda.StoreOp, analysis: IndexAnalysis) -> Run | None:
         return None
     if pointer.memory_space != cuda.MemorySpace.GLOBAL:
         return None  # shared memory: the gemm's tiles, left to its own lowering
+    if _coherent(op):
+        return None  # another block's partials, one element each
     form = analysis.form(op.index)
     ops = list(block.ops)
     peers: dict[int, cuda.LoadOp | cuda.StoreOp] = {}
     for other in ops:
-        if type(other) is type(op) and other.ptr == op.ptr and len(other.values) == 1:
+        if (
+            type(other) is type(op)
+            and other.ptr == op.ptr
+            and len(other.values) == 1
+            and not _coherent(other)
+        ):
             other_form = analysis.form(other.index)
             if other_form.terms == form.terms:
                 peers.setdefault(other_form.constant - form.constant, other)
@@ -205,6 +212,10 @@ def _run(op: cuda.LoadOp | cuda.StoreOp, analysis: IndexAnalysis) -> Run | None:
                     return run
         width //= 2
     return None
+
+
+def _coherent(op: Operation) -> bool:
+    return isinstance(op, cuda.LoadOp) and op.coherent is not None
 
 
 def _ordered(members: list[cuda.LoadOp | cuda.StoreOp], ops: list[Operation]) -> Run:

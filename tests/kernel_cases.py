@@ -225,10 +225,20 @@ CASES: dict[str, Builder] = {
     "transpose_cast_16x8": transpose_cast(16, 8),
     "gelu_affine_4096": gelu_affine(4096),
     "gelu_affine_12": gelu_affine(12),
-    # The switch from a row in registers (1024 threads x 8) to a row walked
-    # per pass, just below and above it.
+    # Row schedules at their switch points (f32; f16 and bf16 switch at twice
+    # the length): up to 256 elements a power of two of threads per row and
+    # several rows per block (the last block's rows partly past the end),
+    # then a block per row up to 1024 x 8 and 1024 x 32 elements, then
+    # blocks of a row that exchange partial results (a partial last part,
+    # dependent reductions, more rows than groups of blocks at once).
+    "softmax_5x256": softmax([5, 256]),
+    "softmax_5x260": softmax([5, 260]),
     "softmax_3x8192": softmax([3, 8192]),
     "softmax_3x8200": softmax([3, 8200]),
+    "softmax_2x32768": softmax([2, 32768]),
+    "softmax_2x32772": softmax([2, 32772]),
+    "layer_norm_3x40000": layer_norm([3, 40000], 1),
+    "softmax_300x33000": softmax([300, 33000]),
     # More rows than a grid's y or z dimension holds (65535).
     "rms_norm_70000x8": rms_norm(70000, 8),
     "softmax_66000x5": softmax([66000, 5]),

@@ -133,7 +133,7 @@ def check_schedule(k: kernel.FuncOp) -> None:
     assert s is not None
     fields = {
         f: getattr(s, f).data
-        for f in ("block", "rows_per_block", "vector", "elements_per_thread")
+        for f in ("block", "rows_per_block", "vector", "elements_per_thread", "split")
     }
     assert all(v >= 1 for v in fields.values()), fields
     tile = [t.data for t in s.tile]
@@ -141,18 +141,30 @@ def check_schedule(k: kernel.FuncOp) -> None:
     if kind == kernel.KernelKind.ROW_REDUCE:
         n = row_length_of(k)
         block, per_thread = fields["block"], fields["elements_per_thread"]
+        rows_per_block, split = fields["rows_per_block"], fields["split"]
+        lanes = block // rows_per_block
         assert block % 32 == 0 and 32 <= block <= 1024, fields
+        assert block % rows_per_block == 0, fields
         width = fields["vector"]
         # runs of `vector` elements along the row's innermost axis
         assert per_thread % width == 0 and row_length_of(k) % width == 0, fields
-        if n <= 1024 * max(8, width):
-            # the row is held in registers: the block covers it, <= 8 each
-            # (or one run, if longer)
+        most = max(8, 2 * width)  # two vector accesses per thread, at least 8
+        if n <= 32 * most:
+            # a power of two of threads per row, several rows per block
+            assert lanes & (lanes - 1) == 0 and lanes <= 32, (n, fields)
+            assert lanes * per_thread >= n and per_thread <= most, (n, fields)
+            assert split == 1, (n, fields)
+        elif n <= 1024 * 32 and split == 1:
+            # a block per row, held in registers
+            assert rows_per_block == 1 and split == 1, (n, fields)
             assert block * per_thread >= n, (n, fields)
-            assert per_thread <= max(8, width), (n, fields)
+            assert per_thread <= (most if n <= 1024 * most else 32), (n, fields)
         else:
-            # a longer row is walked again for each pass over it
-            assert block == 512 and per_thread == width, (n, fields)
+            # split across blocks of 512 threads (two per SM), each part in
+            # registers
+            assert rows_per_block == 1 and block == 512, (n, fields)
+            assert 1 < split <= 2 * 132 and per_thread <= 32, (n, fields)
+            assert split * block * per_thread >= n, (n, fields)
         assert tile == []
     elif kind == kernel.KernelKind.GEMM:
         assert len(tile) == 3 and all(t >= 1 for t in tile), tile
@@ -732,11 +744,43 @@ def test_row_reduce_schedule(n):
     (k,) = kernel_funcs(run(g))
     assert k.kind.data == kernel.KernelKind.ROW_REDUCE
     check_schedule(k)
-    block = k.schedule.block.data
-    # the fewest threads (a multiple of 32, at most 1024) with <= 8 elements
-    # each; 512 for a row longer than 1024 x 8, walked once per pass
-    assert block == (min(1024, max(32, 32 * math.ceil(n / 256))) if n <= 8192 else 512)
-    assert k.schedule.rows_per_block.data == 1
+    s = k.schedule
+    block, rows_per_block = s.block.data, s.rows_per_block.data
+    if n <= 256:
+        # the fewest threads per row (a power of two) with <= 8 f32 each; a
+        # warp holds 32 / lanes of the 3 rows
+        lanes = 1 << math.ceil(math.log2(math.ceil(n / 8)))
+        assert (block, rows_per_block) == (32, 32 // lanes)
+    elif n <= 32768:
+        # the fewest threads (a multiple of 32, at most 1024) with <= 8 each,
+        # then up to 32 each
+        assert rows_per_block == 1 and s.split.data == 1
+        assert block == min(1024, 32 * math.ceil(n / 256))
+    else:
+        assert (block, s.split.data) == (512, math.ceil(n / 16384))
+
+
+@pytest.mark.parametrize(
+    ("sm_count", "split"), [(132, 256), (200, 256), (100, 200), (16, 32)]
+)
+def test_row_too_long_for_a_group_of_resident_blocks_is_walked(sm_count, split):
+    g = DataflowGraph("rows")
+    x = g.add_input("x", [2, 4 * 1024 * 1024])
+    g.add_output(g.softmax(x, "p"))
+    module = g.to_module()
+    run_pipeline(
+        module,
+        KERNEL_LEVEL.replace(
+            "kernel-schedule", f"kernel-schedule{{sm_count={sm_count}}}"
+        ),
+    )
+    (k,) = kernel_funcs(module)
+    s = k.schedule
+    assert s.split.data == split
+    if split == 256:  # 512 threads x 32 elements x 256 blocks: in registers
+        assert (s.block.data, s.elements_per_thread.data) == (512, 32)
+    else:  # walked, by 512 threads of each block
+        assert (s.block.data, s.elements_per_thread.data) == (512, s.vector.data)
 
 
 def test_row_reduce_schedule_over_several_axes():
@@ -760,7 +804,7 @@ def test_gemm_schedule_has_a_tile(dtype):
 def test_schedule_written_by_hand_is_kept():
     text = """
     func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-      %y = kernel.fused pointwise schedule <block = 64, vector = 4> (%x)
+      %y = kernel.fused pointwise schedule <block = 128, vector = 4> (%x)
           : (tensor<4x8xf32>) -> tensor<4x8xf32> {
       ^bb0(%a: tensor<4x8xf32>):
         %e = molten.exp %a : tensor<4x8xf32>
@@ -778,14 +822,14 @@ def test_schedule_written_by_hand_is_kept():
 
     module = run_pipeline(parse_module(text), "kernel-outline,kernel-schedule")
     first, second = kernel_funcs(module)
-    assert first.schedule == kernel.ScheduleAttr(64, vector=4)
-    assert second.schedule == kernel.ScheduleAttr(256, vector=4, elements_per_thread=4)
+    assert first.schedule == kernel.ScheduleAttr(128, vector=4)
+    assert second.schedule == kernel.ScheduleAttr(64, vector=4, elements_per_thread=4)
     # scheduling a kernel.fused (before outlining) works too
     module = run_pipeline(parse_module(text), "kernel-schedule")
     fused = [op for op in module.walk() if isinstance(op, kernel.FusedOp)]
     assert [f.schedule for f in fused] == [
-        kernel.ScheduleAttr(64, vector=4),
-        kernel.ScheduleAttr(256, vector=4, elements_per_thread=4),
+        kernel.ScheduleAttr(128, vector=4),
+        kernel.ScheduleAttr(64, vector=4, elements_per_thread=4),
     ]
 
 

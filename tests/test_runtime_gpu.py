@@ -361,14 +361,17 @@ print("ok", err)
 # -- vector accesses and misaligned pointers -------------------------------------
 
 
+@pytest.mark.parametrize("hidden", [1024, 40000])
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 @pytest.mark.parametrize("misaligned", ["x", "w", "out"])
-def test_a_misaligned_pointer_takes_the_scalar_variant(dtype, misaligned):
+def test_a_misaligned_pointer_takes_the_scalar_variant(dtype, misaligned, hidden):
     """Views one element into a buffer are contiguous but not 16-byte aligned:
     the vectorized kernel would fault on them (misaligned address), so a
-    correct result shows that its scalar variant ran."""
+    correct result shows that its scalar variant ran. Rows of 40000 are
+    split across blocks that wait for each other: the scalar variant's
+    cooperative grid is its own."""
     torch = pytest.importorskip("torch")
-    graph = _seed(rows=4, hidden=1024, dtype=dtype)
+    graph = _seed(rows=4, hidden=hidden, dtype=dtype)
     compiled = ZeroCompiler().compile(graph)
     assert compiled.kernels[0].scalar_variant is not None
     xs, ws = _host_inputs(graph, np.random.default_rng())

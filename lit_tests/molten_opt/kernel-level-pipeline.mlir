@@ -67,7 +67,7 @@ func.func @layer_norm(%x: tensor<64x768xf16>, %w: tensor<768xf16>, %b: tensor<76
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @layer_norm_row_reduce0(%x: tensor<64x768xf16>, %w: tensor<768xf16>, %b: tensor<768xf16>) -> (tensor<64x768xf16>) row_reduce schedule #kernel.schedule<block = 96, rows_per_block = 1, vector = 8, elements_per_thread = 8> attributes {fused_ops = ["cast", "cast", "cast", "reduce_mean", "sub", "square", "reduce_mean", "add", "rsqrt", "mul", "mul", "add", "cast"]} {
+// CHECK-NEXT:   kernel.func @layer_norm_row_reduce0(%x: tensor<64x768xf16>, %w: tensor<768xf16>, %b: tensor<768xf16>) -> (tensor<64x768xf16>) row_reduce schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 8, elements_per_thread = 16> attributes {fused_ops = ["cast", "cast", "cast", "reduce_mean", "sub", "square", "reduce_mean", "add", "rsqrt", "mul", "mul", "add", "cast"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<64x768xf16>
 // CHECK-NEXT:   }
@@ -131,7 +131,7 @@ func.func @rms_norm_silu(%x: tensor<32x4096xbf16>, %w: tensor<4096xbf16>, %g: te
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @rms_norm_silu_row_reduce0(%x: tensor<32x4096xbf16>, %w: tensor<4096xbf16>, %g: tensor<32x4096xbf16>) -> (tensor<32x4096xbf16>) row_reduce schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 8, elements_per_thread = 8> attributes {fused_ops = ["cast", "cast", "square", "reduce_mean", "add", "rsqrt", "mul", "mul", "cast", "silu", "mul"]} {
+// CHECK-NEXT:   kernel.func @rms_norm_silu_row_reduce0(%x: tensor<32x4096xbf16>, %w: tensor<4096xbf16>, %g: tensor<32x4096xbf16>) -> (tensor<32x4096xbf16>) row_reduce schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 16> attributes {fused_ops = ["cast", "cast", "square", "reduce_mean", "add", "rsqrt", "mul", "mul", "cast", "silu", "mul"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<32x4096xbf16>
 // CHECK-NEXT:   }
@@ -165,7 +165,7 @@ func.func @gelu_affine(%x: tensor<128x256xf32>, %a: tensor<256xf32>, %b: tensor<
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @gelu_affine_pointwise0(%x: tensor<128x256xf32>, %a: tensor<256xf32>, %b: tensor<256xf32>, %c: tensor<f32>) -> (tensor<128x256xf32>) pointwise schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 4, elements_per_thread = 4> attributes {fused_ops = ["mul", "add", "gelu", "mul"]} {
+// CHECK-NEXT:   kernel.func @gelu_affine_pointwise0(%x: tensor<128x256xf32>, %a: tensor<256xf32>, %b: tensor<256xf32>, %c: tensor<f32>) -> (tensor<128x256xf32>) pointwise schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 4> attributes {fused_ops = ["mul", "add", "gelu", "mul"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<128x256xf32>
 // CHECK-NEXT:   }

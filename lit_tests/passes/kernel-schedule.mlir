@@ -1,4 +1,5 @@
 // RUN: molten-opt %s --split-input-file -p kernel-schedule | filecheck %s
+// RUN: molten-opt %s --split-input-file -p 'kernel-schedule{sm_count=16}' | filecheck %s --check-prefix=FEW
 // RUN: molten-opt %s --split-input-file -p molten-decompose,canonicalize,cse,dce,fuse-reduction,fuse-epilogue,fuse-elementwise,kernel-outline,kernel-schedule | filecheck %s --check-prefix=DECOMP
 
 // kernel-schedule: every kernel (kernel.func or kernel.fused) without a
@@ -7,10 +8,11 @@
 // written out); the DECOMP lines follow a graph spec through the passes
 // before it.
 
-// pointwise: 256 threads, one run of `vector` elements per thread (16 bytes
-// of the narrowest element type, halved until it divides the innermost
-// dimension: 4 f32, 8 f16, 1 for rows of 3); on a kernel.func and on a
-// kernel.fused alike.
+// pointwise: one run of `vector` elements per thread (16 bytes of the
+// narrowest element type, halved until it divides the innermost dimension:
+// 4 f32, 8 f16, 1 for rows of 3); 256 threads a block, halved (down to 64)
+// while the kernel has fewer blocks than the device SMs (132 unless told);
+// on a kernel.func and on a kernel.fused alike.
 kernel.func @pw_small(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise attributes {fused_ops = ["exp"]} {
   %e = molten.exp %x : tensor<4xf32>
   kernel.yield %e : tensor<4xf32>
@@ -19,6 +21,12 @@ kernel.func @pw_large(%x: tensor<64x4096xf16>, %c: tensor<4096xf16>) -> (tensor<
   %r = molten.rotate_half %x : tensor<64x4096xf16>
   %m = molten.mul %r, %c : (tensor<64x4096xf16>, tensor<4096xf16>) -> tensor<64x4096xf16>
   kernel.yield %m : tensor<64x4096xf16>
+}
+// 65536 f32: 16384 runs, 256 blocks of 64 threads (64 of 256 would leave
+// SMs idle); @pw_large's 32768 runs of 8 f16: 256 blocks of 128
+kernel.func @pw_spread(%x: tensor<65536xf32>) -> (tensor<65536xf32>) pointwise {
+  %e = molten.exp %x : tensor<65536xf32>
+  kernel.yield %e : tensor<65536xf32>
 }
 func.func @pw_group(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %y = kernel.fused pointwise (%x) : (tensor<2x3xf32>) -> tensor<2x3xf32> {
@@ -29,17 +37,21 @@ func.func @pw_group(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   func.return %y : tensor<2x3xf32>
 }
 
-// CHECK-LABEL: kernel.func @pw_small(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 4, elements_per_thread = 4> attributes {fused_ops = ["exp"]} {
+// CHECK-LABEL: kernel.func @pw_small(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 4> attributes {fused_ops = ["exp"]} {
 // CHECK-NEXT:    %e = molten.exp %x : tensor<4xf32>
 // CHECK-NEXT:    kernel.yield %e : tensor<4xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @pw_large(%x: tensor<64x4096xf16>, %c: tensor<4096xf16>) -> (tensor<64x4096xf16>) pointwise schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 8> {
+// CHECK-NEXT:  kernel.func @pw_large(%x: tensor<64x4096xf16>, %c: tensor<4096xf16>) -> (tensor<64x4096xf16>) pointwise schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 8, elements_per_thread = 8> {
 // CHECK-NEXT:    %r = molten.rotate_half %x : tensor<64x4096xf16>
 // CHECK-NEXT:    %m = molten.mul %r, %c : (tensor<64x4096xf16>, tensor<4096xf16>) -> tensor<64x4096xf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<64x4096xf16>
 // CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @pw_spread(%x: tensor<65536xf32>) -> (tensor<65536xf32>) pointwise schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 4> {
+// CHECK-NEXT:    %e = molten.exp %x : tensor<65536xf32>
+// CHECK-NEXT:    kernel.yield %e : tensor<65536xf32>
+// CHECK-NEXT:  }
 // CHECK-NEXT:  func.func @pw_group(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-// CHECK-NEXT:    %y = kernel.fused pointwise schedule <block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1>(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT:    %y = kernel.fused pointwise schedule <block = 64, rows_per_block = 1, vector = 1, elements_per_thread = 1>(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT:    ^bb0(%a: tensor<2x3xf32>):
 // CHECK-NEXT:      %n = molten.neg %a : tensor<2x3xf32>
 // CHECK-NEXT:      kernel.yield %n : tensor<2x3xf32>
@@ -49,26 +61,30 @@ func.func @pw_group(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
-// row_reduce: one block per row (rows_per_block = 1) of the fewest threads,
-// a multiple of 32 and at most 1024, that cover the row with at most 8
-// elements each; elements_per_thread = ceil(row / block) when that is at
-// most 8, else 1. Rows across the switch points:
-// 31: 4 threads needed, rounded up to one warp; 1 element each
+// row_reduce: a row is held in registers, at most max(8, 2 x vector)
+// elements per thread (whole runs of `vector`) while that covers it. Rows
+// across the switch points:
+// 31 (odd: runs of 1): 4 threads of 8, 8 rows in a warp
 kernel.func @rows_of_31(%x: tensor<2x31xf32>) -> (tensor<2x1xf32>) row_reduce {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x31xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
 }
-// 32: one warp, one run of 4 elements each (a warp of fewer threads cannot be)
+// 32: 4 threads of two runs of 4, 8 rows in a warp
 kernel.func @rows_of_32(%x: tensor<2x32xf32>) -> (tensor<2x1xf32>) row_reduce {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x32xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
 }
-// 256: one warp of 8 elements each, the most one warp covers
+// 256: a warp of 8 each, the most a warp per row covers
 kernel.func @rows_of_256(%x: tensor<2x256xf32>) -> (tensor<2x1xf32>) row_reduce {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x256xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
 }
-// 257: 33 threads needed, two warps; 5 elements each, scalar (257 is odd)
+// 512 f16: a warp of two runs of 8 each
+kernel.func @rows_of_512_f16(%x: tensor<2x512xf16>) -> (tensor<2x1xf16>) row_reduce {
+  %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x512xf16> -> tensor<2x1xf16>
+  kernel.yield %s : tensor<2x1xf16>
+}
+// 257: a block per row, 33 threads needed, two warps; 5 elements each
 kernel.func @rows_of_257(%x: tensor<2x257xf32>) -> (tensor<2x1xf32>) row_reduce {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x257xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
@@ -78,34 +94,58 @@ kernel.func @rows_of_5120(%x: tensor<2x5120xf32>) -> (tensor<2x1xf32>) row_reduc
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x5120xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
 }
+// 5120 f16: 320 threads of two runs of 8 (more rows per SM in flight)
+kernel.func @rows_of_5120_f16(%x: tensor<2x5120xf16>) -> (tensor<2x1xf16>) row_reduce {
+  %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x5120xf16> -> tensor<2x1xf16>
+  kernel.yield %s : tensor<2x1xf16>
+}
 // 8192: 1024 threads of 8, the largest block
 kernel.func @rows_of_8192(%x: tensor<2x8192xf32>) -> (tensor<2x1xf32>) row_reduce {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x8192xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
 }
-// 8200: more than 1024 x 8: 512 threads, and elements_per_thread = vector (the
-// row is not held in registers but read again for each pass over it)
+// 8200: 1024 threads of 12 (three runs), up to 32 each
 kernel.func @rows_of_8200(%x: tensor<2x8200xf32>) -> (tensor<2x1xf32>) row_reduce {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x8200xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
 }
-// 65536: likewise
-kernel.func @rows_of_65536(%x: tensor<2x65536xf32>) -> (tensor<2x1xf32>) row_reduce {
-  %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x65536xf32> -> tensor<2x1xf32>
+// 32768: 1024 threads of 32, the most a block holds
+kernel.func @rows_of_32768(%x: tensor<2x32768xf32>) -> (tensor<2x1xf32>) row_reduce {
+  %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x32768xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
 }
+// 32772: split over 3 blocks of 512 threads (two fit an SM) that exchange
+// partial results; 24 elements each
+kernel.func @rows_of_32772(%x: tensor<2x32772xf32>) -> (tensor<2x1xf32>) row_reduce {
+  %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x32772xf32> -> tensor<2x1xf32>
+  kernel.yield %s : tensor<2x1xf32>
+}
+// 4M (layer_norm over 64x256x256): 256 blocks of 512 x 32
+kernel.func @rows_of_4m(%x: tensor<2x4194304xf32>) -> (tensor<2x1xf32>) row_reduce {
+  %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x4194304xf32> -> tensor<2x1xf32>
+  kernel.yield %s : tensor<2x1xf32>
+}
+// many short rows: 66000 rows of 5, one thread each, 256 rows per block
+kernel.func @many_rows_of_5(%x: tensor<66000x5xf32>) -> (tensor<66000x1xf32>) row_reduce {
+  %s = molten.reduce_sum %x axes = [1] keepdim : tensor<66000x5xf32> -> tensor<66000x1xf32>
+  kernel.yield %s : tensor<66000x1xf32>
+}
 
-// CHECK-LABEL: kernel.func @rows_of_31(%x: tensor<2x31xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 1, elements_per_thread = 1> {
+// CHECK-LABEL: kernel.func @rows_of_31(%x: tensor<2x31xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 8, vector = 1, elements_per_thread = 8> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x31xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_32(%x: tensor<2x32xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 4, elements_per_thread = 4> {
+// CHECK-NEXT:  kernel.func @rows_of_32(%x: tensor<2x32xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 8, vector = 4, elements_per_thread = 8> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x32xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  kernel.func @rows_of_256(%x: tensor<2x256xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 4, elements_per_thread = 8> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x256xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @rows_of_512_f16(%x: tensor<2x512xf16>) -> (tensor<2x1xf16>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 8, elements_per_thread = 16> {
+// CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x512xf16> -> tensor<2x1xf16>
+// CHECK-NEXT:    kernel.yield %s : tensor<2x1xf16>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  kernel.func @rows_of_257(%x: tensor<2x257xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 1, elements_per_thread = 5> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x257xf32> -> tensor<2x1xf32>
@@ -115,18 +155,39 @@ kernel.func @rows_of_65536(%x: tensor<2x65536xf32>) -> (tensor<2x1xf32>) row_red
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x5120xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @rows_of_5120_f16(%x: tensor<2x5120xf16>) -> (tensor<2x1xf16>) row_reduce schedule #kernel.schedule<block = 320, rows_per_block = 1, vector = 8, elements_per_thread = 16> {
+// CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x5120xf16> -> tensor<2x1xf16>
+// CHECK-NEXT:    kernel.yield %s : tensor<2x1xf16>
+// CHECK-NEXT:  }
 // CHECK-NEXT:  kernel.func @rows_of_8192(%x: tensor<2x8192xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 8> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x8192xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_8200(%x: tensor<2x8200xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 4> {
+// CHECK-NEXT:  kernel.func @rows_of_8200(%x: tensor<2x8200xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 12> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x8200xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_65536(%x: tensor<2x65536xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 4> {
-// CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x65536xf32> -> tensor<2x1xf32>
+// CHECK-NEXT:  kernel.func @rows_of_32768(%x: tensor<2x32768xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 32> {
+// CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x32768xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @rows_of_32772(%x: tensor<2x32772xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 24, split = 3> {
+// CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x32772xf32> -> tensor<2x1xf32>
+// CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @rows_of_4m(%x: tensor<2x4194304xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 32, split = 256> {
+// CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x4194304xf32> -> tensor<2x1xf32>
+// CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @many_rows_of_5(%x: tensor<66000x5xf32>) -> (tensor<66000x1xf32>) row_reduce schedule #kernel.schedule<block = 256, rows_per_block = 256, vector = 1, elements_per_thread = 5> {
+// CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<66000x5xf32> -> tensor<66000x1xf32>
+// CHECK-NEXT:    kernel.yield %s : tensor<66000x1xf32>
+// CHECK-NEXT:  }
+
+// With 16 SMs (kernel-schedule{sm_count=16}): at most 32 blocks of a row
+// resident at once, too few to hold rows of 4M in registers: 32 blocks walk
+// their parts, 512 threads of one run each.
+// FEW-LABEL: kernel.func @rows_of_4m(%x: tensor<2x4194304xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 4, split = 32> {
 
 // -----
 
@@ -228,7 +289,7 @@ func.func @kept_groups(%x: tensor<2x300xf32>) -> tensor<2x300xf32> {
 // CHECK-NEXT:      %r = molten.reduce_sum %a axes = [1] keepdim : tensor<2x300xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:      kernel.yield %r : tensor<2x1xf32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %y = kernel.fused pointwise schedule <block = 256, rows_per_block = 1, vector = 4, elements_per_thread = 4>(%x, %s) : (tensor<2x300xf32>, tensor<2x1xf32>) -> tensor<2x300xf32> {
+// CHECK-NEXT:    %y = kernel.fused pointwise schedule <block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 4>(%x, %s) : (tensor<2x300xf32>, tensor<2x1xf32>) -> tensor<2x300xf32> {
 // CHECK-NEXT:    ^bb0(%a: tensor<2x300xf32>, %b: tensor<2x1xf32>):
 // CHECK-NEXT:      %d = molten.div %a, %b : (tensor<2x300xf32>, tensor<2x1xf32>) -> tensor<2x300xf32>
 // CHECK-NEXT:      kernel.yield %d : tensor<2x300xf32>

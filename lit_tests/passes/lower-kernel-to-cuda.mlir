@@ -74,6 +74,8 @@ func.func @pointwise(%x: tensor<64x96xf16>, %b: tensor<96xf16>) -> (tensor<64x96
 // (shfl_xor 16, 8, 4, 2, 1), across the two warps through a shared slot per
 // warp between two barriers, and in the warp again; then scaled by 1/256.
 // The normalized row is stored from the same registers: x is not read again.
+// The weight, which only the output reads, is loaded before the reduction
+// (its latency overlaps the reduction's).
 kernel.func @rms_k(%x: tensor<3x256xf16>, %w: tensor<256xf16>) -> (tensor<3x256xf16>) row_reduce schedule #kernel.schedule<block = 64, elements_per_thread = 4> attributes {fused_ops = ["cast", "square", "reduce_mean", "add", "rsqrt", "mul", "cast", "mul", "cast"]} {
   %eps = molten.constant dense<1.000000e-06> : tensor<f32>
   %xf = molten.cast %x : tensor<3x256xf16> to tensor<3x256xf32>
@@ -111,6 +113,8 @@ func.func @rms(%x: tensor<3x256xf16>, %w: tensor<256xf16>) -> (tensor<3x256xf16>
 // CHECK-NEXT:      [[J1:%[^ ]+]] = arith.addi [[TID]], [[C64]] : index
 // CHECK-NEXT:      [[J2:%[^ ]+]] = arith.addi [[TID]], [[C128]] : index
 // CHECK-NEXT:      [[J3:%[^ ]+]] = arith.addi [[TID]], [[C192]] : index
+// CHECK-NOT:       cuda.load %x
+// CHECK:           cuda.load %w{{\[}}[[J3]]{{\]}} : !cuda.ptr<f16> -> f16
 // CHECK-NOT:       scf.for
 // CHECK:           [[X0:%[^ ]+]] = cuda.load %x{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f16> -> f16
 // CHECK-NOT:       scf.for
@@ -166,9 +170,8 @@ func.func @rms(%x: tensor<3x256xf16>, %w: tensor<256xf16>) -> (tensor<3x256xf16>
 // CHECK-NOT:       cuda.load %x
 // CHECK-NOT:       scf.for
 // CHECK:           cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
-// CHECK-NOT:       cuda.load %x
+// CHECK-NOT:       cuda.load
 // CHECK-NOT:       scf.for
-// CHECK:           cuda.load %w{{\[}}[[J3]]{{\]}} : !cuda.ptr<f16> -> f16
 // CHECK:           cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cuda.return
@@ -243,6 +246,153 @@ func.func @long_rows(%x: tensor<2x1000xf32>) -> (tensor<2x1000xf32> {molten.name
 // CHECK-NEXT:  }
 // CHECK-NEXT:  cuda.host_func @long_rows(%x: !cuda.ptr<f32>, %shifted: !cuda.ptr<f32>, %total: !cuda.ptr<f32>) outputs 2 {
 // CHECK-NEXT:    cuda.launch @sum_max grid [2, 1, 1] block [128, 1, 1](%x, %shifted, %total) : !cuda.ptr<f32>, !cuda.ptr<f32>, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// -----
+
+// -- row_reduce, several rows per block --------------------------------------
+
+// Rows of 12 with 4 threads each (rows_per_block = 8 in a warp): a thread's
+// row is the block's row (block index times 8) plus its thread index / 4,
+// its lane the thread index % 4; the last rows of the block lie past the 5
+// rows, so the row is clamped to the last one for the loads (every lane
+// takes part in the shuffles) and the store is guarded. One run of 4 per
+// thread covers 16 >= 12 columns: the run past the row's end reads the last
+// run and is discarded (select). The sum is combined over the row's 4 lanes
+// only (shfl_xor 2, 1): no shared memory, no barrier.
+kernel.func @short_k(%x: tensor<5x12xf32>) -> (tensor<5x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 8, vector = 4, elements_per_thread = 4> attributes {fused_ops = ["reduce_sum"]} {
+  %s = molten.reduce_sum %x axes = [1] keepdim : tensor<5x12xf32> -> tensor<5x1xf32>
+  kernel.yield %s : tensor<5x1xf32>
+}
+func.func @short(%x: tensor<5x12xf32>) -> (tensor<5x1xf32> {molten.name = "sum"}) {
+  %s = kernel.launch @short_k(%x) : (tensor<5x12xf32>) -> tensor<5x1xf32>
+  func.return %s : tensor<5x1xf32>
+}
+
+// CHECK-LABEL: cuda.kernel @short_k(%x: !cuda.ptr<f32>, %s: !cuda.ptr<f32>) block 32 attributes {fused_ops = ["reduce_sum"]} {
+// CHECK-DAG:     [[C0:%[^ ]+]] = arith.constant 0 : index
+// CHECK-DAG:     [[C1:%[^ ]+]] = arith.constant 1 : index
+// CHECK-DAG:     [[C4:%[^ ]+]] = arith.constant 4 : index
+// CHECK-DAG:     [[C5:%[^ ]+]] = arith.constant 5 : index
+// CHECK-DAG:     [[C8:%[^ ]+]] = arith.constant 8 : index
+// CHECK-DAG:     [[C12:%[^ ]+]] = arith.constant 12 : index
+// CHECK:         [[TID:%[^ ]+]] = cuda.thread_idx x
+// CHECK-NEXT:    [[BID:%[^ ]+]] = cuda.block_idx x
+// CHECK-NEXT:    [[GDIM:%[^ ]+]] = cuda.grid_dim x
+// CHECK-NEXT:    [[LANE:%[^ ]+]] = arith.remsi [[TID]], [[C4]] : index
+// CHECK-NEXT:    scf.for [[RB:%[^ ]+]] = [[BID]] to [[C1]] step [[GDIM]] {
+// CHECK-NEXT:      [[FIRST:%[^ ]+]] = arith.muli [[RB]], [[C8]] : index
+// CHECK-NEXT:      [[SLOT:%[^ ]+]] = arith.divsi [[TID]], [[C4]] : index
+// CHECK-NEXT:      [[R:%[^ ]+]] = arith.addi [[FIRST]], [[SLOT]] : index
+// CHECK-NEXT:      [[VALID_ROW:%[^ ]+]] = arith.cmpi slt, [[R]], [[C5]] : index
+// CHECK-NEXT:      %row = arith.minsi [[R]], [[C4]] : index
+// CHECK-NEXT:      %col = arith.muli [[LANE]], [[C4]] : index
+// CHECK-NEXT:      [[VALID:%[^ ]+]] = arith.cmpi slt, %col, [[C12]] : index
+// CHECK-NEXT:      [[J:%[^ ]+]] = arith.minsi %col, [[C8]] : index
+// CHECK-COUNT-4:   cuda.load %x
+// CHECK:           %s_acc_3 = arith.select [[VALID]], {{%[^ ]+}}, %s_acc_2 : f32
+// CHECK-NEXT:      [[S2:%[^ ]+]] = cuda.shfl_xor %s_acc_3, 2 : f32
+// CHECK-NEXT:      [[A2:%[^ ]+]] = arith.addf %s_acc_3, [[S2]] : f32
+// CHECK-NEXT:      [[S1:%[^ ]+]] = cuda.shfl_xor [[A2]], 1 : f32
+// CHECK-NEXT:      [[SUM:%[^ ]+]] = arith.addf [[A2]], [[S1]] : f32
+// CHECK-NEXT:      scf.if [[VALID_ROW]] {
+// CHECK-NEXT:        [[LEADER:%[^ ]+]] = arith.cmpi eq, [[LANE]], [[C0]] : index
+// CHECK-NEXT:        scf.if [[LEADER]] {
+// CHECK-NEXT:          cuda.store [[SUM]], %s[%row] : f32, !cuda.ptr<f32>
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.host_func @short(%x: !cuda.ptr<f32>, %sum: !cuda.ptr<f32>) outputs 1 {
+// CHECK-NEXT:    cuda.launch @short_k grid [1, 1, 1] block [32, 1, 1](%x, %sum) : !cuda.ptr<f32>, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// -----
+
+// -- row_reduce, a row split across blocks -----------------------------------
+
+// Rows of 256 split over 2 blocks (split = 2) of 32 threads x 4: block b is
+// part b % 2 of group b / 2; the groups take turns over the 3 rows (a
+// grid-stride loop by gridDim / 2, the number of groups). Each block
+// reduces its 128 columns, thread 0 writes the block's maximum to the
+// group's slots for this exchange (two sets alternate by the exchange's
+// parity), the group waits at its counter for 2 arrivals per exchange, and
+// every warp reads the 2 slots through L2 (coherent loads) and combines them
+// in the same order. Thread 0 of part 0 stores the row's maximum. The
+// launcher allocates a counter per row (zeroed) and two sets of 2 slots per
+// row, and launches the 6 blocks cooperatively, in groups of 2. The kernel
+// is made to fit 1024 threads per SM (min_blocks 32 of 32 threads), which
+// kernel-schedule counts on.
+kernel.func @split_k(%x: tensor<3x256xf32>) -> (tensor<3x1xf32>) row_reduce schedule #kernel.schedule<block = 32, vector = 4, elements_per_thread = 4, split = 2> attributes {fused_ops = ["reduce_max"]} {
+  %m = molten.reduce_max %x axes = [1] keepdim : tensor<3x256xf32> -> tensor<3x1xf32>
+  kernel.yield %m : tensor<3x1xf32>
+}
+func.func @split(%x: tensor<3x256xf32>) -> (tensor<3x1xf32> {molten.name = "peak"}) {
+  %m = kernel.launch @split_k(%x) : (tensor<3x256xf32>) -> tensor<3x1xf32>
+  func.return %m : tensor<3x1xf32>
+}
+
+// CHECK-LABEL: cuda.kernel @split_k(%x: !cuda.ptr<f32>, %m: !cuda.ptr<f32>, %group_counters: !cuda.ptr<i32>, %group_partials: !cuda.ptr<f32>) block 32 min_blocks 32 attributes {fused_ops = ["reduce_max"]} {
+// CHECK-DAG:     [[C0:%[^ ]+]] = arith.constant 0 : index
+// CHECK-DAG:     [[C1:%[^ ]+]] = arith.constant 1 : index
+// CHECK-DAG:     [[C2:%[^ ]+]] = arith.constant 2 : index
+// CHECK-DAG:     [[C3:%[^ ]+]] = arith.constant 3 : index
+// CHECK-DAG:     [[C32:%[^ ]+]] = arith.constant 32 : index
+// CHECK-DAG:     [[C128:%[^ ]+]] = arith.constant 128 : index
+// CHECK:         [[TID:%[^ ]+]] = cuda.thread_idx x
+// CHECK-NEXT:    [[BID:%[^ ]+]] = cuda.block_idx x
+// CHECK-NEXT:    [[GDIM:%[^ ]+]] = cuda.grid_dim x
+// CHECK-NEXT:    %group = arith.divsi [[BID]], [[C2]] : index
+// CHECK-NEXT:    %part = arith.remsi [[BID]], [[C2]] : index
+// CHECK-NEXT:    [[GROUPS:%[^ ]+]] = arith.divsi [[GDIM]], [[C2]] : index
+// CHECK-NEXT:    scf.for %row = %group to [[C3]] step [[GROUPS]] {
+// CHECK-NEXT:      [[TURN:%[^ ]+]] = arith.subi %row, %group : index
+// CHECK-NEXT:      [[ITERATION:%[^ ]+]] = arith.divsi [[TURN]], [[GROUPS]] : index
+// CHECK-NEXT:      [[FIRST:%[^ ]+]] = arith.muli %part, [[C128]] : index
+// CHECK:           %col = arith.addi [[FIRST]], {{%[^ ]+}} : index
+// CHECK-COUNT-4:   cuda.load %x
+// CHECK-COUNT-5:   cuda.shfl_xor
+// CHECK-NEXT:      [[BLOCK_MAX:%[^ ]+]] = arith.maximumf {{%[^ ]+}}, {{%[^ ]+}} : f32
+// CHECK-NEXT:      [[PARITY:%[^ ]+]] = arith.remsi [[ITERATION]], [[C2]] : index
+// CHECK-NEXT:      [[G2:%[^ ]+]] = arith.muli %group, [[C2]] : index
+// CHECK-NEXT:      [[SET:%[^ ]+]] = arith.addi [[G2]], [[PARITY]] : index
+// CHECK-NEXT:      [[SLOTS:%[^ ]+]] = arith.muli [[SET]], [[C2]] : index
+// CHECK-NEXT:      [[WRITER:%[^ ]+]] = arith.cmpi eq, [[TID]], [[C0]] : index
+// CHECK-NEXT:      scf.if [[WRITER]] {
+// CHECK-NEXT:        [[MINE:%[^ ]+]] = arith.addi [[SLOTS]], %part : index
+// CHECK-NEXT:        cuda.store [[BLOCK_MAX]], %group_partials{{\[}}[[MINE]]{{\]}} : f32, !cuda.ptr<f32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      [[EXCHANGES:%[^ ]+]] = arith.addi [[ITERATION]], [[C1]] : index
+// CHECK-NEXT:      [[TARGET:%[^ ]+]] = arith.muli [[EXCHANGES]], [[C2]] : index
+// CHECK-NEXT:      cuda.group_barrier %group_counters[%group], [[TARGET]] : !cuda.ptr<i32>
+// CHECK-NEXT:      [[LANE:%[^ ]+]] = arith.remsi [[TID]], [[C32]] : index
+// CHECK-NEXT:      [[I:%[^ ]+]] = arith.minsi [[LANE]], [[C1]] : index
+// CHECK-NEXT:      [[SLOT:%[^ ]+]] = arith.addi [[SLOTS]], [[I]] : index
+// CHECK-NEXT:      [[THEIRS:%[^ ]+]] = cuda.load coherent %group_partials{{\[}}[[SLOT]]{{\]}} : !cuda.ptr<f32> -> f32
+// CHECK-NEXT:      [[COMBINED:%[^ ]+]] = arith.maximumf {{%[^ ]+}}, [[THEIRS]] : f32
+// CHECK-NEXT:      [[IS_SLOT:%[^ ]+]] = arith.cmpi slt, [[LANE]], [[C2]] : index
+// CHECK-NEXT:      {{%[^ ]+}} = arith.select [[IS_SLOT]], [[COMBINED]], {{%[^ ]+}} : f32
+// CHECK-COUNT-5:   cuda.shfl_xor
+// CHECK-NEXT:      [[ROW_MAX:%[^ ]+]] = arith.maximumf {{%[^ ]+}}, {{%[^ ]+}} : f32
+// CHECK-NEXT:      [[T0:%[^ ]+]] = arith.cmpi eq, [[TID]], [[C0]] : index
+// CHECK-NEXT:      [[P0:%[^ ]+]] = arith.cmpi eq, %part, [[C0]] : index
+// CHECK-NEXT:      [[LEADER:%[^ ]+]] = arith.andi [[T0]], [[P0]] : i1
+// CHECK-NEXT:      scf.if [[LEADER]] {
+// CHECK-NEXT:        cuda.store [[ROW_MAX]], %m[%row] : f32, !cuda.ptr<f32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.host_func @split(%x: !cuda.ptr<f32>, %peak: !cuda.ptr<f32>) outputs 1 {
+// CHECK-NEXT:    %group_counters = cuda.alloc 3 : !cuda.ptr<i32>
+// CHECK-NEXT:    cuda.zero %group_counters, 3 : !cuda.ptr<i32>
+// CHECK-NEXT:    %group_partials = cuda.alloc 12 : !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.launch @split_k grid [6, 1, 1] block [32, 1, 1](%x, %peak, %group_counters, %group_partials) cooperative [2] : !cuda.ptr<f32>, !cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.free %group_counters : !cuda.ptr<i32>
+// CHECK-NEXT:    cuda.free %group_partials : !cuda.ptr<f32>
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
 

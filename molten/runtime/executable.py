@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from molten.dialects.cuda import VECTOR_BYTES
-from molten.errors import InputError
+from molten.errors import InputError, LaunchError
 from molten.runtime import program as steps
 from molten.runtime.arrays import (
     ArrayView,
@@ -44,10 +44,16 @@ class _PreparedLaunch:
     variant's function for calls whose pointers are too misaligned for the
     kernel's vector accesses."""
 
-    def __init__(self, function: Any, fallback: Any, step: steps.Launch):
+    def __init__(self, function: Any, fallback: Any, step: steps.Launch, device):
         self.function = function
         self.fallback = fallback
         self.step = step
+        self.device = device
+        self.grid = step.grid
+        self._fallback_grid = step.grid if step.cooperative is None else None
+        if step.cooperative is not None:
+            self.grid = _cooperative_grid(function, step, device)
+
         # cuLaunchKernel takes an array of pointers to the parameter values;
         # both arrays live as long as this object, the values change per call.
         self.values = np.zeros(max(len(step.args), 1), dtype=np.uint64)
@@ -56,6 +62,16 @@ class _PreparedLaunch:
             [base + 8 * i for i in range(len(step.args))] or [0], dtype=np.uint64
         )
         self.pointers_address = int(self.pointers.ctypes.data)
+
+    @property
+    def fallback_grid(self) -> tuple[int, int, int]:
+        """The scalar variant's grid (sized when first needed: its own
+        registers decide how many of its blocks are resident)."""
+        if self._fallback_grid is None:
+            self._fallback_grid = _cooperative_grid(
+                self.fallback, self.step, self.device
+            )
+        return self._fallback_grid
 
 
 class Executable:
@@ -80,7 +96,9 @@ class Executable:
         )
         functions = self._load(set(fused_ops))
         self._steps: list[Any] = [
-            _PreparedLaunch(functions[s.kernel], functions.get(s.fallback), s)
+            _PreparedLaunch(
+                functions[s.kernel], functions.get(s.fallback), s, self.device
+            )
             if isinstance(s, steps.Launch)
             else s
             for s in compiled.program
@@ -263,12 +281,17 @@ class Executable:
                     launch = step.step
                     pointers = [slots[a] for a in launch.args]
                     step.values[: len(launch.args)] = pointers
-                    function = step.function
+                    function, grid = step.function, step.grid
                     if any(pointers[i] % VECTOR_BYTES for i in launch.aligned):
-                        function = step.fallback
-                    gx, gy, gz = launch.grid
+                        function, grid = step.fallback, step.fallback_grid
+                    gx, gy, gz = grid
                     bx, by, bz = launch.block
-                    status = driver.cuLaunchKernel(
+                    start = (
+                        driver.cuLaunchKernel
+                        if launch.cooperative is None
+                        else driver.cuLaunchCooperativeKernel
+                    )
+                    status = start(
                         function,
                         gx,
                         gy,
@@ -279,7 +302,7 @@ class Executable:
                         0,
                         cu_stream,
                         step.pointers_address,
-                        0,
+                        *(() if launch.cooperative else (0,)),
                     )
                     check(status, f"launching {launch.kernel}")
                 elif isinstance(step, steps.Alloc):
@@ -295,11 +318,43 @@ class Executable:
                         ),
                         "copying an output",
                     )
+                elif isinstance(step, steps.Zero):
+                    check(
+                        driver.cuMemsetD8Async(
+                            slots[step.slot], 0, step.nbytes, cu_stream
+                        ),
+                        "zeroing a buffer",
+                    )
                 elif isinstance(step, steps.Free):
                     buffers.pop(step.slot).close(stream)
         finally:
             for buffer in buffers.values():  # left by an error part-way
                 buffer.close(stream)
+
+
+def _cooperative_grid(
+    function: Any, step: steps.Launch, device: Any
+) -> tuple[int, int, int]:
+    """The grid of a cooperative launch: as many whole groups of
+    `step.cooperative` blocks as the device holds at once, at most the
+    step's grid; a LaunchError when it holds not even one group."""
+    driver = _driver()
+    block = step.block[0] * step.block[1] * step.block[2]
+    per_sm = check(
+        driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(function, block, 0),
+        f"sizing {step.kernel}",
+    )
+    sms = device.device.properties.multiprocessor_count
+    group = step.cooperative
+    groups = min(sms * per_sm // group, step.grid[0] // group)
+    if groups < 1:
+        raise LaunchError(
+            f"kernel {step.kernel} needs {group} blocks of {block} threads resident "
+            f"at once, and this device holds {sms * per_sm} ({per_sm} on each of "
+            f"its {sms} SMs); compile the graph for this device "
+            f"(ZeroCompiler(sm_count={sms}))"
+        )
+    return (groups * group, 1, 1)
 
 
 def _overlap(

@@ -1,8 +1,9 @@
 """A graph's launcher as data, for the runtime to replay.
 
 `cuda.host_func` is what the `extern "C"` launcher of the `.cu` file does:
-allocate the buffers passed between kernels, launch the kernels in order,
-copy outputs that are inputs, free the buffers. Under NVRTC only the kernels
+allocate the buffers passed between kernels (and zero those that start at
+zero), launch the kernels in order, copy outputs that are inputs, free the
+buffers. Under NVRTC only the kernels
 are compiled, so the runtime replays the same steps itself; `host_program`
 turns the op into a list of them. Buffers are numbered slots: the graph's
 inputs, then its outputs, then one per allocation.
@@ -18,13 +19,13 @@ from dataclasses import dataclass
 from xdsl.ir import Attribute, SSAValue
 
 from molten.dialects import cuda
-from molten.ir import dtype_name
+from molten.dialects.cuda import element_bytes
 
 ITEMSIZES = {"float32": 4, "float16": 2, "bfloat16": 2}
 
 
 def _nbytes(element_type: Attribute, count: int) -> int:
-    return count * ITEMSIZES[dtype_name(element_type)]
+    return count * element_bytes(element_type)
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,9 @@ class Alloc:
 class Launch:
     """A launch of `kernel` (its C++ name) with the buffers in `args`; when
     one of the buffers at positions `aligned` is not aligned to
-    `cuda.VECTOR_BYTES`, of `fallback` (the kernel's scalar variant)."""
+    `cuda.VECTOR_BYTES`, of `fallback` (the kernel's scalar variant). A
+    `cooperative` launch runs groups of that many blocks, all resident at
+    once: as many whole groups as the device holds, at most `grid`."""
 
     kernel: str
     grid: tuple[int, int, int]
@@ -70,6 +73,7 @@ class Launch:
     args: tuple[int, ...]
     aligned: tuple[int, ...] = ()
     fallback: str | None = None
+    cooperative: int | None = None
 
 
 @dataclass(frozen=True)
@@ -82,13 +86,21 @@ class Copy:
 
 
 @dataclass(frozen=True)
+class Zero:
+    """The `nbytes` of the buffer in `slot` are set to zero."""
+
+    slot: int
+    nbytes: int
+
+
+@dataclass(frozen=True)
 class Free:
     """The buffer in `slot` is released."""
 
     slot: int
 
 
-Step = Alloc | Launch | Copy | Free
+Step = Alloc | Launch | Copy | Zero | Free
 
 
 def host_program(
@@ -114,8 +126,12 @@ def host_program(
                     tuple(slots[a] for a in op.args),
                     tuple(op.aligned.get_values()) if op.aligned else (),
                     kernel_names[op.fallback.string_value()] if op.fallback else None,
+                    op.cooperative.get_values()[0] if op.cooperative else None,
                 )
             )
+        elif isinstance(op, cuda.ZeroOp):
+            nbytes = _nbytes(op.target.type.element_type, op.size.value.data)
+            steps.append(Zero(slots[op.target], nbytes))
         elif isinstance(op, cuda.CopyOp):
             nbytes = _nbytes(op.target.type.element_type, op.size.value.data)
             steps.append(Copy(slots[op.target], slots[op.source], nbytes))

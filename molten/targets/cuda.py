@@ -257,6 +257,8 @@ def c_type(t: Attribute) -> str:
         return "int64_t"
     if isinstance(t, IntegerType) and t.width.data == 1:
         return "bool"
+    if t == cuda.COUNTER_TYPE:
+        return "int"
     raise NotImplementedError(f"-t cuda: no C++ type for {t}")
 
 
@@ -417,6 +419,9 @@ class BodyPrinter:
             self.emit(f"__shared__ {c_type(element)} {name}[{op.size.value.data}];")
         elif isinstance(op, cuda.SyncThreadsOp):
             self.emit("__syncthreads();")
+        elif isinstance(op, cuda.GroupBarrierOp):
+            counters, group, target = (self.name(v) for v in op.operands)
+            self.emit(f"molten_group_barrier({counters} + {group}, {target});")
         elif isinstance(op, cuda.ShflXorOp):
             self.define(
                 op.result,
@@ -436,6 +441,13 @@ class BodyPrinter:
             self.allocated.remove(self.name(op.ptr))
         elif isinstance(op, cuda.LaunchOp):
             self._launch(op)
+        elif isinstance(op, cuda.ZeroOp):
+            element = c_type(op.target.type.element_type)
+            self.emit(
+                f"err = cudaMemsetAsync({self.name(op.target)}, 0, "
+                f"{op.size.value.data} * sizeof({element}), stream);"
+            )
+            self.check_error()
         elif isinstance(op, cuda.CopyOp):
             element = c_type(op.target.type.element_type)
             target, source = self.name(op.target), self.name(op.source)
@@ -450,6 +462,9 @@ class BodyPrinter:
 
     def _load(self, op: cuda.LoadOp) -> None:
         address = f"{self.name(op.ptr)}[{self.name(op.index)}]"
+        if op.coherent is not None:
+            self.define(op.result, f"__ldcg(&{address})")
+            return
         if len(op.values) == 1:
             self.define(op.result, address)
             return
@@ -550,7 +565,21 @@ class BodyPrinter:
 
         def launch(callee: SymbolRefAttr) -> str:
             name = self.kernel_names[callee.string_value()]
-            return f"{name}<<<dim3({grid}), dim3({block}), 0, stream>>>({args});"
+            if op.cooperative is None:
+                return f"{name}<<<dim3({grid}), dim3({block}), 0, stream>>>({args});"
+            (group,) = op.cooperative.get_values()
+            groups = op.grid.get_values()[0] // group
+            threads = math.prod(op.block.get_values())
+            return (
+                f"err = molten_launch_cooperative((const void*){name}, {groups}, "
+                f"{group}, {threads}, {arguments}, stream);"
+            )
+
+        arguments = ""
+        if op.cooperative is not None:
+            arguments = self.scope.fresh("arguments")
+            addresses = ", ".join(f"(void*)&{self.name(a)}" for a in op.args)
+            self.emit(f"void* {arguments}[] = {{{addresses}}};")
 
         if op.aligned is None or op.fallback is None:
             self.emit(launch(op.callee))
@@ -563,7 +592,8 @@ class BodyPrinter:
             self.emit("} else {  // a pointer too misaligned for the vector accesses")
             self.emit(f"  {launch(op.fallback)}")
             self.emit("}")
-        self.emit("err = cudaGetLastError();")
+        if op.cooperative is None:
+            self.emit("err = cudaGetLastError();")
         self.check_error()
 
 
@@ -573,7 +603,12 @@ def _vector_type(pointer: Attribute, width: int) -> str:
 
 
 def _stored_pointers(body: Block) -> set[SSAValue]:
-    return {op.ptr for op in body.walk() if isinstance(op, cuda.StoreOp)}
+    """The pointers a kernel writes through (not const)."""
+    return {
+        op.ptr if isinstance(op, cuda.StoreOp) else op.counters
+        for op in body.walk()
+        if isinstance(op, cuda.StoreOp | cuda.GroupBarrierOp)
+    }
 
 
 def _param(scope: Scope, arg: SSAValue, const: bool) -> tuple[str, str]:
@@ -638,6 +673,7 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             {
                 "name": kernel_names[k.sym_name.data],
                 "block": k.block.data,
+                "min_blocks": k.min_blocks.data if k.min_blocks else None,
                 "params": params,
                 "body": "\n".join(printer.lines),
                 "fused_ops": [c_identifier(f.data) for f in k.fused_ops]
@@ -674,6 +710,14 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             }
         )
     context = {
+        "cooperative": any(
+            isinstance(op, cuda.LaunchOp) and op.cooperative is not None
+            for launcher in launchers
+            for op in launcher.body.block.ops
+        ),
+        "group_barrier": any(
+            isinstance(op, cuda.GroupBarrierOp) for k in kernels for op in k.walk()
+        ),
         "version": version("molten"),
         "source": source_name,
         "kernels": kernel_views,

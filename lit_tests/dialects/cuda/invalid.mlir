@@ -582,7 +582,7 @@ cuda.kernel @no_return(%x: !cuda.ptr<f32>) block 32 {
 // -- !cuda.ptr ---------------------------------------------------------------
 
 // f64 elements, in a kernel's signature (reported at the kernel)
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: !cuda.ptr: element type f64 is not f32, f16 or bf16{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: !cuda.ptr: element type f64 is not f32, f16 or bf16 (or i32, for counters in global memory){{$}}
 cuda.kernel @ptr_f64(%x: !cuda.ptr<f64>) block 32 {
   cuda.return
 }
@@ -590,7 +590,7 @@ cuda.kernel @ptr_f64(%x: !cuda.ptr<f64>) block 32 {
 // -----
 
 // integer elements, in a launcher's signature
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: !cuda.ptr: element type i32 is not f32, f16 or bf16{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: parameter !cuda.ptr<i32> is not a tensor's (f32, f16 or bf16){{$}}
 cuda.host_func @ptr_i32(%x: !cuda.ptr<i32>) outputs 1 {
   cuda.return
 }
@@ -599,7 +599,7 @@ cuda.host_func @ptr_i32(%x: !cuda.ptr<i32>) outputs 1 {
 
 // a shared i8 array (reported at the op whose type it is)
 cuda.kernel @ptr_i8_shared(%x: !cuda.ptr<f32>) block 32 {
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shared_alloc: !cuda.ptr: element type i8 is not f32, f16 or bf16{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shared_alloc: !cuda.ptr: element type i8 is not f32, f16 or bf16 (or i32, for counters in global memory){{$}}
   %s = cuda.shared_alloc 4 : !cuda.ptr<i8, shared>
   cuda.return
 }
@@ -607,7 +607,7 @@ cuda.kernel @ptr_i8_shared(%x: !cuda.ptr<f32>) block 32 {
 // -----
 
 // a pointer to an index, in a func.func's signature
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: func.func: !cuda.ptr: element type index is not f32, f16 or bf16{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: func.func: !cuda.ptr: element type index is not f32, f16 or bf16 (or i32, for counters in global memory){{$}}
 func.func @ptr_index(%x: !cuda.ptr<index>) {
   func.return
 }
@@ -618,4 +618,52 @@ func.func @ptr_index(%x: !cuda.ptr<index>) {
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:41: error: Expected `global`, or `shared`.{{$}}
 func.func @ptr_local(%x: !cuda.ptr<f32, local>) {
   func.return
+}
+
+// -----
+
+// -- blocks that wait for each other -------------------------------------------
+
+// a group barrier counting in floats
+cuda.kernel @float_counters(%c: !cuda.ptr<f32>) block 32 {
+  %t = cuda.thread_idx x
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.group_barrier: the counters are a !cuda.ptr<f32>, not a !cuda.ptr<i32>{{$}}
+  cuda.group_barrier %c[%t], %t : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+// a coherent load of four elements at once
+cuda.kernel @coherent_vector(%p: !cuda.ptr<f32>) block 32 {
+  %t = cuda.thread_idx x
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.load: a coherent load reads one element of global memory{{$}}
+  %a, %b, %c, %d = cuda.load coherent %p[%t] : !cuda.ptr<f32> -> f32, f32, f32, f32
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
+
+// a cooperative grid that is not whole groups of blocks
+cuda.host_func @partial_group(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: a cooperative grid is whole groups of 4 blocks along x{{$}}
+  cuda.launch @k grid [6, 1, 1] block [32, 1, 1] (%x) cooperative [4] : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
+
+// zeroing no elements
+cuda.host_func @zero_nothing(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.zero: size must be >= 1{{$}}
+  cuda.zero %x, 0 : !cuda.ptr<f32>
+  cuda.return
 }

@@ -436,3 +436,41 @@ cuda.host_func @all_outputs(%y: !cuda.ptr<f16>, %z: !cuda.ptr<bf16>) outputs 2 {
 // CHECK-GENERIC-NEXT:    "cuda.free"(%h) : (!cuda.ptr<f16>) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
+
+// -----
+
+// Blocks of a row that wait for each other: a kernel (16 of its blocks fit an
+// SM: min_blocks) with i32 counters and a
+// group barrier, a coherent load of another block's partial; its launcher
+// zeroes the counters and launches it cooperatively, in groups of 2 blocks.
+cuda.kernel @parts(%x: !cuda.ptr<f32>, %counters: !cuda.ptr<i32>, %partials: !cuda.ptr<f32>) block 64 min_blocks 16 {
+  %b = cuda.block_idx x
+  %t = cuda.thread_idx x
+  %v = cuda.load %x[%t] : !cuda.ptr<f32> -> f32
+  cuda.store %v, %partials[%b] : f32, !cuda.ptr<f32>
+  cuda.group_barrier %counters[%b], %t : !cuda.ptr<i32>
+  %p = cuda.load coherent %partials[%b] : !cuda.ptr<f32> -> f32
+  cuda.return
+}
+cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
+  %c = cuda.alloc 4 : !cuda.ptr<i32>
+  %p = cuda.alloc 16 : !cuda.ptr<f32>
+  cuda.zero %c, 4 : !cuda.ptr<i32>
+  cuda.launch @parts grid [8, 1, 1] block [64, 1, 1] (%x, %c, %p) cooperative [2] : !cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>
+  cuda.free %p : !cuda.ptr<f32>
+  cuda.free %c : !cuda.ptr<i32>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @parts(%x: !cuda.ptr<f32>, %counters: !cuda.ptr<i32>, %partials: !cuda.ptr<f32>) block 64 min_blocks 16 {
+// CHECK:         cuda.group_barrier %counters[%b], %t : !cuda.ptr<i32>
+// CHECK-NEXT:    %p = cuda.load coherent %partials[%b] : !cuda.ptr<f32> -> f32
+// CHECK:       cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK:         cuda.zero %c, 4 : !cuda.ptr<i32>
+// CHECK-NEXT:    cuda.launch @parts grid [8, 1, 1] block [64, 1, 1](%x, %c, %p) cooperative [2] : !cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "parts", function_type = (!cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>) -> (), block = #builtin.int<64>, min_blocks = #builtin.int<16>}>
+// CHECK-GENERIC:         "cuda.group_barrier"(%counters, %b, %t) : (!cuda.ptr<i32>, index, index) -> ()
+// CHECK-GENERIC-NEXT:    %p = "cuda.load"(%partials, %b) <{coherent}> : (!cuda.ptr<f32>, index) -> f32
+// CHECK-GENERIC:         "cuda.zero"(%c) <{size = 4 : i64}> : (!cuda.ptr<i32>) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.launch"(%x, %c, %p) <{callee = @parts, grid = array<i64: 8, 1, 1>, block = array<i64: 64, 1, 1>, cooperative = array<i64: 2>}> : (!cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>) -> ()
