@@ -619,39 +619,9 @@ def _lanes_reduce(
     return value
 
 
-def _inputs_feeding(values: Sequence[SSAValue], inputs: set[SSAValue]) -> set:
-    """The kernel inputs (block arguments in `inputs`) `values` are computed from."""
-    found, stack, seen = set(), list(values), set()
-    while stack:
-        value = stack.pop()
-        if value in seen:
-            continue
-        seen.add(value)
-        if value in inputs:
-            found.add(value)
-        elif isinstance(value.owner, Operation):
-            stack.extend(value.owner.operands)
-    return found
-
-
-def _broadcasts_to(shape: Sequence[int], full: Sequence[int]) -> bool:
-    trailing = full[len(full) - len(shape) :]
-    return len(shape) <= len(full) and all(
-        d in (1, f) for d, f in zip(shape, trailing, strict=True)
-    )
-
-
-HOISTED_ELEMENTS = 16
-"""Row elements per thread of one input the reductions do not read (a
-weight) that are loaded before the reductions, so that their latency
-overlaps the reductions'; at most a quarter of the registers a thread of
-the block has. (One input, and not in runs that may pass the row's end:
-beyond that, ptxas spills a few bytes on some kernels.)"""
-REGISTERS_PER_SM = 65536
 MAX_THREADS_RESIDENT = 1024
 """Threads per SM a split row's blocks are made to fit (1024 of the 2048 an
 SM holds: 64 registers each)."""
-MAX_REGISTERS_PER_THREAD = 255
 
 
 def _exchange(
@@ -815,7 +785,6 @@ def lower_row_reduce(
             else:
                 valid = rb.icmp(j, end, "slt")
                 runs.append((run(rb, rb.imin(j, rb.isub(end, width))), valid))
-        _hoist_loads(ev, reductions, outputs, runs, full, ept, block)
 
     for r, op in enumerate(reductions):
         identity = rb.f32(_IDENTITY[type(op)])
@@ -914,35 +883,6 @@ def lower_row_reduce(
             ("group_partials", F32, 2 * rows * split, False),
         )
     return lowered
-
-
-def _hoist_loads(
-    ev: Evaluator,
-    reductions: list[molten.ReductionOp],
-    outputs: list[SSAValue],
-    runs: list[tuple[list[list[Index]], SSAValue | None]],
-    full: Sequence[int],
-    ept: int,
-    block: int,
-) -> None:
-    """Loads a cached part's elements of the first input that only the
-    outputs read (not the reductions) before the reductions, within the
-    budget (HOISTED_ELEMENTS)."""
-    registers = min(MAX_REGISTERS_PER_THREAD, REGISTERS_PER_SM // block)
-    if ept > min(HOISTED_ELEMENTS, registers // 4):
-        return
-    inputs = set(ev.pointers)
-    read_by_reductions = _inputs_feeding([op.input for op in reductions], inputs)
-    later = _inputs_feeding(outputs, inputs) - read_by_reductions
-    for arg in ev.pointers:
-        shape = shape_of(arg)
-        if arg in later and math.prod(shape) > 1 and _broadcasts_to(shape, full):
-            # Runs that may pass the row's end keep their loads where they
-            # are used (hoisted, ptxas spills a few bytes on some kernels).
-            for indices, valid in runs:
-                for index in indices if valid is None else ():
-                    ev.at(arg, broadcast_index(index, shape, full))
-            return
 
 
 MICRO_TILE = 4

@@ -1,6 +1,7 @@
 """Every kernel Molten emits compiles with nvcc for sm_80 and sm_90, warnings
-treated as errors and no register spills; registers and spills per kernel are
-written to tests/logs/ptxas.log. Skipped where nvcc is absent."""
+treated as errors and no register spills, except a few bytes in kernels made
+to fit several blocks per SM; registers and spills per kernel are written to
+tests/logs/ptxas.log. Skipped where nvcc is absent."""
 
 import re
 import shutil
@@ -26,10 +27,17 @@ _PTXAS = re.compile(
 
 
 ARCHS = ("sm_80", "sm_90")
+FORCED_OCCUPANCY_SPILL = 64
+"""Bytes a kernel made to fit several blocks per SM (`__launch_bounds__(b, n)`:
+a row split across blocks, at most 64 registers a thread) may spill. Two
+such blocks per SM measured faster than one without spills (H100,
+2026-11-22: layer_norm over 4M-element rows 534 against 659 us)."""
+_FORCED = re.compile(r"__launch_bounds__\(\d+, \d+\) (\w+)\(")
 
 
-def compile_unit(source: str, tmp_path: Path) -> str:
-    """Compiles for every arch in ARCHS; returns ptxas's report."""
+def compile_unit(source: str, tmp_path: Path, strict: bool = True) -> str:
+    """Compiles for every arch in ARCHS; returns ptxas's report. `strict`:
+    any register spill is an error."""
     cu = tmp_path / "unit.cu"
     cu.write_text(source)
     gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in ARCHS]
@@ -41,7 +49,7 @@ def compile_unit(source: str, tmp_path: Path) -> str:
             "-Werror",
             "all-warnings",
             "-Xptxas",
-            "-v,-warn-spills,-Werror",
+            "-v,-warn-spills,-Werror" if strict else "-v",
             "-o",
             str(tmp_path / "unit.o"),
             str(cu),
@@ -59,7 +67,8 @@ def test_kernels_compile(case, dtype, tmp_path):
     g = DataflowGraph(case)
     CASES[case](g, dtype)
     compiled = ZeroCompiler().compile(g)
-    report = compile_unit(compiled.source, tmp_path)
+    forced = set(_FORCED.findall(compiled.source))
+    report = compile_unit(compiled.source, tmp_path, strict=not forced)
     found = list(_PTXAS.finditer(report))
     # each kernel, and the scalar variant of each with vector accesses
     kernels = len(compiled.kernels) + sum(
@@ -68,7 +77,9 @@ def test_kernels_compile(case, dtype, tmp_path):
     assert len(found) == kernels * len(ARCHS), report
     lines = []
     for match in found:
-        assert match["spill"] == "0" and match["loads"] == "0", report
+        spill, loads = int(match["spill"]), int(match["loads"])
+        most = FORCED_OCCUPANCY_SPILL if match["name"] in forced else 0
+        assert spill <= most and loads <= most, report
         lines.append(
             f"{case} {dtype} {match['arch']} {match['name']}: {match['regs']} "
             f"registers, {match['spill']} bytes spilled"
