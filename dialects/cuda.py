@@ -449,7 +449,11 @@ class GroupBarrierOp(IRDLOperation):
             )
 
 
-def _verify_pointer_args(op_name: str, body: Region, function_type: FunctionType):
+def _verify_pointer_args(
+    op_name: str, body: Region, function_type: FunctionType, tensors_only: bool
+):
+    """Global pointers; to tensors' elements only where `tensors_only` (a
+    launcher's parameters, not a kernel's counters)."""
     if list(function_type.outputs.data):
         raise VerifyException(f"{op_name}: returns nothing (outputs are pointers)")
     args = [a.type for a in body.block.args]
@@ -460,7 +464,7 @@ def _verify_pointer_args(op_name: str, body: Region, function_type: FunctionType
     for t in args:
         if not isinstance(t, PointerType) or t.memory_space != MemorySpace.GLOBAL:
             raise VerifyException(f"{op_name}: parameter {t} is not a global pointer")
-        if op_name == HostFuncOp.name and t.element_type == COUNTER_TYPE:
+        if tensors_only and t.element_type == COUNTER_TYPE:
             raise VerifyException(
                 f"{op_name}: parameter {t} is not a tensor's (f32, f16 or bf16)"
             )
@@ -524,7 +528,7 @@ class KernelOp(IRDLOperation):
         super().__init__(properties=properties, regions=[body])
 
     def verify_(self) -> None:
-        _verify_pointer_args(self.name, self.body, self.function_type)
+        _verify_pointer_args(self.name, self.body, self.function_type, False)
         if not 1 <= self.block.data <= 1024:
             raise VerifyException("cuda.kernel: block must be in [1, 1024]")
         if self.min_blocks is not None and self.min_blocks.data < 1:
@@ -588,7 +592,7 @@ class HostFuncOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        _verify_pointer_args(self.name, self.body, self.function_type)
+        _verify_pointer_args(self.name, self.body, self.function_type, True)
         if not 0 < self.outputs.data <= len(self.body.block.args):
             raise VerifyException("cuda.host_func: outputs must count trailing params")
 
@@ -697,12 +701,13 @@ class LaunchOp(IRDLOperation):
             if len(values) != 3 or any(v < 1 for v in values):
                 raise VerifyException(f"cuda.launch: {name} must be three sizes >= 1")
         if self.cooperative is not None:
-            (group,) = self.cooperative.get_values() or (0,)
-            grid = self.grid.get_values()
-            if len(self.cooperative.get_values()) != 1 or group < 1:
+            sizes = self.cooperative.get_values()
+            if len(sizes) != 1 or sizes[0] < 1:
                 raise VerifyException(
                     "cuda.launch: `cooperative` gives one group size >= 1"
                 )
+            (group,) = sizes
+            grid = self.grid.get_values()
             if grid[0] % group or grid[1:] != (1, 1):
                 raise VerifyException(
                     f"cuda.launch: a cooperative grid is whole groups of {group} "

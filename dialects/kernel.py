@@ -104,6 +104,12 @@ SCHEDULE_DEFAULTS = {
 }
 
 
+SPLIT_THREADS_PER_SM = 1024
+"""The threads per SM the blocks of a split row (`split` > 1) are made to fit
+(64 registers each): kernel-schedule counts that many resident, the
+lowering makes it so."""
+
+
 @irdl_attr_definition
 class ScheduleAttr(ParametrizedAttribute):
     """How a kernel runs: threads per block, rows per block, vector width,

@@ -73,21 +73,14 @@ GEMM_BLOCK = 256
 GEMM_TILE = (64, 64, 16)
 
 
-def reduced_shape(body_ops: list[Operation]) -> tuple[int, ...]:
-    """The shape of a row_reduce kernel's reduced axes (its rows' shape)."""
+def reduced_rows(body_ops: list[Operation]) -> tuple[int, tuple[int, ...]]:
+    """How many rows a row_reduce kernel reduces, and their shape (that of
+    its reduced axes)."""
     for op in body_ops:
         if isinstance(op, molten.ReductionOp):
             shape = shape_of(op.input)
-            return tuple(shape[i] for i in op.axes.get_values())
-    raise ValueError("a row_reduce kernel without a reduction")
-
-
-def reduced_rows(body_ops: list[Operation]) -> int:
-    """How many rows a row_reduce kernel reduces."""
-    for op in body_ops:
-        if isinstance(op, molten.ReductionOp):
-            shape = shape_of(op.input)
-            return math.prod(shape) // max(1, math.prod(reduced_shape([op])))
+            row = tuple(shape[i] for i in op.axes.get_values())
+            return math.prod(shape) // math.prod(row), row
     raise ValueError("a row_reduce kernel without a reduction")
 
 
@@ -132,7 +125,7 @@ def row_reduce_schedule(
         return kernel.ScheduleAttr(block, vector=width, elements_per_thread=per_thread)
     part = SPLIT_BLOCK * MAX_ROW_ELEMENTS_PER_THREAD
     split = math.ceil(n / part)
-    resident = sm_count * (MAX_BLOCK // SPLIT_BLOCK)
+    resident = sm_count * (kernel.SPLIT_THREADS_PER_SM // SPLIT_BLOCK)
     if split <= resident:
         per_thread = _round_up(math.ceil(n / (split * SPLIT_BLOCK)), width)
         return kernel.ScheduleAttr(
@@ -163,11 +156,9 @@ def schedule_for(
     outputs (tensors), for a device of `sm_count` SMs."""
     tensors = [*inputs, *outputs]
     if kind == kernel.KernelKind.ROW_REDUCE:
-        row = reduced_shape(body_ops)
+        rows, row = reduced_rows(body_ops)
         width = vector_width(row[-1], tensors)
-        return row_reduce_schedule(
-            reduced_rows(body_ops), math.prod(row), width, sm_count
-        )
+        return row_reduce_schedule(rows, math.prod(row), width, sm_count)
     if kind == kernel.KernelKind.GEMM:
         return kernel.ScheduleAttr(GEMM_BLOCK, tile=GEMM_TILE)
     if kind == kernel.KernelKind.POINTWISE:

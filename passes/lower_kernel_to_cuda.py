@@ -581,14 +581,27 @@ def _combine(e: Emitter, op: molten.ReductionOp, a: SSAValue, b: SSAValue) -> SS
     return e.add(arith.AddfOp(a, b))
 
 
-def _block_reduce(
-    e: Emitter, op: molten.ReductionOp, value: SSAValue, tid: SSAValue, block: int
+def _lanes_reduce(
+    e: Emitter, op: molten.ReductionOp, value: SSAValue, lanes: int
 ) -> SSAValue:
-    """The combination of every thread's `value`, held by every thread."""
-    for offset in (16, 8, 4, 2, 1):
+    """The combination of `value` over each aligned group of `lanes` (a power
+    of two up to 32) consecutive lanes of a warp, held by all of them."""
+    offset = lanes // 2
+    while offset:
         value = _combine(e, op, value, e.add(cuda.ShflXorOp(value, offset)))
-    warps = block // WARP
-    if warps == 1:
+        offset //= 2
+    return value
+
+
+def _block_reduce(
+    e: Emitter, op: molten.ReductionOp, value: SSAValue, tid: SSAValue, lanes: int
+) -> SSAValue:
+    """The combination of `value` over each group of `lanes` threads (a power
+    of two up to 32, or the whole block), held by all of them: shuffles
+    within a warp, then one shared slot per warp and shuffles again."""
+    value = _lanes_reduce(e, op, value, min(lanes, WARP))
+    warps = lanes // WARP
+    if warps <= 1:
         return value
     slots = e.add(cuda.SharedAllocOp(F32, warps))
     lane = e.irem(tid, WARP)
@@ -602,26 +615,7 @@ def _block_reduce(
     e.add(cuda.SyncThreadsOp())
     value = e.select(e.icmp(lane, warps, "slt"), partial, e.f32(_IDENTITY[type(op)]))
     # A full butterfly again, so that every lane of every warp holds the total.
-    for offset in (16, 8, 4, 2, 1):
-        value = _combine(e, op, value, e.add(cuda.ShflXorOp(value, offset)))
-    return value
-
-
-def _lanes_reduce(
-    e: Emitter, op: molten.ReductionOp, value: SSAValue, lanes: int
-) -> SSAValue:
-    """The combination of `value` over each aligned group of `lanes` (a power
-    of two up to 32) consecutive lanes of a warp, held by all of them."""
-    offset = lanes // 2
-    while offset:
-        value = _combine(e, op, value, e.add(cuda.ShflXorOp(value, offset)))
-        offset //= 2
-    return value
-
-
-MAX_THREADS_RESIDENT = 1024
-"""Threads per SM a split row's blocks are made to fit (1024 of the 2048 an
-SM holds: 64 registers each)."""
+    return _lanes_reduce(e, op, value, WARP)
 
 
 def _exchange(
@@ -764,6 +758,7 @@ def lower_row_reduce(
     ev = Evaluator(rb, pointers)
     first = rb.imul(part, chunk)
     end: Index = n if split == 1 else rb.imin(rb.iadd(first, chunk), n)
+    start = rb.iadd(first, rb.imul(lane, width))  # the thread's first column
 
     def run(em: Emitter, j: Index) -> list[list[Index]]:
         """The indices of the `width` elements from column `j` of the row."""
@@ -777,7 +772,7 @@ def lower_row_reduce(
     runs: list[tuple[list[list[Index]], SSAValue | None]] = []
     if cached:
         for c in range(math.ceil(chunk / span)):
-            j = rb.iadd(rb.iadd(first, rb.imul(lane, width)), c * span)
+            j = rb.iadd(start, c * span)
             if isinstance(j, SSAValue):
                 j.name_hint = "col"
             if (c + 1) * span <= shortest:
@@ -798,7 +793,7 @@ def lower_row_reduce(
         else:
             loop_body = Block(arg_types=[INDEX, F32])
             loop = scf.ForOp(
-                rb.index(rb.iadd(first, rb.imul(lane, width))),
+                rb.index(start),
                 rb.index(end),
                 rb.index(span),
                 [identity],
@@ -813,10 +808,7 @@ def lower_row_reduce(
             loop_body.add_op(scf.YieldOp(partial))
             acc = loop.results[0]
             acc.name_hint = f"{op.results[0].name_hint or 'reduction'}_acc"
-        if lanes <= WARP:
-            total = _lanes_reduce(rb, op, acc, lanes)
-        else:
-            total = _block_reduce(rb, op, acc, tid, block)
+        total = _block_reduce(rb, op, acc, tid, lanes)
         if scratch is not None:
             exchange = rb.iadd(rb.imul(iteration, len(reductions)), r)
             total = _exchange(rb, op, total, scratch, tid, group, part, split, exchange)
@@ -840,7 +832,6 @@ def lower_row_reduce(
                     if valid is not None:
                         _close(target)
             else:
-                start = sb.iadd(first, sb.imul(lane, width))
                 lb, loop_block = _for(sb, start, end, span)
                 scoped = stores.scoped(lb)
                 for index in run(lb, loop_block.args[0]):
@@ -866,10 +857,10 @@ def lower_row_reduce(
         _close(sb)
     row_block.add_op(scf.YieldOp())
     e.add(cuda.ReturnOp())
-    # The blocks of a split row must be resident together: a block of fewer
-    # than 1024 threads is made to fit 1024 threads per SM (kernel-schedule
-    # counts on it).
-    min_blocks = MAX_THREADS_RESIDENT // block if split > 1 and block < 1024 else None
+    # The blocks of a split row must be resident together, as many as
+    # kernel-schedule counts on.
+    resident = kernel.SPLIT_THREADS_PER_SM // block
+    min_blocks = resident if split > 1 and resident > 1 else None
     lowered = LoweredKernel(
         _kernel_op(kfunc, region, block, min_blocks), (grid, 1, 1), (block, 1, 1)
     )

@@ -51,8 +51,12 @@ class _PreparedLaunch:
         self.device = device
         self.grid = step.grid
         self._fallback_grid = step.grid if step.cooperative is None else None
+        driver = _driver()
+        # cuLaunchCooperativeKernel takes no `extra` argument after the params.
+        self.start, self.extra = driver.cuLaunchKernel, (0,)
         if step.cooperative is not None:
             self.grid = _cooperative_grid(function, step, device)
+            self.start, self.extra = driver.cuLaunchCooperativeKernel, ()
 
         # cuLaunchKernel takes an array of pointers to the parameter values;
         # both arrays live as long as this object, the values change per call.
@@ -286,12 +290,7 @@ class Executable:
                         function, grid = step.fallback, step.fallback_grid
                     gx, gy, gz = grid
                     bx, by, bz = launch.block
-                    start = (
-                        driver.cuLaunchKernel
-                        if launch.cooperative is None
-                        else driver.cuLaunchCooperativeKernel
-                    )
-                    status = start(
+                    status = step.start(
                         function,
                         gx,
                         gy,
@@ -302,7 +301,7 @@ class Executable:
                         0,
                         cu_stream,
                         step.pointers_address,
-                        *(() if launch.cooperative else (0,)),
+                        *step.extra,
                     )
                     check(status, f"launching {launch.kernel}")
                 elif isinstance(step, steps.Alloc):

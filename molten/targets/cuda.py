@@ -563,6 +563,12 @@ class BodyPrinter:
         block = ", ".join(str(b) for b in op.block.get_values())
         args = ", ".join(self.name(a) for a in op.args)
 
+        arguments = ""
+        if op.cooperative is not None:
+            arguments = self.scope.fresh("arguments")
+            addresses = ", ".join(f"(void*)&{self.name(a)}" for a in op.args)
+            self.emit(f"void* {arguments}[] = {{{addresses}}};")
+
         def launch(callee: SymbolRefAttr) -> str:
             name = self.kernel_names[callee.string_value()]
             if op.cooperative is None:
@@ -574,12 +580,6 @@ class BodyPrinter:
                 f"err = molten_launch_cooperative((const void*){name}, {groups}, "
                 f"{group}, {threads}, {arguments}, stream);"
             )
-
-        arguments = ""
-        if op.cooperative is not None:
-            arguments = self.scope.fresh("arguments")
-            addresses = ", ".join(f"(void*)&{self.name(a)}" for a in op.args)
-            self.emit(f"void* {arguments}[] = {{{addresses}}};")
 
         if op.aligned is None or op.fallback is None:
             self.emit(launch(op.callee))
