@@ -169,6 +169,8 @@ class Emitter:
         return self.add(arith.CmpiOp(self.index(a), self.index(b), predicate))
 
     def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        if a is b:
+            return a
         return self.add(arith.SelectOp(cond, a, b))
 
 
@@ -618,45 +620,217 @@ def _block_reduce(
     return _lanes_reduce(e, op, value, WARP)
 
 
-def _exchange(
+@dataclass(frozen=True)
+class _Staged:
+    """A reduction of a split row and, when its input depends on an earlier
+    reduction `shift` of the same exchange, the `rule` that turns its block
+    total (taken with the block's own value c_b of `shift`) into its share of
+    the row's total (under the row's value C of `shift`):
+
+    - "exp", sum(exp(x - max(x))): the share is s_b * exp(c_b - C), the
+      online softmax rescaling;
+    - "square", sum((x - mean(x))^2): the share is
+      s_b + 2 (c_b - C) S1_b + n_b (c_b - C)^2, with S1_b = sum_b(x) - n_b c_b
+      (exact for any c_b; the block's mean keeps it well conditioned).
+    """
+
+    op: molten.ReductionOp
+    rule: str | None = None
+    shift: molten.ReductionOp | None = None
+
+
+def _depends(value: SSAValue, targets: set[SSAValue]) -> bool:
+    """Whether `value` is computed from any of `targets` in the kernel body."""
+    seen: set[SSAValue] = set()
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if current in targets:
+            return True
+        if current in seen or not isinstance(current.owner, Operation):
+            continue
+        seen.add(current)
+        stack.extend(current.owner.operands)
+    return False
+
+
+def _rebase_rule(op: molten.ReductionOp, stage: list[_Staged]) -> _Staged | None:
+    """`op` staged with a rescaling rule against a reduction of `stage`, when
+    its input is exp(x - max(x)) or (x - mean(x))^2 for such a reduction of
+    the same x, and x itself does not depend on the stage."""
+    if not isinstance(op, molten.ReduceSumOp | molten.ReduceMeanOp):
+        return None
+    producer = op.input.owner
+    if not isinstance(producer, molten.ExpOp | molten.SquareOp):
+        return None
+    sub = producer.operands[0].owner
+    if not isinstance(sub, molten.SubOp):
+        return None
+    shift = sub.rhs.owner
+    members = {staged.op: staged for staged in stage}
+    if shift not in members or members[shift].rule is not None:
+        return None
+    if shift.input is not sub.lhs or shift.axes != op.axes:
+        return None
+    if _depends(sub.lhs, {staged.op.results[0] for staged in stage}):
+        return None
+    if isinstance(producer, molten.ExpOp) and isinstance(shift, molten.ReduceMaxOp):
+        return _Staged(op, "exp", shift)
+    if isinstance(producer, molten.SquareOp) and isinstance(shift, molten.ReduceMeanOp):
+        return _Staged(op, "square", shift)
+    return None
+
+
+def _exchange_stages(reductions: list[molten.ReductionOp]) -> list[list[_Staged]]:
+    """The reductions of a split row grouped into exchanges, in order: a
+    reduction joins the current exchange when it does not depend on its
+    reductions, or depends on one only through a rescaling rule."""
+    stages: list[list[_Staged]] = []
+    for op in reductions:
+        if stages:
+            stage = stages[-1]
+            if not _depends(op.input, {staged.op.results[0] for staged in stage}):
+                stage.append(_Staged(op))
+                continue
+            rebased = _rebase_rule(op, stage)
+            if rebased is not None:
+                stage.append(rebased)
+                continue
+        stages.append([_Staged(op)])
+    return stages
+
+
+def _row_value(
     e: Emitter,
     op: molten.ReductionOp,
     total: SSAValue,
-    scratch: tuple[SSAValue, SSAValue],
-    tid: SSAValue,
-    group: SSAValue,
-    part: SSAValue,
-    split: int,
-    exchange: Index,
+    inverse_count: Callable[[], SSAValue],
 ) -> SSAValue:
-    """The combination of the block totals of the `split` blocks of `group`
-    (each block gives `total`), the same in all of them: each block writes
-    its total to the group's slots for this `exchange` (its number among the
+    """The value of reduction `op` from the combined `total` of its elements."""
+    if isinstance(op, molten.ReduceMeanOp):
+        total = e.add(arith.MulfOp(total, inverse_count()))
+    return _round(e, total, element_of(op.results[0]))
+
+
+@dataclass(frozen=True)
+class _SplitRow:
+    """Where a block's part of a split row lies and what the group shares."""
+
+    counters: SSAValue
+    partials: SSAValue
+    group: Index
+    part: Index
+    split: int
+    chunk: int  # columns of every part but the last
+    shortest: int  # columns of the last part
+    width: int  # slots per part and exchange: the largest exchange's reductions
+
+    def _per_part(self, e: Emitter, part: Index, f: Callable[[int], float]):
+        if self.shortest == self.chunk:
+            return e.f32(f(self.chunk))
+        last = e.icmp(part, self.split - 1, "eq")
+        return e.select(last, e.f32(f(self.shortest)), e.f32(f(self.chunk)))
+
+    def count(self, e: Emitter, part: Index) -> SSAValue:
+        """The number of columns of `part`, as f32."""
+        return self._per_part(e, part, float)
+
+    def inverse_count(self, e: Emitter, part: Index) -> SSAValue:
+        return self._per_part(e, part, lambda count: 1.0 / count)
+
+
+def _rebased_share(
+    e: Emitter,
+    staged: _Staged,
+    total: SSAValue,
+    shift_total: SSAValue,
+    shift_value: SSAValue,
+    row: _SplitRow,
+    part: Index,
+) -> SSAValue:
+    """A part's block total of a rebased reduction as its share of the row's
+    total, given the part's block total of the shift and the row's value."""
+    assert staged.shift is not None
+    local = _row_value(e, staged.shift, shift_total, lambda: row.inverse_count(e, part))
+    delta = e.add(arith.SubfOp(local, shift_value))
+    if staged.rule == "exp":
+        scaled = e.add(arith.MulfOp(total, e.add(mathd.ExpOp(delta))))
+        # A part of -inf only has no share (and no NaN from -inf - -inf).
+        empty = e.add(arith.CmpfOp(local, e.f32(-math.inf), "oeq"))
+        return e.select(empty, e.f32(0.0), scaled)
+    count = row.count(e, part)
+    first_moment = e.add(arith.SubfOp(shift_total, e.add(arith.MulfOp(count, local))))
+    twice = e.add(arith.MulfOp(first_moment, e.f32(2.0)))
+    inner = e.add(arith.AddfOp(twice, e.add(arith.MulfOp(count, delta))))
+    return e.add(arith.AddfOp(total, e.add(arith.MulfOp(delta, inner))))
+
+
+def _exchange(
+    e: Emitter,
+    stage: list[_Staged],
+    totals: list[SSAValue],
+    row: _SplitRow,
+    tid: SSAValue,
+    exchange: Index,
+    n: int,
+) -> list[SSAValue]:
+    """The row's totals of `stage`'s reductions from the block totals of the
+    `split` blocks of the group, the same in all of them: each block writes
+    its totals to the group's slots for this `exchange` (its number among the
     group's exchanges, from 0; two sets of slots alternate), the group waits
-    for all, and every warp combines the slots in the same order."""
-    counters, partials = scratch
+    for all once, and every warp combines the slots in the same order,
+    rescaling rebased reductions by the row's value of their shift."""
+    split = row.split
     parity = e.irem(exchange, 2)
-    slots = e.imul(e.iadd(e.imul(group, 2), parity), split)
+    base = e.imul(e.iadd(e.imul(row.group, 2), parity), row.width * split)
     writer = _if(e, e.icmp(tid, 0, "eq"))
-    writer.add(cuda.StoreOp(total, partials, writer.index(writer.iadd(slots, part))))
+    for r, total in enumerate(totals):
+        slot = writer.iadd(base, writer.iadd(row.part, r * split))
+        writer.add(cuda.StoreOp(total, row.partials, writer.index(slot)))
     _close(writer)
     e.add(
         cuda.GroupBarrierOp(
-            counters, e.index(group), e.index(e.imul(e.iadd(exchange, 1), split))
+            row.counters,
+            e.index(row.group),
+            e.index(e.imul(e.iadd(exchange, 1), split)),
         )
     )
     lane = e.irem(tid, WARP)
-    value = e.f32(_IDENTITY[type(op)])
+    # Lane l combines parts l, l + 32, ...: their slots, loaded once.
+    parts: list[tuple[Index, SSAValue | None, list[SSAValue]]] = []
     for c in range(math.ceil(split / WARP)):
         i = e.iadd(lane, c * WARP)
-        offset = e.index(e.iadd(slots, e.imin(i, split - 1)))
-        loaded = e.add(cuda.LoadOp(partials, offset, coherent=True))
-        combined = _combine(e, op, value, loaded)
-        if (c + 1) * WARP <= split:
-            value = combined
-        else:
-            value = e.select(e.icmp(i, split, "slt"), combined, value)
-    return _lanes_reduce(e, op, value, WARP)
+        valid = None if (c + 1) * WARP <= split else e.icmp(i, split, "slt")
+        clamped = e.imin(i, split - 1)
+        loads = [
+            e.add(
+                cuda.LoadOp(
+                    row.partials,
+                    e.index(e.iadd(base, e.iadd(clamped, r * split))),
+                    coherent=True,
+                )
+            )
+            for r in range(len(stage))
+        ]
+        parts.append((clamped, valid, loads))
+    members = [staged.op for staged in stage]
+    combined: list[SSAValue] = []
+    for r, staged in enumerate(stage):
+        value = e.f32(_IDENTITY[type(staged.op)])
+        for clamped, valid, loads in parts:
+            share = loads[r]
+            if staged.shift is not None:
+                s = members.index(staged.shift)
+                shift_value = _row_value(
+                    e, staged.shift, combined[s], lambda: e.f32(1.0 / n)
+                )
+                share = _rebased_share(
+                    e, staged, share, loads[s], shift_value, row, clamped
+                )
+            total = _combine(e, staged.op, value, share)
+            value = total if valid is None else e.select(valid, total, value)
+        combined.append(_lanes_reduce(e, staged.op, value, WARP))
+    return combined
 
 
 def lower_row_reduce(
@@ -711,7 +885,8 @@ def lower_row_reduce(
     bid = e.add(cuda.BlockIdxOp())
     gdim = e.add(cuda.GridDimOp())
     lane: Index = tid if rows_per_block == 1 else e.irem(tid, lanes)
-    scratch: tuple[SSAValue, SSAValue] | None = None
+    split_row: _SplitRow | None = None
+    stages = [[_Staged(op)] for op in reductions]
     group: Index = bid
     part: Index = 0
     row_valid: SSAValue | None = None
@@ -728,9 +903,19 @@ def lower_row_reduce(
             cuda.PointerType(F32), len(region.block.args)
         )
         counters.name_hint, partials.name_hint = "group_counters", "group_partials"
-        scratch = (counters, partials)
         group, part = e.idiv(bid, split), e.irem(bid, split)
         group.name_hint, part.name_hint = "group", "part"
+        stages = _exchange_stages(reductions)
+        split_row = _SplitRow(
+            counters,
+            partials,
+            group,
+            part,
+            split,
+            chunk,
+            shortest,
+            max(len(stage) for stage in stages),
+        )
         groups = e.add(arith.DivSIOp(gdim, e.index(split)))
         grid = rows * split
         rb, row_block = _for(e, group, rows, groups)
@@ -781,15 +966,17 @@ def lower_row_reduce(
                 valid = rb.icmp(j, end, "slt")
                 runs.append((run(rb, rb.imin(j, rb.isub(end, width))), valid))
 
-    for r, op in enumerate(reductions):
+    def block_total(evaluator: Evaluator, op: molten.ReductionOp) -> SSAValue:
+        """The block's total of `op` over its lanes' elements of the part."""
         identity = rb.f32(_IDENTITY[type(op)])
+        name = f"{op.results[0].name_hint or 'reduction'}_acc"
         if cached:
             acc = identity
             for indices, valid in runs:
                 for index in indices:
-                    combined = _combine(rb, op, acc, ev.at(op.input, index))
+                    combined = _combine(rb, op, acc, evaluator.at(op.input, index))
                     acc = combined if valid is None else rb.select(valid, combined, acc)
-                    acc.name_hint = f"{op.results[0].name_hint or 'reduction'}_acc"
+                    acc.name_hint = name
         else:
             loop_body = Block(arg_types=[INDEX, F32])
             loop = scf.ForOp(
@@ -801,21 +988,66 @@ def lower_row_reduce(
             )
             rb.block.add_op(loop)
             inner = rb.nested(loop_body)
-            scoped = ev.scoped(inner)
+            scoped = evaluator.scoped(inner)
             partial = loop_body.args[1]
             for index in run(inner, loop_body.args[0]):
                 partial = _combine(inner, op, partial, scoped.at(op.input, index))
             loop_body.add_op(scf.YieldOp(partial))
             acc = loop.results[0]
-            acc.name_hint = f"{op.results[0].name_hint or 'reduction'}_acc"
-        total = _block_reduce(rb, op, acc, tid, lanes)
-        if scratch is not None:
-            exchange = rb.iadd(rb.imul(iteration, len(reductions)), r)
-            total = _exchange(rb, op, total, scratch, tid, group, part, split, exchange)
-        if isinstance(op, molten.ReduceMeanOp):
-            total = rb.add(arith.MulfOp(total, rb.f32(1.0 / n)))
-        total = _round(rb, total, element_of(op.results[0]))
-        ev.define(op.results[0], per_row, total)
+            acc.name_hint = name
+        return _block_reduce(rb, op, acc, tid, lanes)
+
+    for s, stage in enumerate(stages):
+        rebased = any(staged.rule is not None for staged in stage)
+        # A rebased reduction is taken with its block's own value of its
+        # shift; the row's values are defined after the exchange.
+        local = ev.scoped(rb) if rebased else ev
+        totals = []
+        local_values: dict[molten.ReductionOp, SSAValue] = {}
+        for staged in stage:
+            totals.append(block_total(local, staged.op))
+            if local is not ev:
+                assert split_row is not None
+                value = _row_value(
+                    rb,
+                    staged.op,
+                    totals[-1],
+                    lambda: split_row.inverse_count(rb, part),
+                )
+                local.define(staged.op.results[0], per_row, value)
+                local_values[staged.op] = value
+        if split_row is not None:
+            exchange = rb.iadd(rb.imul(iteration, len(stages)), s)
+            totals = _exchange(rb, stage, totals, split_row, tid, exchange, n)
+        row_values = {}
+        for staged, total in zip(stage, totals, strict=True):
+            row_values[staged.op] = _row_value(
+                rb, staged.op, total, lambda: rb.f32(1.0 / n)
+            )
+            ev.define(staged.op.results[0], per_row, row_values[staged.op])
+        if local is ev:
+            continue
+        # The inputs' loads are kept: the outputs read them again. So are the
+        # exponentials of the online softmax, rescaled to the row's maximum:
+        # exp(x - c_b) * exp(c_b - C) (none where the part is all -inf).
+        rescaled = {}
+        for staged in stage:
+            if staged.rule != "exp":
+                continue
+            assert staged.shift is not None
+            shift_local = local_values[staged.shift]
+            delta = rb.add(arith.SubfOp(shift_local, row_values[staged.shift]))
+            empty = rb.add(arith.CmpfOp(shift_local, rb.f32(-math.inf), "oeq"))
+            rescaled[staged.op.input] = (rb.add(mathd.ExpOp(delta)), empty)
+        for key, scalar in local.known.items():
+            if key in ev.known:
+                continue
+            if key[0] in pointers:
+                ev.known[key] = scalar
+            elif key[0] in rescaled:
+                factor, empty = rescaled[key[0]]
+                scaled = rb.add(arith.MulfOp(scalar, factor))
+                ev.known[key] = rb.select(empty, rb.f32(0.0), scaled)
 
     sb = rb if row_valid is None else _if(rb, row_valid)
     stores = ev if row_valid is None else ev.scoped(sb)
@@ -864,14 +1096,14 @@ def lower_row_reduce(
     lowered = LoweredKernel(
         _kernel_op(kfunc, region, block, min_blocks), (grid, 1, 1), (block, 1, 1)
     )
-    if scratch is not None:
+    if split_row is not None:
         lowered.cooperative = split
-        # A counter per group, and two sets of `split` partial results per
-        # group (one exchange's and the next's); there are at most `rows`
-        # groups. Only the counters must start at zero.
+        # A counter per group, and two sets of `width` x `split` partial
+        # results per group (one exchange's and the next's); there are at
+        # most `rows` groups. Only the counters must start at zero.
         lowered.scratch = (
             ("group_counters", cuda.COUNTER_TYPE, rows, True),
-            ("group_partials", F32, 2 * rows * split, False),
+            ("group_partials", F32, 2 * rows * split * split_row.width, False),
         )
     return lowered
 

@@ -35,6 +35,17 @@ def softmax(shape: list[int], axis: int = -1) -> Builder:
     return build
 
 
+def masked_softmax(rows: int, cols: int) -> Builder:
+    """softmax(x + causal mask): row r sees its first r + 1 columns only, so
+    that most parts of a split row are all -inf."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [rows, cols], dtype)
+        g.add_output(g.softmax(x + g.causal_mask(rows, cols, dtype=dtype), "p"))
+
+    return build
+
+
 def log_softmax(rows: int, cols: int) -> Builder:
     def build(g: DataflowGraph, dtype: str) -> None:
         x = g.add_input("x", [rows, cols], dtype)
@@ -239,6 +250,7 @@ CASES: dict[str, Builder] = {
     "softmax_2x32772": softmax([2, 32772]),
     "layer_norm_3x40000": layer_norm([3, 40000], 1),
     "softmax_300x33000": softmax([300, 33000]),
+    "masked_softmax_3x70000": masked_softmax(3, 70000),
     # More rows than a grid's y or z dimension holds (65535).
     "rms_norm_70000x8": rms_norm(70000, 8),
     "softmax_66000x5": softmax([66000, 5]),

@@ -366,11 +366,11 @@ func.func @split(%x: tensor<3x256xf32>) -> (tensor<3x1xf32> {molten.name = "peak
 // CHECK-NEXT:      [[TARGET:%[^ ]+]] = arith.muli [[EXCHANGES]], [[C2]] : index
 // CHECK-NEXT:      cuda.group_barrier %group_counters[%group], [[TARGET]] : !cuda.ptr<i32>
 // CHECK-NEXT:      [[LANE:%[^ ]+]] = arith.remsi [[TID]], [[C32]] : index
+// CHECK-NEXT:      [[IS_SLOT:%[^ ]+]] = arith.cmpi slt, [[LANE]], [[C2]] : index
 // CHECK-NEXT:      [[I:%[^ ]+]] = arith.minsi [[LANE]], [[C1]] : index
 // CHECK-NEXT:      [[SLOT:%[^ ]+]] = arith.addi [[SLOTS]], [[I]] : index
 // CHECK-NEXT:      [[THEIRS:%[^ ]+]] = cuda.load coherent %group_partials{{\[}}[[SLOT]]{{\]}} : !cuda.ptr<f32> -> f32
 // CHECK-NEXT:      [[COMBINED:%[^ ]+]] = arith.maximumf {{%[^ ]+}}, [[THEIRS]] : f32
-// CHECK-NEXT:      [[IS_SLOT:%[^ ]+]] = arith.cmpi slt, [[LANE]], [[C2]] : index
 // CHECK-NEXT:      {{%[^ ]+}} = arith.select [[IS_SLOT]], [[COMBINED]], {{%[^ ]+}} : f32
 // CHECK-COUNT-5:   cuda.shfl_xor
 // CHECK-NEXT:      [[ROW_MAX:%[^ ]+]] = arith.maximumf {{%[^ ]+}}, {{%[^ ]+}} : f32
@@ -392,6 +392,109 @@ func.func @split(%x: tensor<3x256xf32>) -> (tensor<3x1xf32> {molten.name = "peak
 // CHECK-NEXT:    cuda.free %group_partials : !cuda.ptr<f32>
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
+
+// -----
+
+// -- row_reduce, a split row's dependent reductions in one exchange -----------
+
+// softmax over rows split in 2: each block takes its part's maximum c_b and
+// its sum s_b of exp(x - c_b) (online softmax), writes both to the group's
+// slots (2 per part) and waits once. Each warp combines the maxima to the
+// row's C, then the sums rescaled by exp(c_b - C) (nothing where a part is
+// all -inf). The outputs reuse the block's exponentials, rescaled the same
+// way, rather than computing them again.
+kernel.func @online_k(%x: tensor<2x256xf32>) -> (tensor<2x256xf32>) row_reduce schedule #kernel.schedule<block = 32, vector = 4, elements_per_thread = 4, split = 2> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "div"]} {
+  %m = molten.reduce_max %x axes = [1] keepdim : tensor<2x256xf32> -> tensor<2x1xf32>
+  %d = molten.sub %x, %m : (tensor<2x256xf32>, tensor<2x1xf32>) -> tensor<2x256xf32>
+  %e = molten.exp %d : tensor<2x256xf32>
+  %s = molten.reduce_sum %e axes = [1] keepdim : tensor<2x256xf32> -> tensor<2x1xf32>
+  %p = molten.div %e, %s : (tensor<2x256xf32>, tensor<2x1xf32>) -> tensor<2x256xf32>
+  kernel.yield %p : tensor<2x256xf32>
+}
+func.func @online(%x: tensor<2x256xf32>) -> (tensor<2x256xf32> {molten.name = "p"}) {
+  %p = kernel.launch @online_k(%x) : (tensor<2x256xf32>) -> tensor<2x256xf32>
+  func.return %p : tensor<2x256xf32>
+}
+
+// CHECK-LABEL: cuda.kernel @online_k(
+// CHECK-DAG:     [[ZERO:%[^ ]+]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     [[NEG_INF:%[^ ]+]] = arith.constant 0xff800000 : f32
+// CHECK:         %e = math.exp %d : f32
+// CHECK:         %s_acc_3 = arith.addf %s_acc_2, %e_3 : f32
+// CHECK-COUNT-5:   cuda.shfl_xor
+// CHECK-NEXT:      [[BLOCK_SUM:%[^ ]+]] = arith.addf {{%[^ ]+}}, {{%[^ ]+}} : f32
+// CHECK:           scf.if
+// CHECK-NEXT:        [[MAX_SLOT:%[^ ]+]] = arith.addi [[SLOTS:%[^ ]+]], %part : index
+// CHECK-NEXT:        cuda.store [[BLOCK_MAX:%[^ ]+]], %group_partials{{\[}}[[MAX_SLOT]]{{\]}}
+// CHECK-NEXT:        [[SUM_PART:%[^ ]+]] = arith.addi %part, {{%[^ ]+}} : index
+// CHECK-NEXT:        [[SUM_SLOT:%[^ ]+]] = arith.addi [[SLOTS]], [[SUM_PART]] : index
+// CHECK-NEXT:        cuda.store [[BLOCK_SUM]], %group_partials{{\[}}[[SUM_SLOT]]{{\]}}
+// CHECK-NEXT:      }
+// CHECK:           cuda.group_barrier
+// CHECK-NOT:       cuda.group_barrier
+// CHECK:           [[THEIR_MAX:%[^ ]+]] = cuda.load coherent %group_partials
+// CHECK:           [[THEIR_SUM:%[^ ]+]] = cuda.load coherent %group_partials
+// CHECK-COUNT-5:   cuda.shfl_xor
+// CHECK-NEXT:      [[ROW_MAX:%[^ ]+]] = arith.maximumf {{%[^ ]+}}, {{%[^ ]+}} : f32
+// CHECK-NEXT:      [[DELTA:%[^ ]+]] = arith.subf [[THEIR_MAX]], [[ROW_MAX]] : f32
+// CHECK-NEXT:      [[SCALE:%[^ ]+]] = math.exp [[DELTA]] : f32
+// CHECK-NEXT:      [[SCALED:%[^ ]+]] = arith.mulf [[THEIR_SUM]], [[SCALE]] : f32
+// CHECK-NEXT:      [[EMPTY:%[^ ]+]] = arith.cmpf oeq, [[THEIR_MAX]], [[NEG_INF]] : f32
+// CHECK-NEXT:      [[SHARE:%[^ ]+]] = arith.select [[EMPTY]], [[ZERO]], [[SCALED]] : f32
+// CHECK:           cuda.shfl_xor
+// CHECK-COUNT-4:   cuda.shfl_xor
+// CHECK-NEXT:      [[ROW_SUM:%[^ ]+]] = arith.addf {{%[^ ]+}}, {{%[^ ]+}} : f32
+// CHECK-NEXT:      [[MINE:%[^ ]+]] = arith.subf [[BLOCK_MAX]], [[ROW_MAX]] : f32
+// CHECK-NEXT:      [[MINE_EMPTY:%[^ ]+]] = arith.cmpf oeq, [[BLOCK_MAX]], [[NEG_INF]] : f32
+// CHECK-NEXT:      [[FACTOR:%[^ ]+]] = math.exp [[MINE]] : f32
+// CHECK-NEXT:      [[E:%[^ ]+]] = arith.mulf %e, [[FACTOR]] : f32
+// CHECK-NEXT:      [[E_ROW:%[^ ]+]] = arith.select [[MINE_EMPTY]], [[ZERO]], [[E]] : f32
+// CHECK-NOT:       math.exp
+// CHECK:           %p_1 = arith.divf [[E_ROW]], [[ROW_SUM]] : f32
+// CHECK:         cuda.host_func @online(
+// CHECK-NEXT:    cuda.alloc 2 : !cuda.ptr<i32>
+// CHECK-NEXT:    cuda.zero
+// CHECK-NEXT:    %group_partials = cuda.alloc 16 : !cuda.ptr<f32>
+
+// -----
+
+// layer_norm's moments over rows split in 2 (100 columns a part): each
+// block takes its part's sum and its sum of squares about the part's own
+// mean c_b, and the group exchanges both once. The squares are combined as
+// S2_b + (c_b - C) (2 S1_b + n_b (c_b - C)), S1_b = sum_b - n_b c_b.
+kernel.func @moments_k(%x: tensor<2x200xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, vector = 4, elements_per_thread = 4, split = 2> attributes {fused_ops = ["reduce_mean", "sub", "square", "reduce_mean"]} {
+  %mean = molten.reduce_mean %x axes = [1] keepdim : tensor<2x200xf32> -> tensor<2x1xf32>
+  %d = molten.sub %x, %mean : (tensor<2x200xf32>, tensor<2x1xf32>) -> tensor<2x200xf32>
+  %sq = molten.square %d : tensor<2x200xf32>
+  %var = molten.reduce_mean %sq axes = [1] keepdim : tensor<2x200xf32> -> tensor<2x1xf32>
+  kernel.yield %var : tensor<2x1xf32>
+}
+func.func @moments(%x: tensor<2x200xf32>) -> (tensor<2x1xf32> {molten.name = "var"}) {
+  %v = kernel.launch @moments_k(%x) : (tensor<2x200xf32>) -> tensor<2x1xf32>
+  func.return %v : tensor<2x1xf32>
+}
+
+// CHECK-LABEL: cuda.kernel @moments_k(
+// CHECK-DAG:     [[TWO:%[^ ]+]] = arith.constant 2.000000e+00 : f32
+// CHECK-DAG:     [[N_PART:%[^ ]+]] = arith.constant 1.000000e+02 : f32
+// CHECK-DAG:     [[INV_PART:%[^ ]+]] = arith.constant 1.000000e-02 : f32
+// CHECK-DAG:     [[INV_ROW:%[^ ]+]] = arith.constant 5.000000e-03 : f32
+// CHECK:         [[PART_MEAN:%[^ ]+]] = arith.mulf [[BLOCK_SUM:%[^ ]+]], [[INV_PART]] : f32
+// CHECK-NEXT:    %d = arith.subf %x_1, [[PART_MEAN]] : f32
+// CHECK:         cuda.group_barrier
+// CHECK-NOT:     cuda.group_barrier
+// CHECK:         [[THEIR_SUM:%[^ ]+]] = cuda.load coherent %group_partials
+// CHECK:         [[THEIR_SQUARES:%[^ ]+]] = cuda.load coherent %group_partials
+// CHECK:         [[ROW_MEAN:%[^ ]+]] = arith.mulf {{%[^ ]+}}, [[INV_ROW]] : f32
+// CHECK-NEXT:    [[THEIR_MEAN:%[^ ]+]] = arith.mulf [[THEIR_SUM]], [[INV_PART]] : f32
+// CHECK-NEXT:    [[DELTA:%[^ ]+]] = arith.subf [[THEIR_MEAN]], [[ROW_MEAN]] : f32
+// CHECK-NEXT:    [[N_MEAN:%[^ ]+]] = arith.mulf [[N_PART]], [[THEIR_MEAN]] : f32
+// CHECK-NEXT:    [[S1:%[^ ]+]] = arith.subf [[THEIR_SUM]], [[N_MEAN]] : f32
+// CHECK-NEXT:    [[TWICE:%[^ ]+]] = arith.mulf [[S1]], [[TWO]] : f32
+// CHECK-NEXT:    [[N_DELTA:%[^ ]+]] = arith.mulf [[N_PART]], [[DELTA]] : f32
+// CHECK-NEXT:    [[INNER:%[^ ]+]] = arith.addf [[TWICE]], [[N_DELTA]] : f32
+// CHECK-NEXT:    [[CORRECTION:%[^ ]+]] = arith.mulf [[DELTA]], [[INNER]] : f32
+// CHECK-NEXT:    {{%[^ ]+}} = arith.addf [[THEIR_SQUARES]], [[CORRECTION]] : f32
 
 // -----
 
