@@ -725,7 +725,7 @@ class _SplitRow:
     shortest: int  # columns of the last part
     width: int  # slots per part and exchange: the largest exchange's reductions
 
-    def _per_part(self, e: Emitter, part: Index, f: Callable[[int], float]):
+    def _per_part(self, e: Emitter, part: Index, f: Callable[[int], float]) -> SSAValue:
         if self.shortest == self.chunk:
             return e.f32(f(self.chunk))
         last = e.icmp(part, self.split - 1, "eq")
@@ -774,8 +774,9 @@ def _exchange(
     exchange: Index,
     n: int,
 ) -> list[SSAValue]:
-    """The row's totals of `stage`'s reductions from the block totals of the
-    `split` blocks of the group, the same in all of them: each block writes
+    """The row's values of `stage`'s reductions (of its `n` elements) from
+    the block totals of the `split` blocks of the group, the same in all of
+    them: each block writes
     its totals to the group's slots for this `exchange` (its number among the
     group's exchanges, from 0; two sets of slots alternate), the group waits
     for all once, and every warp combines the slots in the same order,
@@ -814,23 +815,21 @@ def _exchange(
         ]
         parts.append((clamped, valid, loads))
     members = [staged.op for staged in stage]
-    combined: list[SSAValue] = []
+    row_values: list[SSAValue] = []
     for r, staged in enumerate(stage):
         value = e.f32(_IDENTITY[type(staged.op)])
         for clamped, valid, loads in parts:
             share = loads[r]
             if staged.shift is not None:
                 s = members.index(staged.shift)
-                shift_value = _row_value(
-                    e, staged.shift, combined[s], lambda: e.f32(1.0 / n)
-                )
                 share = _rebased_share(
-                    e, staged, share, loads[s], shift_value, row, clamped
+                    e, staged, share, loads[s], row_values[s], row, clamped
                 )
             total = _combine(e, staged.op, value, share)
             value = total if valid is None else e.select(valid, total, value)
-        combined.append(_lanes_reduce(e, staged.op, value, WARP))
-    return combined
+        total = _lanes_reduce(e, staged.op, value, WARP)
+        row_values.append(_row_value(e, staged.op, total, lambda: e.f32(1.0 / n)))
+    return row_values
 
 
 def lower_row_reduce(
@@ -1018,13 +1017,16 @@ def lower_row_reduce(
                 local_values[staged.op] = value
         if split_row is not None:
             exchange = rb.iadd(rb.imul(iteration, len(stages)), s)
-            totals = _exchange(rb, stage, totals, split_row, tid, exchange, n)
+            values = _exchange(rb, stage, totals, split_row, tid, exchange, n)
+        else:
+            values = [
+                _row_value(rb, staged.op, total, lambda: rb.f32(1.0 / n))
+                for staged, total in zip(stage, totals, strict=True)
+            ]
         row_values = {}
-        for staged, total in zip(stage, totals, strict=True):
-            row_values[staged.op] = _row_value(
-                rb, staged.op, total, lambda: rb.f32(1.0 / n)
-            )
-            ev.define(staged.op.results[0], per_row, row_values[staged.op])
+        for staged, value in zip(stage, values, strict=True):
+            row_values[staged.op] = value
+            ev.define(staged.op.results[0], per_row, value)
         if local is ev:
             continue
         # The inputs' loads are kept: the outputs read them again. So are the
