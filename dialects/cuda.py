@@ -62,6 +62,7 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     VarConstraint,
     base,
@@ -449,6 +450,231 @@ class GroupBarrierOp(IRDLOperation):
             )
 
 
+FRAGMENT = IntegerType(32)
+"""A register of a tensor-core fragment: two f16 or bf16 packed in 32 bits."""
+MMA_OPERAND_TYPES = (Float16Type, BFloat16Type)
+ASYNC_COPY_BYTES = 16
+"""What one `cuda.cp_async` copies: 16 bytes (eight f16 or bf16, four f32)."""
+
+
+@irdl_op_definition
+class CpAsyncOp(IRDLOperation):
+    """Copies 16 bytes from global to shared memory without passing through
+    registers (cp.async.cg, sm_80+); when `valid` is false it writes 16 zero
+    bytes instead and reads nothing (an edge of a tile).
+
+    ```mlir
+    cuda.cp_async %tile[%t], %a[%i], %valid
+        : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+    ```
+
+    Both addresses are 16-byte aligned. The copy completes asynchronously:
+    `cuda.cp_async_commit` closes a group of copies and
+    `cuda.cp_async_wait` waits for all but the newest groups.
+    """
+
+    name = "cuda.cp_async"
+    target = operand_def(PointerType)
+    target_index = operand_def(IndexType)
+    source = operand_def(PointerType)
+    source_index = operand_def(IndexType)
+    valid = operand_def(IntegerType(1))
+    assembly_format = (
+        "$target `[` $target_index `]` `,` $source `[` $source_index `]` `,` $valid "
+        "attr-dict `:` type($target) `,` type($source)"
+    )
+
+    def __init__(
+        self,
+        target: SSAValue,
+        target_index: SSAValue,
+        source: SSAValue,
+        source_index: SSAValue,
+        valid: SSAValue,
+    ):
+        super().__init__(operands=[target, target_index, source, source_index, valid])
+
+    def verify_(self) -> None:
+        target, source = self.target.type, self.source.type
+        assert isinstance(target, PointerType) and isinstance(source, PointerType)
+        if (
+            target.memory_space != MemorySpace.SHARED
+            or source.memory_space != MemorySpace.GLOBAL
+            or target.element_type != source.element_type
+        ):
+            raise VerifyException(
+                f"cuda.cp_async: copies from global to shared memory of one element "
+                f"type, not from {source} to {target}"
+            )
+
+
+@irdl_op_definition
+class CpAsyncCommitOp(IRDLOperation):
+    """Closes the group of the `cuda.cp_async` copies this thread issued since
+    the last commit: `cuda.cp_async_commit`."""
+
+    name = "cuda.cp_async_commit"
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class CpAsyncWaitOp(IRDLOperation):
+    """Waits until at most `pending` of this thread's committed copy groups
+    are still in flight: `cuda.cp_async_wait 2`. Other threads' copies are
+    seen after a `cuda.sync_threads`."""
+
+    name = "cuda.cp_async_wait"
+    pending = prop_def(IntegerAttr[I64])
+    assembly_format = "$pending attr-dict"
+
+    def __init__(self, pending: int):
+        super().__init__(properties={"pending": IntegerAttr(pending, i64)})
+
+    def verify_(self) -> None:
+        if not 0 <= self.pending.value.data <= 7:
+            raise VerifyException("cuda.cp_async_wait: pending is 0 to 7")
+
+
+@irdl_op_definition
+class LdMatrixOp(IRDLOperation):
+    """Four 8x8 matrices of 16-bit elements from shared memory into the warp's
+    fragment registers (ldmatrix.x4, sm_75+): lane l gives the address of
+    row l % 8 of matrix l / 8, and each lane receives one 32-bit register
+    (two elements) of each matrix. `trans` transposes each matrix as it
+    loads (a row-major tile read as the column-major operand of an mma).
+
+    ```mlir
+    %r0, %r1, %r2, %r3 = cuda.ldmatrix %tile[%i] : !cuda.ptr<f16, shared>
+    %s0, %s1, %s2, %s3 = cuda.ldmatrix trans %tile[%j] : !cuda.ptr<bf16, shared>
+    ```
+    """
+
+    name = "cuda.ldmatrix"
+    ptr = operand_def(PointerType)
+    index = operand_def(IndexType)
+    trans = opt_prop_def(UnitAttr)
+    r0 = result_def(FRAGMENT)
+    r1 = result_def(FRAGMENT)
+    r2 = result_def(FRAGMENT)
+    r3 = result_def(FRAGMENT)
+    assembly_format = "(`trans` $trans^)? $ptr `[` $index `]` attr-dict `:` type($ptr)"
+
+    def __init__(self, ptr: SSAValue, index: SSAValue, trans: bool = False):
+        super().__init__(
+            operands=[ptr, index],
+            result_types=[FRAGMENT] * 4,
+            properties={"trans": UnitAttr()} if trans else {},
+        )
+
+    @property
+    def fragments(self) -> tuple[SSAValue, ...]:
+        return tuple(self.results)
+
+    def verify_(self) -> None:
+        assert isinstance(self.ptr.type, PointerType)
+        if self.ptr.type.memory_space != MemorySpace.SHARED or not isinstance(
+            self.ptr.type.element_type, MMA_OPERAND_TYPES
+        ):
+            raise VerifyException(
+                f"cuda.ldmatrix: reads f16 or bf16 shared memory, not {self.ptr.type}"
+            )
+
+
+@irdl_op_definition
+class MmaOp(IRDLOperation):
+    """One warp-wide tensor-core multiply-accumulate D = A B + C of shape
+    m16n8k16 (mma.sync, sm_80+): A is 16x16 and B 16x8 of `operand` (f16 or
+    bf16) in fragment registers (four of A, two of B, as ldmatrix gives
+    them), C and D 16x8 in f32, four per lane: lane l holds row l / 4 (and
+    l / 4 + 8 in the last two) at columns 2 (l % 4) and 2 (l % 4) + 1.
+
+    ```mlir
+    %d0, %d1, %d2, %d3 = cuda.mma f16 [%a0, %a1, %a2, %a3] [%b0, %b1]
+        [%c0, %c1, %c2, %c3]
+    ```
+    """
+
+    name = "cuda.mma"
+    operand = prop_def(Attribute)
+    a = var_operand_def(FRAGMENT)
+    b = var_operand_def(FRAGMENT)
+    c = var_operand_def(Float32Type)
+    d0 = result_def(Float32Type)
+    d1 = result_def(Float32Type)
+    d2 = result_def(Float32Type)
+    d3 = result_def(Float32Type)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = "$operand `a` `[` $a `]` `b` `[` $b `]` `c` `[` $c `]` attr-dict"
+
+    def __init__(
+        self,
+        operand: Attribute,
+        a: Sequence[SSAValue],
+        b: Sequence[SSAValue],
+        c: Sequence[SSAValue],
+    ):
+        super().__init__(
+            operands=[a, b, c],
+            properties={"operand": operand},
+            result_types=[Float32Type()] * 4,
+        )
+
+    @property
+    def d(self) -> tuple[SSAValue, ...]:
+        return tuple(self.results)
+
+    def verify_(self) -> None:
+        if not isinstance(self.operand, MMA_OPERAND_TYPES):
+            raise VerifyException(
+                f"cuda.mma: multiplies f16 or bf16 operands, not {self.operand}"
+            )
+        if (len(self.a), len(self.b), len(self.c)) != (4, 2, 4):
+            raise VerifyException(
+                "cuda.mma: m16n8k16 takes four A registers, two B registers and "
+                "four f32 accumulators, and gives four"
+            )
+
+
+STATIC_SHARED_BYTES = 48 * 1024
+"""The most shared memory a kernel may declare statically; beyond it the
+printer places its buffers in dynamic shared memory, set at the launch."""
+MAX_SHARED_BYTES = 227 * 1024
+"""The most shared memory a block may have (sm_90)."""
+SHARED_ALIGNMENT = 16
+
+
+def shared_layout(kernel: Operation) -> tuple[dict[SSAValue, int], int]:
+    """Each shared buffer of `kernel` -> its byte offset, buffers in order,
+    each aligned to 16 bytes (cp.async and ldmatrix need it); and the bytes
+    in all."""
+    offsets: dict[SSAValue, int] = {}
+    total = 0
+    for op in kernel.walk():
+        if isinstance(op, SharedAllocOp):
+            assert isinstance(op.result.type, PointerType)
+            offsets[op.result] = total
+            nbytes = op.size.value.data * element_bytes(op.result.type.element_type)
+            total += -(-nbytes // SHARED_ALIGNMENT) * SHARED_ALIGNMENT
+    return offsets, total
+
+
+def copied_whole(buffer: SSAValue) -> bool:
+    """Whether a shared buffer is read or written 16 bytes at a time (by
+    cp.async or ldmatrix), which needs it aligned to SHARED_ALIGNMENT."""
+    return any(
+        (isinstance(use.operation, CpAsyncOp) and use.operation.target is buffer)
+        or isinstance(use.operation, LdMatrixOp)
+        for use in buffer.uses
+    )
+
+
+def dynamic_shared_bytes(kernel: Operation) -> int:
+    """The dynamic shared memory `kernel` is launched with: its buffers' bytes
+    when they exceed what a kernel may declare statically, else 0."""
+    _, total = shared_layout(kernel)
+    return total if total > STATIC_SHARED_BYTES else 0
+
+
 def _verify_pointer_args(
     op_name: str, body: Region, function_type: FunctionType, tensors_only: bool
 ):
@@ -533,6 +759,12 @@ class KernelOp(IRDLOperation):
             raise VerifyException("cuda.kernel: block must be in [1, 1024]")
         if self.min_blocks is not None and self.min_blocks.data < 1:
             raise VerifyException("cuda.kernel: min_blocks must be >= 1")
+        _, shared = shared_layout(self)
+        if shared > MAX_SHARED_BYTES:
+            raise VerifyException(
+                f"cuda.kernel: {shared} bytes of shared memory exceed the "
+                f"{MAX_SHARED_BYTES} a block may have"
+            )
 
     def print(self, printer: Printer) -> None:
         _print_signature(printer, self.sym_name, self.body)
@@ -638,7 +870,7 @@ class LaunchedKernel(SymbolUserOpInterface):
                     f"cuda.launch: the arguments do not match {callee}'s parameters "
                     f"({', '.join(map(str, params))})"
                 )
-            threads = math.prod(op.block.get_values())
+            threads = math.prod(op.launch_shape(callee)[1])
             if threads > kernel.block.data:
                 raise VerifyException(
                     f"cuda.launch: {threads} threads per block exceed {callee}'s "
@@ -656,6 +888,8 @@ class LaunchOp(IRDLOperation):
     the arguments) and a kernel of the same parameters to launch instead
     when one is not (`else`, its scalar variant):
     `cuda.launch @k grid [...] block [...] (%x, %y) aligned [0, 1] else @k_scalar`.
+    A fallback launched differently gives its own grid and block after it:
+    `... aligned [0, 1] else @k_simt grid [2, 2, 1] block [256, 1, 1]`.
 
     A kernel whose blocks wait for each other (`cuda.group_barrier`) is
     launched `cooperative [s]`: its blocks come in groups of `s`, all
@@ -671,13 +905,26 @@ class LaunchOp(IRDLOperation):
     cooperative = opt_prop_def(DenseArrayBase.constr(i64))
     aligned = opt_prop_def(DenseArrayBase.constr(i64))
     fallback = opt_prop_def(SymbolRefAttr)
+    fallback_grid = opt_prop_def(DenseArrayBase.constr(i64))
+    fallback_block = opt_prop_def(DenseArrayBase.constr(i64))
     args = var_operand_def(PointerType)
     traits = traits_def(HasParent(HostFuncOp), LaunchedKernel())
     assembly_format = (
         "$callee `grid` $grid `block` $block `(` $args `)` "
         "(`cooperative` $cooperative^)? "
-        "(`aligned` $aligned^ `else` $fallback)? attr-dict `:` type($args)"
+        "(`aligned` $aligned^ `else` $fallback)? "
+        "(`grid` $fallback_grid^ `block` $fallback_block)? attr-dict `:` type($args)"
     )
+
+    def launch_shape(
+        self, callee: SymbolRefAttr
+    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The grid and block `callee` (this launch's kernel or its fallback)
+        is launched with."""
+        if callee == self.fallback and self.fallback_grid is not None:
+            assert self.fallback_block is not None
+            return self.fallback_grid.get_values(), self.fallback_block.get_values()
+        return self.grid.get_values(), self.block.get_values()
 
     def __init__(
         self,
@@ -717,6 +964,23 @@ class LaunchOp(IRDLOperation):
             raise VerifyException(
                 "cuda.launch: `aligned` and its `else` kernel come together"
             )
+        if (self.fallback_grid is None) != (self.fallback_block is None) or (
+            self.fallback_grid is not None and self.fallback is None
+        ):
+            raise VerifyException(
+                "cuda.launch: the `else` kernel's own grid and block come together, "
+                "after it"
+            )
+        for name, dims in (
+            ("grid", self.fallback_grid),
+            ("block", self.fallback_block),
+        ):
+            if dims is not None and (
+                len(dims.get_values()) != 3 or any(v < 1 for v in dims.get_values())
+            ):
+                raise VerifyException(
+                    f"cuda.launch: the `else` kernel's {name} must be three sizes >= 1"
+                )
         if self.aligned is not None:
             positions = self.aligned.get_values()
             if sorted(set(positions)) != list(positions) or not all(
@@ -833,6 +1097,11 @@ Cuda = Dialect(
         SyncThreadsOp,
         ShflXorOp,
         GroupBarrierOp,
+        CpAsyncOp,
+        CpAsyncCommitOp,
+        CpAsyncWaitOp,
+        LdMatrixOp,
+        MmaOp,
         LaunchOp,
         AllocOp,
         FreeOp,

@@ -17,7 +17,9 @@ interpreter runs a fused group exactly as it ran the ops before fusion.
 
 `kernel-outline` moves each group into a `kernel.func` (a symbol) called by a
 `kernel.launch`; `kernel-schedule` attaches a `#kernel.schedule<...>`, the
-only source of launch and tiling parameters for the levels below.
+only source of launch and tiling parameters for the levels below, and `tile`
+derives from it a gemm kernel's `#kernel.tiling<...>` (grid, tiles per level,
+partial tiles, operand footprints).
 """
 
 from __future__ import annotations
@@ -96,12 +98,30 @@ SCHEDULE_FIELDS = (
 )
 """The integer fields of `#kernel.schedule`, in printing order (`split` only
 when above 1)."""
+SCHEDULE_ARRAY_FIELDS = ("tile", "warp")
+"""The integer-list fields of `#kernel.schedule`, printed after the others
+when not empty; `stages` follows them when above 1."""
 SCHEDULE_DEFAULTS = {
     "rows_per_block": 1,
     "vector": 1,
     "elements_per_thread": 1,
     "split": 1,
 }
+
+
+def _int_array(values: Sequence[int]) -> ArrayAttr[IntAttr]:
+    return ArrayAttr([IntAttr(v) for v in values])
+
+
+def _format_ints(values: ArrayAttr[IntAttr]) -> str:
+    return f"[{', '.join(str(v.data) for v in values)}]"
+
+
+def _parse_int_array(parser: AttrParser) -> ArrayAttr[IntAttr]:
+    sizes = parser.parse_comma_separated_list(
+        parser.Delimiter.SQUARE, parser.parse_integer
+    )
+    return _int_array(sizes)
 
 
 SPLIT_THREADS_PER_SM = 1024
@@ -113,14 +133,19 @@ lowering makes it so."""
 @irdl_attr_definition
 class ScheduleAttr(ParametrizedAttribute):
     """How a kernel runs: threads per block, rows per block, vector width,
-    elements per thread, blocks per row (`split`, printed when above 1) and
-    tile sizes (for gemm: block M, N, K).
+    elements per thread, blocks per row (`split`, printed when above 1), tile
+    sizes (for gemm: block M, N, K), the warp tile (for a gemm on tensor
+    cores: warp M, N; printed when given) and the stages of the copy
+    pipeline that feeds them (printed when above 1).
 
     ```mlir
     #kernel.schedule<block = 256, rows_per_block = 1, vector = 4,
-                     elements_per_thread = 4, tile = [128, 128, 32]>
+                     elements_per_thread = 4, tile = [64, 64, 16]>
     #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4,
                      elements_per_thread = 32, split = 128>
+    #kernel.schedule<block = 128, rows_per_block = 1, vector = 1,
+                     elements_per_thread = 1, tile = [128, 128, 32],
+                     warp = [64, 64], stages = 4>
     ```
     """
 
@@ -132,6 +157,8 @@ class ScheduleAttr(ParametrizedAttribute):
     elements_per_thread: IntAttr = param_def()
     split: IntAttr = param_def()
     tile: ArrayAttr[IntAttr] = param_def()
+    warp: ArrayAttr[IntAttr] = param_def()
+    stages: IntAttr = param_def()
 
     def __init__(
         self,
@@ -141,6 +168,8 @@ class ScheduleAttr(ParametrizedAttribute):
         elements_per_thread: int = 1,
         tile: Sequence[int] = (),
         split: int = 1,
+        warp: Sequence[int] = (),
+        stages: int = 1,
     ):
         super().__init__(
             IntAttr(block),
@@ -148,30 +177,29 @@ class ScheduleAttr(ParametrizedAttribute):
             IntAttr(vector),
             IntAttr(elements_per_thread),
             IntAttr(split),
-            ArrayAttr([IntAttr(t) for t in tile]),
+            _int_array(tile),
+            _int_array(warp),
+            IntAttr(stages),
         )
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         values: dict[str, Attribute] = {}
+        fields = (*SCHEDULE_FIELDS, *SCHEDULE_ARRAY_FIELDS, "stages")
 
         def parse_field() -> None:
             field_span = parser._current_token.span
             key = parser.parse_identifier()
             if key in values:
                 parser.raise_error(f"schedule field '{key}' is given twice", field_span)
-            if key != "tile" and key not in SCHEDULE_FIELDS:
+            if key not in fields:
                 parser.raise_error(
-                    f"unknown schedule field '{key}' (fields: "
-                    f"{', '.join((*SCHEDULE_FIELDS, 'tile'))})",
+                    f"unknown schedule field '{key}' (fields: {', '.join(fields)})",
                     field_span,
                 )
             parser.parse_punctuation("=")
-            if key == "tile":
-                sizes = parser.parse_comma_separated_list(
-                    parser.Delimiter.SQUARE, parser.parse_integer
-                )
-                values[key] = ArrayAttr([IntAttr(s) for s in sizes])
+            if key in SCHEDULE_ARRAY_FIELDS:
+                values[key] = _parse_int_array(parser)
             else:
                 values[key] = IntAttr(parser.parse_integer(allow_negative=False))
 
@@ -184,7 +212,8 @@ class ScheduleAttr(ParametrizedAttribute):
                 values.get(f, IntAttr(SCHEDULE_DEFAULTS[f]))
                 for f in SCHEDULE_FIELDS[1:]
             ),
-            values.get("tile", ArrayAttr([])),
+            *(values.get(f, ArrayAttr([])) for f in SCHEDULE_ARRAY_FIELDS),
+            values.get("stages", IntAttr(1)),
         )
 
     def print_parameters(self, printer: Printer) -> None:
@@ -193,21 +222,199 @@ class ScheduleAttr(ParametrizedAttribute):
             for f in SCHEDULE_FIELDS
             if f != "split" or self.split.data != 1
         ]
-        if self.tile.data:
-            fields.append(f"tile = [{', '.join(str(t.data) for t in self.tile)}]")
+        for f in SCHEDULE_ARRAY_FIELDS:
+            if getattr(self, f).data:
+                fields.append(f"{f} = {_format_ints(getattr(self, f))}")
+        if self.stages.data != 1:
+            fields.append(f"stages = {self.stages.data}")
         printer.print_string(f"<{', '.join(fields)}>")
 
     def verify(self) -> None:
-        for f in SCHEDULE_FIELDS:
+        for f in (*SCHEDULE_FIELDS, "stages"):
             if getattr(self, f).data < 1:
                 raise VerifyException(f"#kernel.schedule: {f} must be >= 1")
-        if any(t.data < 1 for t in self.tile):
-            raise VerifyException("#kernel.schedule: tile sizes must be >= 1")
+        for f in SCHEDULE_ARRAY_FIELDS:
+            if any(t.data < 1 for t in getattr(self, f)):
+                raise VerifyException(f"#kernel.schedule: {f} sizes must be >= 1")
         if self.block.data % self.rows_per_block.data:
             raise VerifyException(
                 f"#kernel.schedule: rows_per_block = {self.rows_per_block.data} "
                 f"does not divide block = {self.block.data}"
             )
+        if len(self.warp) not in (0, 2):
+            raise VerifyException(
+                f"#kernel.schedule: warp = {_format_ints(self.warp)} must give "
+                "two sizes (warp tile M, N) or none"
+            )
+        if self.warp.data and len(self.tile) != 3:
+            raise VerifyException(
+                f"#kernel.schedule: a warp tile needs a gemm tile of three sizes "
+                f"(M, N, K), not tile = {_format_ints(self.tile)}"
+            )
+
+
+MMA_FRAGMENT = (16, 8, 16)
+"""M, N, K of a tensor-core gemm's fragment: the mma.sync m16n8k16 a warp
+issues."""
+SIMT_FRAGMENT = (4, 4, 1)
+"""M, N, K of a SIMT gemm's fragment: the micro-tile of outputs one thread
+accumulates per K element (MICRO_TILE of the lowering)."""
+GEMM_DIMS = ("m", "n", "k")
+"""The loops of a gemm that `#kernel.tiling`'s `partial` names."""
+TILING_FIELDS = (
+    "grid",
+    "block",
+    "warp",
+    "fragment",
+    "stages",
+    "k_steps",
+    "partial",
+    "lhs",
+    "rhs",
+)
+"""The fields of `#kernel.tiling`, in printing order (`warp` only when
+given)."""
+_TILING_LENGTHS = {"grid": 3, "block": 3, "fragment": 3, "lhs": 3, "rhs": 3}
+
+
+@irdl_attr_definition
+class TilingAttr(ParametrizedAttribute):
+    """How the `tile` pass tiles a gemm kernel's iteration space
+    S[b, i, j, k] (batch, M, N, K), derived from its schedule:
+
+    * `grid`: blocks along x (N tiles), y (M tiles) and z (batches);
+    * `block`, `warp`, `fragment`: the tile M, N, K of a block, of a warp
+      (tensor cores only; omitted otherwise) and of one mma.sync or one
+      thread's SIMT micro-tile;
+    * `stages`: the tiles of each operand in flight in shared memory;
+      `k_steps`: the block tiles along K, run in order;
+    * `partial`: the loops among `m`, `n`, `k` whose last tile sticks out of
+      the iteration space (the lowering guards those);
+    * `lhs`, `rhs`: per operand, the box one block reads in one K step, in
+      the operand's storage order: [rows, cols, pitch], cols along its
+      contiguous axis, pitch the shared-memory row length in elements.
+
+    ```mlir
+    #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64],
+                   fragment = [16, 8, 16], stages = 4, k_steps = 2,
+                   partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]>
+    ```
+    """
+
+    name = "kernel.tiling"
+
+    grid: ArrayAttr[IntAttr] = param_def()
+    block: ArrayAttr[IntAttr] = param_def()
+    warp: ArrayAttr[IntAttr] = param_def()
+    fragment: ArrayAttr[IntAttr] = param_def()
+    stages: IntAttr = param_def()
+    k_steps: IntAttr = param_def()
+    partial: ArrayAttr[StringAttr] = param_def()
+    lhs: ArrayAttr[IntAttr] = param_def()
+    rhs: ArrayAttr[IntAttr] = param_def()
+
+    def __init__(
+        self,
+        grid: Sequence[int],
+        block: Sequence[int],
+        warp: Sequence[int],
+        fragment: Sequence[int],
+        stages: int,
+        k_steps: int,
+        partial: Sequence[str],
+        lhs: Sequence[int],
+        rhs: Sequence[int],
+    ):
+        super().__init__(
+            _int_array(grid),
+            _int_array(block),
+            _int_array(warp),
+            _int_array(fragment),
+            IntAttr(stages),
+            IntAttr(k_steps),
+            ArrayAttr([StringAttr(d) for d in partial]),
+            _int_array(lhs),
+            _int_array(rhs),
+        )
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        values: dict[str, Attribute] = {}
+
+        def parse_field() -> None:
+            field_span = parser._current_token.span
+            key = parser.parse_identifier()
+            if key in values:
+                parser.raise_error(f"tiling field '{key}' is given twice", field_span)
+            if key not in TILING_FIELDS:
+                parser.raise_error(
+                    f"unknown tiling field '{key}' (fields: "
+                    f"{', '.join(TILING_FIELDS)})",
+                    field_span,
+                )
+            parser.parse_punctuation("=")
+            if key in ("stages", "k_steps"):
+                values[key] = IntAttr(parser.parse_integer(allow_negative=False))
+            elif key == "partial":
+                dims = parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE, parser.parse_identifier
+                )
+                values[key] = ArrayAttr([StringAttr(d) for d in dims])
+            else:
+                values[key] = _parse_int_array(parser)
+
+        parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_field)
+        missing = [f for f in TILING_FIELDS if f != "warp" and f not in values]
+        if missing:
+            parser.raise_error(f"a tiling needs {', '.join(map(repr, missing))}")
+        values.setdefault("warp", ArrayAttr([]))
+        return tuple(values[f] for f in TILING_FIELDS)
+
+    def print_parameters(self, printer: Printer) -> None:
+        fields: list[str] = []
+        for f in TILING_FIELDS:
+            value = getattr(self, f)
+            if f == "warp" and not value.data:
+                continue
+            if isinstance(value, IntAttr):
+                fields.append(f"{f} = {value.data}")
+            elif f == "partial":
+                fields.append(f"{f} = [{', '.join(d.data for d in value)}]")
+            else:
+                fields.append(f"{f} = {_format_ints(value)}")
+        printer.print_string(f"<{', '.join(fields)}>")
+
+    def verify(self) -> None:
+        for f, length in _TILING_LENGTHS.items():
+            if len(getattr(self, f)) != length:
+                raise VerifyException(
+                    f"#kernel.tiling: {f} = {_format_ints(getattr(self, f))} must "
+                    f"give {length} sizes"
+                )
+        if len(self.warp) not in (0, 2):
+            raise VerifyException(
+                f"#kernel.tiling: warp = {_format_ints(self.warp)} must give two "
+                "sizes (warp tile M, N) or none"
+            )
+        for f in ("grid", "block", "warp", "fragment", "lhs", "rhs"):
+            if any(v.data < 1 for v in getattr(self, f)):
+                raise VerifyException(f"#kernel.tiling: {f} sizes must be >= 1")
+        for f in ("stages", "k_steps"):
+            if getattr(self, f).data < 1:
+                raise VerifyException(f"#kernel.tiling: {f} must be >= 1")
+        dims = [d.data for d in self.partial]
+        if dims != [d for d in GEMM_DIMS if d in dims]:
+            raise VerifyException(
+                f"#kernel.tiling: partial = [{', '.join(dims)}] must name each of "
+                f"{', '.join(GEMM_DIMS)} at most once, in that order"
+            )
+        for f in ("lhs", "rhs"):
+            _, cols, pitch = (v.data for v in getattr(self, f))
+            if pitch < cols:
+                raise VerifyException(
+                    f"#kernel.tiling: {f} pitch {pitch} is shorter than its "
+                    f"{cols} columns"
+                )
 
 
 def _verify_yield_types(op_name: str, body: Region, types: Sequence[Attribute]):
@@ -312,7 +519,9 @@ class FuncOp(IRDLOperation):
     }
     ```
     The `fused_ops` property lists the ops of the original graph the kernel
-    computes, for the comment above the generated CUDA kernel.
+    computes, for the comment above the generated CUDA kernel. A gemm kernel
+    gets a `tiling #kernel.tiling<...>` after its schedule from the `tile`
+    pass, which derives it from the schedule.
     """
 
     name = "kernel.func"
@@ -321,6 +530,7 @@ class FuncOp(IRDLOperation):
     function_type = prop_def(FunctionType)
     kind = prop_def(KernelKindAttr)
     schedule = opt_prop_def(ScheduleAttr)
+    tiling = opt_prop_def(TilingAttr)
     fused_ops = opt_prop_def(ArrayAttr[StringAttr])
     body = region_def("single_block")
 
@@ -351,6 +561,34 @@ class FuncOp(IRDLOperation):
                 "match the function type's inputs"
             )
         _verify_yield_types(self.name, self.body, self.function_type.outputs.data)
+        if self.tiling is not None:
+            self._verify_tiling(self.tiling)
+
+    def _verify_tiling(self, tiling: TilingAttr) -> None:
+        """A tiling is the schedule's, of a gemm kernel."""
+        where = f"kernel.func @{self.sym_name.data}"
+        if self.kind.data != KernelKind.GEMM:
+            raise VerifyException(
+                f"{where}: only gemm kernels are tiled, not {self.kind.data.value}"
+            )
+        schedule = self.schedule
+        if schedule is None:
+            raise VerifyException(f"{where}: a tiling needs a schedule")
+        for field, ours, theirs in (
+            ("block", tiling.block, schedule.tile),
+            ("warp", tiling.warp, schedule.warp),
+        ):
+            if ours != theirs:
+                raise VerifyException(
+                    f"{where}: the tiling's {field} = {_format_ints(ours)} is not "
+                    f"the schedule's {'tile' if field == 'block' else field} = "
+                    f"{_format_ints(theirs)}"
+                )
+        if tiling.stages != schedule.stages:
+            raise VerifyException(
+                f"{where}: the tiling's stages = {tiling.stages.data} is not the "
+                f"schedule's stages = {schedule.stages.data}"
+            )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -363,6 +601,9 @@ class FuncOp(IRDLOperation):
         if self.schedule is not None:
             printer.print_string(" schedule ")
             printer.print_attribute(self.schedule)
+        if self.tiling is not None:
+            printer.print_string(" tiling ")
+            printer.print_attribute(self.tiling)
         extra = {"fused_ops": self.fused_ops} if self.fused_ops is not None else {}
         printer.print_op_attributes({**self.attributes, **extra}, print_keyword=True)
         printer.print_string(" ")
@@ -382,6 +623,9 @@ class FuncOp(IRDLOperation):
         schedule = None
         if parser.parse_optional_keyword("schedule"):
             schedule = parser.parse_attribute()
+        tiling = None
+        if parser.parse_optional_keyword("tiling"):
+            tiling = parser.parse_attribute()
         attributes = parser.parse_optional_attr_dict_with_keyword()
         extra = dict(attributes.data) if attributes is not None else {}
         body = parser.parse_region(args)
@@ -392,6 +636,8 @@ class FuncOp(IRDLOperation):
         }
         if schedule is not None:
             properties["schedule"] = schedule
+        if tiling is not None:
+            properties["tiling"] = tiling
         if "fused_ops" in extra:
             properties["fused_ops"] = extra.pop("fused_ops")
         return cls.create(properties=properties, attributes=extra, regions=[body])
@@ -454,5 +700,5 @@ class LaunchOp(IRDLOperation):
 Kernel = Dialect(
     "kernel",
     [FusedOp, YieldOp, FuncOp, LaunchOp],
-    [KernelKindAttr, ScheduleAttr],
+    [KernelKindAttr, ScheduleAttr, TilingAttr],
 )

@@ -9,9 +9,11 @@ MOLTEN_PIPELINE = "molten-decompose,canonicalize,cse,dce"
 """Level 1: composites decomposed into primitives, canonicalized."""
 
 KERNEL_PIPELINE = (
-    "fuse-reduction,fuse-epilogue,fuse-elementwise,kernel-outline,kernel-schedule,dce"
+    "fuse-reduction,fuse-epilogue,fuse-elementwise,kernel-outline,kernel-schedule,"
+    "tile,dce"
 )
-"""Level 2: primitives fused into kernels, outlined and scheduled."""
+"""Level 2: primitives fused into kernels, outlined, scheduled, and the gemm
+kernels tiled."""
 
 CUDA_PIPELINE = "lower-kernel-to-cuda,cse,vectorize,dce"
 """Level 3: kernels lowered to the cuda dialect (accesses vectorized where

@@ -57,6 +57,12 @@ def _kernel_schedule():
     return KernelSchedule
 
 
+def _tile():
+    from molten.passes.tile import Tile
+
+    return Tile
+
+
 def _lower_kernel_to_cuda():
     from molten.passes.lower_kernel_to_cuda import LowerKernelToCuda
 
@@ -94,6 +100,7 @@ MOLTEN_UNIVERSE = Universe(
         "fuse-elementwise": _fuse_elementwise,
         "kernel-outline": _kernel_outline,
         "kernel-schedule": _kernel_schedule,
+        "tile": _tile,
         "lower-kernel-to-cuda": _lower_kernel_to_cuda,
         "vectorize": _vectorize,
     },

@@ -24,7 +24,12 @@ from this attribute and invents none. The heuristics, for a device of
     wait for each other (a cooperative launch: the lowering makes two such
     blocks fit an SM, so at most 2 x `sm_count` blocks per row); a row too
     long even for that is walked again for each pass over it;
-* gemm: 256 threads on 64x64 output tiles with a K step of 16.
+* gemm: on tensor cores where they take the product (f16 or bf16
+  operands, each operand's contiguous axis a whole number of 16-byte
+  copies, M >= 64): 128 threads, four warps of 64x64 on 128x128 output
+  tiles with a K step of 32, four stages of operand tiles in flight
+  (mma.sync m16n8k16); otherwise on the SIMT cores, 256 threads on 64x64
+  output tiles with a K step of 16.
 
 A schedule already present (written by hand or by an autotuner) is kept.
 """
@@ -33,7 +38,7 @@ import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -71,6 +76,20 @@ LONG_ROW_BLOCK = 512
 loops over the row (unrolled by nvcc) do not spill."""
 GEMM_BLOCK = 256
 GEMM_TILE = (64, 64, 16)
+MMA_GEMM_BLOCK = 128
+"""Four warps: each holds a 64x64 warp tile's f32 accumulators (128
+registers a thread)."""
+MMA_GEMM_TILE = (128, 128, 32)
+"""The block tile of a tensor-core gemm: 2x2 warp tiles, two k16 steps per
+stage."""
+MMA_GEMM_WARP = (64, 64)
+"""A warp's tile: 4x8 mma.sync m16n8k16 per k16 step."""
+MMA_GEMM_STAGES = 4
+"""Operand tiles in flight (cp.async), to cover global memory latency."""
+MMA_MIN_M = 64
+"""Fewer rows than a warp tile's would leave most of each block idle (the
+decode case): the SIMT kernel is the better fit."""
+MMA_ELEMENT_TYPES = (Float16Type, BFloat16Type)
 
 
 def reduced_rows(body_ops: list[Operation]) -> tuple[int, tuple[int, ...]]:
@@ -145,6 +164,42 @@ def pointwise_schedule(elements: int, width: int, sm_count: int):
     return kernel.ScheduleAttr(block, vector=width, elements_per_thread=width)
 
 
+def simt_gemm_schedule() -> kernel.ScheduleAttr:
+    """The schedule of a gemm on the SIMT cores (f32, shapes tensor cores do
+    not take, and a tensor-core gemm's variant for misaligned operands)."""
+    return kernel.ScheduleAttr(GEMM_BLOCK, tile=GEMM_TILE)
+
+
+def takes_tensor_cores(matmul: molten.MatmulOp) -> bool:
+    """Whether tensor cores take this matmul: f16 or bf16 operands whose
+    rows (along each operand's contiguous axis) are whole 16-byte copies,
+    and at least MMA_MIN_M rows of output."""
+    element = matmul.lhs.type.element_type  # type: ignore[attr-defined]
+    if not isinstance(element, MMA_ELEMENT_TYPES):
+        return False
+    a, b = shape_of(matmul.lhs), shape_of(matmul.rhs)
+    copy = VECTOR_BYTES // element_bytes(element)
+    # Row-major storage: the last axis is the contiguous one, whatever the
+    # transposes (A^T is stored [K, M], B^T [N, K]).
+    if a[-1] % copy or b[-1] % copy:
+        return False
+    return shape_of(matmul.result)[-2] >= MMA_MIN_M
+
+
+def gemm_schedule(body_ops: list[Operation]) -> kernel.ScheduleAttr:
+    """The schedule of a gemm kernel: on tensor cores where they take its
+    matmul, else on the SIMT cores."""
+    (matmul,) = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
+    if not takes_tensor_cores(matmul):
+        return simt_gemm_schedule()
+    return kernel.ScheduleAttr(
+        MMA_GEMM_BLOCK,
+        tile=MMA_GEMM_TILE,
+        warp=MMA_GEMM_WARP,
+        stages=MMA_GEMM_STAGES,
+    )
+
+
 def schedule_for(
     kind: kernel.KernelKind,
     body_ops: list[Operation],
@@ -160,7 +215,7 @@ def schedule_for(
         width = vector_width(row[-1], tensors)
         return row_reduce_schedule(rows, math.prod(row), width, sm_count)
     if kind == kernel.KernelKind.GEMM:
-        return kernel.ScheduleAttr(GEMM_BLOCK, tile=GEMM_TILE)
+        return gemm_schedule(body_ops)
     if kind == kernel.KernelKind.POINTWISE:
         domain = kernel.iteration_domain(outputs)
         width = vector_width(domain[-1] if domain else 1, tensors)

@@ -45,11 +45,14 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
@@ -57,6 +60,8 @@ from xdsl.utils.exceptions import PassFailedException
 from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import shape_of
 from molten.ir import output_name, sanitize_name
+from molten.passes.kernel_schedule import simt_gemm_schedule
+from molten.passes.tile import Gemm, tiling_for
 
 F32 = Float32Type()
 INDEX = IndexType()
@@ -112,6 +117,11 @@ class Emitter:
             return value
         return self._constant(
             ("index", value), lambda: arith.ConstantOp(IntegerAttr(value, INDEX))
+        )
+
+    def true(self) -> SSAValue:
+        return self._constant(
+            ("i1", True), lambda: arith.ConstantOp(IntegerAttr(1, IntegerType(1)))
         )
 
     def f32(self, value: float) -> SSAValue:
@@ -428,6 +438,10 @@ class LoweredKernel:
     scratch: tuple[tuple[str, Attribute, int, bool], ...] = ()
     """Buffers (name, element type, size, zeroed) the launcher allocates and
     passes after the outputs."""
+    fallback: LoweredKernel | None = None
+    """The kernel launched instead when a pointer at a position in `aligned`
+    is not aligned to `cuda.VECTOR_BYTES` (it has the same parameters)."""
+    aligned: tuple[int, ...] = ()
 
 
 def _pointer_type(value: SSAValue) -> cuda.PointerType:
@@ -1110,8 +1124,99 @@ def lower_row_reduce(
     return lowered
 
 
+@dataclass(frozen=True)
+class _GemmShape(Gemm):
+    """A gemm kernel's matmul, with its sizes, transposes and batch axes."""
+
+    matmul: molten.MatmulOp
+
+    @staticmethod
+    def of(kfunc: kernel.FuncOp) -> _GemmShape:
+        (mm,) = [op for op in kfunc.body.block.ops if isinstance(op, molten.MatmulOp)]
+        for operand in (mm.lhs, mm.rhs):
+            if not isinstance(operand, BlockArgument):
+                raise NotImplementedError(
+                    "lower-kernel-to-cuda: a matmul operand computed inside the "
+                    "kernel (prologue fusion) is not supported"
+                )
+        return _GemmShape(**vars(Gemm.of(mm)), matmul=mm)
+
+    @staticmethod
+    def grid(tiling: kernel.TilingAttr) -> tuple[int, int, int]:
+        grid = tuple(g.data for g in tiling.grid)
+        if grid[1] > 65535 or grid[2] > 65535:
+            raise NotImplementedError(f"lower-kernel-to-cuda: a gemm grid of {grid}")
+        return grid  # type: ignore[return-value]
+
+    def block_origin(self, e: Emitter, bm: int, bn: int):
+        """The first row and column of the block's output tile, the offsets of
+        its batch's A and B matrices, and its batch index."""
+        tile_n = e.add(cuda.BlockIdxOp(cuda.Dim.X))
+        tile_m = e.add(cuda.BlockIdxOp(cuda.Dim.Y))
+        batch = e.add(cuda.BlockIdxOp(cuda.Dim.Z))
+        batch_index = unravel(e, batch, self.batch_shape) if self.batch_shape else []
+
+        def matrix_base(shape: Sequence[int]) -> Index:
+            index = broadcast_index(batch_index, shape[:-2], self.batch_shape)
+            return e.imul(ravel(e, index, shape[:-2]), math.prod(shape[-2:]))
+
+        row0, col0 = e.imul(tile_m, bm), e.imul(tile_n, bn)
+        row0.name_hint, col0.name_hint = "row0", "col0"
+        return (
+            row0,
+            col0,
+            matrix_base(self.a_shape),
+            matrix_base(self.b_shape),
+            batch_index,
+        )
+
+    def epilogue(
+        self,
+        e: Emitter,
+        pointers: dict[SSAValue, SSAValue],
+        outputs: list[SSAValue],
+        out_ptrs: list[SSAValue],
+        batch_index: list[Index],
+        accumulators: list[tuple[Index, Index, SSAValue]],
+        guard_rows: bool,
+        guard_cols: bool,
+    ) -> None:
+        """The kernel's outputs from each (row, column, f32 accumulator) of this
+        thread: the matmul's result rounded to its type, the ops after it
+        evaluated on it, each output stored once; rows and columns past the
+        matrix skipped where the tiles do not divide it."""
+        mm = self.matmul
+        result_shape = [*self.batch_shape, self.m, self.n]
+        ev = Evaluator(e, pointers)
+        for row, col, accumulated in accumulators:
+            inside = None
+            if guard_rows:
+                inside = e.icmp(row, self.m, "slt")
+            if guard_cols:
+                inside = _and(e, inside, e.icmp(col, self.n, "slt"))
+            inner = e if inside is None else _if(e, inside)
+            scoped = ev.scoped(inner)
+            index = [*batch_index, row, col]
+            value = _round(inner, accumulated, element_of(mm.result))
+            scoped.define(mm.result, index, value)
+            for output, ptr in zip(outputs, out_ptrs, strict=True):
+                _store_output(scoped, output, ptr, index, result_shape)
+            if inside is not None:
+                _close(inner)
+
+
+def _and(e: Emitter, a: SSAValue | None, b: SSAValue | None) -> SSAValue | None:
+    """a && b, where None stands for a condition known to hold."""
+    if a is None or b is None:
+        return b if a is None else a
+    return e.add(arith.AndIOp(a, b))
+
+
+SIMT_SUFFIX = "_simt"
+"""The name of a tensor-core gemm's SIMT variant ends so."""
 MICRO_TILE = 4
-"""Each gemm thread accumulates a MICRO_TILE x MICRO_TILE block of outputs."""
+"""Each thread of a SIMT gemm accumulates a MICRO_TILE x MICRO_TILE block of
+outputs."""
 
 
 def _gemm_offset(
@@ -1125,23 +1230,39 @@ def _gemm_offset(
     return e.iadd(e.imul(row, cols), col)
 
 
+def gemm_tiling(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr):
+    """The kernel's #kernel.tiling where the `tile` pass gave it one for this
+    schedule, else the one it would give."""
+    if kfunc.tiling is not None and kfunc.schedule == schedule:
+        return kfunc.tiling
+    return tiling_for(kfunc, schedule)
+
+
 def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKernel:
+    """A gemm kernel, tiled as its #kernel.tiling says: on tensor cores where
+    it gives warp tiles, else on the SIMT cores, each thread a MICRO_TILE x
+    MICRO_TILE block."""
+    tiling = gemm_tiling(kfunc, schedule)
+    if tiling.warp.data:
+        lowered = lower_gemm_mma(kfunc, tiling)
+        # cp.async copies 16 aligned bytes: for operands at a lesser
+        # alignment the launcher takes the SIMT kernel instead.
+        simt = lower_gemm(kfunc, simt_gemm_schedule())
+        simt.op.sym_name = StringAttr(kfunc.sym_name.data + SIMT_SUFFIX)
+        mm = _GemmShape.of(kfunc).matmul
+        args = list(kfunc.body.block.args)
+        lowered.fallback = simt
+        lowered.aligned = tuple(sorted({args.index(mm.lhs), args.index(mm.rhs)}))
+        return lowered
     region, e, pointers, outputs, out_ptrs = _kernel_shell(kfunc)
-    body_ops = list(kfunc.body.block.ops)
-    (mm,) = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
-    for operand in (mm.lhs, mm.rhs):
-        if operand not in pointers:
-            raise NotImplementedError(
-                "lower-kernel-to-cuda: a matmul operand computed inside the kernel "
-                "(prologue fusion) is not supported"
-            )
-    result_shape = shape_of(mm.result)
-    batch_shape, (m, n) = result_shape[:-2], result_shape[-2:]
-    a_shape, b_shape = shape_of(mm.lhs), shape_of(mm.rhs)
-    trans_a, trans_b = mm.transpose_a is not None, mm.transpose_b is not None
-    k = a_shape[-2] if trans_a else a_shape[-1]
+    gemm = _GemmShape.of(kfunc)
+    mm = gemm.matmul
+    m, n, k = gemm.m, gemm.n, gemm.k
+    a_shape, b_shape = gemm.a_shape, gemm.b_shape
+    trans_a, trans_b = gemm.transpose_a, gemm.transpose_b
     block = schedule.block.data
-    bm, bn, bk = (t.data for t in schedule.tile)
+    bm, bn, bk = (t.data for t in tiling.block)
+    partial = {d.data for d in tiling.partial}
     threads_n = bn // MICRO_TILE
     if (
         bm * bn != block * MICRO_TILE * MICRO_TILE
@@ -1154,24 +1275,10 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
             f"lower-kernel-to-cuda: gemm tile {bm}x{bn}x{bk} with {block} threads "
             f"(each thread computes {MICRO_TILE}x{MICRO_TILE} outputs)"
         )
-    batches = math.prod(batch_shape)
-    grid = (math.ceil(n / bn), math.ceil(m / bm), batches)
-    if grid[1] > 65535 or grid[2] > 65535:
-        raise NotImplementedError(f"lower-kernel-to-cuda: a gemm grid of {grid}")
+    grid = gemm.grid(tiling)
 
     tid = e.add(cuda.ThreadIdxOp())
-    tile_n = e.add(cuda.BlockIdxOp(cuda.Dim.X))
-    tile_m = e.add(cuda.BlockIdxOp(cuda.Dim.Y))
-    batch = e.add(cuda.BlockIdxOp(cuda.Dim.Z))
-    batch_index = unravel(e, batch, batch_shape) if batch_shape else []
-
-    def matrix_base(shape: Sequence[int]) -> Index:
-        index = broadcast_index(batch_index, shape[:-2], batch_shape)
-        return e.imul(ravel(e, index, shape[:-2]), math.prod(shape[-2:]))
-
-    a_base, b_base = matrix_base(a_shape), matrix_base(b_shape)
-    row0 = e.imul(tile_m, bm)
-    col0 = e.imul(tile_n, bn)
+    row0, col0, a_base, b_base, batch_index = gemm.block_origin(e, bm, bn)
     thread_row = e.imul(e.idiv(tid, threads_n), MICRO_TILE)
     thread_col = e.imul(e.irem(tid, threads_n), MICRO_TILE)
     a_tile = e.add(cuda.SharedAllocOp(F32, bk * bm))  # [bk][bm]
@@ -1190,28 +1297,29 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     loads = Evaluator(lb, pointers)
 
     def stage(
-        ptr, base, tile_rows, tile_cols, shape, transposed, rows, cols, origin_of
+        ptr, base, tile_rows, tile_cols, shape, transposed, rows, cols, dims, origin_of
     ):
         # tile_rows x tile_cols elements, `block` threads, consecutive threads
-        # on consecutive columns of the tile.
+        # on consecutive columns of the tile; rows and columns past the
+        # matrix (only along the tiling's partial loops) read as zeros.
+        guard_rows, guard_cols = (d in partial for d in dims)
         for chunk in range((tile_rows * tile_cols) // block):
             flat = lb.iadd(tid, chunk * block)
             r, c = lb.idiv(flat, tile_cols), lb.irem(flat, tile_cols)
             grow, gcol = origin_of(r, c)
-            valid = lb.add(
-                arith.AndIOp(lb.icmp(grow, rows, "slt"), lb.icmp(gcol, cols, "slt"))
+            valid = _and(
+                lb,
+                lb.icmp(grow, rows, "slt") if guard_rows else None,
+                lb.icmp(gcol, cols, "slt") if guard_cols else None,
             )
-            offset = lb.iadd(
-                base,
-                _gemm_offset(
-                    lb,
-                    lb.imin(grow, rows - 1),
-                    lb.imin(gcol, cols - 1),
-                    shape,
-                    transposed,
-                ),
-            )
-            value = lb.select(valid, loads.load(ptr, offset), zero)
+            if guard_rows:
+                grow = lb.imin(grow, rows - 1)
+            if guard_cols:
+                gcol = lb.imin(gcol, cols - 1)
+            offset = lb.iadd(base, _gemm_offset(lb, grow, gcol, shape, transposed))
+            value = loads.load(ptr, offset)
+            if valid is not None:
+                value = lb.select(valid, value, zero)
             yield r, c, value
 
     # A tile: rows are m (bm), columns k (bk); stored k-major.
@@ -1224,6 +1332,7 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
         trans_a,
         m,
         k,
+        "mk",
         lambda r, c: (lb.iadd(row0, r), lb.iadd(k0, c)),
     ):
         lb.add(cuda.StoreOp(value, a_tile, lb.index(lb.iadd(lb.imul(c, bm), r))))
@@ -1237,6 +1346,7 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
         trans_b,
         k,
         n,
+        "kn",
         lambda r, c: (lb.iadd(k0, r), lb.iadd(col0, c)),
     ):
         lb.add(cuda.StoreOp(value, b_tile, lb.index(lb.iadd(lb.imul(r, bn), c))))
@@ -1261,24 +1371,336 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     lb.add(cuda.SyncThreadsOp())
     loop_body.add_op(scf.YieldOp(*acc))
 
-    ev = Evaluator(e, pointers)
-    for i in range(MICRO_TILE):
-        for j in range(MICRO_TILE):
-            row = e.iadd(e.iadd(row0, thread_row), i)
-            col = e.iadd(e.iadd(col0, thread_col), j)
-            inside = e.add(arith.AndIOp(e.icmp(row, m, "slt"), e.icmp(col, n, "slt")))
-            inner = _if(e, inside)
-            scoped = ev.scoped(inner)
-            index = [*batch_index, row, col]
-            accumulated = _round(
-                inner, loop.results[i * MICRO_TILE + j], element_of(mm.result)
-            )
-            scoped.define(mm.result, index, accumulated)
-            for value, ptr in zip(outputs, out_ptrs, strict=True):
-                _store_output(scoped, value, ptr, index, result_shape)
-            _close(inner)
+    accumulators = [
+        (
+            e.iadd(e.iadd(row0, thread_row), i),
+            e.iadd(e.iadd(col0, thread_col), j),
+            loop.results[i * MICRO_TILE + j],
+        )
+        for i in range(MICRO_TILE)
+        for j in range(MICRO_TILE)
+    ]
+    gemm.epilogue(
+        e,
+        pointers,
+        outputs,
+        out_ptrs,
+        batch_index,
+        accumulators,
+        "m" in partial,
+        "n" in partial,
+    )
     e.add(cuda.ReturnOp())
-    return LoweredKernel(_kernel_op(kfunc, region, block), grid, (block, 1, 1))
+    # min_blocks 1: left to its heuristics, ptxas caps a gemm's registers
+    # for occupancy and spills its accumulators.
+    kernel_op = _kernel_op(kfunc, region, block, min_blocks=1)
+    return LoweredKernel(kernel_op, grid, (block, 1, 1))
+
+
+MMA_SHAPE = (16, 8, 16)
+"""The tensor-core instruction the warps run: mma.sync m16n8k16."""
+
+
+@dataclass
+class _StagedOperand:
+    """One matmul operand passing through shared memory: per stage a tile of
+    `rows` x `cols` elements in the operand's storage order (cols along its
+    contiguous axis), `pitch` elements a row. `k_rows`: the rows are the K
+    axis (A transposed, B not), else the columns are."""
+
+    ptr: SSAValue
+    base: Index
+    buffer: SSAValue
+    rows: int
+    cols: int
+    pitch: int
+    k_rows: bool
+    outer0: Index
+    """The first row (of M or N) of the block's tile."""
+    outer_total: int
+    k_total: int
+    outer_partial: bool
+    """Whether the last tile along M (or N) sticks out of the operand."""
+    k_partial: bool
+
+    @property
+    def row_length(self) -> int:
+        """Elements a row of the operand's storage (its contiguous axis)."""
+        return self.k_total if not self.k_rows else self.outer_total
+
+    def copies(self, e: Emitter, tid: Index, threads: int, width: int):
+        """Per 16-byte copy of this thread: where it goes in a stage, its global
+        offset at K = 0, its row or column along K, and whether it lies inside
+        the operand along M or N (None: always, the tiles divide it)."""
+        per_row = self.cols // width
+        result = []
+        for copy in range(self.rows * per_row // threads):
+            flat = e.iadd(tid, copy * threads)
+            row, col = e.idiv(flat, per_row), e.imul(e.irem(flat, per_row), width)
+            target = e.iadd(e.imul(row, self.pitch), col)
+            outer, k = (col, row) if self.k_rows else (row, col)
+            outer = e.iadd(self.outer0, outer)
+            inside = None
+            if self.outer_partial:
+                inside = e.icmp(outer, self.outer_total, "slt")
+            if self.k_rows:
+                offset = e.iadd(e.imul(k, self.row_length), outer)
+            else:
+                offset = e.iadd(e.imul(outer, self.row_length), k)
+            result.append((target, e.iadd(self.base, offset), k, inside))
+        return result
+
+    def issue(self, e: Emitter, copies, stage: Index, k0: Index) -> None:
+        """cp.async of the tile at K offset `k0` into `stage` (zeros where it
+        lies outside the operand)."""
+        stage_base = e.imul(stage, self.rows * self.pitch)
+        k_step = self.row_length if self.k_rows else 1
+        for target, offset, k, inside in copies:
+            k_inside = None
+            if self.k_partial:
+                k_inside = e.icmp(e.iadd(k0, k), self.k_total, "slt")
+            valid = _and(e, inside, k_inside)
+            source = e.index(e.iadd(offset, e.imul(k0, k_step)))
+            if valid is None:
+                valid = e.true()
+            else:
+                source = e.select(valid, source, e.index(0))
+            e.add(
+                cuda.CpAsyncOp(
+                    self.buffer,
+                    e.index(e.iadd(stage_base, target)),
+                    self.ptr,
+                    source,
+                    valid,
+                )
+            )
+
+
+def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKernel:
+    """A gemm on tensor cores (f16 or bf16 operands, f32 accumulators), as
+    `tiling` has it: each warp computes a warp tile of the block's tile with
+    mma.sync m16n8k16, its fragments read by ldmatrix from shared memory
+    (rows padded to the tiling's pitch) that `stages` tiles of each operand
+    flow into by cp.async, `stages - 1` ahead of the math."""
+    region, e, pointers, outputs, out_ptrs = _kernel_shell(kfunc)
+    gemm = _GemmShape.of(kfunc)
+    mm = gemm.matmul
+    element = element_of(mm.lhs)
+    bm, bn, bk = (t.data for t in tiling.block)
+    wm, wn = (t.data for t in tiling.warp)
+    stages = tiling.stages.data
+    partial = {d.data for d in tiling.partial}
+    fm, fn, fk = MMA_SHAPE
+    warps_n = bn // wn
+    block = WARP * (bm // wm) * warps_n
+    width = cuda.ASYNC_COPY_BYTES // cuda.element_bytes(element)
+    if (
+        tuple(f.data for f in tiling.fragment) != MMA_SHAPE
+        or wn % (2 * fn)
+        or stages < 2
+    ):
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: a tensor-core gemm tile {bm}x{bn}x{bk} with warp "
+            f"tiles {wm}x{wn} (ldmatrix x4 reads two n8 fragments of B) and "
+            f"{stages} stages (cp.async needs two or more)"
+        )
+    grid = gemm.grid(tiling)
+    tid = e.add(cuda.ThreadIdxOp())
+    tid.name_hint = "tid"
+    lane, warp = e.irem(tid, WARP), e.idiv(tid, WARP)
+    lane.name_hint, warp.name_hint = "lane", "warp"
+    warp_m = e.imul(e.idiv(warp, warps_n), wm)
+    warp_n = e.imul(e.irem(warp, warps_n), wn)
+    row0, col0, a_base, b_base, batch_index = gemm.block_origin(e, bm, bn)
+
+    def staged(ptr, base, footprint, k_rows, outer0, outer_total, outer_dim, name):
+        rows, cols, pitch = (f.data for f in footprint)
+        if cols % width:
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: a tensor-core operand tile of {cols} columns "
+                f"(cp.async copies {width} elements)"
+            )
+        buffer = e.add(cuda.SharedAllocOp(element, stages * rows * pitch))
+        buffer.name_hint = name
+        return _StagedOperand(
+            ptr,
+            base,
+            buffer,
+            rows,
+            cols,
+            pitch,
+            k_rows,
+            outer0,
+            outer_total,
+            gemm.k,
+            outer_dim in partial,
+            "k" in partial,
+        )
+
+    a = staged(
+        pointers[mm.lhs],
+        a_base,
+        tiling.lhs,
+        gemm.transpose_a,
+        row0,
+        gemm.m,
+        "m",
+        "a_tile",
+    )
+    b = staged(
+        pointers[mm.rhs],
+        b_base,
+        tiling.rhs,
+        not gemm.transpose_b,
+        col0,
+        gemm.n,
+        "n",
+        "b_tile",
+    )
+    a_copies = a.copies(e, tid, block, width)
+    b_copies = b.copies(e, tid, block, width)
+    k_steps = tiling.k_steps.data
+
+    # Each lane's row address for ldmatrix (x4: lane l reads row l % 8 of
+    # matrix l / 8), relative to its warp tile's first fragment.
+    quad, eighth = e.idiv(lane, 8), e.irem(lane, 8)
+    if a.k_rows:  # [k][m]: transposed into A's row-major fragments
+        k_of, m_of = (
+            e.iadd(eighth, e.imul(e.idiv(quad, 2), 8)),
+            e.imul(e.irem(quad, 2), 8),
+        )
+    else:  # [m][k]
+        m_of, k_of = e.irem(lane, 16), e.imul(e.idiv(lane, 16), 8)
+    if b.k_rows:  # [k][n]: transposed into B's column-major fragments
+        k_of_b, n_of = (
+            e.iadd(eighth, e.imul(e.irem(quad, 2), 8)),
+            e.imul(e.idiv(quad, 2), 8),
+        )
+    else:  # [n][k]
+        n_of, k_of_b = (
+            e.iadd(eighth, e.imul(e.idiv(quad, 2), 8)),
+            e.imul(e.irem(quad, 2), 8),
+        )
+
+    def fragment_offset(operand: _StagedOperand, outer: Index, k: Index) -> Index:
+        if operand.k_rows:
+            return e.iadd(e.imul(k, operand.pitch), outer)
+        return e.iadd(e.imul(outer, operand.pitch), k)
+
+    a_lane = fragment_offset(a, e.iadd(warp_m, m_of), k_of)
+    b_lane = fragment_offset(b, e.iadd(warp_n, n_of), k_of_b)
+
+    # One commit group per stage, empty for stages past the last K step, so
+    # the wait below always counts `stages - 2` groups still in flight.
+    for stage in range(stages - 1):
+        if stage < k_steps:
+            a.issue(e, a_copies, stage, stage * bk)
+            b.issue(e, b_copies, stage, stage * bk)
+        e.add(cuda.CpAsyncCommitOp())
+
+    m_frags, n_frags = wm // fm, wn // fn
+    count = m_frags * n_frags * 4
+    loop_body = Block(arg_types=[INDEX, *[F32] * count])
+    loop = scf.ForOp(
+        e.index(0),
+        e.index(k_steps),
+        e.index(1),
+        [e.f32(0.0)] * count,
+        Region(loop_body),
+    )
+    e.block.add_op(loop)
+    lb = e.nested(loop_body)
+    kt = loop_body.args[0]
+    kt.name_hint = "k_tile"
+    lb.add(cuda.CpAsyncWaitOp(stages - 2))
+    lb.add(cuda.SyncThreadsOp())
+    # The tile `stages - 1` ahead goes into the stage read last iteration,
+    # which every thread has finished with (the barrier above).
+    ahead = lb.iadd(kt, stages - 1)
+    fetch = _if(lb, lb.icmp(ahead, k_steps, "slt"))
+    a.issue(fetch, a_copies, fetch.irem(ahead, stages), fetch.imul(ahead, bk))
+    b.issue(fetch, b_copies, fetch.irem(ahead, stages), fetch.imul(ahead, bk))
+    _close(fetch)
+    lb.add(cuda.CpAsyncCommitOp())
+    stage = lb.irem(kt, stages)
+    a_stage = lb.iadd(lb.imul(stage, a.rows * a.pitch), a_lane)
+    b_stage = lb.iadd(lb.imul(stage, b.rows * b.pitch), b_lane)
+    acc = list(loop_body.args[1:])
+    for kk in range(0, bk, fk):
+        a_frags = [
+            lb.add(
+                cuda.LdMatrixOp(
+                    a.buffer,
+                    lb.index(lb.iadd(a_stage, fragment_offset_const(a, i * fm, kk))),
+                    trans=a.k_rows,
+                )
+            )
+            for i in range(m_frags)
+        ]
+        b_frags = [
+            lb.add(
+                cuda.LdMatrixOp(
+                    b.buffer,
+                    lb.index(
+                        lb.iadd(b_stage, fragment_offset_const(b, j * 2 * fn, kk))
+                    ),
+                    trans=b.k_rows,
+                )
+            )
+            for j in range(n_frags // 2)
+        ]
+        for i in range(m_frags):
+            for j in range(n_frags):
+                pair = b_frags[j // 2].owner.results
+                first = 2 * (j % 2)
+                at = (i * n_frags + j) * 4
+                mma = cuda.MmaOp(
+                    element,
+                    a_frags[i].owner.results,
+                    pair[first : first + 2],
+                    acc[at : at + 4],
+                )
+                lb.add(mma)
+                acc[at : at + 4] = mma.results
+    loop_body.add_op(scf.YieldOp(*acc))
+    e.add(cuda.CpAsyncWaitOp(0))
+
+    # Lane l holds rows l / 4 and l / 4 + 8 of each fragment, at columns
+    # 2 (l % 4) and 2 (l % 4) + 1.
+    lane_row = e.iadd(e.iadd(row0, warp_m), e.idiv(lane, 4))
+    lane_col = e.iadd(e.iadd(col0, warp_n), e.imul(e.irem(lane, 4), 2))
+    accumulators = [
+        (
+            e.iadd(lane_row, i * fm + (r // 2) * 8),
+            e.iadd(lane_col, j * fn + r % 2),
+            loop.results[(i * n_frags + j) * 4 + r],
+        )
+        for i in range(m_frags)
+        for j in range(n_frags)
+        for r in range(4)
+    ]
+    gemm.epilogue(
+        e,
+        pointers,
+        outputs,
+        out_ptrs,
+        batch_index,
+        accumulators,
+        "m" in partial,
+        "n" in partial,
+    )
+    e.add(cuda.ReturnOp())
+    # min_blocks 1: left to its heuristics, ptxas caps a gemm's registers
+    # for occupancy and spills its accumulators.
+    kernel_op = _kernel_op(kfunc, region, block, min_blocks=1)
+    return LoweredKernel(kernel_op, grid, (block, 1, 1))
+
+
+def fragment_offset_const(operand: _StagedOperand, outer: int, k: int) -> int:
+    """The offset in a stage of the fragment at (outer, k) from a lane's own."""
+    if operand.k_rows:
+        return k * operand.pitch + outer
+    return outer * operand.pitch + k
 
 
 LOWERINGS = {
@@ -1366,6 +1788,13 @@ def lower_graph(
         )
         if lowered.cooperative is not None:
             launch.cooperative = DenseArrayBase.from_list(i64, [lowered.cooperative])
+        if lowered.fallback is not None:
+            fallback = lowered.fallback
+            launch.aligned = DenseArrayBase.from_list(i64, list(lowered.aligned))
+            launch.fallback = SymbolRefAttr(fallback.op.sym_name.data)
+            if (fallback.grid, fallback.block) != (lowered.grid, lowered.block):
+                launch.fallback_grid = DenseArrayBase.from_list(i64, fallback.grid)
+                launch.fallback_block = DenseArrayBase.from_list(i64, fallback.block)
         entry.add_op(launch)
     for target, value in copies:
         entry.add_op(cuda.CopyOp(target, buffers[value], math.prod(shape_of(value))))
@@ -1390,4 +1819,7 @@ class LowerKernelToCuda(ModulePass):
         for graph in [g for g in op.ops if isinstance(g, func.FuncOp)]:
             Rewriter.replace_op(graph, lower_graph(graph, kernels))
         for k in [k for k in op.ops if isinstance(k, kernel.FuncOp)]:
-            Rewriter.replace_op(k, kernels[k.sym_name.data].op)
+            lowered = kernels[k.sym_name.data]
+            Rewriter.replace_op(k, lowered.op)
+            if lowered.fallback is not None:
+                op.body.block.insert_op_after(lowered.fallback.op, lowered.op)

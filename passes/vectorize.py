@@ -304,9 +304,21 @@ class Vectorize(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kernels = [k for k in op.ops if isinstance(k, cuda.KernelOp)]
         launches = [o for o in op.walk() if isinstance(o, cuda.LaunchOp)]
+        # A launch with a fallback already has its alignment contract (a
+        # tensor-core gemm and its SIMT variant): both are left as they are.
+        paired = {
+            callee.string_value()
+            for launch in launches
+            if launch.fallback is not None
+            for callee in (launch.callee, launch.fallback)
+        }
         for kernel in kernels:
-            if kernel.sym_name.data.endswith(SCALAR_SUFFIX) or vector_params(kernel):
-                continue  # a scalar variant, or vectorized already
+            if (
+                kernel.sym_name.data.endswith(SCALAR_SUFFIX)
+                or kernel.sym_name.data in paired
+                or vector_params(kernel)
+            ):
+                continue  # a scalar variant, paired, or vectorized already
             scalar = kernel.clone()
             analysis = IndexAnalysis()
             PatternRewriteWalker(

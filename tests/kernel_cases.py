@@ -223,6 +223,16 @@ CASES: dict[str, Builder] = {
     "gemm_bias_gelu_decode_1x64x300": gemm_bias_gelu(1, 64, 300),
     "gemm_batched_2x3x33x20x17": gemm_batched([2, 3], 33, 20, 17),
     "gemm_transpose_a_50x31x40": gemm_transpose_a(50, 31, 40),
+    # Tensor cores (f16 and bf16; f32 runs on the SIMT cores): tiles that
+    # divide the matrices, partial tiles along M, N and K, K shorter than
+    # the copy pipeline, K longer than it (17 steps through 4 stages), a
+    # batched product with a broadcast transposed weight, a transposed A.
+    "gemm_bias_gelu_256x64x128": gemm_bias_gelu(256, 64, 128),
+    "gemm_bias_gelu_300x520x264": gemm_bias_gelu(300, 520, 264),
+    "gemm_bias_gelu_200x72x136": gemm_bias_gelu(200, 72, 136),
+    "gemm_bias_gelu_64x16x8": gemm_bias_gelu(64, 16, 8),
+    "gemm_batched_2x80x40x24": gemm_batched([2], 80, 40, 24),
+    "gemm_transpose_a_136x48x64": gemm_transpose_a(136, 48, 64),
     "attention_causal_2x37x16": attention(2, 37, 16, True),
     "passthrough_1000": passthrough(1000),
     "unary_ops_3x517": unary_ops(3, 517),

@@ -142,10 +142,10 @@ _TYPE = r"(?:float|int64_t|bool|__half|__nv_bfloat16)"
 
 # What the printer writes for a declaration, a parameter and a function.
 _LOCAL = re.compile(rf"^\s*(?:const\s+)?{_TYPE}\*?\s+({_ID})\s*=")
-_SHARED = re.compile(rf"^\s*__shared__\s+{_TYPE}\s+({_ID})\[")
+_SHARED = re.compile(rf"^\s*__shared__\s+(?:__align__\(\d+\)\s+)?{_TYPE}\s+({_ID})\[")
 _LOOP = re.compile(rf"^\s*for \(int64_t ({_ID}) =")
 _KERNEL = re.compile(
-    rf'^extern "C" __global__ void __launch_bounds__\(\d+\) ({_ID})\((.*)\) \{{$'
+    rf'^extern "C" __global__ void __launch_bounds__\(\d+(?:, \d+)?\) ({_ID})\((.*)\) \{{$'
 )
 _LAUNCHER = re.compile(rf'^extern "C" cudaError_t ({_ID})\((.*)\) \{{$')
 
@@ -660,7 +660,7 @@ def check_launcher(launcher: dict) -> None:
     assert body[0] == "cudaError_t err = cudaSuccess;"
     assert body[-1] == "return cudaSuccess;"
     launch = re.compile(
-        rf"^{_ID}<<<dim3\(\d+, \d+, \d+\), dim3\(\d+, \d+, \d+\), 0, stream>>>"
+        rf"^{_ID}<<<dim3\(\d+, \d+, \d+\), dim3\(\d+, \d+, \d+\), \d+, stream>>>"
         rf"\(({_ID}(, {_ID})*)?\);$"
     )
     malloc = re.compile(
@@ -672,6 +672,11 @@ def check_launcher(launcher: dict) -> None:
         r"cudaMemcpyDeviceToDevice, stream\);$"
     )
     free = re.compile(rf"^cudaFreeAsync\(({_ID}), stream\);$")
+    # A kernel with more than 48 KiB of dynamic shared memory opts in first.
+    opt_in = re.compile(
+        rf"^err = cudaFuncSetAttribute\(\(const void\*\){_ID}, "
+        r"cudaFuncAttributeMaxDynamicSharedMemorySize, \d+\);$"
+    )
     # A vectorized kernel, or its scalar variant when a pointer is misaligned.
     aligned = re.compile(
         rf"^if \(\(\(\(uintptr_t\){_ID}( \| \(uintptr_t\){_ID})*\) % 16\) == 0\) \{{$"
@@ -701,7 +706,9 @@ def check_launcher(launcher: dict) -> None:
             assert vector and scalar, body[i : i + 5]
             vector_kernel, vector_call = body[i + 1].split("<<<")
             scalar_kernel, scalar_call = body[i + 3].split("<<<")
-            assert vector_call == scalar_call and vector_kernel != scalar_kernel
+            # The same arguments (each variant has its own grid, block, shared).
+            assert vector_call.split(">>>")[1] == scalar_call.split(">>>")[1]
+            assert vector_kernel != scalar_kernel
             assert body[i + 2].startswith("} else {")
             assert body[i + 4] == "}"
             assert body[i + 5] == "err = cudaGetLastError();"
@@ -723,6 +730,9 @@ def check_launcher(launcher: dict) -> None:
             i += 1
             i = expect_check()
             calls += 1
+        elif opt_in.match(line):
+            i += 1
+            i = expect_check()
         elif m := free.match(line):
             freed.append(m[1])
             i += 1

@@ -338,6 +338,36 @@ def test_schedule_fields_and_defaults():
     )
     assert kernel.ScheduleAttr(256, 2, 4, 8, (64, 32, 16)) == s
     assert kernel.ScheduleAttr(256) != kernel.ScheduleAttr(256, tile=(1,))
+    assert s.warp == ArrayAttr([]) and s.stages == IntAttr(1)
+
+
+def test_schedule_warp_and_stages_print_only_when_given():
+    s = kernel.ScheduleAttr(128, tile=(128, 128, 32), warp=(64, 64), stages=4)
+    assert str(s) == (
+        "#kernel.schedule<block = 128, rows_per_block = 1, vector = 1, "
+        "elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], "
+        "stages = 4>"
+    )
+    assert "stages" not in str(kernel.ScheduleAttr(128, tile=(1, 1, 1), warp=(1, 1)))
+    assert str(kernel.ScheduleAttr(64, stages=2)).endswith(
+        "elements_per_thread = 1, stages = 2>"
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"stages": 0}, "stages must be >= 1"),
+        ({"tile": (64, 64, 16), "warp": (64,)}, "warp = \\[64\\] must give two"),
+        ({"tile": (64, 64, 16), "warp": (64, 32, 8)}, "must give two sizes"),
+        ({"tile": (64, 64, 16), "warp": (0, 32)}, "warp sizes must be >= 1"),
+        ({"tile": (64, 64), "warp": (32, 32)}, "a warp tile needs a gemm tile"),
+        ({"warp": (32, 32)}, "a warp tile needs a gemm tile of three sizes"),
+    ],
+)
+def test_schedule_warp_and_stages_verify(kwargs, message):
+    with pytest.raises(VerifyException, match=message):
+        kernel.ScheduleAttr(128, **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -388,6 +418,11 @@ def parsed_schedule(schedule: str) -> kernel.ScheduleAttr:
             kernel.ScheduleAttr(256, 4, 1, 2, (128, 128, 32)),
         ),
         ("block = 1, tile = []", kernel.ScheduleAttr(1)),
+        (
+            "stages = 3, warp = [32, 64], tile = [64, 128, 32], block = 128",
+            kernel.ScheduleAttr(128, tile=(64, 128, 32), warp=(32, 64), stages=3),
+        ),
+        ("block = 1, warp = [], stages = 1", kernel.ScheduleAttr(1)),
     ],
 )
 def test_schedule_parses(text, expected):
@@ -413,7 +448,12 @@ def test_schedule_parse_errors(text, message):
 
 
 @pytest.mark.parametrize(
-    "text", ["block = 256, block = 128", "block = 256, tile = [64], tile = [128]"]
+    "text",
+    [
+        "block = 256, block = 128",
+        "block = 256, tile = [64], tile = [128]",
+        "block = 256, stages = 2, stages = 2",
+    ],
 )
 def test_schedule_field_written_twice_is_an_error(text):
     with pytest.raises(ParseError):

@@ -392,3 +392,38 @@ def test_a_misaligned_pointer_takes_the_scalar_variant(dtype, misaligned, hidden
     _check(out.float().cpu().numpy(), _reference(graph, xs, ws), dtype)
     aligned = compiled(x.clone(), w.clone())  # fresh, aligned: the vector kernel
     _check(aligned.float().cpu().numpy(), _reference(graph, xs, ws), dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("misaligned", ["x", "w"])
+def test_a_misaligned_gemm_operand_takes_the_simt_variant(dtype, misaligned):
+    """cp.async copies 16 aligned bytes: a tensor-core gemm's operand one
+    element into its buffer would fault (misaligned address), so a correct
+    result shows the SIMT variant ran, with its own grid and block."""
+    torch = pytest.importorskip("torch")
+    g = DataflowGraph("gemm")
+    x = g.add_input("x", [130, 64], dtype)
+    w = g.add_input("w", [64, 72], dtype)
+    g.add_output(g.relu(x @ w), "y")
+    compiled = ZeroCompiler().compile(g)
+    assert compiled.kernels[0].scalar_variant is not None
+    rng = np.random.default_rng()
+    xs, ws = rng.standard_normal((130, 64)), rng.standard_normal((64, 72))
+    tdtype = getattr(torch, dtype)
+
+    def placed(host, name):
+        buffer = torch.empty(host.size + 1, dtype=tdtype, device="cuda")
+        view = buffer[1:] if name == misaligned else buffer[: host.size]
+        view.copy_(torch.tensor(host.ravel(), dtype=tdtype))
+        return view.view(host.shape)
+
+    xd, wd = placed(xs, "x"), placed(ws, "w")
+    assert {"x": xd, "w": wd}[misaligned].data_ptr() % 16
+    rounded = [
+        molten.interpreters.round_to(a, t.type.element_type)
+        for a, t in zip((xs, ws), g.inputs, strict=True)
+    ]
+    want = molten.interpret(g, *rounded, reference=True)
+    for got in (compiled(xd, wd), compiled(xd.clone(), wd.clone())):
+        torch.cuda.synchronize()
+        _check(got.float().cpu().numpy(), want, dtype)

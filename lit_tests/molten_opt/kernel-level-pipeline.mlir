@@ -3,13 +3,14 @@
 // RUN: molten-opt %s --split-input-file -p MOLTEN_KERNEL_LEVEL_PIPELINE | grep -c "kernel.func @" | filecheck %s --check-prefix=KERNELS
 // RUN: molten-opt %s --split-input-file -p MOLTEN_KERNEL_LEVEL_PIPELINE | grep -c "kernel.launch @" | filecheck %s --check-prefix=KERNELS
 // RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | filecheck %s --check-prefix=CUDA
-// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep __global__ | grep -vc "_scalar(" | filecheck %s --check-prefix=KERNELS
-// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep "<<<" | grep -vc "_scalar<<<" | filecheck %s --check-prefix=KERNELS
-// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep -c "_scalar<<<" | filecheck %s --check-prefix=VARIANTS
+// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep __global__ | grep -Evc "_(scalar|simt)\(" | filecheck %s --check-prefix=KERNELS
+// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep "<<<" | grep -Evc "_(scalar|simt)<<<" | filecheck %s --check-prefix=KERNELS
+// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep -Ec "_(scalar|simt)<<<" | filecheck %s --check-prefix=VARIANTS
 
 // The default pipeline up to the kernel level (KERNEL_LEVEL_PIPELINE of
 // molten/pipeline.py: the molten-level passes, then fuse-reduction,
-// fuse-epilogue, fuse-elementwise, kernel-outline, kernel-schedule, dce) on
+// fuse-epilogue, fuse-elementwise, kernel-outline, kernel-schedule, tile,
+// dce) on
 // each case that must become exactly one kernel: one kernel.func, of the
 // expected kind, schedule and fused ops, and one kernel.launch of it, the
 // graph's only op besides its return. The whole default pipeline (which
@@ -20,9 +21,10 @@
 // seven kernel.launches, seven __global__ kernels and seven <<<...>>>
 // launches, so, each case having its own (the other checks), exactly one of
 // each per case. Besides, each kernel with vector accesses (all but the
-// gemm) has a scalar variant, launched instead when a pointer is misaligned.
+// gemm) has a scalar variant, and the gemm (on tensor cores) a SIMT variant,
+// launched instead when a pointer is misaligned.
 // KERNELS: {{^7$}}
-// VARIANTS: {{^6$}}
+// VARIANTS: {{^7$}}
 //
 // The CHECK lines: the module is the kernel.func (no other kernel.func
 // inside it up to its yield), then the graph, exactly one launch and the
@@ -189,7 +191,7 @@ func.func @gelu_affine(%x: tensor<128x256xf32>, %a: tensor<256xf32>, %b: tensor<
 // -----
 
 // gelu(x @ w + b) in f16: the bias and the gelu are the matmul's epilogue,
-// one gemm kernel.
+// one gemm kernel, on tensor cores, tiled.
 func.func @mm_bias_gelu(%x: tensor<128x512xf16>, %w: tensor<512x256xf16>, %b: tensor<256xf16>) -> tensor<128x256xf16> {
   %mm = molten.matmul %x, %w : (tensor<128x512xf16>, tensor<512x256xf16>) -> tensor<128x256xf16>
   %s = molten.add %mm, %b : (tensor<128x256xf16>, tensor<256xf16>) -> tensor<128x256xf16>
@@ -198,7 +200,7 @@ func.func @mm_bias_gelu(%x: tensor<128x512xf16>, %w: tensor<512x256xf16>, %b: te
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @mm_bias_gelu_gemm0(%x: tensor<128x512xf16>, %w: tensor<512x256xf16>, %b: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> attributes {fused_ops = ["matmul", "add", "gelu"]} {
+// CHECK-NEXT:   kernel.func @mm_bias_gelu_gemm0(%x: tensor<128x512xf16>, %w: tensor<512x256xf16>, %b: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 1, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 16, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> attributes {fused_ops = ["matmul", "add", "gelu"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<128x256xf16>
 // CHECK-NEXT:   }

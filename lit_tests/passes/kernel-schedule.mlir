@@ -218,27 +218,62 @@ func.func @rows_of_three_axes(%x: tensor<16x4x8x8xf32>) -> tensor<16x4x8x8xf32> 
 
 // -----
 
-// gemm: 256 threads on 64x64 output tiles with a K step of 16, for any
-// shape.
+// gemm: on tensor cores (f16 or bf16 operands; every operand's contiguous
+// axis, the last of its storage, a multiple of 8 elements, i.e. of 16
+// bytes; M >= 64): 128 threads, four warps of 64x64 on 128x128 output tiles
+// with a K step of 32 and four stages in flight (mma.sync m16n8k16).
+// Otherwise on the SIMT cores: 256 threads on 64x64 output tiles with a K
+// step of 16.
+// f32: SIMT, whatever the shape.
 kernel.func @gemm_small(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm {
   %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
   kernel.yield %m : tensor<16x16xf32>
 }
+kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm {
+  %m = molten.matmul %a, %b : (tensor<256x512xf32>, tensor<512x256xf32>) -> tensor<256x256xf32>
+  kernel.yield %m : tensor<256x256xf32>
+}
+// f16, K and N multiples of 8, M = 128: tensor cores
+kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm {
+  %m = molten.matmul %a, %b : (tensor<128x512xf16>, tensor<512x256xf16>) -> tensor<128x256xf16>
+  %r = molten.add %m, %bias : (tensor<128x256xf16>, tensor<256xf16>) -> tensor<128x256xf16>
+  kernel.yield %r : tensor<128x256xf16>
+}
+// bf16, batched, the weight broadcast over the batch: tensor cores
 kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm {
   %m = molten.matmul %a, %b : (tensor<4x512x1024xbf16>, tensor<1024x2048xbf16>) -> tensor<4x512x2048xbf16>
   %r = molten.add %m, %bias : (tensor<4x512x2048xbf16>, tensor<2048xbf16>) -> tensor<4x512x2048xbf16>
   kernel.yield %r : tensor<4x512x2048xbf16>
 }
+// bf16, both transposed: A stored [K, M] = 64x72 (M contiguous), B stored
+// [N, K] = 40x64 (K contiguous): tensor cores (N = 40 need not be a
+// multiple of 8 here, as no operand is stored along it)
+kernel.func @gemm_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm {
+  %m = molten.matmul %a, %b transpose_a transpose_b : (tensor<64x72xbf16>, tensor<40x64xbf16>) -> tensor<72x40xbf16>
+  kernel.yield %m : tensor<72x40xbf16>
+}
+// f16 with K = 100: A's rows are not whole 16-byte copies: SIMT
+kernel.func @gemm_k100(%a: tensor<128x100xf16>, %b: tensor<100x256xf16>) -> (tensor<128x256xf16>) gemm {
+  %m = molten.matmul %a, %b : (tensor<128x100xf16>, tensor<100x256xf16>) -> tensor<128x256xf16>
+  kernel.yield %m : tensor<128x256xf16>
+}
+// f16 with M = 16 (fewer rows than a warp tile): SIMT
+kernel.func @gemm_m16(%a: tensor<16x512xf16>, %b: tensor<512x256xf16>) -> (tensor<16x256xf16>) gemm {
+  %m = molten.matmul %a, %b : (tensor<16x512xf16>, tensor<512x256xf16>) -> tensor<16x256xf16>
+  kernel.yield %m : tensor<16x256xf16>
+}
 
 // CHECK-LABEL: kernel.func @gemm_small(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
-// CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
-// CHECK-NEXT:    kernel.yield %m : tensor<16x16xf32>
+// CHECK:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
+// CHECK:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<128x512xf16>, tensor<512x256xf16>) -> tensor<128x256xf16>
+// CHECK-NEXT:    %r = molten.add %m, %bias : (tensor<128x256xf16>, tensor<256xf16>) -> tensor<128x256xf16>
+// CHECK-NEXT:    kernel.yield %r : tensor<128x256xf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
-// CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<4x512x1024xbf16>, tensor<1024x2048xbf16>) -> tensor<4x512x2048xbf16>
-// CHECK-NEXT:    %r = molten.add %m, %bias : (tensor<4x512x2048xbf16>, tensor<2048xbf16>) -> tensor<4x512x2048xbf16>
-// CHECK-NEXT:    kernel.yield %r : tensor<4x512x2048xbf16>
-// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+// CHECK:       kernel.func @gemm_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+// CHECK:       kernel.func @gemm_k100(%a: tensor<128x100xf16>, %b: tensor<100x256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
+// CHECK:       kernel.func @gemm_m16(%a: tensor<16x512xf16>, %b: tensor<512x256xf16>) -> (tensor<16x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
 
 // -----
 

@@ -502,10 +502,12 @@ func.func @moments(%x: tensor<2x200xf32>) -> (tensor<2x1xf32> {molten.name = "va
 
 // A 20x8 @ 8x16 f16 matmul with a bias epilogue, tiles of 16x16 (K step 4)
 // on 16 threads, each accumulating a 4x4 micro-tile: the operands pass
-// through shared f32 tiles (a_tile k-major, b_tile), loaded guarded and
-// converted to f32, between two barriers per K step; 16 f32 accumulators are
-// carried by the loop over K; the epilogue rounds each one to f16 (the
-// matmul's type), adds the bias and stores it, guarded by the output's edges.
+// through shared f32 tiles (a_tile k-major, b_tile), converted to f32,
+// between two barriers per K step; 16 f32 accumulators are carried by the
+// loop over K; the epilogue rounds each one to f16 (the matmul's type), adds
+// the bias and stores it. Only M's last tile is partial (20 rows in tiles of
+// 16), so A's loads and the stores are guarded by the row alone and B's
+// loads not at all.
 // The grid is (n / 16, ceil(m / 16), batches) = (1, 2, 1).
 kernel.func @gemm_k(%a: tensor<20x8xf16>, %w: tensor<8x16xf16>, %b: tensor<16xf16>) -> (tensor<20x16xf16>) gemm schedule #kernel.schedule<block = 16, tile = [16, 16, 4]> attributes {fused_ops = ["matmul", "add"]} {
   %mm = molten.matmul %a, %w : (tensor<20x8xf16>, tensor<8x16xf16>) -> tensor<20x16xf16>
@@ -517,7 +519,7 @@ func.func @linear(%a: tensor<20x8xf16>, %w: tensor<8x16xf16>, %b: tensor<16xf16>
   func.return %y : tensor<20x16xf16>
 }
 
-// CHECK-LABEL: cuda.kernel @gemm_k(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) block 16 attributes {fused_ops = ["matmul", "add"]} {
+// CHECK-LABEL: cuda.kernel @gemm_k(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) block 16 min_blocks 1 attributes {fused_ops = ["matmul", "add"]} {
 // CHECK-DAG:     [[ZERO:%[^ ]+]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG:     [[C0:%[^ ]+]] = arith.constant 0 : index
 // CHECK-DAG:     [[C4:%[^ ]+]] = arith.constant 4 : index
@@ -542,8 +544,7 @@ func.func @linear(%a: tensor<20x8xf16>, %w: tensor<8x16xf16>, %b: tensor<16xf16>
 // CHECK-NOT:       sync_threads
 // CHECK:           {{%[^ ]+}} = cuda.load %w{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f16> -> f16
 // CHECK-NEXT:      [[BF:%[^ ]+]] = arith.extf {{%[^ ]+}} : f16 to f32
-// CHECK-NEXT:      [[BV:%[^ ]+]] = arith.select {{%[^ ]+}}, [[BF]], [[ZERO]] : f32
-// CHECK:           cuda.store [[BV]], %b_tile{{\[}}{{%[^ ]+}}{{\]}} : f32, !cuda.ptr<f32, shared>
+// CHECK:           cuda.store [[BF]], %b_tile{{\[}}{{%[^ ]+}}{{\]}} : f32, !cuda.ptr<f32, shared>
 // CHECK-COUNT-3:   cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : f32, !cuda.ptr<f32, shared>
 // CHECK-NEXT:      cuda.sync_threads
 // CHECK-NEXT:      [[A0:%[^ ]+]] = cuda.load %a_tile{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f32, shared> -> f32
@@ -555,7 +556,8 @@ func.func @linear(%a: tensor<20x8xf16>, %w: tensor<8x16xf16>, %b: tensor<16xf16>
 // CHECK:           cuda.sync_threads
 // CHECK-NEXT:      scf.yield {{(%[^ ,]+, )+}}{{%[^ ]+}} : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32
 // CHECK-NEXT:    }
-// CHECK:         [[INSIDE:%[^ ]+]] = arith.andi {{%[^ ]+}}, {{%[^ ]+}} : i1
+// CHECK-NOT:     arith.andi
+// CHECK:         [[INSIDE:%[^ ]+]] = arith.cmpi slt, {{%[^ ]+}}, [[C20]] : index
 // CHECK-NEXT:    scf.if [[INSIDE]] {
 // CHECK-NEXT:      [[MM:%[^ ]+]] = arith.truncf [[ACC0]] : f32 to f16
 // CHECK-NEXT:      [[MMF:%[^ ]+]] = arith.extf [[MM]] : f16 to f32
@@ -576,6 +578,71 @@ func.func @linear(%a: tensor<20x8xf16>, %w: tensor<8x16xf16>, %b: tensor<16xf16>
 // CHECK-NEXT:    cuda.launch @gemm_k grid [1, 2, 1] block [16, 1, 1](%a, %w, %b, %y) : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
+
+// -----
+
+// The same matmul on tensor cores, as its #kernel.tiling has it: 32x32x16
+// block tiles, two warps of 32x16 (block 64), two stages. Per stage, A's
+// 32x16 tile and B's 16x32 tile sit in shared memory with rows padded to 24
+// and 40 halves (the tiling's pitch). A prologue copies the first K step
+// (cp.async, 16 bytes a thread and operand; A's rows past M = 40 zero-filled,
+// B's copies always valid); each K step waits for its tile, then copies the
+// next one into the other stage, if there is a next one (K = 32: two steps),
+// and runs each warp's 2x2 mma.sync m16n8k16 on fragments from ldmatrix (B's
+// transposed: it is stored [K][N]). The epilogue adds the bias to the
+// accumulators in registers, guarded by the row alone (only M is partial).
+// The launch takes a SIMT variant when A or W is not 16-byte aligned.
+kernel.func @mma_k(%a: tensor<40x32xf16>, %w: tensor<32x32xf16>, %b: tensor<32xf16>) -> (tensor<40x32xf16>) gemm schedule #kernel.schedule<block = 64, tile = [32, 32, 16], warp = [32, 16], stages = 2> tiling #kernel.tiling<grid = [1, 2, 1], block = [32, 32, 16], warp = [32, 16], fragment = [16, 8, 16], stages = 2, k_steps = 2, partial = [m], lhs = [32, 16, 24], rhs = [16, 32, 40]> attributes {fused_ops = ["matmul", "add"]} {
+  %mm = molten.matmul %a, %w : (tensor<40x32xf16>, tensor<32x32xf16>) -> tensor<40x32xf16>
+  %y = molten.add %mm, %b : (tensor<40x32xf16>, tensor<32xf16>) -> tensor<40x32xf16>
+  kernel.yield %y : tensor<40x32xf16>
+}
+func.func @linear_mma(%a: tensor<40x32xf16>, %w: tensor<32x32xf16>, %b: tensor<32xf16>) -> (tensor<40x32xf16> {molten.name = "y"}) {
+  %y = kernel.launch @mma_k(%a, %w, %b) : (tensor<40x32xf16>, tensor<32x32xf16>, tensor<32xf16>) -> tensor<40x32xf16>
+  func.return %y : tensor<40x32xf16>
+}
+
+// CHECK-LABEL: cuda.kernel @mma_k(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) block 64 min_blocks 1 attributes {fused_ops = ["matmul", "add"]} {
+// CHECK-DAG:     [[TRUE:%[^ ]+]] = arith.constant true
+// CHECK-DAG:     [[C2:%[^ ]+]] = arith.constant 2 : index
+// CHECK-DAG:     [[C40:%[^ ]+]] = arith.constant 40 : index
+// CHECK:         %a_tile = cuda.shared_alloc 1536 : !cuda.ptr<f16, shared>
+// CHECK-NEXT:    %b_tile = cuda.shared_alloc 1280 : !cuda.ptr<f16, shared>
+// CHECK:         [[A_ROW:%[^ ]+]] = arith.addi %row0, {{%[^ ]+}} : index
+// CHECK-NEXT:    [[A_OK:%[^ ]+]] = arith.cmpi slt, [[A_ROW]], [[C40]] : index
+// CHECK:         cuda.cp_async %a_tile[{{%[^ ]+}}], %a[{{%[^ ]+}}], [[A_OK]] : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.cp_async %b_tile[{{%[^ ]+}}], %w[{{%[^ ]+}}], [[TRUE]] : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.cp_async_commit
+// CHECK-NEXT:    {{(%[^ ,]+, )+}}{{%[^ ]+}} = scf.for %k_tile = {{%[^ ]+}} to [[C2]] step {{%[^ ]+}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-NEXT:      cuda.cp_async_wait 0
+// CHECK-NEXT:      cuda.sync_threads
+// CHECK-NEXT:      [[AHEAD:%[^ ]+]] = arith.addi %k_tile, {{%[^ ]+}} : index
+// CHECK-NEXT:      [[NEXT:%[^ ]+]] = arith.cmpi slt, [[AHEAD]], [[C2]] : index
+// CHECK-NEXT:      scf.if [[NEXT]] {
+// CHECK:             cuda.cp_async %a_tile[{{%[^ ]+}}], %a[{{%[^ ]+}}], [[A_OK]] : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+// CHECK:             cuda.cp_async %b_tile[{{%[^ ]+}}], %w[{{%[^ ]+}}], [[TRUE]] : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      cuda.cp_async_commit
+// CHECK:           [[A0:%[^ ]+]], [[A1:%[^ ]+]], [[A2:%[^ ]+]], [[A3:%[^ ]+]] = cuda.ldmatrix %a_tile[{{%[^ ]+}}] : !cuda.ptr<f16, shared>
+// CHECK:           {{%[^ ]+}}, {{%[^ ]+}}, {{%[^ ]+}}, {{%[^ ]+}} = cuda.ldmatrix %a_tile[{{%[^ ]+}}] : !cuda.ptr<f16, shared>
+// CHECK-NEXT:      [[B0:%[^ ]+]], [[B1:%[^ ]+]], {{%[^ ]+}}, {{%[^ ]+}} = cuda.ldmatrix trans %b_tile[{{%[^ ]+}}] : !cuda.ptr<f16, shared>
+// CHECK-NEXT:      {{%[^ ]+}}, {{%[^ ]+}}, {{%[^ ]+}}, {{%[^ ]+}} = cuda.mma f16 a[[[A0]], [[A1]], [[A2]], [[A3]]] b[[[B0]], [[B1]]] c[{{%[^ ]+}}, {{%[^ ]+}}, {{%[^ ]+}}, {{%[^ ]+}}]
+// CHECK-COUNT-3:   cuda.mma f16
+// CHECK-NEXT:      scf.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.cp_async_wait 0
+// CHECK-NOT:     arith.andi
+// CHECK:         [[INSIDE:%[^ ]+]] = arith.cmpi slt, {{%[^ ]+}}, [[C40]] : index
+// CHECK-NEXT:    scf.if [[INSIDE]] {
+// CHECK:           cuda.load %b
+// CHECK:           cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
+// CHECK-NEXT:    }
+// CHECK-COUNT-15: cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
+// CHECK-NOT:     cuda.store
+// CHECK:         cuda.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.kernel @mma_k_simt(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) block 256 min_blocks 1
+// CHECK:         cuda.launch @mma_k grid [1, 2, 1] block [64, 1, 1](%a, %w, %b, %y) aligned [0, 1] else @mma_k_simt grid [1, 1, 1] block [256, 1, 1] : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
 
 // -----
 

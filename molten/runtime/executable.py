@@ -50,13 +50,27 @@ class _PreparedLaunch:
         self.step = step
         self.device = device
         self.grid = step.grid
-        self._fallback_grid = step.grid if step.cooperative is None else None
+        self._fallback_grid = step.fallback_grid or (
+            step.grid if step.cooperative is None else None
+        )
+        self.fallback_block = step.fallback_block or step.block
         driver = _driver()
         # cuLaunchCooperativeKernel takes no `extra` argument after the params.
         self.start, self.extra = driver.cuLaunchKernel, (0,)
         if step.cooperative is not None:
             self.grid = _cooperative_grid(function, step, device)
             self.start, self.extra = driver.cuLaunchCooperativeKernel, ()
+        if step.shared_bytes:
+            # Above 48 KiB a kernel must opt in to its dynamic shared memory.
+            attributes = driver.CUfunction_attribute
+            attribute = attributes.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+            for f in (function, fallback):
+                if f is not None:
+                    check(
+                        driver.cuFuncSetAttribute(f, attribute, step.shared_bytes),
+                        f"giving {step.kernel} {step.shared_bytes} bytes of shared "
+                        "memory",
+                    )
 
         # cuLaunchKernel takes an array of pointers to the parameter values;
         # both arrays live as long as this object, the values change per call.
@@ -285,11 +299,12 @@ class Executable:
                     launch = step.step
                     pointers = [slots[a] for a in launch.args]
                     step.values[: len(launch.args)] = pointers
-                    function, grid = step.function, step.grid
+                    function, grid, block = step.function, step.grid, launch.block
                     if any(pointers[i] % VECTOR_BYTES for i in launch.aligned):
                         function, grid = step.fallback, step.fallback_grid
+                        block = step.fallback_block
                     gx, gy, gz = grid
-                    bx, by, bz = launch.block
+                    bx, by, bz = block
                     status = step.start(
                         function,
                         gx,
@@ -298,7 +313,7 @@ class Executable:
                         bx,
                         by,
                         bz,
-                        0,
+                        launch.shared_bytes,
                         cu_stream,
                         step.pointers_address,
                         *step.extra,

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 from xdsl.ir import Attribute, SSAValue
+from xdsl.traits import SymbolTable
 
 from molten.dialects import cuda
 from molten.dialects.cuda import element_bytes
@@ -74,6 +75,12 @@ class Launch:
     aligned: tuple[int, ...] = ()
     fallback: str | None = None
     cooperative: int | None = None
+    shared_bytes: int = 0
+    """The dynamic shared memory each block of the kernel (and of its
+    fallback) is launched with."""
+    fallback_grid: tuple[int, int, int] | None = None
+    fallback_block: tuple[int, int, int] | None = None
+    """The fallback's own grid and block, where they differ from the kernel's."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +134,15 @@ def host_program(
                     tuple(op.aligned.get_values()) if op.aligned else (),
                     kernel_names[op.fallback.string_value()] if op.fallback else None,
                     op.cooperative.get_values()[0] if op.cooperative else None,
+                    _dynamic_shared_bytes(op),
+                    *(
+                        (
+                            tuple(op.fallback_grid.get_values()),
+                            tuple(op.fallback_block.get_values()),
+                        )
+                        if op.fallback_grid is not None and op.fallback_block
+                        else ()
+                    ),
                 )
             )
         elif isinstance(op, cuda.ZeroOp):
@@ -142,3 +158,13 @@ def host_program(
         else:
             raise NotImplementedError(f"runtime: cannot replay {op.name} in a launcher")
     return tuple(steps)
+
+
+def _dynamic_shared_bytes(launch: cuda.LaunchOp) -> int:
+    callees = [launch.callee]
+    if launch.fallback is not None:
+        callees.append(launch.fallback)
+    return max(
+        cuda.dynamic_shared_bytes(SymbolTable.lookup_symbol(launch, callee))
+        for callee in callees
+    )

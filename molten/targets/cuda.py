@@ -168,6 +168,8 @@ GENERATED_NAMES = frozenset(
         "cudaFreeAsync",
         "cudaMemcpyAsync",
         "cudaMemcpyDeviceToDevice",
+        "cudaFuncSetAttribute",
+        "cudaFuncAttributeMaxDynamicSharedMemorySize",
     ]
 )
 """Names the generated code refers to, which a graph's name must not shadow."""
@@ -342,6 +344,10 @@ class BodyPrinter:
         """Buffers a launcher has allocated so far, freed on an early return."""
         self.origins: dict[str, str] = {}
         """C++ variable -> the IR value name it was derived from."""
+        self.dynamic_shared: dict[SSAValue, int] = {}
+        """Shared buffers placed in dynamic shared memory -> byte offsets."""
+        self.shared_bytes: dict[str, int] = {}
+        """Kernel C++ name -> the dynamic shared memory it is launched with."""
 
     def name(self, value: SSAValue) -> str:
         return self.names[value]
@@ -365,6 +371,8 @@ class BodyPrinter:
             value = op.value
             if isinstance(value, FloatAttr):
                 self.names[op.result] = float_literal(value.value.data)
+            elif isinstance(value, IntegerAttr) and value.type == IntegerType(1):
+                self.names[op.result] = "true" if value.value.data else "false"
             elif isinstance(value, IntegerAttr):
                 self.names[op.result] = str(value.value.data)
             else:
@@ -413,10 +421,25 @@ class BodyPrinter:
         elif isinstance(op, cuda.StoreOp):
             self._store(op)
         elif isinstance(op, cuda.SharedAllocOp):
-            name = self.scope.fresh(op.result.name_hint, "shared")
-            self.names[op.result] = name
-            element = op.result.type.element_type
-            self.emit(f"__shared__ {c_type(element)} {name}[{op.size.value.data}];")
+            self._shared_alloc(op)
+        elif isinstance(op, cuda.CpAsyncOp):
+            target = f"{self.name(op.target)} + {self.name(op.target_index)}"
+            source = f"{self.name(op.source)} + {self.name(op.source_index)}"
+            self.emit(f"molten_cp_async({target}, {source}, {self.name(op.valid)});")
+        elif isinstance(op, cuda.CpAsyncCommitOp):
+            self.emit("molten_cp_async_commit();")
+        elif isinstance(op, cuda.CpAsyncWaitOp):
+            self.emit(f"molten_cp_async_wait<{op.pending.value.data}>();")
+        elif isinstance(op, cuda.LdMatrixOp):
+            names = self._declare(op.fragments, "frag")
+            fn = "molten_ldmatrix_trans" if op.trans is not None else "molten_ldmatrix"
+            address = f"{self.name(op.ptr)} + {self.name(op.index)}"
+            self.emit(f"{fn}({address}, {', '.join(names)});")
+        elif isinstance(op, cuda.MmaOp):
+            names = self._declare(op.d, "acc")
+            kind = "bf16" if isinstance(op.operand, BFloat16Type) else "f16"
+            args = ", ".join([*names, *(self.name(v) for v in (*op.a, *op.b, *op.c))])
+            self.emit(f"molten_mma_{kind}({args});")
         elif isinstance(op, cuda.SyncThreadsOp):
             self.emit("__syncthreads();")
         elif isinstance(op, cuda.GroupBarrierOp):
@@ -459,6 +482,37 @@ class BodyPrinter:
             self.check_error()
         else:
             raise NotImplementedError(f"-t cuda: cannot print {op.name}")
+
+    def _declare(self, values, default: str) -> list[str]:
+        """Variables for the results of an op that writes them through
+        references (one declaration, then the call)."""
+        names = [self.scope.fresh(v.name_hint, default) for v in values]
+        for value, name in zip(values, names, strict=True):
+            self.names[value] = name
+            if value.name_hint:
+                self.origins[name] = value.name_hint
+        self.emit(f"{c_type(values[0].type)} {', '.join(names)};")
+        return names
+
+    def _shared_alloc(self, op: cuda.SharedAllocOp) -> None:
+        name = self.scope.fresh(op.result.name_hint, "shared")
+        self.names[op.result] = name
+        element = c_type(op.result.type.element_type)
+        if op.result in self.dynamic_shared:
+            offset = self.dynamic_shared[op.result]
+            self.emit(
+                f"{element}* const {name} = "
+                f"reinterpret_cast<{element}*>(molten_shared + {offset});"
+            )
+            return
+        # Aligned only where the accesses need it: the alignment alone
+        # changes how ptxas allocates registers.
+        align = (
+            f" __align__({cuda.SHARED_ALIGNMENT})"
+            if cuda.copied_whole(op.result)
+            else ""
+        )
+        self.emit(f"__shared__{align} {element} {name}[{op.size.value.data}];")
 
     def _load(self, op: cuda.LoadOp) -> None:
         address = f"{self.name(op.ptr)}[{self.name(op.index)}]"
@@ -559,8 +613,6 @@ class BodyPrinter:
         self.emit("}")
 
     def _launch(self, op: cuda.LaunchOp) -> None:
-        grid = ", ".join(str(g) for g in op.grid.get_values())
-        block = ", ".join(str(b) for b in op.block.get_values())
         args = ", ".join(self.name(a) for a in op.args)
 
         arguments = ""
@@ -569,10 +621,35 @@ class BodyPrinter:
             addresses = ", ".join(f"(void*)&{self.name(a)}" for a in op.args)
             self.emit(f"void* {arguments}[] = {{{addresses}}};")
 
+        callees = [op.callee] if op.fallback is None else [op.callee, op.fallback]
+        for callee in callees:
+            name = self.kernel_names[callee.string_value()]
+            shared = self.shared_bytes.get(name, 0)
+            if not shared:
+                continue
+            if op.cooperative is not None:
+                raise NotImplementedError(
+                    "-t cuda: a cooperative launch of a kernel with dynamic shared "
+                    "memory"
+                )
+            # Above 48 KiB a kernel must opt in to its dynamic shared memory.
+            self.emit(
+                f"err = cudaFuncSetAttribute((const void*){name}, "
+                f"cudaFuncAttributeMaxDynamicSharedMemorySize, {shared});"
+            )
+            self.check_error()
+
         def launch(callee: SymbolRefAttr) -> str:
             name = self.kernel_names[callee.string_value()]
+            grid_shape, block_shape = op.launch_shape(callee)
+            grid = ", ".join(str(g) for g in grid_shape)
+            block = ", ".join(str(b) for b in block_shape)
             if op.cooperative is None:
-                return f"{name}<<<dim3({grid}), dim3({block}), 0, stream>>>({args});"
+                shared = self.shared_bytes.get(name, 0)
+                return (
+                    f"{name}<<<dim3({grid}), dim3({block}), {shared}, stream>>>"
+                    f"({args});"
+                )
             (group,) = op.cooperative.get_values()
             groups = op.grid.get_values()[0] // group
             threads = math.prod(op.block.get_values())
@@ -658,9 +735,18 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
     }
     kernel_views = []
     origins: dict[str, dict[str, str]] = {}
+    shared_bytes = {
+        kernel_names[k.sym_name.data]: cuda.dynamic_shared_bytes(k) for k in kernels
+    }
     for k in kernels:
         scope = Scope()
         printer = BodyPrinter(scope)
+        if shared_bytes[kernel_names[k.sym_name.data]]:
+            printer.dynamic_shared, _ = cuda.shared_layout(k)
+            printer.emit(
+                f"extern __shared__ __align__({cuda.SHARED_ALIGNMENT}) "
+                "unsigned char molten_shared[];"
+            )
         stored = _stored_pointers(k.body.block)
         params = []
         for arg in k.body.block.args:
@@ -686,6 +772,7 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
     for launcher in launchers:
         scope = Scope({"err", "stream", *kernel_names.values()})
         printer = BodyPrinter(scope, kernel_names)
+        printer.shared_bytes = shared_bytes
         launcher_name = global_scope.fresh(launcher.sym_name.data)
         launcher_names[launcher.sym_name.data] = launcher_name
         args = launcher.body.block.args
@@ -714,6 +801,11 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             isinstance(op, cuda.LaunchOp) and op.cooperative is not None
             for launcher in launchers
             for op in launcher.body.block.ops
+        ),
+        "tensor_cores": any(
+            isinstance(op, cuda.CpAsyncOp | cuda.LdMatrixOp | cuda.MmaOp)
+            for k in kernels
+            for op in k.walk()
         ),
         "group_barrier": any(
             isinstance(op, cuda.GroupBarrierOp) for k in kernels for op in k.walk()

@@ -295,3 +295,29 @@ func.func @yield_in_func(%x: tensor<4x8xf32>) {
 // kernel.yield at the top level of the module
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: 'kernel.yield' expects parent op to be one of 'kernel.fused', 'kernel.func'{{$}}
 kernel.yield
+
+// -----
+
+// kernel.func: a tiling on a kernel that is not a gemm
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @tiled_pointwise: only gemm kernels are tiled, not pointwise{{$}}
+kernel.func @tiled_pointwise(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
+  kernel.yield %x : tensor<4xf32>
+}
+
+// -----
+
+// kernel.func: a tiling without a schedule
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @tiled_unscheduled: a tiling needs a schedule{{$}}
+kernel.func @tiled_unscheduled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
+  %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+  kernel.yield %m : tensor<16x16xf32>
+}
+
+// -----
+
+// kernel.func: a tiling of other tile sizes than the schedule's
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @tiled_other: the tiling's block = [64, 64, 16] is not the schedule's tile = [64, 64, 32]{{$}}
+kernel.func @tiled_other(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 32]> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
+  %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+  kernel.yield %m : tensor<16x16xf32>
+}

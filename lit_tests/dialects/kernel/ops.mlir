@@ -3,12 +3,12 @@
 // RUN: MOLTEN_CUSTOM_ROUNDTRIP
 
 // Every op of the kernel dialect (kernel.fused of each kind, kernel.yield,
-// kernel.func, kernel.launch) and the #kernel.schedule attribute, in the
-// custom form (CHECK) and the generic form (CHECK-GENERIC). In the custom
-// form of kernel.fused the schedule is written without its `#kernel.schedule`
-// prefix (the property's type is known); kernel.func and a plain attribute
-// spell it out. A schedule prints every integer field, in a fixed order, and
-// its tile only when it has one.
+// kernel.func, kernel.launch) and the #kernel.schedule and #kernel.tiling
+// attributes, in the custom form (CHECK) and the generic form
+// (CHECK-GENERIC). In the custom form of kernel.fused the schedule is
+// written without its `#kernel.schedule` prefix (the property's type is
+// known); kernel.func and a plain attribute spell it out. A schedule prints
+// every integer field, in a fixed order, and its tile only when it has one.
 
 // A pointwise group: three inputs (a full tensor, a row vector, a scalar),
 // two outputs, no schedule.
@@ -295,3 +295,26 @@ func.func @schedules() attributes {a = #kernel.schedule<block = 1>, b = #kernel.
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "schedules", function_type = () -> ()}> ({
 // CHECK-GENERIC-NEXT:    "func.return"() : () -> ()
 // CHECK-GENERIC-NEXT:  }) {a = #kernel.schedule<block = 1, rows_per_block = 1, vector = 1, elements_per_thread = 1>, b = #kernel.schedule<block = 1024, rows_per_block = 8, vector = 4, elements_per_thread = 16, tile = [128, 128, 32]>, c = #kernel.schedule<block = 22, rows_per_block = 11, vector = 7, elements_per_thread = 5, split = 6, tile = [2, 3]>, d = #kernel.schedule<block = 2, rows_per_block = 1, vector = 1, elements_per_thread = 1>, e = #kernel.schedule<block = 3, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [1]>} : () -> ()
+
+// -----
+
+// A tensor-core gemm's schedule (warp tile and stages, written in another
+// order: printed after the tile) and the #kernel.tiling the tile pass
+// derives from it, printed after the schedule of a kernel.func and in the
+// generic form as its `tiling` property; a plain tiling attribute without
+// a warp tile (not printed) and with partial loops.
+kernel.func @tiled(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<stages = 4, warp = [64, 64], tile = [128, 128, 32], block = 128> tiling #kernel.tiling<rhs = [32, 128, 136], lhs = [128, 32, 40], partial = [], k_steps = 2, stages = 4, fragment = [16, 8, 16], warp = [64, 64], block = [128, 128, 32], grid = [2, 2, 1]> attributes {fused_ops = ["matmul"]} {
+  %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
+  kernel.yield %m : tensor<256x256xf16>
+}
+func.func @tilings() attributes {t = #kernel.tiling<grid = [2, 2, 3], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [16, 64, 64], rhs = [64, 16, 16]>} {
+  func.return
+}
+
+// CHECK-LABEL: kernel.func @tiled(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> attributes {fused_ops = ["matmul"]} {
+// CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
+// CHECK-NEXT:    kernel.yield %m : tensor<256x256xf16>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  func.func @tilings() attributes {t = #kernel.tiling<grid = [2, 2, 3], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [16, 64, 64], rhs = [64, 16, 16]>} {
+
+// CHECK-GENERIC-LABEL: "kernel.func"() <{sym_name = "tiled", function_type = (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>, kind = #kernel<kind gemm>, schedule = #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4>, tiling = #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]>, fused_ops = ["matmul"]}> ({

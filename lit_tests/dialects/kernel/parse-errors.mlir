@@ -18,10 +18,10 @@ func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages){{$}}
 // CHECK-NEXT: {{^}}func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 4>} {{[{]$}}
 
-// FIRST:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile){{$}}
+// FIRST:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages){{$}}
 // FIRST-NOT:  error
 
 // -----
@@ -35,7 +35,7 @@ func.func @unknown_field_fused(%x: tensor<4xf32>) {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'tiles' (fields: block, rows_per_block, vector, elements_per_thread, split, tile){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'tiles' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages){{$}}
 
 // -----
 
@@ -168,3 +168,66 @@ kernel.func @no_kind(%a: tensor<4xf32>) -> (tensor<4xf32>) {
 }
 
 // CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:60: error: Expected `pointwise`, `row_reduce`, `gemm`, or `attention`.{{$}}
+
+// -----
+
+// a warp tile of one size
+func.func @warp_one_size() attributes {s = #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64]>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: warp = [64] must give two sizes (warp tile M, N) or none{{$}}
+
+// -----
+
+// a warp tile without a gemm tile of M, N and K
+func.func @warp_without_tile() attributes {s = #kernel.schedule<block = 128, warp = [64, 64]>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: a warp tile needs a gemm tile of three sizes (M, N, K), not tile = []{{$}}
+
+// -----
+
+// no stage at all
+func.func @stages_zero() attributes {s = #kernel.schedule<block = 128, stages = 0>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: stages must be >= 1{{$}}
+
+// -----
+
+// #kernel.tiling: an unknown field
+func.func @tiling_unknown_field() attributes {t = #kernel.tiling<grid = [1, 1, 1], warps = [2, 2]>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown tiling field 'warps' (fields: grid, block, warp, fragment, stages, k_steps, partial, lhs, rhs){{$}}
+
+// -----
+
+// #kernel.tiling: fields missing (only warp may be left out)
+func.func @tiling_missing() attributes {t = #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a tiling needs 'k_steps', 'partial', 'lhs', 'rhs'{{$}}
+
+// -----
+
+// #kernel.tiling: a footprint pitch shorter than its rows
+func.func @tiling_pitch() attributes {t = #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [], lhs = [64, 16, 8], rhs = [16, 64, 64]>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.tiling: lhs pitch 8 is shorter than its 16 columns{{$}}
+
+// -----
+
+// #kernel.tiling: partial loops out of order
+func.func @tiling_partial() attributes {t = #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [k, m], lhs = [64, 16, 16], rhs = [16, 64, 64]>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.tiling: partial = [k, m] must name each of m, n, k at most once, in that order{{$}}

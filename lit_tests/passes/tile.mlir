@@ -1,0 +1,214 @@
+// RUN: sed '/^\/\/ ERROR CASES$/,$d' %s | molten-opt --split-input-file -p tile | filecheck %s
+// RUN: sed '/^\/\/ ERROR CASES$/,$d' %s | molten-opt -p tile | molten-opt -p tile | filecheck %s
+// RUN: sed -n '/^\/\/ ERROR CASES$/,$p' %s | molten-opt --split-input-file --verify-diagnostics -p tile | filecheck %s --check-prefix=ERR
+// RUN: sed -n '/^\/\/ BEGIN NO-SCHEDULE$/,/^\/\/ END NO-SCHEDULE$/p' %s | not molten-opt -p tile 2>&1 | filecheck %s --check-prefix=NO-SCHEDULE
+// RUN: sed -n '/^\/\/ BEGIN NO-SCHEDULE$/,/^\/\/ END NO-SCHEDULE$/p' %s | molten-opt -p kernel-schedule,tile | filecheck %s --check-prefix=SCHEDULED
+
+// tile: each gemm kernel.func with a schedule gets a #kernel.tiling derived
+// with islpy from its iteration domain S[b, i, j, k], its access relations
+// and the schedule's tile sizes: the grid (N tiles, M tiles, batches), the
+// block, warp and fragment tiles, the K steps, the loops whose last tile is
+// partial, and each operand's per-K-step footprint [rows, cols, pitch] in
+// its storage order. Running the pass twice changes nothing (a tiling
+// already there is kept), and other kernels are left as they are.
+
+// Tensor cores, f16, 256x256x64: the 128x128x32 block tiles divide the
+// matrices: a 2x2 grid, two K steps, no partial tile. A's footprint is a
+// 128x32 box of its rows, B's 32x128, each padded by 8 halves (16 bytes) a
+// row in shared memory.
+kernel.func @tc_f16(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> attributes {fused_ops = ["matmul"]} {
+  %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
+  kernel.yield %m : tensor<256x256xf16>
+}
+
+// Tensor cores, f16, M = 200, N = 136, K = 72: the last tile along each of
+// M, N and K sticks out; K takes ceil(72 / 32) = 3 steps.
+kernel.func @tc_partial(%a: tensor<200x72xf16>, %b: tensor<72x136xf16>, %bias: tensor<136xf16>) -> (tensor<200x136xf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+  %m = molten.matmul %a, %b : (tensor<200x72xf16>, tensor<72x136xf16>) -> tensor<200x136xf16>
+  %r = molten.add %m, %bias : (tensor<200x136xf16>, tensor<136xf16>) -> tensor<200x136xf16>
+  kernel.yield %r : tensor<200x136xf16>
+}
+
+// Tensor cores, bf16, both operands transposed: A is stored [K, M] (its
+// footprint is 32 rows of K by 128 columns of M), B is stored [N, K] (128
+// rows of N by 32 columns of K). M = 72 and N = 40 leave partial tiles.
+kernel.func @tc_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+  %m = molten.matmul %a, %b transpose_a transpose_b : (tensor<64x72xbf16>, tensor<40x64xbf16>) -> tensor<72x40xbf16>
+  kernel.yield %m : tensor<72x40xbf16>
+}
+
+// Batched: 2x3 batches (grid z = 6), A [3, M, K] broadcast over the first
+// batch axis, B [2, 1, K, N] over the second; the footprints are boxes of
+// one matrix each.
+kernel.func @tc_batched(%a: tensor<3x128x64xf16>, %b: tensor<2x1x64x256xf16>) -> (tensor<2x3x128x256xf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+  %m = molten.matmul %a, %b : (tensor<3x128x64xf16>, tensor<2x1x64x256xf16>) -> tensor<2x3x128x256xf16>
+  kernel.yield %m : tensor<2x3x128x256xf16>
+}
+
+// A lhs without batch axes, read the same for each of the 4 batches.
+kernel.func @tc_shared_weight(%x: tensor<64x512xbf16>, %w: tensor<4x512x64xbf16>) -> (tensor<4x64x64xbf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+  %m = molten.matmul %x, %w : (tensor<64x512xbf16>, tensor<4x512x64xbf16>) -> tensor<4x64x64xbf16>
+  kernel.yield %m : tensor<4x64x64xbf16>
+}
+
+// SIMT, f32: 64x64x16 block tiles, no warp tile, 4x4x1 fragments (a
+// thread's micro-tile), one stage, unpadded rows.
+kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> {
+  %m = molten.matmul %a, %b : (tensor<100x30xf32>, tensor<30x70xf32>) -> tensor<100x70xf32>
+  kernel.yield %m : tensor<100x70xf32>
+}
+
+// Left as they are: a pointwise kernel, and a gemm kernel already tiled (its
+// lhs pitch of 20 is not what the pass derives: it is kept as written).
+kernel.func @pointwise(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<block = 64, vector = 4, elements_per_thread = 4> {
+  %e = molten.exp %x : tensor<4x8xf32>
+  kernel.yield %e : tensor<4x8xf32>
+}
+kernel.func @tiled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 20], rhs = [16, 64, 64]> {
+  %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+  kernel.yield %m : tensor<16x16xf32>
+}
+
+// CHECK-LABEL: kernel.func @tc_f16(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> attributes {fused_ops = ["matmul"]} {
+// CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
+// CHECK-NEXT:    kernel.yield %m : tensor<256x256xf16>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @tc_partial(%a: tensor<200x72xf16>, %b: tensor<72x136xf16>, %bias: tensor<136xf16>) -> (tensor<200x136xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 3, partial = [m, n, k], lhs = [128, 32, 40], rhs = [32, 128, 136]> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<200x72xf16>, tensor<72x136xf16>) -> tensor<200x136xf16>
+// CHECK-NEXT:    %r = molten.add %m, %bias : (tensor<200x136xf16>, tensor<136xf16>) -> tensor<200x136xf16>
+// CHECK-NEXT:    kernel.yield %r : tensor<200x136xf16>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @tc_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [m, n], lhs = [32, 128, 136], rhs = [128, 32, 40]> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b transpose_a transpose_b : (tensor<64x72xbf16>, tensor<40x64xbf16>) -> tensor<72x40xbf16>
+// CHECK-NEXT:    kernel.yield %m : tensor<72x40xbf16>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @tc_batched(%a: tensor<3x128x64xf16>, %b: tensor<2x1x64x256xf16>) -> (tensor<2x3x128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 1, 6], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<3x128x64xf16>, tensor<2x1x64x256xf16>) -> tensor<2x3x128x256xf16>
+// CHECK-NEXT:    kernel.yield %m : tensor<2x3x128x256xf16>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @tc_shared_weight(%x: tensor<64x512xbf16>, %w: tensor<4x512x64xbf16>) -> (tensor<4x64x64xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [1, 1, 4], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 16, partial = [m, n], lhs = [128, 32, 40], rhs = [32, 128, 136]> {
+// CHECK-NEXT:    %m = molten.matmul %x, %w : (tensor<64x512xbf16>, tensor<4x512x64xbf16>) -> tensor<4x64x64xbf16>
+// CHECK-NEXT:    kernel.yield %m : tensor<4x64x64xbf16>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [2, 2, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<100x30xf32>, tensor<30x70xf32>) -> tensor<100x70xf32>
+// CHECK-NEXT:    kernel.yield %m : tensor<100x70xf32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @pointwise(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 4> {
+// CHECK-NEXT:    %e = molten.exp %x : tensor<4x8xf32>
+// CHECK-NEXT:    kernel.yield %e : tensor<4x8xf32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @tiled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 20], rhs = [16, 64, 64]> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+// CHECK-NEXT:    kernel.yield %m : tensor<16x16xf32>
+// CHECK-NEXT:  }
+
+// ERROR CASES
+
+// Everything below is cut out of the first RUN lines; the ERR run takes each
+// case (split at the separators) on its own. Each error names the kernel and
+// the sizes at fault.
+
+// BEGIN NO-SCHEDULE
+// A gemm kernel without a schedule: kernel-schedule has not run.
+kernel.func @no_schedule(%a: tensor<128x64xf16>, %b: tensor<64x256xf16>) -> (tensor<128x256xf16>) gemm {
+  %m = molten.matmul %a, %b : (tensor<128x64xf16>, tensor<64x256xf16>) -> tensor<128x256xf16>
+  kernel.yield %m : tensor<128x256xf16>
+}
+// END NO-SCHEDULE
+
+// ERR:         {{^.*}}: error: tile: @no_schedule has no schedule; run kernel-schedule first{{$}}
+// NO-SCHEDULE-NOT: builtin.module
+// NO-SCHEDULE:     {{^.*}}: error: tile: @no_schedule has no schedule; run kernel-schedule first{{$}}
+// NO-SCHEDULE-NOT: {{Traceback|internal error|builtin.module}}
+// SCHEDULED:       kernel.func @no_schedule(%a: tensor<128x64xf16>, %b: tensor<64x256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 1, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> {
+
+// -----
+
+// The warp tile does not divide the block tile.
+kernel.func @warp_48(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [48, 64], stages = 4> {
+  %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
+  kernel.yield %m : tensor<256x256xf16>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @warp_48: block tile 128x128x32 is not a whole number of warp tiles 48x64{{$}}
+
+// -----
+
+// The warp tile's M (40) is not a whole number of m16 fragments.
+kernel.func @warp_40(%a: tensor<240x64xf16>, %b: tensor<64x256xf16>) -> (tensor<240x256xf16>) gemm schedule #kernel.schedule<block = 192, tile = [120, 128, 32], warp = [40, 64], stages = 4> {
+  %m = molten.matmul %a, %b : (tensor<240x64xf16>, tensor<64x256xf16>) -> tensor<240x256xf16>
+  kernel.yield %m : tensor<240x256xf16>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @warp_40: warp tile 40x64 (K step 32) is not a whole number of fragments 16x8x16{{$}}
+
+// -----
+
+// The K step (24) is not a whole number of k16 fragments.
+kernel.func @k_step_24(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 24], warp = [64, 64], stages = 4> {
+  %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
+  kernel.yield %m : tensor<256x256xf16>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @k_step_24: warp tile 64x64 (K step 24) is not a whole number of fragments 16x8x16{{$}}
+
+// -----
+
+// Four warp tiles take 128 threads, not 256.
+kernel.func @threads_256(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+  %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
+  kernel.yield %m : tensor<256x256xf16>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @threads_256: block tile 128x128x32 in warp tiles of 64x64 takes 128 threads, not block = 256{{$}}
+
+// -----
+
+// SIMT: 64x64 outputs in 4x4 micro-tiles take 256 threads, not 128.
+kernel.func @simt_threads(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 128, tile = [64, 64, 16]> {
+  %m = molten.matmul %a, %b : (tensor<100x30xf32>, tensor<30x70xf32>) -> tensor<100x70xf32>
+  kernel.yield %m : tensor<100x70xf32>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @simt_threads: block tile 64x64x16 in 4x4 micro-tiles, one a thread, takes 256 threads, not block = 128{{$}}
+
+// -----
+
+// A tensor-core schedule on f32 operands.
+kernel.func @tc_f32(%a: tensor<256x64xf32>, %b: tensor<64x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+  %m = molten.matmul %a, %b : (tensor<256x64xf32>, tensor<64x256xf32>) -> tensor<256x256xf32>
+  kernel.yield %m : tensor<256x256xf32>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @tc_f32: a tensor-core schedule (warp = [64, 64]) needs f16 or bf16 operands, not f32{{$}}
+
+// -----
+
+// A gemm schedule whose tile does not give M, N and K.
+kernel.func @tile_2d(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64]> {
+  %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+  kernel.yield %m : tensor<16x16xf32>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @tile_2d: the schedule's tile [64, 64] must give block M, N and K{{$}}
+
+// -----
+
+// A gemm kernel of two matmuls.
+kernel.func @two_matmuls(%a: tensor<16x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> {
+  %m = molten.matmul %a, %a : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %n = molten.matmul %m, %a : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  kernel.yield %n : tensor<16x16xf32>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @two_matmuls: a gemm kernel holds one molten.matmul, not 2{{$}}
+// ERR-NOT:     {{Traceback|internal error|builtin.module}}

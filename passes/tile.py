@@ -1,0 +1,360 @@
+"""`tile`: a gemm kernel's `#kernel.tiling`, derived polyhedrally from its
+schedule.
+
+A gemm kernel computes C[b, i, j] += A[b, i, k] * B[b, k, j] (transposes and
+numpy batch broadcasting in the access relations) over the iteration domain
+
+    { S[b, i, j, k] : 0 <= b < batches and 0 <= i < M and 0 <= j < N
+                      and 0 <= k < K }
+
+(shapes are static; b runs over the result's batch axes, flattened). With
+the domain and the access relations as islpy sets and maps, the pass
+
+* derives the dependences of the accumulation into C (flow, output and anti:
+  write and read relations composed, restricted to the lexicographic order)
+  and checks the tiling legal: none carried by b, i or j (spread over blocks,
+  warps and threads) and every one kept in order by the tiled schedule
+  [b, i/BM, j/BN, k/BK, i, j, k] (the K tiles run in order);
+* tiles the domain by S[b, i, j, k] -> T[b, i/BM, j/BN, k/BK] (floors): the
+  grid and the K steps are the extent of the domain's image, the partial
+  loops those along which a tile's full box leaves the domain (exact), and
+  each operand's footprint the box one tile's image under its access
+  relation spans;
+* checks that the tile sizes divide across levels (block, warp, fragment).
+
+The result, on each kernel.func of kind gemm that has a schedule and no
+tiling yet (one already there is kept):
+
+```mlir
+kernel.func @mm(...) -> (tensor<256x256xf16>) gemm
+    schedule #kernel.schedule<block = 128, ..., tile = [128, 128, 32],
+                              warp = [64, 64], stages = 4>
+    tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32],
+                          warp = [64, 64], fragment = [16, 8, 16], stages = 4,
+                          k_steps = 2, partial = [], lhs = [128, 32, 40],
+                          rhs = [32, 128, 136]> {
+```
+
+Other kernels are left as they are.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import islpy as isl
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from molten.dialects import kernel, molten
+from molten.dialects.cuda import VECTOR_BYTES, element_bytes
+from molten.dialects.molten import shape_of
+from molten.passes.kernel_schedule import MMA_ELEMENT_TYPES, WARP
+
+DOMAIN_DIMS = ("b", "i", "j", "k")
+"""The iteration domain's dimensions: batch, then the gemm's M, N and K."""
+SHARED_ROW_SKEW_BYTES = VECTOR_BYTES
+"""What a tensor-core operand's shared rows are padded by: consecutive rows
+start 16 bytes apart modulo 128, so ldmatrix's eight rows hit distinct
+banks."""
+
+
+@dataclass(frozen=True)
+class Gemm:
+    """The matmul of a gemm kernel, as the polyhedral model needs it."""
+
+    batch_shape: tuple[int, ...]
+    m: int
+    n: int
+    k: int
+    a_shape: tuple[int, ...]
+    b_shape: tuple[int, ...]
+    transpose_a: bool
+    transpose_b: bool
+    element: Attribute
+
+    @staticmethod
+    def of(matmul: molten.MatmulOp) -> Gemm:
+        result = tuple(shape_of(matmul.result))
+        a_shape, b_shape = tuple(shape_of(matmul.lhs)), tuple(shape_of(matmul.rhs))
+        transpose_a = matmul.transpose_a is not None
+        return Gemm(
+            result[:-2],
+            result[-2],
+            result[-1],
+            a_shape[-2] if transpose_a else a_shape[-1],
+            a_shape,
+            b_shape,
+            transpose_a,
+            matmul.transpose_b is not None,
+            matmul.lhs.type.element_type,  # type: ignore[attr-defined]
+        )
+
+    @property
+    def batches(self) -> int:
+        return math.prod(self.batch_shape)
+
+    def describe(self) -> str:
+        batch = "x".join(map(str, self.batch_shape))
+        return (batch + " batches of " if batch else "") + (
+            f"M x N x K = {self.m} x {self.n} x {self.k}"
+        )
+
+
+# --------------------------------------------------------------------------
+# The polyhedral model (islpy).
+# --------------------------------------------------------------------------
+
+
+def iteration_domain(gemm: Gemm) -> isl.Set:
+    """{ S[b, i, j, k] } over the gemm's batches, M, N and K."""
+    bounds = zip(DOMAIN_DIMS, (gemm.batches, gemm.m, gemm.n, gemm.k), strict=True)
+    constraints = " and ".join(f"0 <= {d} < {size}" for d, size in bounds)
+    return isl.Set(f"{{ S[{', '.join(DOMAIN_DIMS)}] : {constraints} }}")
+
+
+def batch_index(batch_shape: Sequence[int], operand_batch: Sequence[int]) -> list[str]:
+    """The operand's batch index as quasi-affine expressions of the flattened
+    batch b: b unravelled over `batch_shape`, axes the operand broadcasts
+    (size 1, or absent: numpy aligns shapes on the right) read at 0."""
+    offset = len(batch_shape) - len(operand_batch)
+    index = []
+    for axis, size in enumerate(operand_batch):
+        full = batch_shape[offset + axis]
+        if size == 1:
+            index.append("0")
+            continue
+        stride = math.prod(batch_shape[offset + axis + 1 :])
+        index.append(f"(floor(b / {stride}) mod {full})")
+    return index
+
+
+def access_relations(gemm: Gemm) -> tuple[isl.Map, isl.Map, isl.Map]:
+    """What S[b, i, j, k] reads of A and B and accumulates into C, in each
+    tensor's storage order (A^T is stored [K, M], B^T [N, K])."""
+    s = f"S[{', '.join(DOMAIN_DIMS)}]"
+
+    def relation(name: str, index: list[str]) -> isl.Map:
+        return isl.Map(f"{{ {s} -> {name}[{', '.join(index)}] }}")
+
+    a = batch_index(gemm.batch_shape, gemm.a_shape[:-2])
+    b = batch_index(gemm.batch_shape, gemm.b_shape[:-2])
+    c = batch_index(gemm.batch_shape, gemm.batch_shape)
+    return (
+        relation("A", [*a, *(("k", "i") if gemm.transpose_a else ("i", "k"))]),
+        relation("B", [*b, *(("j", "k") if gemm.transpose_b else ("k", "j"))]),
+        relation("C", [*c, "i", "j"]),
+    )
+
+
+def accumulation_dependences(domain: isl.Set, write: isl.Map, read: isl.Map):
+    """The flow, output and anti dependences of an accumulation that reads and
+    writes through `read` and `write`, in the domain's lexicographic order."""
+    write, read = write.intersect_domain(domain), read.intersect_domain(domain)
+    before = domain.lex_lt_set(domain)
+    flow = write.apply_range(read.reverse())
+    output = write.apply_range(write.reverse())
+    anti = read.apply_range(write.reverse())
+    return flow.union(output).union(anti).intersect(before).coalesce()
+
+
+def tile_expressions(sizes: Sequence[int]) -> list[str]:
+    """b, floor(i / BM), floor(j / BN), floor(k / BK)."""
+    return ["b", *(f"floor({d} / {t})" for d, t in zip("ijk", sizes, strict=True))]
+
+
+def tiling_map(sizes: Sequence[int]) -> isl.Map:
+    """S[b, i, j, k] -> T[b, i/BM, j/BN, k/BK]: the block tile (and K step) of
+    each point."""
+    dims = ", ".join(DOMAIN_DIMS)
+    return isl.Map(f"{{ S[{dims}] -> T[{', '.join(tile_expressions(sizes))}] }}")
+
+
+def tiled_schedule(sizes: Sequence[int]) -> isl.Map:
+    """The order the tiled kernel runs points in: tiles first (b, the M and N
+    tiles, then the K steps), points within a tile after."""
+    dims = ", ".join(DOMAIN_DIMS)
+    return isl.Map(
+        f"{{ S[{dims}] -> [{', '.join(tile_expressions(sizes))}, i, j, k] }}"
+    )
+
+
+def illegality(dependences: isl.Map, sizes: Sequence[int]) -> str | None:
+    """Why tiling by `sizes` breaks a dependence, or None when it is legal."""
+    carried_by_k_only = isl.Set("{ S[0, 0, 0, dk] }")
+    distances = dependences.deltas()
+    if not distances.is_subset(carried_by_k_only):
+        return (
+            f"dependence distances {distances} are carried by b, i or j, which "
+            "blocks, warps and threads run in parallel"
+        )
+    schedule = tiled_schedule(sizes)
+    if not dependences.is_subset(schedule.lex_lt_map(schedule)):
+        return f"the tiled order breaks dependences {dependences}"
+    return None
+
+
+def tile_counts(domain: isl.Set, tiling: isl.Map) -> tuple[int, ...]:
+    """The tiles along b, i, j and k: the extent of the domain's image."""
+    image = domain.apply(tiling)
+    return tuple(
+        image.dim_max_val(d).to_python() - image.dim_min_val(d).to_python() + 1
+        for d in range(len(DOMAIN_DIMS))
+    )
+
+
+def partial_dims(domain: isl.Set, tiling: isl.Map, gemm: Gemm) -> list[str]:
+    """The loops among m, n, k along which some tile's full box leaves the
+    domain: the points of those boxes outside it, sorted by the bound they
+    cross."""
+    full_boxes = tiling.reverse().intersect_domain(domain.apply(tiling))
+    outside = full_boxes.intersect_range(domain.complement())
+    partial = []
+    for name, dim, size in zip(
+        kernel.GEMM_DIMS, DOMAIN_DIMS[1:], (gemm.m, gemm.n, gemm.k), strict=True
+    ):
+        inside_dim = isl.Set(f"{{ S[{', '.join(DOMAIN_DIMS)}] : 0 <= {dim} < {size} }}")
+        if not outside.intersect_range(inside_dim.complement()).is_empty():
+            partial.append(name)
+    return partial
+
+
+def footprint(tiling: isl.Map, access: isl.Map) -> tuple[int, ...]:
+    """The box one full tile reads through `access`, per tensor dimension: one
+    more than the largest distance between two elements of one tile's image
+    (the same for every tile)."""
+    image = tiling.reverse().apply_range(access)
+    distances = image.reverse().apply_range(image).deltas()
+    return tuple(
+        distances.dim_max_val(d).to_python() + 1
+        for d in range(distances.dim(isl.dim_type.set))
+    )
+
+
+# --------------------------------------------------------------------------
+# The pass.
+# --------------------------------------------------------------------------
+
+
+def _fail(kfunc: kernel.FuncOp, message: str) -> PassFailedException:
+    return PassFailedException(f"tile: @{kfunc.sym_name.data}: {message}")
+
+
+def _format(sizes: Sequence[int]) -> str:
+    return "x".join(map(str, sizes))
+
+
+def check_divisibility(
+    kfunc: kernel.FuncOp,
+    block: int,
+    tile: Sequence[int],
+    warp: Sequence[int],
+    fragment: Sequence[int],
+) -> None:
+    """The block tile splits into warp tiles, warp tiles (or, on the SIMT
+    cores, the block tile) into fragments, and the block's threads cover it."""
+    bm, bn, bk = tile
+    fm, fn, fk = fragment
+    outer = warp or (bm, bn)
+    level = "warp" if warp else "block"
+    if warp and (bm % warp[0] or bn % warp[1]):
+        raise _fail(
+            kfunc,
+            f"block tile {_format(tile)} is not a whole number of warp tiles "
+            f"{_format(warp)}",
+        )
+    if outer[0] % fm or outer[1] % fn or bk % fk:
+        raise _fail(
+            kfunc,
+            f"{level} tile {_format(outer)} (K step {bk}) is not a whole number of "
+            f"fragments {_format(fragment)}",
+        )
+    if warp:
+        threads = WARP * (bm // warp[0]) * (bn // warp[1])
+        what = f"{_format(tile)} in warp tiles of {_format(warp)}"
+    else:
+        threads = (bm // fm) * (bn // fn)
+        what = f"{_format(tile)} in {fm}x{fn} micro-tiles, one a thread,"
+    if block != threads:
+        raise _fail(
+            kfunc, f"block tile {what} takes {threads} threads, not block = {block}"
+        )
+
+
+def gemm_of(kfunc: kernel.FuncOp) -> Gemm:
+    matmuls = [op for op in kfunc.body.block.ops if isinstance(op, molten.MatmulOp)]
+    if len(matmuls) != 1:
+        raise _fail(kfunc, f"a gemm kernel holds one molten.matmul, not {len(matmuls)}")
+    return Gemm.of(matmuls[0])
+
+
+def tiling_for(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr
+) -> kernel.TilingAttr:
+    """The tiling of a gemm kernel under its schedule."""
+    gemm = gemm_of(kfunc)
+    sizes = tuple(t.data for t in schedule.tile)
+    if len(sizes) != 3:
+        raise _fail(
+            kfunc, f"the schedule's tile {list(sizes)} must give block M, N and K"
+        )
+    warp = tuple(w.data for w in schedule.warp)
+    if warp and not isinstance(gemm.element, MMA_ELEMENT_TYPES):
+        raise _fail(
+            kfunc,
+            f"a tensor-core schedule (warp = {list(warp)}) needs f16 or bf16 "
+            f"operands, not {gemm.element}",
+        )
+    fragment = kernel.MMA_FRAGMENT if warp else kernel.SIMT_FRAGMENT
+    check_divisibility(kfunc, schedule.block.data, sizes, warp, fragment)
+
+    domain = iteration_domain(gemm)
+    read_a, read_b, accumulate = access_relations(gemm)
+    dependences = accumulation_dependences(domain, accumulate, accumulate)
+    if reason := illegality(dependences, sizes):
+        raise _fail(kfunc, f"tiling {gemm.describe()} by {_format(sizes)}: {reason}")
+
+    tiling = tiling_map(sizes)
+    batches, m_tiles, n_tiles, k_steps = tile_counts(domain, tiling)
+    skew = SHARED_ROW_SKEW_BYTES // element_bytes(gemm.element) if warp else 0
+
+    def operand(access: isl.Map) -> tuple[int, int, int]:
+        *batch, rows, cols = footprint(tiling, access)
+        assert all(extent == 1 for extent in batch), batch
+        return rows, cols, cols + skew
+
+    return kernel.TilingAttr(
+        grid=(n_tiles, m_tiles, batches),
+        block=sizes,
+        warp=warp,
+        fragment=fragment,
+        stages=schedule.stages.data,
+        k_steps=k_steps,
+        partial=partial_dims(domain, tiling, gemm),
+        lhs=operand(read_a),
+        rhs=operand(read_b),
+    )
+
+
+@dataclass(frozen=True)
+class Tile(ModulePass):
+    """Attaches a #kernel.tiling, derived with islpy from the schedule, to
+    each gemm kernel.func that has none."""
+
+    name = "tile"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kfunc in [o for o in op.walk() if isinstance(o, kernel.FuncOp)]:
+            if kfunc.kind.data != kernel.KernelKind.GEMM or kfunc.tiling is not None:
+                continue
+            if kfunc.schedule is None:
+                raise PassFailedException(
+                    f"tile: @{kfunc.sym_name.data} has no schedule; run "
+                    "kernel-schedule first"
+                )
+            kfunc.tiling = tiling_for(kfunc, kfunc.schedule)
