@@ -145,7 +145,8 @@ _LOCAL = re.compile(rf"^\s*(?:const\s+)?{_TYPE}\*?\s+({_ID})\s*=")
 _SHARED = re.compile(rf"^\s*__shared__\s+(?:__align__\(\d+\)\s+)?{_TYPE}\s+({_ID})\[")
 _LOOP = re.compile(rf"^\s*for \(int64_t ({_ID}) =")
 _KERNEL = re.compile(
-    rf'^extern "C" __global__ void __launch_bounds__\(\d+(?:, \d+)?\) ({_ID})\((.*)\) \{{$'
+    r'^extern "C" __global__ void __launch_bounds__\(\d+(?:, \d+)?\) '
+    rf"({_ID})\((.*)\) \{{$"
 )
 _LAUNCHER = re.compile(rf'^extern "C" cudaError_t ({_ID})\((.*)\) \{{$')
 

@@ -2,17 +2,22 @@
 // RUN: molten-opt %S/../../examples/fused_rmsnorm.mlir -p MOLTEN_DEFAULT_PIPELINE -t cuda-header | filecheck %s --check-prefix=RMS-H
 // RUN: sed '/^\/\/ CUDA-LEVEL INPUT$/,$d' %s | molten-opt --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | filecheck %s
 // RUN: sed '/^\/\/ CUDA-LEVEL INPUT$/,$d' %s | molten-opt --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda-header | filecheck %s --check-prefix=HEADER
-// RUN: sed -n '/^\/\/ CUDA-LEVEL INPUT$/,$p' %s | molten-opt -t cuda | filecheck %s --check-prefix=DIRECT
+// RUN: sed -n '/^\/\/ CUDA-LEVEL INPUT$/,/^\/\/ TENSOR-CORE INPUT$/p' %s | molten-opt -t cuda | filecheck %s --check-prefix=DIRECT
+// RUN: sed -n '/^\/\/ TENSOR-CORE INPUT$/,$p' %s | molten-opt --split-input-file -t cuda | filecheck %s --check-prefix=TC
 
 // The `-t cuda` and `-t cuda-header` targets: the seed spec (RMS, RMS-H), a
 // pointwise f16 spec and a gemm spec whose launcher allocates a temporary
 // (CHECK, HEADER), each through the default pipeline; and a module written
 // at the cuda level (DIRECT), printed without any pass: bf16 and shared
 // memory, a loop carrying values, an if/else, names that are not C++
-// identifiers. Local variable names are matched by pattern (the printer
-// derives them from the IR's value names); everything the user links
-// against (kernel and launcher signatures, launches, error handling, the
-// header) is matched exactly.
+// identifiers; and two more modules at the cuda level (TC): tensor-core
+// kernels (cp.async, ldmatrix, mma) with a launch that falls back to a
+// kernel of its own grid and block, and kernels of more than 48 KiB of
+// shared memory (dynamic shared memory). Local variable names are matched
+// by pattern in the output of the pipeline (the printer derives them from
+// the IR's value names), exactly at the cuda level; everything the user
+// links against (kernel and launcher signatures, launches, error handling,
+// the header) is matched exactly.
 
 // -- the seed spec: examples/fused_rmsnorm.mlir ------------------------------
 
@@ -212,7 +217,7 @@ func.func @scores(%q: tensor<100x32xf32>, %k: tensor<32x130xf32>, %bias: tensor<
 
 // CHECK:      // 3 kernels, 1 launcher.
 // CHECK:      // scores_gemm0: fuses matmul
-// CHECK-NEXT: extern "C" __global__ void __launch_bounds__(256) scores_gemm0(const float* __restrict__ q, const float* __restrict__ k, float* __restrict__ s) {
+// CHECK-NEXT: extern "C" __global__ void __launch_bounds__(256, 1) scores_gemm0(const float* __restrict__ q, const float* __restrict__ k, float* __restrict__ s) {
 // CHECK:        __shared__ float a_tile[1024];
 // CHECK-NEXT:   __shared__ float b_tile[1024];
 // CHECK-COUNT-16: {{^  }}float {{[A-Za-z_][A-Za-z0-9_]*}} = 0.0f;
@@ -325,6 +330,7 @@ cuda.host_func @graph_1(%x.in: !cuda.ptr<bf16>, %y$out: !cuda.ptr<bf16>, %x.copy
 }
 
 // DIRECT:      // 1 kernel, 1 launcher.
+// DIRECT-NOT:  molten_cp_async
 // DIRECT:      // row_max_v2: fuses reduce_max, sub
 // DIRECT-NEXT: extern "C" __global__ void __launch_bounds__(64) row_max_v2(const __nv_bfloat16* __restrict__ x_in, __nv_bfloat16* __restrict__ y_out, float* __restrict__ m_out) {
 // DIRECT-NEXT:   __shared__ __nv_bfloat16 tile[64];
@@ -394,3 +400,219 @@ cuda.host_func @graph_1(%x.in: !cuda.ptr<bf16>, %y$out: !cuda.ptr<bf16>, %x.copy
 // DIRECT-EMPTY:
 // DIRECT-NEXT: #endif  // __CUDACC_RTC__
 // DIRECT-NOT:  {{.}}
+
+// -- tensor cores at the cuda level ------------------------------------------
+
+// An mma tile kernel: a tile of A copied always and one of B zero-filled
+// past the edge (cp.async, each its own group; wait for all but one, then
+// for all), fragments of A as stored and of B transposed (ldmatrix), two
+// f16 mmas, the second accumulating onto the first. The tiles cp.async and
+// ldmatrix touch are 16-byte aligned, the f32 staging buffer is not; the
+// helpers and the sm_80 guard are in the file. A bf16 kernel (ldmatrix of a
+// tile stored element by element: aligned too; a bf16 mma). The launcher
+// falls back to a SIMT kernel of its own grid and block.
+
+// TENSOR-CORE INPUT
+cuda.kernel @mma_tile(%a: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) block 32 {
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %true = arith.constant true
+  %zero = arith.constant 0.000000e+00 : f32
+  %lane = cuda.thread_idx x
+  %at = arith.muli %lane, %c8 : index
+  %inside = arith.cmpi slt, %lane, %c16 : index
+  %a_tile = cuda.shared_alloc 256 : !cuda.ptr<f16, shared>
+  %b_tile = cuda.shared_alloc 256 : !cuda.ptr<f16, shared>
+  %out = cuda.shared_alloc 128 : !cuda.ptr<f32, shared>
+  cuda.cp_async %a_tile[%at], %a[%at], %true : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+  cuda.cp_async_commit
+  cuda.cp_async %b_tile[%at], %b[%at], %inside : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+  cuda.cp_async_commit
+  cuda.cp_async_wait 1
+  cuda.cp_async_wait 0
+  cuda.sync_threads
+  %a0, %a1, %a2, %a3 = cuda.ldmatrix %a_tile[%at] : !cuda.ptr<f16, shared>
+  %b0, %b1, %b2, %b3 = cuda.ldmatrix trans %b_tile[%at] : !cuda.ptr<f16, shared>
+  %d0, %d1, %d2, %d3 = cuda.mma f16 a [%a0, %a1, %a2, %a3] b [%b0, %b1] c [%zero, %zero, %zero, %zero]
+  %e0, %e1, %e2, %e3 = cuda.mma f16 a [%a0, %a1, %a2, %a3] b [%b2, %b3] c [%d0, %d1, %d2, %d3]
+  cuda.store %e3, %out[%lane] : f32, !cuda.ptr<f32, shared>
+  %r = cuda.load %out[%lane] : !cuda.ptr<f32, shared> -> f32
+  cuda.store %r, %y[%lane] : f32, !cuda.ptr<f32>
+  cuda.return
+}
+cuda.kernel @mma_tile_bf16(%a: !cuda.ptr<bf16>, %y: !cuda.ptr<f32>) block 32 {
+  %zero = arith.constant 0.000000e+00 : f32
+  %lane = cuda.thread_idx x
+  %tile = cuda.shared_alloc 256 : !cuda.ptr<bf16, shared>
+  %v = cuda.load %a[%lane] : !cuda.ptr<bf16> -> bf16
+  cuda.store %v, %tile[%lane] : bf16, !cuda.ptr<bf16, shared>
+  cuda.sync_threads
+  %a0, %a1, %a2, %a3 = cuda.ldmatrix %tile[%lane] : !cuda.ptr<bf16, shared>
+  %d0, %d1, %d2, %d3 = cuda.mma bf16 a [%a0, %a1, %a2, %a3] b [%a0, %a1] c [%zero, %zero, %zero, %zero]
+  cuda.store %d0, %y[%lane] : f32, !cuda.ptr<f32>
+  cuda.return
+}
+cuda.kernel @simt_tile(%a: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) block 256 {
+  cuda.return
+}
+cuda.host_func @tile_graph(%a: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) outputs 1 {
+  cuda.launch @mma_tile grid [4, 2, 1] block [32, 1, 1] (%a, %b, %y) aligned [0, 1] else @simt_tile grid [1, 8, 1] block [256, 1, 1] : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f32>
+  cuda.return
+}
+
+// TC:      // 3 kernels, 1 launcher.
+// TC:      // Tensor cores (sm_80 and newer): asynchronous copies to shared memory,
+// TC:      #error "Molten: this file's tensor-core kernels need sm_80 or newer"
+// TC:      __device__ __forceinline__ void molten_cp_async(void* shared, const void* global,
+// TC:      __device__ __forceinline__ void molten_mma_bf16(float& d0, float& d1, float& d2,
+// TC:      // mma_tile: fuses nothing
+// TC-NEXT: extern "C" __global__ void __launch_bounds__(32) mma_tile(const __half* __restrict__ a, const __half* __restrict__ b, float* __restrict__ y) {
+// TC-NEXT:   const int64_t at = (int64_t)threadIdx.x * 8;
+// TC-NEXT:   const bool inside = (int64_t)threadIdx.x < 16;
+// TC-NEXT:   __shared__ __align__(16) __half a_tile[256];
+// TC-NEXT:   __shared__ __align__(16) __half b_tile[256];
+// TC-NEXT:   __shared__ float out[128];
+// TC-NEXT:   molten_cp_async(a_tile + at, a + at, true);
+// TC-NEXT:   molten_cp_async_commit();
+// TC-NEXT:   molten_cp_async(b_tile + at, b + at, inside);
+// TC-NEXT:   molten_cp_async_commit();
+// TC-NEXT:   molten_cp_async_wait<1>();
+// TC-NEXT:   molten_cp_async_wait<0>();
+// TC-NEXT:   __syncthreads();
+// TC-NEXT:   int a0, a1, a2, a3;
+// TC-NEXT:   molten_ldmatrix(a_tile + at, a0, a1, a2, a3);
+// TC-NEXT:   int b0, b1, b2, b3;
+// TC-NEXT:   molten_ldmatrix_trans(b_tile + at, b0, b1, b2, b3);
+// TC-NEXT:   float d0, d1, d2, d3;
+// TC-NEXT:   molten_mma_f16(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1, 0.0f, 0.0f, 0.0f, 0.0f);
+// TC-NEXT:   float e0, e1, e2, e3;
+// TC-NEXT:   molten_mma_f16(e0, e1, e2, e3, a0, a1, a2, a3, b2, b3, d0, d1, d2, d3);
+// TC-NEXT:   out[(int64_t)threadIdx.x] = e3;
+// TC-NEXT:   const float r = out[(int64_t)threadIdx.x];
+// TC-NEXT:   y[(int64_t)threadIdx.x] = r;
+// TC-NEXT: }
+// TC-EMPTY:
+// TC-NEXT: // mma_tile_bf16: fuses nothing
+// TC-NEXT: extern "C" __global__ void __launch_bounds__(32) mma_tile_bf16(const __nv_bfloat16* __restrict__ a, float* __restrict__ y) {
+// TC-NEXT:   __shared__ __align__(16) __nv_bfloat16 tile[256];
+// TC-NEXT:   const __nv_bfloat16 v = a[(int64_t)threadIdx.x];
+// TC-NEXT:   tile[(int64_t)threadIdx.x] = v;
+// TC-NEXT:   __syncthreads();
+// TC-NEXT:   int a0, a1, a2, a3;
+// TC-NEXT:   molten_ldmatrix(tile + (int64_t)threadIdx.x, a0, a1, a2, a3);
+// TC-NEXT:   float d0, d1, d2, d3;
+// TC-NEXT:   molten_mma_bf16(d0, d1, d2, d3, a0, a1, a2, a3, a0, a1, 0.0f, 0.0f, 0.0f, 0.0f);
+// TC-NEXT:   y[(int64_t)threadIdx.x] = d0;
+// TC-NEXT: }
+// TC:      extern "C" cudaError_t tile_graph(const __half* a, const __half* b, float* y, cudaStream_t stream) {
+// TC-NEXT:   cudaError_t err = cudaSuccess;
+// TC-NEXT:   if ((((uintptr_t)a | (uintptr_t)b) % 16) == 0) {
+// TC-NEXT:     mma_tile<<<dim3(4, 2, 1), dim3(32, 1, 1), 0, stream>>>(a, b, y);
+// TC-NEXT:   } else {  // a pointer too misaligned for the vector accesses
+// TC-NEXT:     simt_tile<<<dim3(1, 8, 1), dim3(256, 1, 1), 0, stream>>>(a, b, y);
+// TC-NEXT:   }
+// TC-NEXT:   err = cudaGetLastError();
+// TC-NEXT:   if (err != cudaSuccess) return err;
+// TC-NEXT:   return cudaSuccess;
+// TC-NEXT: }
+// TC:      {{^// -{5}$}}
+
+// -----
+
+// More shared memory than a kernel may declare statically (48 KiB): 3 f16
+// (16 bytes, to keep the next buffer aligned), then tiles of 16 KiB each, 48
+// KiB + 16 bytes in all, in one `extern __shared__` array, each buffer a
+// pointer at its byte offset into it (the cp.async target too). The launcher
+// opts each such kernel in to its dynamic shared memory before launching it
+// with those bytes: the kernel and its fallback, each with its own size; a
+// kernel of exactly 48 KiB keeps its static arrays and launches with 0.
+cuda.kernel @big_tiles(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) block 128 {
+  %true = arith.constant true
+  %t = cuda.thread_idx x
+  %flags = cuda.shared_alloc 3 : !cuda.ptr<f16, shared>
+  %a_tile = cuda.shared_alloc 8192 : !cuda.ptr<f16, shared>
+  %b_tile = cuda.shared_alloc 8192 : !cuda.ptr<bf16, shared>
+  %out = cuda.shared_alloc 4096 : !cuda.ptr<f32, shared>
+  cuda.cp_async %a_tile[%t], %a[%t], %true : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+  cuda.cp_async_commit
+  cuda.cp_async_wait 0
+  cuda.sync_threads
+  %v = cuda.load %a_tile[%t] : !cuda.ptr<f16, shared> -> f16
+  cuda.store %v, %flags[%t] : f16, !cuda.ptr<f16, shared>
+  %w = cuda.load %out[%t] : !cuda.ptr<f32, shared> -> f32
+  cuda.store %w, %y[%t] : f32, !cuda.ptr<f32>
+  cuda.return
+}
+cuda.kernel @big_tiles_scalar(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) block 256 {
+  %t = cuda.thread_idx x
+  %out = cuda.shared_alloc 16384 : !cuda.ptr<f32, shared>
+  %w = cuda.load %out[%t] : !cuda.ptr<f32, shared> -> f32
+  cuda.store %w, %y[%t] : f32, !cuda.ptr<f32>
+  cuda.return
+}
+cuda.kernel @small_tiles(%y: !cuda.ptr<f32>) block 64 {
+  %t = cuda.thread_idx x
+  %out = cuda.shared_alloc 12288 : !cuda.ptr<f32, shared>
+  %w = cuda.load %out[%t] : !cuda.ptr<f32, shared> -> f32
+  cuda.store %w, %y[%t] : f32, !cuda.ptr<f32>
+  cuda.return
+}
+cuda.host_func @big_graph(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) outputs 1 {
+  %tmp = cuda.alloc 64 : !cuda.ptr<f32>
+  cuda.launch @small_tiles grid [1, 1, 1] block [64, 1, 1] (%tmp) : !cuda.ptr<f32>
+  cuda.launch @big_tiles grid [16, 1, 1] block [128, 1, 1] (%a, %y) aligned [0] else @big_tiles_scalar grid [8, 1, 1] block [256, 1, 1] : !cuda.ptr<f16>, !cuda.ptr<f32>
+  cuda.free %tmp : !cuda.ptr<f32>
+  cuda.return
+}
+
+// TC:      // big_tiles: fuses nothing
+// TC-NEXT: extern "C" __global__ void __launch_bounds__(128) big_tiles(const __half* __restrict__ a, float* __restrict__ y) {
+// TC-NEXT:   extern __shared__ __align__(16) unsigned char molten_shared[];
+// TC-NEXT:   __half* const flags = reinterpret_cast<__half*>(molten_shared + 0);
+// TC-NEXT:   __half* const a_tile = reinterpret_cast<__half*>(molten_shared + 16);
+// TC-NEXT:   __nv_bfloat16* const b_tile = reinterpret_cast<__nv_bfloat16*>(molten_shared + 16400);
+// TC-NEXT:   float* const out = reinterpret_cast<float*>(molten_shared + 32784);
+// TC-NEXT:   molten_cp_async(a_tile + (int64_t)threadIdx.x, a + (int64_t)threadIdx.x, true);
+// TC-NEXT:   molten_cp_async_commit();
+// TC-NEXT:   molten_cp_async_wait<0>();
+// TC-NEXT:   __syncthreads();
+// TC-NEXT:   const __half v = a_tile[(int64_t)threadIdx.x];
+// TC-NEXT:   flags[(int64_t)threadIdx.x] = v;
+// TC:      // big_tiles_scalar: fuses nothing
+// TC-NEXT: extern "C" __global__ void __launch_bounds__(256) big_tiles_scalar(const __half* __restrict__ a, float* __restrict__ y) {
+// TC-NEXT:   extern __shared__ __align__(16) unsigned char molten_shared[];
+// TC-NEXT:   float* const out = reinterpret_cast<float*>(molten_shared + 0);
+// TC:      // small_tiles: fuses nothing
+// TC-NEXT: extern "C" __global__ void __launch_bounds__(64) small_tiles(float* __restrict__ y) {
+// TC-NEXT:   __shared__ float out[12288];
+// TC:      extern "C" cudaError_t big_graph(const __half* a, float* y, cudaStream_t stream) {
+// TC-NOT:    cudaFuncSetAttribute
+// TC:        small_tiles<<<dim3(1, 1, 1), dim3(64, 1, 1), 0, stream>>>(tmp);
+// TC-NEXT:   err = cudaGetLastError();
+// TC-NEXT:   if (err != cudaSuccess) {
+// TC-NEXT:     cudaFreeAsync(tmp, stream);
+// TC-NEXT:     return err;
+// TC-NEXT:   }
+// TC-NEXT:   err = cudaFuncSetAttribute((const void*)big_tiles, cudaFuncAttributeMaxDynamicSharedMemorySize, 49168);
+// TC-NEXT:   if (err != cudaSuccess) {
+// TC-NEXT:     cudaFreeAsync(tmp, stream);
+// TC-NEXT:     return err;
+// TC-NEXT:   }
+// TC-NEXT:   err = cudaFuncSetAttribute((const void*)big_tiles_scalar, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+// TC-NEXT:   if (err != cudaSuccess) {
+// TC-NEXT:     cudaFreeAsync(tmp, stream);
+// TC-NEXT:     return err;
+// TC-NEXT:   }
+// TC-NEXT:   if ((((uintptr_t)a) % 16) == 0) {
+// TC-NEXT:     big_tiles<<<dim3(16, 1, 1), dim3(128, 1, 1), 49168, stream>>>(a, y);
+// TC-NEXT:   } else {  // a pointer too misaligned for the vector accesses
+// TC-NEXT:     big_tiles_scalar<<<dim3(8, 1, 1), dim3(256, 1, 1), 65536, stream>>>(a, y);
+// TC-NEXT:   }
+// TC-NEXT:   err = cudaGetLastError();
+// TC-NEXT:   if (err != cudaSuccess) {
+// TC-NEXT:     cudaFreeAsync(tmp, stream);
+// TC-NEXT:     return err;
+// TC-NEXT:   }
+// TC-NEXT:   cudaFreeAsync(tmp, stream);
+// TC-NEXT:   return cudaSuccess;
+// TC-NEXT: }

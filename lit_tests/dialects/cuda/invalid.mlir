@@ -265,6 +265,28 @@ cuda.kernel @f32_param(%x: !cuda.ptr<f32>, %alpha: f32) block 32 {
 
 // -----
 
+// more shared memory than a block may have: 128 KiB and 99 KiB of f32 plus
+// one element, padded to 16 bytes, 16 bytes over 227 KiB
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: 232464 bytes of shared memory exceed the 232448 a block may have{{$}}
+cuda.kernel @shared_over_227k(%x: !cuda.ptr<f32>) block 32 {
+  %a = cuda.shared_alloc 32768 : !cuda.ptr<f32, shared>
+  %b = cuda.shared_alloc 25345 : !cuda.ptr<f32, shared>
+  cuda.return
+}
+
+// -----
+
+// 2 bytes under the limit unpadded (3 f16, then 116220), but each buffer
+// takes whole 16 bytes (so that the next starts aligned): 16 bytes over
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: 232464 bytes of shared memory exceed the 232448 a block may have{{$}}
+cuda.kernel @shared_over_227k_padded(%x: !cuda.ptr<f32>) block 32 {
+  %a = cuda.shared_alloc 3 : !cuda.ptr<f16, shared>
+  %b = cuda.shared_alloc 116220 : !cuda.ptr<f16, shared>
+  cuda.return
+}
+
+// -----
+
 // -- cuda.host_func ----------------------------------------------------------
 
 // no output
@@ -440,6 +462,101 @@ cuda.kernel @k_scalar(%x: !cuda.ptr<f32>) block 32 {
 cuda.host_func @fallback_mismatch(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 {
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: the arguments do not match @k_scalar's parameters (!cuda.ptr<f32>){{$}}
   cuda.launch @k grid [1, 1, 1] block [32, 1, 1] (%x, %y) aligned [0] else @k_scalar : !cuda.ptr<f32>, !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 128 {
+  cuda.return
+}
+cuda.kernel @k_simt(%x: !cuda.ptr<f32>) block 256 {
+  cuda.return
+}
+
+// a grid and block of an `else` kernel, with no `else` kernel
+cuda.host_func @fallback_shape_alone(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: the `else` kernel's own grid and block come together, after it{{$}}
+  cuda.launch @k grid [1, 1, 1] block [128, 1, 1] (%x) grid [2, 1, 1] block [256, 1, 1] : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 128 {
+  cuda.return
+}
+cuda.kernel @k_simt(%x: !cuda.ptr<f32>) block 256 {
+  cuda.return
+}
+
+// an `else` kernel's grid of two sizes
+cuda.host_func @fallback_grid_rank(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: the `else` kernel's grid must be three sizes >= 1{{$}}
+  cuda.launch @k grid [1, 1, 1] block [128, 1, 1] (%x) aligned [0] else @k_simt grid [2, 1] block [256, 1, 1] : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 128 {
+  cuda.return
+}
+cuda.kernel @k_simt(%x: !cuda.ptr<f32>) block 256 {
+  cuda.return
+}
+
+// an `else` kernel's block with a zero size
+cuda.host_func @fallback_block_zero(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: the `else` kernel's block must be three sizes >= 1{{$}}
+  cuda.launch @k grid [1, 1, 1] block [128, 1, 1] (%x) aligned [0] else @k_simt grid [2, 1, 1] block [256, 0, 1] : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 128 {
+  cuda.return
+}
+cuda.kernel @k_simt(%x: !cuda.ptr<f32>) block 256 {
+  cuda.return
+}
+
+// an `else` kernel's own block over its launch bound (checked against the
+// `else` kernel's bound, with its own block)
+cuda.host_func @fallback_block_over_bound(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: 512 threads per block exceed @k_simt's launch bound of 256{{$}}
+  cuda.launch @k grid [1, 1, 1] block [128, 1, 1] (%x) aligned [0] else @k_simt grid [2, 1, 1] block [256, 2, 1] : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 128 {
+  cuda.return
+}
+cuda.kernel @k_simt(%x: !cuda.ptr<f32>) block 256 {
+  cuda.return
+}
+
+// the first kernel's block over its launch bound, though within the `else`
+// kernel's (which has its own block)
+cuda.host_func @block_over_bound_with_fallback(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: 256 threads per block exceed @k's launch bound of 128{{$}}
+  cuda.launch @k grid [1, 1, 1] block [256, 1, 1] (%x) aligned [0] else @k_simt grid [2, 1, 1] block [256, 1, 1] : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 128 {
+  cuda.return
+}
+
+// an `else` kernel that is a launcher, not a kernel
+cuda.host_func @fallback_not_kernel(%x: !cuda.ptr<f32>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: @fallback_not_kernel is not a cuda.kernel{{$}}
+  cuda.launch @k grid [1, 1, 1] block [128, 1, 1] (%x) aligned [0] else @fallback_not_kernel grid [2, 1, 1] block [128, 1, 1] : !cuda.ptr<f32>
   cuda.return
 }
 
@@ -665,5 +782,193 @@ cuda.kernel @k(%x: !cuda.ptr<f32>) block 32 {
 cuda.host_func @zero_nothing(%x: !cuda.ptr<f32>) outputs 1 {
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.zero: size must be >= 1{{$}}
   cuda.zero %x, 0 : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+// -- tensor cores: cuda.cp_async, cuda.cp_async_wait, cuda.ldmatrix, cuda.mma --
+
+// an asynchronous copy into global memory
+cuda.kernel @cp_async_to_global(%a: !cuda.ptr<f16>, %b: !cuda.ptr<f16>) block 32 {
+  %t = cuda.thread_idx x
+  %true = arith.constant true
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 3]]:3: error: cuda.cp_async: copies from global to shared memory of one element type, not from !cuda.ptr<f16> to !cuda.ptr<f16>{{$}}
+// CHECK-NEXT: {{^}}  cuda.cp_async %b[%t], %a[%t], %true : !cuda.ptr<f16>, !cuda.ptr<f16>{{$}}
+// CHECK-NEXT: {{^}}  ^{{$}}
+  cuda.cp_async %b[%t], %a[%t], %true : !cuda.ptr<f16>, !cuda.ptr<f16>
+  cuda.return
+}
+// CHECK-NEXT: {{^// -{5}$}}
+
+// -----
+
+// an asynchronous copy from shared memory
+cuda.kernel @cp_async_from_shared(%a: !cuda.ptr<f16>) block 32 {
+  %t = cuda.thread_idx x
+  %true = arith.constant true
+  %s = cuda.shared_alloc 256 : !cuda.ptr<f16, shared>
+  %u = cuda.shared_alloc 256 : !cuda.ptr<f16, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.cp_async: copies from global to shared memory of one element type, not from !cuda.ptr<f16, shared> to !cuda.ptr<f16, shared>{{$}}
+  cuda.cp_async %s[%t], %u[%t], %true : !cuda.ptr<f16, shared>, !cuda.ptr<f16, shared>
+  cuda.return
+}
+
+// -----
+
+// an asynchronous copy between element types (f32 to f16: a copy converts
+// nothing)
+cuda.kernel @cp_async_types(%a: !cuda.ptr<f32>) block 32 {
+  %t = cuda.thread_idx x
+  %true = arith.constant true
+  %s = cuda.shared_alloc 256 : !cuda.ptr<f16, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.cp_async: copies from global to shared memory of one element type, not from !cuda.ptr<f32> to !cuda.ptr<f16, shared>{{$}}
+  cuda.cp_async %s[%t], %a[%t], %true : !cuda.ptr<f16, shared>, !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+// an index where the i1 flag goes (generic form: the custom form takes its
+// type from the op)
+cuda.kernel @cp_async_flag_index(%a: !cuda.ptr<f16>) block 32 {
+  %t = cuda.thread_idx x
+  %s = cuda.shared_alloc 256 : !cuda.ptr<f16, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 2]]:3: error: operand 'valid' at position 4 does not verify:{{$}}
+// CHECK-NEXT: {{^}}Expected attribute i1 but got index{{$}}
+  "cuda.cp_async"(%s, %t, %a, %t, %t) : (!cuda.ptr<f16, shared>, index, !cuda.ptr<f16>, index, index) -> ()
+  cuda.return
+}
+
+// -----
+
+// waiting with 8 groups in flight (cp.async.wait_group takes 0 to 7)
+cuda.kernel @cp_async_wait_8(%a: !cuda.ptr<f16>) block 32 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.cp_async_wait: pending is 0 to 7{{$}}
+  cuda.cp_async_wait 8
+  cuda.return
+}
+
+// -----
+
+// a negative count (the custom form takes no sign: the generic form)
+cuda.kernel @cp_async_wait_negative(%a: !cuda.ptr<f16>) block 32 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.cp_async_wait: pending is 0 to 7{{$}}
+  "cuda.cp_async_wait"() <{pending = -1 : i64}> : () -> ()
+  cuda.return
+}
+
+// -----
+
+// ldmatrix from global memory
+cuda.kernel @ldmatrix_global(%a: !cuda.ptr<f16>) block 32 {
+  %t = cuda.thread_idx x
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.ldmatrix: reads f16 or bf16 shared memory, not !cuda.ptr<f16>{{$}}
+  %r0, %r1, %r2, %r3 = cuda.ldmatrix %a[%t] : !cuda.ptr<f16>
+  cuda.return
+}
+
+// -----
+
+// ldmatrix of 32-bit elements (it moves 16-bit ones), transposed or not
+cuda.kernel @ldmatrix_f32(%a: !cuda.ptr<f16>) block 32 {
+  %t = cuda.thread_idx x
+  %s = cuda.shared_alloc 256 : !cuda.ptr<f32, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.ldmatrix: reads f16 or bf16 shared memory, not !cuda.ptr<f32, shared>{{$}}
+  %r0, %r1, %r2, %r3 = cuda.ldmatrix trans %s[%t] : !cuda.ptr<f32, shared>
+  cuda.return
+}
+
+// -----
+
+// ldmatrix giving f32 values, not i32 fragments (generic form: the custom
+// form takes the result types from the op)
+cuda.kernel @ldmatrix_f32_results(%a: !cuda.ptr<f16>) block 32 {
+  %t = cuda.thread_idx x
+  %s = cuda.shared_alloc 256 : !cuda.ptr<f16, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 2]]:3: error: result 'r0' at position 0 does not verify:{{$}}
+// CHECK-NEXT: {{^}}Expected attribute i32 but got f32{{$}}
+  %r0, %r1, %r2, %r3 = "cuda.ldmatrix"(%s, %t) : (!cuda.ptr<f16, shared>, index) -> (f32, f32, f32, f32)
+  cuda.return
+}
+
+// -----
+
+// an mma of f32 operands
+cuda.kernel @mma_f32(%y: !cuda.ptr<f32>) block 32 {
+  %i = arith.constant 0 : i32
+  %z = arith.constant 0.000000e+00 : f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mma: multiplies f16 or bf16 operands, not f32{{$}}
+  %d0, %d1, %d2, %d3 = cuda.mma f32 a [%i, %i, %i, %i] b [%i, %i] c [%z, %z, %z, %z]
+  cuda.return
+}
+
+// -----
+
+// three A registers
+cuda.kernel @mma_three_a(%y: !cuda.ptr<f32>) block 32 {
+  %i = arith.constant 0 : i32
+  %z = arith.constant 0.000000e+00 : f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mma: m16n8k16 takes four A registers, two B registers and four f32 accumulators, and gives four{{$}}
+  %d0, %d1, %d2, %d3 = cuda.mma f16 a [%i, %i, %i] b [%i, %i] c [%z, %z, %z, %z]
+  cuda.return
+}
+
+// -----
+
+// four B registers
+cuda.kernel @mma_four_b(%y: !cuda.ptr<f32>) block 32 {
+  %i = arith.constant 0 : i32
+  %z = arith.constant 0.000000e+00 : f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mma: m16n8k16 takes four A registers, two B registers and four f32 accumulators, and gives four{{$}}
+  %d0, %d1, %d2, %d3 = cuda.mma bf16 a [%i, %i, %i, %i] b [%i, %i, %i, %i] c [%z, %z, %z, %z]
+  cuda.return
+}
+
+// -----
+
+// two accumulators
+cuda.kernel @mma_two_c(%y: !cuda.ptr<f32>) block 32 {
+  %i = arith.constant 0 : i32
+  %z = arith.constant 0.000000e+00 : f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mma: m16n8k16 takes four A registers, two B registers and four f32 accumulators, and gives four{{$}}
+  %d0, %d1, %d2, %d3 = cuda.mma bf16 a [%i, %i, %i, %i] b [%i, %i] c [%z, %z]
+  cuda.return
+}
+
+// -----
+
+// f16 accumulators (a syntax error in the custom form, whose accumulators
+// are f32: at the operand)
+cuda.kernel @mma_f16_accumulators(%y: !cuda.ptr<f32>) block 32 {
+  %i = arith.constant 0 : i32
+  %z = arith.constant 0.000000e+00 : f16
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:70: error: operand is used with type f32, but has been previously used or defined with type f16{{$}}
+  %d0, %d1, %d2, %d3 = cuda.mma f16 a [%i, %i, %i, %i] b [%i, %i] c [%z, %z, %z, %z]
+  cuda.return
+}
+
+// -----
+
+// the same in the generic form: reported by the verifier
+cuda.kernel @mma_f16_accumulators_generic(%y: !cuda.ptr<f32>) block 32 {
+  %i = arith.constant 0 : i32
+  %z = arith.constant 0.000000e+00 : f16
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 2]]:3: error: operand 'c' at positions 6 to 9 does not verify:{{$}}
+// CHECK-NEXT: {{^}}f16 should be of base attribute f32{{$}}
+  %d0, %d1, %d2, %d3 = "cuda.mma"(%i, %i, %i, %i, %i, %i, %z, %z, %z, %z) <{operand = f16, operandSegmentSizes = array<i32: 4, 2, 4>}> : (i32, i32, i32, i32, i32, i32, f16, f16, f16, f16) -> (f32, f32, f32, f32)
+  cuda.return
+}
+
+// -----
+
+// A registers of 16 bits, not fragments of two packed elements (generic form)
+cuda.kernel @mma_i16_registers(%y: !cuda.ptr<f32>) block 32 {
+  %h = arith.constant 0 : i16
+  %i = arith.constant 0 : i32
+  %z = arith.constant 0.000000e+00 : f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 2]]:3: error: operand 'a' at positions 0 to 3 does not verify:{{$}}
+// CHECK-NEXT: {{^}}Expected attribute i32 but got i16{{$}}
+  %d0, %d1, %d2, %d3 = "cuda.mma"(%h, %h, %h, %h, %i, %i, %z, %z, %z, %z) <{operand = f16, operandSegmentSizes = array<i32: 4, 2, 4>}> : (i16, i16, i16, i16, i32, i32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
   cuda.return
 }

@@ -4,7 +4,9 @@
 
 // Every op of the cuda dialect (cuda.kernel, cuda.host_func, the four special
 // registers, cuda.load, cuda.store, cuda.shared_alloc, cuda.sync_threads,
-// cuda.shfl_xor, cuda.launch, cuda.alloc, cuda.free, cuda.copy, cuda.return)
+// cuda.shfl_xor, cuda.group_barrier, the tensor-core ops cuda.cp_async,
+// cuda.cp_async_commit, cuda.cp_async_wait, cuda.ldmatrix and cuda.mma,
+// cuda.launch, cuda.alloc, cuda.free, cuda.zero, cuda.copy, cuda.return)
 // and the !cuda.ptr type (global and shared, f32, f16 and bf16), in the
 // custom form (CHECK) and the generic form (CHECK-GENERIC); kernels whose
 // bodies hold upstream arith, math and scf ops.
@@ -474,3 +476,142 @@ cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
 // CHECK-GENERIC-NEXT:    %p = "cuda.load"(%partials, %b) <{coherent}> : (!cuda.ptr<f32>, index) -> f32
 // CHECK-GENERIC:         "cuda.zero"(%c) <{size = 4 : i64}> : (!cuda.ptr<i32>) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.launch"(%x, %c, %p) <{callee = @parts, grid = array<i64: 8, 1, 1>, block = array<i64: 64, 1, 1>, cooperative = array<i64: 2>}> : (!cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>) -> ()
+
+// -----
+
+// Asynchronous copies from global to shared memory, 16 bytes each, of every
+// element type: one always copied (a true constant), one zero-filled past
+// the end of the tile (a computed flag); each closed in its own group, then
+// waits for all but the newest 7 and all but the newest 1 groups, and for
+// all of them.
+cuda.kernel @async_copies(%h: !cuda.ptr<f16>, %b: !cuda.ptr<bf16>, %x: !cuda.ptr<f32>) block 64 {
+  %c8 = arith.constant 8 : index
+  %c100 = arith.constant 100 : index
+  %true = arith.constant true
+  %t = cuda.thread_idx x
+  %i = arith.muli %t, %c8 : index
+  %inside = arith.cmpi slt, %i, %c100 : index
+  %sh = cuda.shared_alloc 512 : !cuda.ptr<f16, shared>
+  %sb = cuda.shared_alloc 512 : !cuda.ptr<bf16, shared>
+  %sx = cuda.shared_alloc 256 : !cuda.ptr<f32, shared>
+  cuda.cp_async %sh[%i], %h[%i], %true : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+  cuda.cp_async_commit
+  cuda.cp_async %sb[%i], %b[%i], %inside : !cuda.ptr<bf16, shared>, !cuda.ptr<bf16>
+  cuda.cp_async_commit
+  cuda.cp_async %sx[%t], %x[%t], %inside : !cuda.ptr<f32, shared>, !cuda.ptr<f32>
+  cuda.cp_async_commit
+  cuda.cp_async_wait 7
+  cuda.cp_async_wait 1
+  cuda.cp_async_wait 0
+  cuda.sync_threads
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @async_copies(%h: !cuda.ptr<f16>, %b: !cuda.ptr<bf16>, %x: !cuda.ptr<f32>) block 64 {
+// CHECK:         %inside = arith.cmpi slt, %i, %c100 : index
+// CHECK-NEXT:    %sh = cuda.shared_alloc 512 : !cuda.ptr<f16, shared>
+// CHECK-NEXT:    %sb = cuda.shared_alloc 512 : !cuda.ptr<bf16, shared>
+// CHECK-NEXT:    %sx = cuda.shared_alloc 256 : !cuda.ptr<f32, shared>
+// CHECK-NEXT:    cuda.cp_async %sh[%i], %h[%i], %true : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.cp_async_commit
+// CHECK-NEXT:    cuda.cp_async %sb[%i], %b[%i], %inside : !cuda.ptr<bf16, shared>, !cuda.ptr<bf16>
+// CHECK-NEXT:    cuda.cp_async_commit
+// CHECK-NEXT:    cuda.cp_async %sx[%t], %x[%t], %inside : !cuda.ptr<f32, shared>, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.cp_async_commit
+// CHECK-NEXT:    cuda.cp_async_wait 7
+// CHECK-NEXT:    cuda.cp_async_wait 1
+// CHECK-NEXT:    cuda.cp_async_wait 0
+// CHECK-NEXT:    cuda.sync_threads
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "async_copies", function_type = (!cuda.ptr<f16>, !cuda.ptr<bf16>, !cuda.ptr<f32>) -> (), block = #builtin.int<64>}> ({
+// CHECK-GENERIC:         "cuda.cp_async"(%sh, %i, %h, %i, %true) : (!cuda.ptr<f16, shared>, index, !cuda.ptr<f16>, index, i1) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.cp_async_commit"() : () -> ()
+// CHECK-GENERIC-NEXT:    "cuda.cp_async"(%sb, %i, %b, %i, %inside) : (!cuda.ptr<bf16, shared>, index, !cuda.ptr<bf16>, index, i1) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.cp_async_commit"() : () -> ()
+// CHECK-GENERIC-NEXT:    "cuda.cp_async"(%sx, %t, %x, %t, %inside) : (!cuda.ptr<f32, shared>, index, !cuda.ptr<f32>, index, i1) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.cp_async_commit"() : () -> ()
+// CHECK-GENERIC-NEXT:    "cuda.cp_async_wait"() <{pending = 7 : i64}> : () -> ()
+// CHECK-GENERIC-NEXT:    "cuda.cp_async_wait"() <{pending = 1 : i64}> : () -> ()
+// CHECK-GENERIC-NEXT:    "cuda.cp_async_wait"() <{pending = 0 : i64}> : () -> ()
+
+// -----
+
+// Fragments from shared memory and tensor-core multiply-accumulates: ldmatrix
+// of f16 and bf16 tiles, each as stored and transposed (`trans`, a property
+// in the generic form); an f16 mma from zero accumulators, a bf16 mma
+// accumulating onto its results (the fragments are i32, the accumulators
+// f32; the operand segments are a property in the generic form).
+cuda.kernel @fragments(%y: !cuda.ptr<f32>) block 32 {
+  %zero = arith.constant 0.000000e+00 : f32
+  %lane = cuda.thread_idx x
+  %sh = cuda.shared_alloc 256 : !cuda.ptr<f16, shared>
+  %sb = cuda.shared_alloc 256 : !cuda.ptr<bf16, shared>
+  %a0, %a1, %a2, %a3 = cuda.ldmatrix %sh[%lane] : !cuda.ptr<f16, shared>
+  %b0, %b1, %b2, %b3 = cuda.ldmatrix trans %sh[%lane] : !cuda.ptr<f16, shared>
+  %d0, %d1, %d2, %d3 = cuda.mma f16 a [%a0, %a1, %a2, %a3] b [%b0, %b1] c [%zero, %zero, %zero, %zero]
+  %e0, %e1, %e2, %e3 = cuda.ldmatrix %sb[%lane] : !cuda.ptr<bf16, shared>
+  %f0, %f1, %f2, %f3 = cuda.ldmatrix trans %sb[%lane] : !cuda.ptr<bf16, shared>
+  %g0, %g1, %g2, %g3 = cuda.mma bf16 a [%e0, %e1, %e2, %e3] b [%f2, %f3] c [%d0, %d1, %d2, %d3]
+  cuda.store %g0, %g1, %g2, %g3, %y[%lane] : f32, f32, f32, f32, !cuda.ptr<f32>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @fragments(%y: !cuda.ptr<f32>) block 32 {
+// CHECK-NEXT:    %zero = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %lane = cuda.thread_idx x
+// CHECK-NEXT:    %sh = cuda.shared_alloc 256 : !cuda.ptr<f16, shared>
+// CHECK-NEXT:    %sb = cuda.shared_alloc 256 : !cuda.ptr<bf16, shared>
+// CHECK-NEXT:    %a0, %a1, %a2, %a3 = cuda.ldmatrix %sh[%lane] : !cuda.ptr<f16, shared>
+// CHECK-NEXT:    %b0, %b1, %b2, %b3 = cuda.ldmatrix trans %sh[%lane] : !cuda.ptr<f16, shared>
+// CHECK-NEXT:    %d0, %d1, %d2, %d3 = cuda.mma f16 a[%a0, %a1, %a2, %a3] b[%b0, %b1] c[%zero, %zero, %zero, %zero]
+// CHECK-NEXT:    %e0, %e1, %e2, %e3 = cuda.ldmatrix %sb[%lane] : !cuda.ptr<bf16, shared>
+// CHECK-NEXT:    %f0, %f1, %f2, %f3 = cuda.ldmatrix trans %sb[%lane] : !cuda.ptr<bf16, shared>
+// CHECK-NEXT:    %g0, %g1, %g2, %g3 = cuda.mma bf16 a[%e0, %e1, %e2, %e3] b[%f2, %f3] c[%d0, %d1, %d2, %d3]
+// CHECK-NEXT:    cuda.store %g0, %g1, %g2, %g3, %y[%lane] : f32, f32, f32, f32, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "fragments", function_type = (!cuda.ptr<f32>) -> (), block = #builtin.int<32>}> ({
+// CHECK-GENERIC:         %a0, %a1, %a2, %a3 = "cuda.ldmatrix"(%sh, %lane) : (!cuda.ptr<f16, shared>, index) -> (i32, i32, i32, i32)
+// CHECK-GENERIC-NEXT:    %b0, %b1, %b2, %b3 = "cuda.ldmatrix"(%sh, %lane) <{trans}> : (!cuda.ptr<f16, shared>, index) -> (i32, i32, i32, i32)
+// CHECK-GENERIC-NEXT:    %d0, %d1, %d2, %d3 = "cuda.mma"(%a0, %a1, %a2, %a3, %b0, %b1, %zero, %zero, %zero, %zero) <{operand = f16, operandSegmentSizes = array<i32: 4, 2, 4>}> : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+// CHECK-GENERIC-NEXT:    %e0, %e1, %e2, %e3 = "cuda.ldmatrix"(%sb, %lane) : (!cuda.ptr<bf16, shared>, index) -> (i32, i32, i32, i32)
+// CHECK-GENERIC-NEXT:    %f0, %f1, %f2, %f3 = "cuda.ldmatrix"(%sb, %lane) <{trans}> : (!cuda.ptr<bf16, shared>, index) -> (i32, i32, i32, i32)
+// CHECK-GENERIC-NEXT:    %g0, %g1, %g2, %g3 = "cuda.mma"(%e0, %e1, %e2, %e3, %f2, %f3, %d0, %d1, %d2, %d3) <{operand = bf16, operandSegmentSizes = array<i32: 4, 2, 4>}> : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+
+// -----
+
+// A kernel with all the shared memory a block may have (227 KiB, beyond the
+// 48 KiB a kernel may declare statically), and a launch that falls back to
+// a kernel launched differently: its own grid and block after `else`, within
+// its own launch bound (256 threads, where the first kernel's is 128).
+cuda.kernel @mma_tiles(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) block 128 {
+  %sa = cuda.shared_alloc 65536 : !cuda.ptr<f16, shared>
+  %sc = cuda.shared_alloc 25344 : !cuda.ptr<f32, shared>
+  cuda.return
+}
+cuda.kernel @simt_tiles(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) block 256 {
+  cuda.return
+}
+cuda.host_func @tiled(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) outputs 1 {
+  cuda.launch @mma_tiles grid [4, 2, 1] block [128, 1, 1] (%a, %y) aligned [0, 1] else @simt_tiles grid [8, 4, 1] block [16, 16, 1] : !cuda.ptr<f16>, !cuda.ptr<f32>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @mma_tiles(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) block 128 {
+// CHECK-NEXT:    %sa = cuda.shared_alloc 65536 : !cuda.ptr<f16, shared>
+// CHECK-NEXT:    %sc = cuda.shared_alloc 25344 : !cuda.ptr<f32, shared>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK:       cuda.host_func @tiled(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) outputs 1 {
+// CHECK-NEXT:    cuda.launch @mma_tiles grid [4, 2, 1] block [128, 1, 1](%a, %y) aligned [0, 1] else @simt_tiles grid [8, 4, 1] block [16, 16, 1] : !cuda.ptr<f16>, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "cuda.host_func"() <{sym_name = "tiled", function_type = (!cuda.ptr<f16>, !cuda.ptr<f32>) -> (), outputs = #builtin.int<1>}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>):
+// CHECK-GENERIC-NEXT:    "cuda.launch"(%a, %y) <{callee = @mma_tiles, grid = array<i64: 4, 2, 1>, block = array<i64: 128, 1, 1>, aligned = array<i64: 0, 1>, fallback = @simt_tiles, fallback_grid = array<i64: 8, 4, 1>, fallback_block = array<i64: 16, 16, 1>}> : (!cuda.ptr<f16>, !cuda.ptr<f32>) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
+// CHECK-GENERIC-NEXT:  }) : () -> ()
