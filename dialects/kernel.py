@@ -100,7 +100,7 @@ SCHEDULE_FIELDS = (
 when above 1)."""
 SCHEDULE_ARRAY_FIELDS = ("tile", "warp")
 """The integer-list fields of `#kernel.schedule`, printed after the others
-when not empty; `stages` follows them when above 1."""
+when not empty; `stages` and `k_lanes` follow them when above 1."""
 SCHEDULE_DEFAULTS = {
     "rows_per_block": 1,
     "vector": 1,
@@ -135,8 +135,12 @@ class ScheduleAttr(ParametrizedAttribute):
     """How a kernel runs: threads per block, rows per block, vector width,
     elements per thread, blocks per row (`split`, printed when above 1), tile
     sizes (for gemm: block M, N, K), the warp tile (for a gemm on tensor
-    cores: warp M, N; printed when given) and the stages of the copy
-    pipeline that feeds them (printed when above 1).
+    cores: warp M, N; printed when given), the stages of the copy pipeline
+    that feeds them (printed when above 1; for a GEMV, the rows of B each
+    thread has in flight) and, for a gemm of few rows (a GEMV), `k_lanes`:
+    the threads of a block that share each output, each summing every
+    k_lanes-th element of K over `vector` consecutive columns (printed when
+    above 1).
 
     ```mlir
     #kernel.schedule<block = 256, rows_per_block = 1, vector = 4,
@@ -146,6 +150,9 @@ class ScheduleAttr(ParametrizedAttribute):
     #kernel.schedule<block = 128, rows_per_block = 1, vector = 1,
                      elements_per_thread = 1, tile = [128, 128, 32],
                      warp = [64, 64], stages = 4>
+    #kernel.schedule<block = 256, rows_per_block = 1, vector = 8,
+                     elements_per_thread = 1, tile = [1, 16, 4096],
+                     stages = 4, k_lanes = 128>
     ```
     """
 
@@ -159,6 +166,7 @@ class ScheduleAttr(ParametrizedAttribute):
     tile: ArrayAttr[IntAttr] = param_def()
     warp: ArrayAttr[IntAttr] = param_def()
     stages: IntAttr = param_def()
+    k_lanes: IntAttr = param_def()
 
     def __init__(
         self,
@@ -170,6 +178,7 @@ class ScheduleAttr(ParametrizedAttribute):
         split: int = 1,
         warp: Sequence[int] = (),
         stages: int = 1,
+        k_lanes: int = 1,
     ):
         super().__init__(
             IntAttr(block),
@@ -180,12 +189,13 @@ class ScheduleAttr(ParametrizedAttribute):
             _int_array(tile),
             _int_array(warp),
             IntAttr(stages),
+            IntAttr(k_lanes),
         )
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         values: dict[str, Attribute] = {}
-        fields = (*SCHEDULE_FIELDS, *SCHEDULE_ARRAY_FIELDS, "stages")
+        fields = (*SCHEDULE_FIELDS, *SCHEDULE_ARRAY_FIELDS, "stages", "k_lanes")
 
         def parse_field() -> None:
             field_span = parser._current_token.span
@@ -214,6 +224,7 @@ class ScheduleAttr(ParametrizedAttribute):
             ),
             *(values.get(f, ArrayAttr([])) for f in SCHEDULE_ARRAY_FIELDS),
             values.get("stages", IntAttr(1)),
+            values.get("k_lanes", IntAttr(1)),
         )
 
     def print_parameters(self, printer: Printer) -> None:
@@ -225,12 +236,13 @@ class ScheduleAttr(ParametrizedAttribute):
         for f in SCHEDULE_ARRAY_FIELDS:
             if getattr(self, f).data:
                 fields.append(f"{f} = {_format_ints(getattr(self, f))}")
-        if self.stages.data != 1:
-            fields.append(f"stages = {self.stages.data}")
+        for f in ("stages", "k_lanes"):
+            if getattr(self, f).data != 1:
+                fields.append(f"{f} = {getattr(self, f).data}")
         printer.print_string(f"<{', '.join(fields)}>")
 
     def verify(self) -> None:
-        for f in (*SCHEDULE_FIELDS, "stages"):
+        for f in (*SCHEDULE_FIELDS, "stages", "k_lanes"):
             if getattr(self, f).data < 1:
                 raise VerifyException(f"#kernel.schedule: {f} must be >= 1")
         for f in SCHEDULE_ARRAY_FIELDS:
@@ -250,6 +262,11 @@ class ScheduleAttr(ParametrizedAttribute):
             raise VerifyException(
                 f"#kernel.schedule: a warp tile needs a gemm tile of three sizes "
                 f"(M, N, K), not tile = {_format_ints(self.tile)}"
+            )
+        if self.k_lanes.data > 1 and (self.warp.data or len(self.tile) != 3):
+            raise VerifyException(
+                f"#kernel.schedule: k_lanes = {self.k_lanes.data} needs a gemm tile "
+                f"of three sizes (M, N, K) and no warp tile"
             )
 
 
@@ -284,9 +301,12 @@ class TilingAttr(ParametrizedAttribute):
 
     * `grid`: blocks along x (N tiles), y (M tiles) and z (batches);
     * `block`, `warp`, `fragment`: the tile M, N, K of a block, of a warp
-      (tensor cores only; omitted otherwise) and of one mma.sync or one
-      thread's SIMT micro-tile;
-    * `stages`: the tiles of each operand in flight in shared memory;
+      (tensor cores only; omitted otherwise) and of one mma.sync, one
+      thread's SIMT micro-tile or one GEMV thread's share (the block's rows,
+      `vector` columns, its K step over k_lanes: the block's threads split
+      K, each summing every k_lanes-th element);
+    * `stages`: the tiles of each operand in flight in shared memory (for a
+      GEMV, the rows of B each thread has in flight);
       `k_steps`: the block tiles along K, run in order;
     * `partial`: the loops among `m`, `n`, `k` whose last tile sticks out of
       the iteration space (the lowering guards those);

@@ -24,6 +24,12 @@ from this attribute and invents none. The heuristics, for a device of
     wait for each other (a cooperative launch: the lowering makes two such
     blocks fit an SM, so at most 2 x `sm_count` blocks per row); a row too
     long even for that is walked again for each pass over it;
+* gemm of at most GEMV_MAX_M rows (decode) whose B is stored [K, N]: a
+  GEMV that streams B once, 16 bytes a load: 256 threads, each summing
+  `vector` consecutive columns of every row over every `k_lanes`-th row of
+  B, four rows of B in flight (`stages`); the fewest columns a block (two
+  or more 16-byte runs of a row, 32 bytes) that still give every SM a
+  block, the block's other threads splitting K;
 * gemm: on tensor cores where they take the product (f16 or bf16
   operands, each operand's contiguous axis a whole number of 16-byte
   copies, M >= 64): 128 threads, four warps of 64x64 on 128x128 output
@@ -90,6 +96,15 @@ MMA_MIN_M = 64
 """Fewer rows than a warp tile's would leave most of each block idle (the
 decode case): the SIMT kernel is the better fit."""
 MMA_ELEMENT_TYPES = (Float16Type, BFloat16Type)
+GEMV_MAX_M = 8
+"""Rows up to which a gemm is a GEMV: each thread holds GEMV_MAX_M x 8
+accumulators at most, and B (streamed once) dominates the bytes moved."""
+GEMV_BLOCK = 256
+GEMV_ROWS_IN_FLIGHT = 4
+"""Rows of B each thread of a GEMV loads before it uses them."""
+SECTOR_BYTES = 32
+"""The unit of a global memory access: a GEMV block reads at least this much
+of each row of B."""
 
 
 def reduced_rows(body_ops: list[Operation]) -> tuple[int, tuple[int, ...]]:
@@ -186,10 +201,43 @@ def takes_tensor_cores(matmul: molten.MatmulOp) -> bool:
     return shape_of(matmul.result)[-2] >= MMA_MIN_M
 
 
-def gemm_schedule(body_ops: list[Operation]) -> kernel.ScheduleAttr:
-    """The schedule of a gemm kernel: on tensor cores where they take its
-    matmul, else on the SIMT cores."""
+def gemv_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAttr:
+    """The schedule of a gemm of few rows: the fewest column runs per block
+    (a power of two, at least a sector of each row of B) that still give each
+    of `sm_count` SMs a block; the block's other threads split K."""
+    result = shape_of(matmul.result)
+    m, n = result[-2], result[-1]
+    batches = math.prod(result[:-2])
+    k = shape_of(matmul.rhs)[-2]
+    width = vector_width(n, [matmul.rhs])
+    itemsize = element_bytes(matmul.rhs.type.element_type)  # type: ignore
+    runs = min(WARP, max(1, SECTOR_BYTES // (width * itemsize)))
+    while runs < WARP and math.ceil(n / (2 * runs * width)) * batches >= sm_count:
+        runs *= 2
+    lanes = GEMV_BLOCK // runs
+    return kernel.ScheduleAttr(
+        GEMV_BLOCK,
+        vector=width,
+        tile=(m, runs * width, _round_up(k, lanes)),
+        stages=GEMV_ROWS_IN_FLIGHT,
+        k_lanes=lanes,
+    )
+
+
+def is_gemv(matmul: molten.MatmulOp) -> bool:
+    """Whether a gemm is a GEMV: at most GEMV_MAX_M rows, B stored [K, N]."""
+    rows = shape_of(matmul.result)[-2]
+    return rows <= GEMV_MAX_M and matmul.transpose_b is None
+
+
+def gemm_schedule(
+    body_ops: list[Operation], sm_count: int = H100_SMS
+) -> kernel.ScheduleAttr:
+    """The schedule of a gemm kernel: a GEMV for few rows, on tensor cores
+    where they take its matmul, else on the SIMT cores."""
     (matmul,) = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
+    if is_gemv(matmul):
+        return gemv_schedule(matmul, sm_count)
     if not takes_tensor_cores(matmul):
         return simt_gemm_schedule()
     return kernel.ScheduleAttr(
@@ -215,7 +263,7 @@ def schedule_for(
         width = vector_width(row[-1], tensors)
         return row_reduce_schedule(rows, math.prod(row), width, sm_count)
     if kind == kernel.KernelKind.GEMM:
-        return gemm_schedule(body_ops)
+        return gemm_schedule(body_ops, sm_count)
     if kind == kernel.KernelKind.POINTWISE:
         domain = kernel.iteration_domain(outputs)
         width = vector_width(domain[-1] if domain else 1, tensors)

@@ -20,7 +20,9 @@ the domain and the access relations as islpy sets and maps, the pass
   loops those along which a tile's full box leaves the domain (exact), and
   each operand's footprint the box one tile's image under its access
   relation spans;
-* checks that the tile sizes divide across levels (block, warp, fragment).
+* checks that the tile sizes divide across levels (block, warp, fragment;
+  for a GEMV, `k_lanes` > 1, the fragment is a thread's share of the block
+  tile: its rows, `vector` columns and the K step over k_lanes).
 
 The result, on each kernel.func of kind gemm that has a schedule and no
 tiling yet (one already there is kept):
@@ -286,6 +288,35 @@ def check_divisibility(
         )
 
 
+def gemv_fragment(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, tile: Sequence[int]
+) -> tuple[int, int, int]:
+    """A GEMV thread's share of the block tile: all its rows, `vector`
+    columns, and the K step split among `k_lanes` threads (each summing
+    every k_lanes-th element: the block reassociates the sum, as every
+    reduction's lowering does)."""
+    bm, bn, bk = tile
+    width, lanes, block = (
+        schedule.vector.data,
+        schedule.k_lanes.data,
+        schedule.block.data,
+    )
+    if bn % width or bk % lanes:
+        raise _fail(
+            kfunc,
+            f"block tile {_format(tile)} is not a whole number of runs of "
+            f"vector = {width} columns and k_lanes = {lanes} shares of K",
+        )
+    threads = (bn // width) * lanes
+    if block != threads:
+        raise _fail(
+            kfunc,
+            f"block tile {_format(tile)} in runs of {width} columns, K split "
+            f"{lanes} ways, takes {threads} threads, not block = {block}",
+        )
+    return bm, width, bk // lanes
+
+
 def gemm_of(kfunc: kernel.FuncOp) -> Gemm:
     matmuls = [op for op in kfunc.body.block.ops if isinstance(op, molten.MatmulOp)]
     if len(matmuls) != 1:
@@ -310,8 +341,12 @@ def tiling_for(
             f"a tensor-core schedule (warp = {list(warp)}) needs f16 or bf16 "
             f"operands, not {gemm.element}",
         )
-    fragment = kernel.MMA_FRAGMENT if warp else kernel.SIMT_FRAGMENT
-    check_divisibility(kfunc, schedule.block.data, sizes, warp, fragment)
+    k_lanes = schedule.k_lanes.data
+    if k_lanes > 1:
+        fragment = gemv_fragment(kfunc, schedule, sizes)
+    else:
+        fragment = kernel.MMA_FRAGMENT if warp else kernel.SIMT_FRAGMENT
+        check_divisibility(kfunc, schedule.block.data, sizes, warp, fragment)
 
     domain = iteration_domain(gemm)
     read_a, read_b, accumulate = access_relations(gemm)

@@ -141,6 +141,19 @@ def gemm_transpose_a(m: int, k: int, n: int) -> Builder:
     return build
 
 
+def gemv_batched(batch: list[int], m: int, k: int, n: int) -> Builder:
+    """A batched matmul of few rows, its weight broadcast over the first batch
+    axis, with silu and a residual add."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [*batch, m, k], dtype)
+        w = g.add_input("w", [batch[-1], k, n], dtype)
+        r = g.add_input("r", [*batch, m, n], dtype)
+        g.add_output(g.silu(x @ w) + r, "out")
+
+    return build
+
+
 def attention(batch: int, seq: int, dim: int, causal: bool) -> Builder:
     def build(g: DataflowGraph, dtype: str) -> None:
         q, k, v = (g.add_input(n, [batch, seq, dim], dtype) for n in "qkv")
@@ -233,6 +246,13 @@ CASES: dict[str, Builder] = {
     "gemm_bias_gelu_64x16x8": gemm_bias_gelu(64, 16, 8),
     "gemm_batched_2x80x40x24": gemm_batched([2], 80, 40, 24),
     "gemm_transpose_a_136x48x64": gemm_transpose_a(136, 48, 64),
+    # GEMV (at most 8 rows, B stored [K, N]): K longer than a loop trip of
+    # every lane, N not a whole number of blocks, odd N (runs of one
+    # column) with K not a multiple of the lanes, batches, A transposed.
+    "gemv_bias_gelu_1x4096x520": gemm_bias_gelu(1, 4096, 520),
+    "gemv_bias_gelu_5x300x1001": gemm_bias_gelu(5, 300, 1001),
+    "gemv_batched_2x3x1x200x72": gemv_batched([2, 3], 1, 200, 72),
+    "gemv_transpose_a_2x33x48": gemm_transpose_a(2, 33, 48),
     "attention_causal_2x37x16": attention(2, 37, 16, True),
     "passthrough_1000": passthrough(1000),
     "unary_ops_3x517": unary_ops(3, 517),

@@ -581,7 +581,12 @@ def test_hostile_names_are_kept_apart(units):
     assert params[HOSTILE_INPUTS.index("int")] != params[HOSTILE_INPUTS.index("int_")]
     for used in ("stream", "err", "threadIdx", "molten_fmax", "int", "NULL"):
         assert params[HOSTILE_INPUTS.index(used)] != used
-    kernels = [f for f in fns if f["kind"] == "kernel"]
+    # Two kernels, each perhaps with a variant for misaligned pointers.
+    kernels = [
+        f
+        for f in fns
+        if f["kind"] == "kernel" and not f["name"].endswith(("_scalar", "_simt"))
+    ]
     assert len(kernels) == 2
     assert "cudaMallocAsync" in "\n".join(launcher["body"])
 

@@ -58,6 +58,15 @@ kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<
   kernel.yield %m : tensor<100x70xf32>
 }
 
+// A GEMV (k_lanes = 32): 3 rows, runs of 4 f32 columns, 8 runs (32 columns)
+// a block, K split 32 ways: the fragment is a thread's share, 3 rows by 4
+// columns by 320 / 32 = 10 elements of K, in one K step of 320; K = 300
+// and N = 72 leave partial tiles.
+kernel.func @gemv_f32(%a: tensor<3x300xf32>, %b: tensor<300x72xf32>) -> (tensor<3x72xf32>) gemm schedule #kernel.schedule<block = 256, vector = 4, tile = [3, 32, 320], stages = 4, k_lanes = 32> {
+  %m = molten.matmul %a, %b : (tensor<3x300xf32>, tensor<300x72xf32>) -> tensor<3x72xf32>
+  kernel.yield %m : tensor<3x72xf32>
+}
+
 // Left as they are: a pointwise kernel, and a gemm kernel already tiled (its
 // lhs pitch of 20 is not what the pass derives: it is kept as written).
 kernel.func @pointwise(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<block = 64, vector = 4, elements_per_thread = 4> {
@@ -93,6 +102,10 @@ kernel.func @tiled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16x
 // CHECK-NEXT:  kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [2, 2, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<100x30xf32>, tensor<30x70xf32>) -> tensor<100x70xf32>
 // CHECK-NEXT:    kernel.yield %m : tensor<100x70xf32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @gemv_f32(%a: tensor<3x300xf32>, %b: tensor<300x72xf32>) -> (tensor<3x72xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [3, 32, 320], stages = 4, k_lanes = 32> tiling #kernel.tiling<grid = [3, 1, 1], block = [3, 32, 320], fragment = [3, 4, 10], stages = 4, k_steps = 1, partial = [n, k], lhs = [3, 320, 320], rhs = [320, 32, 32]> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<3x300xf32>, tensor<300x72xf32>) -> tensor<3x72xf32>
+// CHECK-NEXT:    kernel.yield %m : tensor<3x72xf32>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  kernel.func @pointwise(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 4> {
 // CHECK-NEXT:    %e = molten.exp %x : tensor<4x8xf32>
@@ -177,6 +190,28 @@ kernel.func @simt_threads(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (ten
 
 // ERR-NEXT:    {{^// -{5}$}}
 // ERR-NEXT:    {{^.*}}: error: tile: @simt_threads: block tile 64x64x16 in 4x4 micro-tiles, one a thread, takes 256 threads, not block = 128{{$}}
+
+// -----
+
+// A GEMV whose K step does not split 32 ways, and one whose runs and K
+// split do not make its block.
+kernel.func @gemv_k_split(%a: tensor<1x300xf32>, %b: tensor<300x64xf32>) -> (tensor<1x64xf32>) gemm schedule #kernel.schedule<block = 256, vector = 4, tile = [1, 32, 300], k_lanes = 32> {
+  %m = molten.matmul %a, %b : (tensor<1x300xf32>, tensor<300x64xf32>) -> tensor<1x64xf32>
+  kernel.yield %m : tensor<1x64xf32>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @gemv_k_split: block tile 1x32x300 is not a whole number of runs of vector = 4 columns and k_lanes = 32 shares of K{{$}}
+
+// -----
+
+kernel.func @gemv_threads(%a: tensor<1x320xf32>, %b: tensor<320x64xf32>) -> (tensor<1x64xf32>) gemm schedule #kernel.schedule<block = 128, vector = 4, tile = [1, 32, 320], k_lanes = 32> {
+  %m = molten.matmul %a, %b : (tensor<1x320xf32>, tensor<320x64xf32>) -> tensor<1x64xf32>
+  kernel.yield %m : tensor<1x64xf32>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @gemv_threads: block tile 1x32x320 in runs of 4 columns, K split 32 ways, takes 256 threads, not block = 128{{$}}
 
 // -----
 

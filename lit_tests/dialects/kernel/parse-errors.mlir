@@ -18,10 +18,10 @@ func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes){{$}}
 // CHECK-NEXT: {{^}}func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 4>} {{[{]$}}
 
-// FIRST:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages){{$}}
+// FIRST:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes){{$}}
 // FIRST-NOT:  error
 
 // -----
@@ -35,7 +35,7 @@ func.func @unknown_field_fused(%x: tensor<4xf32>) {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'tiles' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'tiles' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes){{$}}
 
 // -----
 
@@ -186,6 +186,24 @@ func.func @warp_without_tile() attributes {s = #kernel.schedule<block = 128, war
 }
 
 // CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: a warp tile needs a gemm tile of three sizes (M, N, K), not tile = []{{$}}
+
+// -----
+
+// threads splitting K (a GEMV) with a warp tile
+func.func @k_lanes_with_warp() attributes {s = #kernel.schedule<block = 128, tile = [64, 64, 32], warp = [32, 32], k_lanes = 4>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: k_lanes = 4 needs a gemm tile of three sizes (M, N, K) and no warp tile{{$}}
+
+// -----
+
+// no lane splitting K
+func.func @k_lanes_zero() attributes {s = #kernel.schedule<block = 128, k_lanes = 0>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: k_lanes must be >= 1{{$}}
 
 // -----
 
