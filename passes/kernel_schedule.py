@@ -25,11 +25,12 @@ from this attribute and invents none. The heuristics, for a device of
     blocks fit an SM, so at most 2 x `sm_count` blocks per row); a row too
     long even for that is walked again for each pass over it;
 * gemm of at most GEMV_MAX_M rows (decode) whose B is stored [K, N]: a
-  GEMV that streams B once, 16 bytes a load: 256 threads, each summing
-  `vector` consecutive columns of every row over every `k_lanes`-th row of
-  B, four rows of B in flight (`stages`); the fewest columns a block (two
-  or more 16-byte runs of a row, 32 bytes) that still give every SM a
-  block, the block's other threads splitting K;
+  GEMV that streams B once, 16 bytes a load: each thread sums `vector`
+  consecutive columns of every row over every `k_lanes`-th row of B, four
+  rows of B in flight (`stages`); 1024 threads a block where its
+  accumulators fit the registers (M x vector up to 16), else 512 or 256;
+  the most columns a block (runs of at least 64 bytes of a row) that
+  still give 7 of every 8 SMs a block, the other threads splitting K;
 * gemm: on tensor cores where they take the product (f16 or bf16
   operands, each operand's contiguous axis a whole number of 16-byte
   copies, M >= 64): 128 threads, four warps of 64x64 on 128x128 output
@@ -56,7 +57,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel, molten
-from molten.dialects.cuda import VECTOR_BYTES, element_bytes
+from molten.dialects.cuda import STATIC_SHARED_BYTES, VECTOR_BYTES, element_bytes
 from molten.dialects.molten import shape_of
 
 H100_SMS = 132
@@ -99,12 +100,16 @@ MMA_ELEMENT_TYPES = (Float16Type, BFloat16Type)
 GEMV_MAX_M = 8
 """Rows up to which a gemm is a GEMV: each thread holds GEMV_MAX_M x 8
 accumulators at most, and B (streamed once) dominates the bytes moved."""
-GEMV_BLOCK = 256
 GEMV_ROWS_IN_FLIGHT = 4
 """Rows of B each thread of a GEMV loads before it uses them."""
-SECTOR_BYTES = 32
-"""The unit of a global memory access: a GEMV block reads at least this much
-of each row of B."""
+GEMV_RUN_BYTES = 64
+"""A GEMV block reads at least this much of each row of B: on the H100,
+64-byte runs streamed B faster than 32-byte ones (two L2 sectors, what HBM
+serves at a time)."""
+GEMV_BLOCKS = ((16, 1024), (32, 512), (GEMV_MAX_M * 8, 256))
+"""(accumulators a thread, threads a block): the most threads, and so the
+most rows of B in flight an SM, whose accumulators fit the registers that
+__launch_bounds__ leaves each thread (64 of them at 1024 threads)."""
 
 
 def reduced_rows(body_ops: list[Operation]) -> tuple[int, tuple[int, ...]]:
@@ -202,21 +207,34 @@ def takes_tensor_cores(matmul: molten.MatmulOp) -> bool:
 
 
 def gemv_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAttr:
-    """The schedule of a gemm of few rows: the fewest column runs per block
-    (a power of two, at least a sector of each row of B) that still give each
-    of `sm_count` SMs a block; the block's other threads split K."""
+    """The schedule of a gemm of few rows: as many threads as the registers
+    allow; the most column runs a block (a power of two, each run `vector`
+    columns, together at least GEMV_RUN_BYTES of each row of B) that still
+    give 7 of every 8 SMs a block and whose partial sums fit static shared
+    memory; the block's other threads split K."""
     result = shape_of(matmul.result)
     m, n = result[-2], result[-1]
     batches = math.prod(result[:-2])
     k = shape_of(matmul.rhs)[-2]
     width = vector_width(n, [matmul.rhs])
     itemsize = element_bytes(matmul.rhs.type.element_type)  # type: ignore
-    runs = min(WARP, max(1, SECTOR_BYTES // (width * itemsize)))
-    while runs < WARP and math.ceil(n / (2 * runs * width)) * batches >= sm_count:
+    block = next(threads for most, threads in GEMV_BLOCKS if m * width <= most)
+    # Each warp leaves the partial sums of its runs in shared memory, in f32.
+    sums_bytes_a_run = block // WARP * m * width * 4
+
+    def fits(runs: int) -> bool:
+        return (
+            runs <= WARP
+            and math.ceil(n / (runs * width)) * batches >= math.ceil(sm_count * 7 / 8)
+            and runs * sums_bytes_a_run <= STATIC_SHARED_BYTES
+        )
+
+    runs = min(WARP, max(1, GEMV_RUN_BYTES // (width * itemsize)))
+    while fits(2 * runs):
         runs *= 2
-    lanes = GEMV_BLOCK // runs
+    lanes = block // runs
     return kernel.ScheduleAttr(
-        GEMV_BLOCK,
+        block,
         vector=width,
         tile=(m, runs * width, _round_up(k, lanes)),
         stages=GEMV_ROWS_IN_FLIGHT,

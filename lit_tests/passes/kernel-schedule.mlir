@@ -277,26 +277,34 @@ kernel.func @gemm_m16(%a: tensor<16x512xf16>, %b: tensor<512x256xf16>) -> (tenso
 
 // -----
 
-// A GEMV for at most 8 rows with B stored [K, N]: 256 threads, each summing
+// A GEMV for at most 8 rows with B stored [K, N]: each thread sums
 // `vector` consecutive columns (16 bytes, halved until it divides N) of
-// every row over every k_lanes-th row of B, four rows of B in flight; the
-// fewest column runs a block (a power of two, at least 32 bytes of a row)
-// that still give each SM a block: 2 runs of 8 for f16 decode on 132 SMs
-// (256 blocks), 16 on 16 SMs; the K step is K rounded up to k_lanes.
+// every row over every k_lanes-th row of B, four rows of B in flight;
+// 1024 threads while a thread's accumulators (rows x vector) are at most
+// 16, 512 to 32, else 256; the most column runs a block (a power of two,
+// at least 64 bytes of a row) that still give 7 of every 8 SMs a block:
+// 4 runs of 8 for f16 decode on 132 SMs (128 blocks), 32 on 16 SMs; the K
+// step is K rounded up to k_lanes.
 kernel.func @gemv_decode(%x: tensor<1x4096xf16>, %w: tensor<4096x4096xf16>) -> (tensor<1x4096xf16>) gemm {
   %m = molten.matmul %x, %w : (tensor<1x4096xf16>, tensor<4096x4096xf16>) -> tensor<1x4096xf16>
   kernel.yield %m : tensor<1x4096xf16>
 }
-// f32, 3 rows, N = 1001 (odd: runs of one column, eight of them for 32
-// bytes), K = 300 (rounded up to 32 lanes: 320)
+// f32, 3 rows, N = 1001 (odd: runs of one column, sixteen of them for 64
+// bytes), K = 300 (rounded up to 64 lanes: 320)
 kernel.func @gemv_odd(%x: tensor<3x300xf32>, %w: tensor<300x1001xf32>) -> (tensor<3x1001xf32>) gemm {
   %m = molten.matmul %x, %w : (tensor<3x300xf32>, tensor<300x1001xf32>) -> tensor<3x1001xf32>
   kernel.yield %m : tensor<3x1001xf32>
 }
-// bf16, batched: the batches count towards the blocks
-kernel.func @gemv_batched(%x: tensor<4x1x512xbf16>, %w: tensor<4x512x1024xbf16>) -> (tensor<4x1x1024xbf16>) gemm {
-  %m = molten.matmul %x, %w : (tensor<4x1x512xbf16>, tensor<4x512x1024xbf16>) -> tensor<4x1x1024xbf16>
-  kernel.yield %m : tensor<4x1x1024xbf16>
+// bf16, batched: the batches count towards the blocks; 3 rows of 8
+// accumulators: 512 threads
+kernel.func @gemv_batched(%x: tensor<4x3x512xbf16>, %w: tensor<4x512x1024xbf16>) -> (tensor<4x3x1024xbf16>) gemm {
+  %m = molten.matmul %x, %w : (tensor<4x3x512xbf16>, tensor<4x512x1024xbf16>) -> tensor<4x3x1024xbf16>
+  kernel.yield %m : tensor<4x3x1024xbf16>
+}
+// 8 rows of 8 accumulators: 256 threads
+kernel.func @gemv_rows8(%x: tensor<8x2048xf16>, %w: tensor<2048x8192xf16>) -> (tensor<8x8192xf16>) gemm {
+  %m = molten.matmul %x, %w : (tensor<8x2048xf16>, tensor<2048x8192xf16>) -> tensor<8x8192xf16>
+  kernel.yield %m : tensor<8x8192xf16>
 }
 // Not a GEMV: B stored [N, K] (transposed), or 9 rows: SIMT
 kernel.func @gemv_transposed_b(%x: tensor<1x256xf16>, %w: tensor<512x256xf16>) -> (tensor<1x512xf16>) gemm {
@@ -308,12 +316,13 @@ kernel.func @gemm_m9(%x: tensor<9x256xf32>, %w: tensor<256x512xf32>) -> (tensor<
   kernel.yield %m : tensor<9x512xf32>
 }
 
-// CHECK-LABEL: kernel.func @gemv_decode(%x: tensor<1x4096xf16>, %w: tensor<4096x4096xf16>) -> (tensor<1x4096xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [1, 16, 4096], stages = 4, k_lanes = 128> {
-// CHECK:       kernel.func @gemv_odd(%x: tensor<3x300xf32>, %w: tensor<300x1001xf32>) -> (tensor<3x1001xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [3, 8, 320], stages = 4, k_lanes = 32> {
-// CHECK:       kernel.func @gemv_batched(%x: tensor<4x1x512xbf16>, %w: tensor<4x512x1024xbf16>) -> (tensor<4x1x1024xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [1, 16, 512], stages = 4, k_lanes = 128> {
+// CHECK-LABEL: kernel.func @gemv_decode(%x: tensor<1x4096xf16>, %w: tensor<4096x4096xf16>) -> (tensor<1x4096xf16>) gemm schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [1, 32, 4096], stages = 4, k_lanes = 256> {
+// CHECK:       kernel.func @gemv_odd(%x: tensor<3x300xf32>, %w: tensor<300x1001xf32>) -> (tensor<3x1001xf32>) gemm schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [3, 16, 320], stages = 4, k_lanes = 64> {
+// CHECK:       kernel.func @gemv_batched(%x: tensor<4x3x512xbf16>, %w: tensor<4x512x1024xbf16>) -> (tensor<4x3x1024xbf16>) gemm schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [3, 32, 512], stages = 4, k_lanes = 128> {
+// CHECK:       kernel.func @gemv_rows8(%x: tensor<8x2048xf16>, %w: tensor<2048x8192xf16>) -> (tensor<8x8192xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [8, 64, 2048], stages = 4, k_lanes = 32> {
 // CHECK:       kernel.func @gemv_transposed_b(%x: tensor<1x256xf16>, %w: tensor<512x256xf16>) -> (tensor<1x512xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
 // CHECK:       kernel.func @gemm_m9(%x: tensor<9x256xf32>, %w: tensor<256x512xf32>) -> (tensor<9x512xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
-// FEW-LABEL: kernel.func @gemv_decode(%x: tensor<1x4096xf16>, %w: tensor<4096x4096xf16>) -> (tensor<1x4096xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [1, 256, 4096], stages = 4, k_lanes = 8> {
+// FEW-LABEL: kernel.func @gemv_decode(%x: tensor<1x4096xf16>, %w: tensor<4096x4096xf16>) -> (tensor<1x4096xf16>) gemm schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [1, 256, 4096], stages = 4, k_lanes = 32> {
 
 // -----
 
@@ -392,7 +401,7 @@ func.func @softmax_matmul(%x: tensor<8x1000xf32>, %w: tensor<1000x64xf32>) -> te
 // DECOMP-NEXT:    %p = molten.div %exp, %reduce_sum : (tensor<8x1000xf32>, tensor<8x1xf32>) -> tensor<8x1000xf32>
 // DECOMP-NEXT:    kernel.yield %p : tensor<8x1000xf32>
 // DECOMP-NEXT:  }
-// DECOMP-NEXT:  kernel.func @softmax_matmul_gemm0(%p: tensor<8x1000xf32>, %w: tensor<1000x64xf32>) -> (tensor<8x64xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [8, 8, 1024], stages = 4, k_lanes = 128> attributes {fused_ops = ["matmul", "relu"]} {
+// DECOMP-NEXT:  kernel.func @softmax_matmul_gemm0(%p: tensor<8x1000xf32>, %w: tensor<1000x64xf32>) -> (tensor<8x64xf32>) gemm schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [8, 16, 1024], stages = 4, k_lanes = 128> attributes {fused_ops = ["matmul", "relu"]} {
 // DECOMP-NEXT:    %mm = molten.matmul %p, %w : (tensor<8x1000xf32>, tensor<1000x64xf32>) -> tensor<8x64xf32>
 // DECOMP-NEXT:    %y = molten.relu %mm : tensor<8x64xf32>
 // DECOMP-NEXT:    kernel.yield %y : tensor<8x64xf32>
