@@ -248,9 +248,11 @@ CASES: dict[str, Builder] = {
     "gemm_transpose_a_136x48x64": gemm_transpose_a(136, 48, 64),
     # GEMV (at most 8 rows, B stored [K, N]): K longer than a loop trip of
     # every lane, N not a whole number of blocks, odd N (runs of one
-    # column) with K not a multiple of the lanes, batches, A transposed.
+    # column) with K not a multiple of the lanes, 8 rows (256 threads for
+    # f16 and bf16, 512 for f32), batches, A transposed.
     "gemv_bias_gelu_1x4096x520": gemm_bias_gelu(1, 4096, 520),
     "gemv_bias_gelu_5x300x1001": gemm_bias_gelu(5, 300, 1001),
+    "gemv_bias_gelu_8x264x104": gemm_bias_gelu(8, 264, 104),
     "gemv_batched_2x3x1x200x72": gemv_batched([2, 3], 1, 200, 72),
     "gemv_transpose_a_2x33x48": gemm_transpose_a(2, 33, 48),
     "attention_causal_2x37x16": attention(2, 37, 16, True),
