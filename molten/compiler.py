@@ -77,8 +77,8 @@ class ZeroCompiler:
     """Compiles `DataflowGraph`s into fused CUDA kernels for `arch` (e.g. "sm_90").
 
     `compile` runs `molten.DEFAULT_PIPELINE` and prints the result with the
-    `-t cuda` target; `save` writes it out. Matmul (gemm) and attention
-    kernels are not lowered yet and raise NotImplementedError.
+    `-t cuda` target; `save` writes it out. A kernel the lowering does not
+    cover raises NotImplementedError naming what is missing.
     """
 
     def __init__(

@@ -10,19 +10,25 @@ molten.cast to them and on store. Every size is static; `index` values are
 64-bit.
 
 * pointwise: a grid-stride loop over the elements of the kernel's shape.
-* row_reduce: a block per row (a grid-stride loop over rows). Each reduction
-  accumulates in f32 over the row, then combines across the block: warp
-  shuffles, one shared-memory slot per warp, shuffles again, so every thread
-  holds the total. When the schedule holds the row in registers (block *
-  elements_per_thread covers it) the input is read once; otherwise the row is
-  walked again for each reduction and for the store.
-* gemm: 2-D tiles of the output per block (the schedule's tile: block M,
-  N and K), each thread accumulating a 4x4 micro-tile in f32 registers while
-  tiles of both operands pass through shared memory (converted to f32,
-  edges clamped and zeroed); the epilogue (bias, activation, residual,
-  cast) is evaluated on the accumulators before a single guarded store.
-  Batch axes run along blockIdx.z, broadcast like numpy; transposed operands
-  are read through their strides. Tensor cores come later.
+* row_reduce: a grid-stride loop over rows, as the schedule says: several
+  rows per block, a block per row, or a row split across a group of blocks
+  that exchange partial results through global memory (a cooperative
+  launch). Each reduction accumulates in f32 over the thread's part, then
+  combines across the row's threads: warp shuffles, one shared-memory slot
+  per warp, shuffles again, so every thread holds the total. When the
+  schedule holds the row in registers the input is read once; otherwise
+  the row is walked again for each reduction and for the store.
+* gemm, as its #kernel.tiling says: output tiles of the block tile per
+  block; on tensor cores (mma.sync m16n8k16 on fragments read by ldmatrix
+  from shared memory that `stages` operand tiles flow into by cp.async),
+  with a SIMT variant launched for operands not 16-byte aligned; on the
+  SIMT cores, each thread accumulating a 4x4 micro-tile while f32 operand
+  tiles pass through shared memory; or, for a few rows (`k_lanes`), as a
+  GEMV that streams B once with K split across the block's threads. The
+  epilogue (bias, activation, residual, cast) is evaluated on the f32
+  accumulators before a single guarded store. Batch axes run along
+  blockIdx.z, broadcast like numpy; transposed operands are read through
+  their strides.
 * attention kernels are not lowered yet (NotImplementedError).
 
 The graph's `func.func` becomes a `cuda.host_func` launching the kernels in
