@@ -273,9 +273,6 @@ class ScheduleAttr(ParametrizedAttribute):
 MMA_FRAGMENT = (16, 8, 16)
 """M, N, K of a tensor-core gemm's fragment: the mma.sync m16n8k16 a warp
 issues."""
-SIMT_FRAGMENT = (4, 4, 1)
-"""M, N, K of a SIMT gemm's fragment: the micro-tile of outputs one thread
-accumulates per K element (MICRO_TILE of the lowering)."""
 GEMM_DIMS = ("m", "n", "k")
 """The loops of a gemm that `#kernel.tiling`'s `partial` names."""
 TILING_FIELDS = (

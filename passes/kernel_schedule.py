@@ -35,8 +35,9 @@ from this attribute and invents none. The heuristics, for a device of
   operands, each operand's contiguous axis a whole number of 16-byte
   copies, M >= 64): 128 threads, four warps of 64x64 on 128x128 output
   tiles with a K step of 32, four stages of operand tiles in flight
-  (mma.sync m16n8k16); otherwise on the SIMT cores, 256 threads on 64x64
-  output tiles with a K step of 16.
+  (mma.sync m16n8k16); otherwise on the SIMT cores, 256 threads on
+  128x128 output tiles with a K step of 8 where those give every SM a
+  block, else on 64x64 tiles with a K step of 16.
 
 A schedule already present (written by hand or by an autotuner) is kept.
 """
@@ -83,6 +84,11 @@ LONG_ROW_BLOCK = 512
 loops over the row (unrolled by nvcc) do not spill."""
 GEMM_BLOCK = 256
 GEMM_TILE = (64, 64, 16)
+"""A SIMT gemm's block tile: 4x4 outputs a thread."""
+GEMM_LARGE_TILE = (128, 128, 8)
+"""A SIMT gemm's block tile where such tiles still give every SM a block:
+8x8 outputs a thread, four FMAs for each value read from shared memory
+(4x4 has two, and shared memory, not the FMA units, sets the pace)."""
 MMA_GEMM_BLOCK = 128
 """Four warps: each holds a 64x64 warp tile's f32 accumulators (128
 registers a thread)."""
@@ -184,9 +190,18 @@ def pointwise_schedule(elements: int, width: int, sm_count: int):
     return kernel.ScheduleAttr(block, vector=width, elements_per_thread=width)
 
 
-def simt_gemm_schedule() -> kernel.ScheduleAttr:
+def simt_gemm_schedule(
+    matmul: molten.MatmulOp | None = None, sm_count: int = H100_SMS
+) -> kernel.ScheduleAttr:
     """The schedule of a gemm on the SIMT cores (f32, shapes tensor cores do
-    not take, and a tensor-core gemm's variant for misaligned operands)."""
+    not take, and, without a matmul, a tensor-core gemm's variant for
+    misaligned operands): large tiles where they fill the SMs."""
+    if matmul is not None:
+        result = shape_of(matmul.result)
+        bm, bn, _ = GEMM_LARGE_TILE
+        tiles = math.ceil(result[-2] / bm) * math.ceil(result[-1] / bn)
+        if tiles * math.prod(result[:-2]) >= sm_count:
+            return kernel.ScheduleAttr(GEMM_BLOCK, tile=GEMM_LARGE_TILE)
     return kernel.ScheduleAttr(GEMM_BLOCK, tile=GEMM_TILE)
 
 
@@ -257,7 +272,7 @@ def gemm_schedule(
     if is_gemv(matmul):
         return gemv_schedule(matmul, sm_count)
     if not takes_tensor_cores(matmul):
-        return simt_gemm_schedule()
+        return simt_gemm_schedule(matmul, sm_count)
     return kernel.ScheduleAttr(
         MMA_GEMM_BLOCK,
         tile=MMA_GEMM_TILE,

@@ -1220,9 +1220,10 @@ def _and(e: Emitter, a: SSAValue | None, b: SSAValue | None) -> SSAValue | None:
 
 SIMT_SUFFIX = "_simt"
 """The name of a tensor-core gemm's SIMT variant ends so."""
-MICRO_TILE = 4
-"""Each thread of a SIMT gemm accumulates a MICRO_TILE x MICRO_TILE block of
-outputs."""
+SIMT_A_SKEW = 4
+"""Floats a SIMT gemm's A tile pads each of its K rows with, so that the
+threads storing it transposed (8 K elements of 4 rows a warp) hit 32
+distinct banks."""
 
 
 def _gemm_offset(
@@ -1245,9 +1246,9 @@ def gemm_tiling(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr):
 
 
 def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKernel:
-    """A gemm kernel, tiled as its #kernel.tiling says: on tensor cores where
-    it gives warp tiles, else on the SIMT cores, each thread a MICRO_TILE x
-    MICRO_TILE block."""
+    """A gemm kernel, tiled as its #kernel.tiling says: a GEMV where K is
+    split across threads (`k_lanes`), on tensor cores where it gives warp
+    tiles, else on the SIMT cores, each thread a fragment of outputs."""
     tiling = gemm_tiling(kfunc, schedule)
     if schedule.k_lanes.data > 1:
         return lower_gemv(kfunc, schedule, tiling)
@@ -1271,30 +1272,36 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     block = schedule.block.data
     bm, bn, bk = (t.data for t in tiling.block)
     partial = {d.data for d in tiling.partial}
-    threads_n = bn // MICRO_TILE
+    fm, fn = (f.data for f in tiling.fragment.data[:2])
+    # Thread (r, c) holds rows r, r + threads_m, ... and columns c,
+    # c + threads_n, ... of the block tile: a warp's reads of a K row of
+    # either tile are consecutive words (no bank conflicts) and its stores
+    # consecutive columns.
+    threads_m, threads_n = bm // fm, bn // fn
     if (
-        bm * bn != block * MICRO_TILE * MICRO_TILE
-        or bm % MICRO_TILE
-        or bn % MICRO_TILE
+        threads_m * threads_n != block
+        or bm % fm
+        or bn % fn
         or (bm * bk) % block
         or (bk * bn) % block
     ):
         raise NotImplementedError(
             f"lower-kernel-to-cuda: gemm tile {bm}x{bn}x{bk} with {block} threads "
-            f"(each thread computes {MICRO_TILE}x{MICRO_TILE} outputs)"
+            f"(each thread computes {fm}x{fn} outputs)"
         )
     grid = gemm.grid(tiling)
+    a_pitch = bm + SIMT_A_SKEW
 
     tid = e.add(cuda.ThreadIdxOp())
     row0, col0, a_base, b_base, batch_index = gemm.block_origin(e, bm, bn)
-    thread_row = e.imul(e.idiv(tid, threads_n), MICRO_TILE)
-    thread_col = e.imul(e.irem(tid, threads_n), MICRO_TILE)
-    a_tile = e.add(cuda.SharedAllocOp(F32, bk * bm))  # [bk][bm]
+    thread_row = e.idiv(tid, threads_n)
+    thread_col = e.irem(tid, threads_n)
+    a_tile = e.add(cuda.SharedAllocOp(F32, bk * a_pitch))  # [bk][a_pitch]
     b_tile = e.add(cuda.SharedAllocOp(F32, bk * bn))  # [bk][bn]
     a_tile.name_hint, b_tile.name_hint = "a_tile", "b_tile"
 
     zero = e.f32(0.0)
-    count = MICRO_TILE * MICRO_TILE
+    count = fm * fn
     loop_body = Block(arg_types=[INDEX, *[F32] * count])
     loop = scf.ForOp(
         e.index(0), e.index(k), e.index(bk), [zero] * count, Region(loop_body)
@@ -1343,7 +1350,8 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
         "mk",
         lambda r, c: (lb.iadd(row0, r), lb.iadd(k0, c)),
     ):
-        lb.add(cuda.StoreOp(value, a_tile, lb.index(lb.iadd(lb.imul(c, bm), r))))
+        slot = lb.index(lb.iadd(lb.imul(c, a_pitch), r))
+        lb.add(cuda.StoreOp(value, a_tile, slot))
     # B tile: rows are k (bk), columns n (bn).
     for r, c, value in stage(
         pointers[mm.rhs],
@@ -1362,31 +1370,37 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     acc = list(loop_body.args[1:])
     for kk in range(bk):
         a = [
-            lb.add(cuda.LoadOp(a_tile, lb.index(lb.iadd(thread_row, kk * bm + i))))
-            for i in range(MICRO_TILE)
+            lb.add(
+                cuda.LoadOp(
+                    a_tile, lb.index(lb.iadd(thread_row, kk * a_pitch + i * threads_m))
+                )
+            )
+            for i in range(fm)
         ]
         b = [
-            lb.add(cuda.LoadOp(b_tile, lb.index(lb.iadd(thread_col, kk * bn + j))))
-            for j in range(MICRO_TILE)
+            lb.add(
+                cuda.LoadOp(
+                    b_tile, lb.index(lb.iadd(thread_col, kk * bn + j * threads_n))
+                )
+            )
+            for j in range(fn)
         ]
         acc = [
-            lb.add(
-                arith.AddfOp(acc[i * MICRO_TILE + j], lb.add(arith.MulfOp(a[i], b[j])))
-            )
-            for i in range(MICRO_TILE)
-            for j in range(MICRO_TILE)
+            lb.add(arith.AddfOp(acc[i * fn + j], lb.add(arith.MulfOp(a[i], b[j]))))
+            for i in range(fm)
+            for j in range(fn)
         ]
     lb.add(cuda.SyncThreadsOp())
     loop_body.add_op(scf.YieldOp(*acc))
 
     accumulators = [
         (
-            e.iadd(e.iadd(row0, thread_row), i),
-            e.iadd(e.iadd(col0, thread_col), j),
-            loop.results[i * MICRO_TILE + j],
+            e.iadd(e.iadd(row0, thread_row), i * threads_m),
+            e.iadd(e.iadd(col0, thread_col), j * threads_n),
+            loop.results[i * fn + j],
         )
-        for i in range(MICRO_TILE)
-        for j in range(MICRO_TILE)
+        for i in range(fm)
+        for j in range(fn)
     ]
     gemm.epilogue(
         e,

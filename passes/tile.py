@@ -288,6 +288,31 @@ def check_divisibility(
         )
 
 
+def simt_fragment(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, tile: Sequence[int]
+) -> tuple[int, int, int]:
+    """A SIMT gemm's fragment: the micro-tile of outputs each thread
+    accumulates per K element, the block tile's outputs shared evenly by the
+    block's threads; as square as powers of two allow (4x4, 4x8, 8x8)."""
+    block = schedule.block.data
+    outputs, rest = divmod(tile[0] * tile[1], block)
+    rows = 1 << (math.isqrt(max(outputs, 1)).bit_length() - 1)
+    cols = outputs // rows
+    if (
+        rest
+        or not outputs
+        or rows * cols != outputs
+        or tile[0] % rows
+        or tile[1] % cols
+    ):
+        raise _fail(
+            kfunc,
+            f"block tile {_format(tile)} does not split into equal micro-tiles, "
+            f"one for each of block = {block} threads",
+        )
+    return rows, cols, 1
+
+
 def gemv_fragment(
     kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, tile: Sequence[int]
 ) -> tuple[int, int, int]:
@@ -345,7 +370,9 @@ def tiling_for(
     if k_lanes > 1:
         fragment = gemv_fragment(kfunc, schedule, sizes)
     else:
-        fragment = kernel.MMA_FRAGMENT if warp else kernel.SIMT_FRAGMENT
+        fragment = (
+            kernel.MMA_FRAGMENT if warp else simt_fragment(kfunc, schedule, sizes)
+        )
         check_divisibility(kfunc, schedule.block.data, sizes, warp, fragment)
 
     domain = iteration_domain(gemm)

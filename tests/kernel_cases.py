@@ -246,6 +246,9 @@ CASES: dict[str, Builder] = {
     "gemm_bias_gelu_64x16x8": gemm_bias_gelu(64, 16, 8),
     "gemm_batched_2x80x40x24": gemm_batched([2], 80, 40, 24),
     "gemm_transpose_a_136x48x64": gemm_transpose_a(136, 48, 64),
+    # Enough 128x128 tiles for the SIMT kernel's large tiles (8x8 a
+    # thread); K = 23 keeps f16 and bf16 off tensor cores; partial tiles.
+    "gemm_simt_large_1537x23x1409": gemm_bias_gelu(1537, 23, 1409),
     # GEMV (at most 8 rows, B stored [K, N]): K longer than a loop trip of
     # every lane, N not a whole number of blocks, odd N (runs of one
     # column) with K not a multiple of the lanes, 8 rows (256 threads for

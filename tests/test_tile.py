@@ -201,12 +201,24 @@ def test_illegal_tiling_is_a_pass_failure(monkeypatch):
         tiled(text)
 
 
-def test_fragments_are_the_lowerings():
+def test_mma_fragment_is_the_lowerings():
     from molten.passes import lower_kernel_to_cuda as lowering
 
-    assert kernel.SIMT_FRAGMENT == (lowering.MICRO_TILE, lowering.MICRO_TILE, 1)
-    if hasattr(lowering, "MMA_SHAPE"):
-        assert kernel.MMA_FRAGMENT == lowering.MMA_SHAPE
+    assert kernel.MMA_FRAGMENT == lowering.MMA_SHAPE
+
+
+@pytest.mark.parametrize(
+    "block, tile, fragment",
+    [
+        (256, (64, 64, 16), (4, 4, 1)),
+        (128, (64, 64, 16), (4, 8, 1)),
+        (256, (128, 128, 8), (8, 8, 1)),
+        (64, (32, 16, 4), (2, 4, 1)),
+    ],
+)
+def test_simt_fragment_shares_the_block_tile(block, tile, fragment):
+    schedule = kernel.ScheduleAttr(block, tile=tile)
+    assert tile_pass.simt_fragment(None, schedule, tile) == fragment  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------

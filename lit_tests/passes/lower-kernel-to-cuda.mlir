@@ -501,8 +501,9 @@ func.func @moments(%x: tensor<2x200xf32>) -> (tensor<2x1xf32> {molten.name = "va
 // -- gemm --------------------------------------------------------------------
 
 // A 20x8 @ 8x16 f16 matmul with a bias epilogue, tiles of 16x16 (K step 4)
-// on 16 threads, each accumulating a 4x4 micro-tile: the operands pass
-// through shared f32 tiles (a_tile k-major, b_tile), converted to f32,
+// on 16 threads, each accumulating a 4x4 micro-tile (rows and columns 4
+// apart): the operands pass through shared f32 tiles (a_tile k-major, its
+// rows padded from 16 to 20, b_tile), converted to f32,
 // between two barriers per K step; 16 f32 accumulators are carried by the
 // loop over K; the epilogue rounds each one to f16 (the matmul's type), adds
 // the bias and stores it. Only M's last tile is partial (20 rows in tiles of
@@ -532,7 +533,7 @@ func.func @linear(%a: tensor<20x8xf16>, %w: tensor<8x16xf16>, %b: tensor<16xf16>
 // CHECK-NEXT:    {{%[^ ]+}} = cuda.block_idx z
 // CHECK-NEXT:    [[ROW0:%[^ ]+]] = arith.muli [[TILE_M]], [[C16]] : index
 // CHECK-NEXT:    [[COL0:%[^ ]+]] = arith.muli [[TILE_N]], [[C16]] : index
-// CHECK:         %a_tile = cuda.shared_alloc 64 : !cuda.ptr<f32, shared>
+// CHECK:         %a_tile = cuda.shared_alloc 80 : !cuda.ptr<f32, shared>
 // CHECK-NEXT:    %b_tile = cuda.shared_alloc 64 : !cuda.ptr<f32, shared>
 // CHECK-NEXT:    {{^ *}}[[ACC0:%[^ ,]+]], {{(%[^ ,]+, )+}}[[ACC15:%[^ ]+]] = scf.for [[K0:%[^ ]+]] = [[C0]] to [[C8]] step [[C4]] iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK-NOT:       sync_threads

@@ -58,6 +58,12 @@ kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<
   kernel.yield %m : tensor<100x70xf32>
 }
 
+// SIMT, 128x128x8 tiles on 256 threads: 8x8 micro-tiles.
+kernel.func @simt_large(%a: tensor<256x40xf32>, %b: tensor<40x200xf32>) -> (tensor<256x200xf32>) gemm schedule #kernel.schedule<block = 256, tile = [128, 128, 8]> {
+  %m = molten.matmul %a, %b : (tensor<256x40xf32>, tensor<40x200xf32>) -> tensor<256x200xf32>
+  kernel.yield %m : tensor<256x200xf32>
+}
+
 // A GEMV (k_lanes = 32): 3 rows, runs of 4 f32 columns, 8 runs (32 columns)
 // a block, K split 32 ways: the fragment is a thread's share, 3 rows by 4
 // columns by 320 / 32 = 10 elements of K, in one K step of 320; K = 300
@@ -102,6 +108,10 @@ kernel.func @tiled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16x
 // CHECK-NEXT:  kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [2, 2, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<100x30xf32>, tensor<30x70xf32>) -> tensor<100x70xf32>
 // CHECK-NEXT:    kernel.yield %m : tensor<100x70xf32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @simt_large(%a: tensor<256x40xf32>, %b: tensor<40x200xf32>) -> (tensor<256x200xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 8]> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 8], fragment = [8, 8, 1], stages = 1, k_steps = 5, partial = [n], lhs = [128, 8, 8], rhs = [8, 128, 128]> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<256x40xf32>, tensor<40x200xf32>) -> tensor<256x200xf32>
+// CHECK-NEXT:    kernel.yield %m : tensor<256x200xf32>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  kernel.func @gemv_f32(%a: tensor<3x300xf32>, %b: tensor<300x72xf32>) -> (tensor<3x72xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [3, 32, 320], stages = 4, k_lanes = 32> tiling #kernel.tiling<grid = [3, 1, 1], block = [3, 32, 320], fragment = [3, 4, 10], stages = 4, k_steps = 1, partial = [n, k], lhs = [3, 320, 320], rhs = [320, 32, 32]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<3x300xf32>, tensor<300x72xf32>) -> tensor<3x72xf32>
@@ -182,14 +192,14 @@ kernel.func @threads_256(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (ten
 
 // -----
 
-// SIMT: 64x64 outputs in 4x4 micro-tiles take 256 threads, not 128.
-kernel.func @simt_threads(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 128, tile = [64, 64, 16]> {
+// SIMT: 64x64 outputs do not split evenly among 96 threads.
+kernel.func @simt_threads(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 96, tile = [64, 64, 16]> {
   %m = molten.matmul %a, %b : (tensor<100x30xf32>, tensor<30x70xf32>) -> tensor<100x70xf32>
   kernel.yield %m : tensor<100x70xf32>
 }
 
 // ERR-NEXT:    {{^// -{5}$}}
-// ERR-NEXT:    {{^.*}}: error: tile: @simt_threads: block tile 64x64x16 in 4x4 micro-tiles, one a thread, takes 256 threads, not block = 128{{$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @simt_threads: block tile 64x64x16 does not split into equal micro-tiles, one for each of block = 96 threads{{$}}
 
 // -----
 

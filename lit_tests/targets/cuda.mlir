@@ -218,7 +218,7 @@ func.func @scores(%q: tensor<100x32xf32>, %k: tensor<32x130xf32>, %bias: tensor<
 // CHECK:      // 3 kernels, 1 launcher.
 // CHECK:      // scores_gemm0: fuses matmul
 // CHECK-NEXT: extern "C" __global__ void __launch_bounds__(256, 1) scores_gemm0(const float* __restrict__ q, const float* __restrict__ k, float* __restrict__ s) {
-// CHECK:        __shared__ float a_tile[1024];
+// CHECK:        __shared__ float a_tile[1088];
 // CHECK-NEXT:   __shared__ float b_tile[1024];
 // CHECK-COUNT-16: {{^  }}float {{[A-Za-z_][A-Za-z0-9_]*}} = 0.0f;
 // CHECK-NEXT:   for (int64_t [[K0:[A-Za-z_][A-Za-z0-9_]*]] = 0; [[K0]] < 32; [[K0]] += 16) {
