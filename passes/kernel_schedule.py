@@ -36,7 +36,7 @@ from this attribute and invents none. The heuristics, for a device of
   copies, M >= 64): 128 threads, four warps of 64x64 on 128x128 output
   tiles with a K step of 32, four stages of operand tiles in flight
   (mma.sync m16n8k16); otherwise on the SIMT cores, 256 threads on
-  128x128 output tiles with a K step of 8 where those give every SM a
+  128x128 output tiles with a K step of 16 where those give every SM a
   block, else on 64x64 tiles with a K step of 16.
 
 A schedule already present (written by hand or by an autotuner) is kept.
@@ -85,10 +85,11 @@ loops over the row (unrolled by nvcc) do not spill."""
 GEMM_BLOCK = 256
 GEMM_TILE = (64, 64, 16)
 """A SIMT gemm's block tile: 4x4 outputs a thread."""
-GEMM_LARGE_TILE = (128, 128, 8)
+GEMM_LARGE_TILE = (128, 128, 16)
 """A SIMT gemm's block tile where such tiles still give every SM a block:
 8x8 outputs a thread, four FMAs for each value read from shared memory
-(4x4 has two, and shared memory, not the FMA units, sets the pace)."""
+(4x4 has two, and shared memory, not the FMA units, sets the pace). A K
+step of 16 ran 15% faster than one of 8 on the H100 (f32, 4096 cubed)."""
 MMA_GEMM_BLOCK = 128
 """Four warps: each holds a 64x64 warp tile's f32 accumulators (128
 registers a thread)."""
