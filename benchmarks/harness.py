@@ -27,6 +27,7 @@ import molten
 from benchmarks.cases import Case, minimal_bytes
 from benchmarks.timing import Timer
 from molten.errors import MoltenError
+from molten.runtime.device import current_native_arch
 
 ERROR_FACTOR = 4
 """Molten may be this many times less accurate than PyTorch eager..."""
@@ -192,7 +193,7 @@ def _compile_molten(graph: Any, record: dict[str, Any]) -> Any:
     (with the reason in `record`) where Molten cannot compile it."""
     begin = time.perf_counter()
     try:
-        compiled = molten.ZeroCompiler().compile(graph)
+        compiled = molten.ZeroCompiler(arch=current_native_arch()).compile(graph)
         compiled.executable()
     except (MoltenError, NotImplementedError) as error:
         record["molten_unavailable"] = f"{type(error).__name__}: {error}"

@@ -635,6 +635,206 @@ class MmaOp(IRDLOperation):
             )
 
 
+DESCRIPTOR = IntegerType(64)
+"""A wgmma matrix descriptor: where an operand tile lies in shared memory
+and how it is laid out (the 128-byte swizzle, its two strides)."""
+WGMMA_M = 64
+"""The rows of one wgmma: a warpgroup's share of the block tile."""
+WGMMA_K = 16
+"""The K extent of one wgmma of 16-bit operands."""
+SWIZZLE_BYTES = 128
+"""The swizzle of wgmma's operand tiles: in each 1024-byte atom of eight
+128-byte rows, 16-byte chunk c of row r lies at chunk c ^ r."""
+SWIZZLE_ALIGNMENT = 1024
+"""The alignment of a swizzled tile (the atom's size)."""
+
+
+@irdl_op_definition
+class WgmmaDescriptorOp(IRDLOperation):
+    """The matrix descriptor of an operand tile for `cuda.wgmma`: the tile
+    starts at element `index` of a shared buffer laid out in 128-byte
+    swizzled rows (SWIZZLE_BYTES); `leading` and `stride` are its byte
+    strides (between 64-element column blocks of an MN-major tile, unused
+    by a K-major one; between groups of eight rows).
+
+    ```mlir
+    %d = cuda.wgmma_descriptor %tile[%i] leading 8192 stride 1024
+        : !cuda.ptr<f16, shared>
+    ```
+    """
+
+    name = "cuda.wgmma_descriptor"
+    ptr = operand_def(PointerType)
+    index = operand_def(IndexType)
+    leading = prop_def(IntegerAttr[I64])
+    stride = prop_def(IntegerAttr[I64])
+    result = result_def(DESCRIPTOR)
+    assembly_format = (
+        "$ptr `[` $index `]` `leading` $leading `stride` $stride attr-dict "
+        "`:` type($ptr)"
+    )
+
+    def __init__(self, ptr: SSAValue, index: SSAValue, leading: int, stride: int):
+        super().__init__(
+            operands=[ptr, index],
+            result_types=[DESCRIPTOR],
+            properties={
+                "leading": IntegerAttr(leading, i64),
+                "stride": IntegerAttr(stride, i64),
+            },
+        )
+
+    def verify_(self) -> None:
+        assert isinstance(self.ptr.type, PointerType)
+        if self.ptr.type.memory_space != MemorySpace.SHARED or not isinstance(
+            self.ptr.type.element_type, MMA_OPERAND_TYPES
+        ):
+            raise VerifyException(
+                "cuda.wgmma_descriptor: describes f16 or bf16 shared memory, not "
+                f"{self.ptr.type}"
+            )
+        for name in ("leading", "stride"):
+            value = getattr(self, name).value.data
+            if value < 0 or value % 16 or value >= 1 << 18:
+                raise VerifyException(
+                    f"cuda.wgmma_descriptor: {name} is a multiple of 16 bytes "
+                    f"below 2^18, not {value}"
+                )
+
+
+@irdl_op_definition
+class WgmmaOp(IRDLOperation):
+    """One warpgroup-wide asynchronous tensor-core multiply-accumulate
+    D = A B + D of shape m64nNk16 (wgmma.mma_async, sm_90a): A (64 x 16) and
+    B (16 x N) of `operand` (f16 or bf16) read from shared memory through
+    their descriptors, K-major unless `trans_a` / `trans_b` (MN-major), the
+    N / 2 f32 accumulators of each thread in registers: thread t of the
+    warpgroup holds, in accumulator j, row 16 (t / 32) + (t % 32) / 4 +
+    8 ((j / 2) % 2) and column 8 (j / 4) + 2 (t % 4) + j % 2. The results
+    are ready after a `cuda.wgmma_wait` that covers the op's group.
+
+    ```mlir
+    %d0, %d1, %d2, %d3 = cuda.wgmma f16 n 8 trans_b %da, %db [%c0, %c1, %c2, %c3]
+        : f32, f32, f32, f32
+    ```
+    """
+
+    name = "cuda.wgmma"
+    operand = prop_def(Attribute)
+    n = prop_def(IntegerAttr[I64])
+    trans_a = opt_prop_def(UnitAttr)
+    trans_b = opt_prop_def(UnitAttr)
+    a = operand_def(DESCRIPTOR)
+    b = operand_def(DESCRIPTOR)
+    c = var_operand_def(Float32Type)
+    d = var_result_def(Float32Type)
+    assembly_format = (
+        "$operand `n` $n (`trans_a` $trans_a^)? (`trans_b` $trans_b^)? $a `,` $b "
+        "`[` $c `]` attr-dict `:` type($d)"
+    )
+
+    def __init__(
+        self,
+        operand: Attribute,
+        a: SSAValue,
+        b: SSAValue,
+        c: Sequence[SSAValue],
+        trans_a: bool = False,
+        trans_b: bool = False,
+    ):
+        properties: dict[str, Attribute] = {
+            "operand": operand,
+            "n": IntegerAttr(2 * len(c), i64),
+        }
+        if trans_a:
+            properties["trans_a"] = UnitAttr()
+        if trans_b:
+            properties["trans_b"] = UnitAttr()
+        super().__init__(
+            operands=[a, b, c],
+            properties=properties,
+            result_types=[[Float32Type()] * len(c)],
+        )
+
+    def verify_(self) -> None:
+        if not isinstance(self.operand, MMA_OPERAND_TYPES):
+            raise VerifyException(
+                f"cuda.wgmma: multiplies f16 or bf16 operands, not {self.operand}"
+            )
+        n = self.n.value.data
+        if n % 8 or not 8 <= n <= 256:
+            raise VerifyException(
+                f"cuda.wgmma: N is a multiple of 8 from 8 to 256, not {n}"
+            )
+        if len(self.c) != n // 2 or len(self.d) != n // 2:
+            raise VerifyException(
+                f"cuda.wgmma: m64n{n}k16 takes and gives {n // 2} f32 accumulators "
+                f"a thread, not {len(self.c)} and {len(self.d)}"
+            )
+
+
+@irdl_op_definition
+class WgmmaFenceOp(IRDLOperation):
+    """Orders this warpgroup's register and shared-memory accesses before the
+    `cuda.wgmma` ops that follow (wgmma.fence): `cuda.wgmma_fence`."""
+
+    name = "cuda.wgmma_fence"
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class WgmmaCommitOp(IRDLOperation):
+    """Closes the group of the `cuda.wgmma` ops this warpgroup issued since
+    the last commit: `cuda.wgmma_commit`."""
+
+    name = "cuda.wgmma_commit"
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class WgmmaWaitOp(IRDLOperation):
+    """Waits until at most `pending` of this warpgroup's committed wgmma
+    groups are in flight, and gives the accumulators it makes ready (those
+    of the groups it waited for; with `pending` above 0, the others are
+    still being written and are only passed through).
+
+    ```mlir
+    %e0, %e1 = cuda.wgmma_wait 0 [%d0, %d1] : f32, f32
+    ```
+    """
+
+    name = "cuda.wgmma_wait"
+    pending = prop_def(IntegerAttr[I64])
+    values = var_operand_def(Float32Type)
+    results_ = var_result_def(Float32Type)
+    assembly_format = "$pending `[` $values `]` attr-dict `:` type($results_)"
+
+    def __init__(self, pending: int, values: Sequence[SSAValue]):
+        super().__init__(
+            operands=[values],
+            properties={"pending": IntegerAttr(pending, i64)},
+            result_types=[[Float32Type()] * len(values)],
+        )
+
+    def verify_(self) -> None:
+        if not 0 <= self.pending.value.data <= 7:
+            raise VerifyException("cuda.wgmma_wait: pending is 0 to 7")
+        if len(self.values) != len(self.results_):
+            raise VerifyException(
+                "cuda.wgmma_wait: gives one accumulator for each it takes"
+            )
+
+
+@irdl_op_definition
+class FenceProxyAsyncOp(IRDLOperation):
+    """Makes this thread's writes to shared memory visible to the tensor
+    cores' asynchronous reads (fence.proxy.async.shared::cta), before the
+    barrier that precedes a `cuda.wgmma`: `cuda.fence_proxy_async`."""
+
+    name = "cuda.fence_proxy_async"
+    assembly_format = "attr-dict"
+
+
 STATIC_SHARED_BYTES = 48 * 1024
 """The most shared memory a kernel may declare statically; beyond it the
 printer places its buffers in dynamic shared memory, set at the launch."""
@@ -645,17 +845,30 @@ SHARED_ALIGNMENT = 16
 
 def shared_layout(kernel: Operation) -> tuple[dict[SSAValue, int], int]:
     """Each shared buffer of `kernel` -> its byte offset, buffers in order,
-    each aligned to 16 bytes (cp.async and ldmatrix need it); and the bytes
-    in all."""
+    each aligned to 16 bytes (cp.async and ldmatrix need it), or to 1024 when
+    it is swizzled for wgmma; and the bytes in all."""
     offsets: dict[SSAValue, int] = {}
     total = 0
     for op in kernel.walk():
         if isinstance(op, SharedAllocOp):
             assert isinstance(op.result.type, PointerType)
+            align = shared_alignment(op.result)
+            total = -(-total // align) * align
             offsets[op.result] = total
             nbytes = op.size.value.data * element_bytes(op.result.type.element_type)
             total += -(-nbytes // SHARED_ALIGNMENT) * SHARED_ALIGNMENT
     return offsets, total
+
+
+def swizzled(buffer: SSAValue) -> bool:
+    """Whether a shared buffer holds wgmma operand tiles (128-byte swizzled)."""
+    return any(isinstance(use.operation, WgmmaDescriptorOp) for use in buffer.uses)
+
+
+def shared_alignment(buffer: SSAValue) -> int:
+    """The alignment a shared buffer needs: 1024 bytes for a swizzled one,
+    else 16."""
+    return SWIZZLE_ALIGNMENT if swizzled(buffer) else SHARED_ALIGNMENT
 
 
 def copied_whole(buffer: SSAValue) -> bool:
@@ -1102,6 +1315,12 @@ Cuda = Dialect(
         CpAsyncWaitOp,
         LdMatrixOp,
         MmaOp,
+        WgmmaDescriptorOp,
+        WgmmaOp,
+        WgmmaFenceOp,
+        WgmmaCommitOp,
+        WgmmaWaitOp,
+        FenceProxyAsyncOp,
         LaunchOp,
         AllocOp,
         FreeOp,

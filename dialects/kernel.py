@@ -100,7 +100,10 @@ SCHEDULE_FIELDS = (
 when above 1)."""
 SCHEDULE_ARRAY_FIELDS = ("tile", "warp")
 """The integer-list fields of `#kernel.schedule`, printed after the others
-when not empty; `stages` and `k_lanes` follow them when above 1."""
+when not empty."""
+SCHEDULE_TRAILING_FIELDS = ("stages", "k_lanes", "mma_warps")
+"""The integer fields of `#kernel.schedule` printed last, when above 1 (their
+default)."""
 SCHEDULE_DEFAULTS = {
     "rows_per_block": 1,
     "vector": 1,
@@ -140,7 +143,9 @@ class ScheduleAttr(ParametrizedAttribute):
     thread has in flight) and, for a gemm of few rows (a GEMV), `k_lanes`:
     the threads of a block that share each output, each summing every
     k_lanes-th element of K over `vector` consecutive columns (printed when
-    above 1).
+    above 1); and `mma_warps`, the warps that issue one tensor-core
+    instruction of a gemm: 1 for mma.sync, 4 (a warpgroup) for sm_90a's
+    wgmma, whose warp tile is then a warpgroup's (printed when above 1).
 
     ```mlir
     #kernel.schedule<block = 256, rows_per_block = 1, vector = 4,
@@ -153,6 +158,9 @@ class ScheduleAttr(ParametrizedAttribute):
     #kernel.schedule<block = 256, rows_per_block = 1, vector = 8,
                      elements_per_thread = 1, tile = [1, 16, 4096],
                      stages = 4, k_lanes = 128>
+    #kernel.schedule<block = 256, rows_per_block = 1, vector = 1,
+                     elements_per_thread = 1, tile = [128, 256, 64],
+                     warp = [64, 256], stages = 4, mma_warps = 4>
     ```
     """
 
@@ -167,6 +175,7 @@ class ScheduleAttr(ParametrizedAttribute):
     warp: ArrayAttr[IntAttr] = param_def()
     stages: IntAttr = param_def()
     k_lanes: IntAttr = param_def()
+    mma_warps: IntAttr = param_def()
 
     def __init__(
         self,
@@ -179,6 +188,7 @@ class ScheduleAttr(ParametrizedAttribute):
         warp: Sequence[int] = (),
         stages: int = 1,
         k_lanes: int = 1,
+        mma_warps: int = 1,
     ):
         super().__init__(
             IntAttr(block),
@@ -190,12 +200,13 @@ class ScheduleAttr(ParametrizedAttribute):
             _int_array(warp),
             IntAttr(stages),
             IntAttr(k_lanes),
+            IntAttr(mma_warps),
         )
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         values: dict[str, Attribute] = {}
-        fields = (*SCHEDULE_FIELDS, *SCHEDULE_ARRAY_FIELDS, "stages", "k_lanes")
+        fields = (*SCHEDULE_FIELDS, *SCHEDULE_ARRAY_FIELDS, *SCHEDULE_TRAILING_FIELDS)
 
         def parse_field() -> None:
             field_span = parser._current_token.span
@@ -223,8 +234,7 @@ class ScheduleAttr(ParametrizedAttribute):
                 for f in SCHEDULE_FIELDS[1:]
             ),
             *(values.get(f, ArrayAttr([])) for f in SCHEDULE_ARRAY_FIELDS),
-            values.get("stages", IntAttr(1)),
-            values.get("k_lanes", IntAttr(1)),
+            *(values.get(f, IntAttr(1)) for f in SCHEDULE_TRAILING_FIELDS),
         )
 
     def print_parameters(self, printer: Printer) -> None:
@@ -236,13 +246,13 @@ class ScheduleAttr(ParametrizedAttribute):
         for f in SCHEDULE_ARRAY_FIELDS:
             if getattr(self, f).data:
                 fields.append(f"{f} = {_format_ints(getattr(self, f))}")
-        for f in ("stages", "k_lanes"):
+        for f in SCHEDULE_TRAILING_FIELDS:
             if getattr(self, f).data != 1:
                 fields.append(f"{f} = {getattr(self, f).data}")
         printer.print_string(f"<{', '.join(fields)}>")
 
     def verify(self) -> None:
-        for f in (*SCHEDULE_FIELDS, "stages", "k_lanes"):
+        for f in (*SCHEDULE_FIELDS, *SCHEDULE_TRAILING_FIELDS):
             if getattr(self, f).data < 1:
                 raise VerifyException(f"#kernel.schedule: {f} must be >= 1")
         for f in SCHEDULE_ARRAY_FIELDS:
@@ -268,11 +278,23 @@ class ScheduleAttr(ParametrizedAttribute):
                 f"#kernel.schedule: k_lanes = {self.k_lanes.data} needs a gemm tile "
                 f"of three sizes (M, N, K) and no warp tile"
             )
+        if self.mma_warps.data not in (1, WARPGROUP_WARPS):
+            raise VerifyException(
+                f"#kernel.schedule: mma_warps = {self.mma_warps.data} must be 1 "
+                f"(mma.sync) or {WARPGROUP_WARPS} (wgmma)"
+            )
+        if self.mma_warps.data > 1 and not self.warp.data:
+            raise VerifyException(
+                f"#kernel.schedule: mma_warps = {self.mma_warps.data} needs a warp "
+                "tile (a warpgroup's M, N)"
+            )
 
 
 MMA_FRAGMENT = (16, 8, 16)
 """M, N, K of a tensor-core gemm's fragment: the mma.sync m16n8k16 a warp
 issues."""
+WARPGROUP_WARPS = 4
+"""The warps of a warpgroup, which issue one wgmma together."""
 GEMM_DIMS = ("m", "n", "k")
 """The loops of a gemm that `#kernel.tiling`'s `partial` names."""
 TILING_FIELDS = (

@@ -10,6 +10,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from molten.ir import dtype_name, output_name
+from molten.passes.kernel_schedule import WGMMA_ARCHS
 from molten.pipeline import DEFAULT_PIPELINE, KERNEL_LEVEL_PIPELINE
 from molten.runtime.program import Step, TensorSpec, host_program
 
@@ -48,6 +49,9 @@ class CompiledGraph:
     """Kernel -> {C++ variable -> graph value name}, for compile errors."""
     value_ops: dict[str, str] = field(default_factory=dict, repr=False)
     """Graph value name -> the molten op that computes it, for compile errors."""
+    arch: str = "sm_90"
+    """The target it was compiled for; an arch-specific one (sm_90a) is what
+    the runtime compiles the source for, on a device of that arch only."""
     _executables: dict[int, Any] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -91,10 +95,13 @@ class ZeroCompiler:
         self.options = options
 
     def _pipeline(self, spec: str) -> str:
-        if self.sm_count is None:
+        options = [f'arch="{self.arch}"'] if self.arch in WGMMA_ARCHS else []
+        if self.sm_count is not None:
+            options.append(f"sm_count={self.sm_count}")
+        if not options:
             return spec
         return spec.replace(
-            "kernel-schedule", f"kernel-schedule{{sm_count={self.sm_count}}}"
+            "kernel-schedule", f"kernel-schedule{{{' '.join(options)}}}"
         )
 
     def optimize(self, graph: Any) -> ModuleOp:
@@ -149,6 +156,7 @@ class ZeroCompiler:
             host_program(launcher, unit.kernel_names),
             unit.origins,
             value_ops,
+            arch=self.arch,
         )
 
     def save(self, compiled: CompiledGraph, directory: str | Path) -> list[Path]:

@@ -54,12 +54,20 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel, molten
-from molten.dialects.cuda import VECTOR_BYTES, element_bytes
+from molten.dialects.cuda import (
+    SWIZZLE_BYTES,
+    VECTOR_BYTES,
+    WGMMA_K,
+    WGMMA_M,
+    element_bytes,
+)
 from molten.dialects.molten import shape_of
 from molten.passes.kernel_schedule import MMA_ELEMENT_TYPES, WARP
 
 DOMAIN_DIMS = ("b", "i", "j", "k")
 """The iteration domain's dimensions: batch, then the gemm's M, N and K."""
+SWIZZLE_ELEMENTS = SWIZZLE_BYTES // 2
+"""The 16-bit elements of one swizzled row: a wgmma gemm's K step."""
 SHARED_ROW_SKEW_BYTES = VECTOR_BYTES
 """What a tensor-core operand's shared rows are padded by: consecutive rows
 start 16 bytes apart modulo 128, so ldmatrix's eight rows hit distinct
@@ -257,34 +265,32 @@ def check_divisibility(
     tile: Sequence[int],
     warp: Sequence[int],
     fragment: Sequence[int],
+    mma_warps: int = 1,
 ) -> None:
-    """The block tile splits into warp tiles, warp tiles (or, on the SIMT
-    cores, the block tile) into fragments, and the block's threads cover it."""
+    """On tensor cores: the block tile splits into warp tiles (a warpgroup's
+    where `mma_warps` is 4), warp tiles into fragments, and the block's
+    threads are its warps. (A SIMT or GEMV fragment is derived from the
+    block so that it fits.)"""
     bm, bn, bk = tile
     fm, fn, fk = fragment
-    outer = warp or (bm, bn)
-    level = "warp" if warp else "block"
-    if warp and (bm % warp[0] or bn % warp[1]):
+    if bm % warp[0] or bn % warp[1]:
         raise _fail(
             kfunc,
             f"block tile {_format(tile)} is not a whole number of warp tiles "
             f"{_format(warp)}",
         )
-    if outer[0] % fm or outer[1] % fn or bk % fk:
+    if warp[0] % fm or warp[1] % fn or bk % fk:
         raise _fail(
             kfunc,
-            f"{level} tile {_format(outer)} (K step {bk}) is not a whole number of "
+            f"warp tile {_format(warp)} (K step {bk}) is not a whole number of "
             f"fragments {_format(fragment)}",
         )
-    if warp:
-        threads = WARP * (bm // warp[0]) * (bn // warp[1])
-        what = f"{_format(tile)} in warp tiles of {_format(warp)}"
-    else:
-        threads = (bm // fm) * (bn // fn)
-        what = f"{_format(tile)} in {fm}x{fn} micro-tiles, one a thread,"
+    threads = WARP * mma_warps * (bm // warp[0]) * (bn // warp[1])
     if block != threads:
         raise _fail(
-            kfunc, f"block tile {what} takes {threads} threads, not block = {block}"
+            kfunc,
+            f"block tile {_format(tile)} in warp tiles of {_format(warp)} takes "
+            f"{threads} threads, not block = {block}",
         )
 
 
@@ -342,6 +348,27 @@ def gemv_fragment(
     return bm, width, bk // lanes
 
 
+def wgmma_fragment(
+    kfunc: kernel.FuncOp, warp: Sequence[int], tile: Sequence[int]
+) -> tuple[int, int, int]:
+    """A wgmma gemm's fragment, one m64nNk16 of a warpgroup: its warp tile's
+    64 rows and all its columns (N a multiple of 8 up to 256), over a K step
+    of 64 16-bit elements: one 128-byte swizzled row of each operand."""
+    if warp[0] != WGMMA_M or warp[1] % 8 or not 8 <= warp[1] <= 256:
+        raise _fail(
+            kfunc,
+            f"a wgmma warpgroup tile is {WGMMA_M} rows by a multiple of 8 columns "
+            f"up to 256, not {_format(warp)}",
+        )
+    if tile[2] != SWIZZLE_ELEMENTS:
+        raise _fail(
+            kfunc,
+            f"a wgmma block tile's K step is {SWIZZLE_ELEMENTS} (one 128-byte "
+            f"swizzled row), not {tile[2]} in {_format(tile)}",
+        )
+    return WGMMA_M, warp[1], WGMMA_K
+
+
 def gemm_of(kfunc: kernel.FuncOp) -> Gemm:
     matmuls = [op for op in kfunc.body.block.ops if isinstance(op, molten.MatmulOp)]
     if len(matmuls) != 1:
@@ -366,14 +393,18 @@ def tiling_for(
             f"a tensor-core schedule (warp = {list(warp)}) needs f16 or bf16 "
             f"operands, not {gemm.element}",
         )
-    k_lanes = schedule.k_lanes.data
-    if k_lanes > 1:
+    if schedule.k_lanes.data > 1:
         fragment = gemv_fragment(kfunc, schedule, sizes)
-    else:
-        fragment = (
-            kernel.MMA_FRAGMENT if warp else simt_fragment(kfunc, schedule, sizes)
+    elif schedule.mma_warps.data > 1:
+        fragment = wgmma_fragment(kfunc, warp, sizes)
+        check_divisibility(
+            kfunc, schedule.block.data, sizes, warp, fragment, schedule.mma_warps.data
         )
+    elif warp:
+        fragment = kernel.MMA_FRAGMENT
         check_divisibility(kfunc, schedule.block.data, sizes, warp, fragment)
+    else:
+        fragment = simt_fragment(kfunc, schedule, sizes)
 
     domain = iteration_domain(gemm)
     read_a, read_b, accumulate = access_relations(gemm)
@@ -383,7 +414,10 @@ def tiling_for(
 
     tiling = tiling_map(sizes)
     batches, m_tiles, n_tiles, k_steps = tile_counts(domain, tiling)
-    skew = SHARED_ROW_SKEW_BYTES // element_bytes(gemm.element) if warp else 0
+    # mma.sync's tiles have their rows padded against bank conflicts; wgmma's
+    # are swizzled instead, rows unpadded.
+    padded = warp and schedule.mma_warps.data == 1
+    skew = SHARED_ROW_SKEW_BYTES // element_bytes(gemm.element) if padded else 0
 
     def operand(access: isl.Map) -> tuple[int, int, int]:
         *batch, rows, cols = footprint(tiling, access)

@@ -9,7 +9,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from kernel_cases import CASES, DTYPES
+from kernel_cases import (
+    CASES,
+    DTYPES,
+    WGMMA_ARCH,
+    WGMMA_CASES,
+    WGMMA_DTYPES,
+    gemm_bias_gelu,
+)
 
 from molten import ZeroCompiler
 from molten.ir import DataflowGraph
@@ -19,7 +26,7 @@ LOG = Path(__file__).parent / "logs" / "ptxas.log"
 pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc is not installed")
 
 _PTXAS = re.compile(
-    r"Compiling entry function '(?P<name>\w+)' for '(?P<arch>sm_\d+)'.*?"
+    r"Compiling entry function '(?P<name>\w+)' for '(?P<arch>sm_\d+a?)'.*?"
     r"(?P<spill>\d+) bytes spill stores, (?P<loads>\d+) bytes spill loads.*?"
     r"Used (?P<regs>\d+) registers",
     re.S,
@@ -35,12 +42,14 @@ such blocks per SM measured faster than one without spills (H100,
 _FORCED = re.compile(r"__launch_bounds__\(\d+, \d+\) (\w+)\(")
 
 
-def compile_unit(source: str, tmp_path: Path, strict: bool = True) -> str:
-    """Compiles for every arch in ARCHS; returns ptxas's report. `strict`:
+def compile_unit(
+    source: str, tmp_path: Path, strict: bool = True, archs: tuple[str, ...] = ARCHS
+) -> str:
+    """Compiles for every arch in `archs`; returns ptxas's report. `strict`:
     any register spill is an error."""
     cu = tmp_path / "unit.cu"
     cu.write_text(source)
-    gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in ARCHS]
+    gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in archs]
     result = subprocess.run(
         [
             NVCC,
@@ -87,6 +96,49 @@ def test_kernels_compile(case, dtype, tmp_path):
     LOG.parent.mkdir(exist_ok=True)
     with LOG.open("a") as log:
         log.write("\n".join(lines) + "\n")
+
+
+BENCHMARK_GEMM = "gelu_bias_4096x4096x4096"
+"""The benchmark's gelu(x @ w + b) at 4096 cubed, compiled only: ptxas once
+serialized its f16 wgmmas (and not its bf16 ones) for the epilogue's reads
+of accumulators still in flight after the K loop."""
+
+
+@pytest.mark.parametrize("dtype", WGMMA_DTYPES)
+@pytest.mark.parametrize("case", [*sorted(WGMMA_CASES), BENCHMARK_GEMM])
+def test_wgmma_kernels_compile(case, dtype, tmp_path):
+    """The sm_90a gemms compile for sm_90a with no spill, and ptxas keeps
+    their wgmmas in flight: it reports (C7514 and its kin) when it has to
+    serialize them, which costs a third of their speed."""
+    g = DataflowGraph(case)
+    build = gemm_bias_gelu(4096, 4096, 4096) if case == BENCHMARK_GEMM else None
+    (build or WGMMA_CASES[case])(g, dtype)
+    compiled = ZeroCompiler(arch=WGMMA_ARCH).compile(g)
+    assert "wgmma.mma_async" in compiled.source
+    report = compile_unit(compiled.source, tmp_path, archs=(WGMMA_ARCH,))
+    assert "wgmma.mma_async instructions are serialized" not in report, report
+    found = list(_PTXAS.finditer(report))
+    # each kernel and its SIMT variant for misaligned operands
+    assert len(found) == 2 * len(compiled.kernels), report
+    for match in found:
+        assert int(match["spill"]) == int(match["loads"]) == 0, report
+
+
+def test_wgmma_source_refuses_other_archs(tmp_path):
+    """Compiled for anything but sm_90a, a source with wgmma kernels stops
+    with an error saying how to build it."""
+    g = DataflowGraph("wgmma")
+    WGMMA_CASES["wgmma_bias_gelu_256x128x512"](g, "float16")
+    cu = tmp_path / "unit.cu"
+    cu.write_text(ZeroCompiler(arch=WGMMA_ARCH).compile(g).source)
+    result = subprocess.run(
+        [NVCC, "-gencode=arch=compute_90,code=sm_90", "-c", "-o", "unit.o", str(cu)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert result.returncode != 0
+    assert "need sm_90a" in result.stderr
 
 
 def test_launcher_compiles_as_host_code(tmp_path):

@@ -16,7 +16,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from kernel_cases import CASES, DTYPES
+from kernel_cases import CASES, DTYPES, WGMMA_ARCH, WGMMA_CASES, WGMMA_DTYPES
 
 import molten
 from molten import ZeroCompiler
@@ -69,16 +69,19 @@ def _device_arrays(g: DataflowGraph, arrays: list[np.ndarray], dtype: str):
     return inputs, outputs
 
 
-def _run_launcher(g: DataflowGraph, arrays: list[np.ndarray], dtype: str, tmp_path):
+def _run_launcher(
+    g: DataflowGraph, arrays: list[np.ndarray], dtype: str, tmp_path, arch=None
+):
     """Through nvcc: the `.cu` built into a library, its launcher called."""
-    compiler = ZeroCompiler(arch=_arch())
+    arch = arch or _arch()
+    compiler = ZeroCompiler(arch=arch)
     compiled = compiler.compile(g)
     compiler.save(compiled, tmp_path)
     library = tmp_path / f"lib{g.name}.so"
     build = subprocess.run(
         [
             NVCC,
-            f"-arch={_arch()}",
+            f"-gencode=arch=compute_{arch[3:]},code={arch}",
             "-shared",
             "-Xcompiler",
             "-fPIC",
@@ -101,21 +104,23 @@ def _run_launcher(g: DataflowGraph, arrays: list[np.ndarray], dtype: str, tmp_pa
     return outputs, compiled
 
 
-def _run_runtime(g: DataflowGraph, arrays: list[np.ndarray], dtype: str, tmp_path):
+def _run_runtime(
+    g: DataflowGraph, arrays: list[np.ndarray], dtype: str, tmp_path, arch=None
+):
     """Through the runtime: NVRTC, the launcher replayed from Python."""
-    compiled = ZeroCompiler().compile(g)
+    compiled = ZeroCompiler(**({"arch": arch} if arch else {})).compile(g)
     device_inputs, outputs = _device_arrays(g, arrays, dtype)
     assert compiled(*device_inputs, out=outputs) is outputs
     torch.cuda.synchronize()
     return outputs, compiled
 
 
-def _check_against_interpreter(case, dtype, run, tmp_path):
+def _check_against_interpreter(case, dtype, run, tmp_path, arch=None):
     rng = np.random.default_rng()
     g = DataflowGraph(case)
-    CASES[case](g, dtype)
+    (WGMMA_CASES if arch == WGMMA_ARCH else CASES)[case](g, dtype)
     arrays = _inputs(g, rng, case)
-    outputs, compiled = run(g, arrays, dtype, tmp_path)
+    outputs, compiled = run(g, arrays, dtype, tmp_path, arch)
     got = [o.float().cpu().numpy().astype(np.float64) for o in outputs]
     # The reference sees the inputs as the GPU does: rounded to their dtype.
     rounded = [
@@ -144,3 +149,18 @@ def test_kernel_matches_interpreter(case, dtype, tmp_path):
 def test_runtime_matches_interpreter(case, dtype, tmp_path):
     """The same graphs through the runtime, into poisoned `out=` buffers."""
     _check_against_interpreter(case, dtype, _run_runtime, tmp_path)
+
+
+needs_sm_90 = pytest.mark.skipif(
+    not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0),
+    reason="wgmma (sm_90a) needs an sm_90 GPU",
+)
+
+
+@needs_sm_90
+@pytest.mark.parametrize("run", [_run_launcher, _run_runtime], ids=["nvcc", "runtime"])
+@pytest.mark.parametrize("dtype", WGMMA_DTYPES)
+@pytest.mark.parametrize("case", sorted(WGMMA_CASES))
+def test_wgmma_kernel_matches_interpreter(case, dtype, run, tmp_path):
+    """The sm_90a gemms (wgmma), built by nvcc and by the runtime."""
+    _check_against_interpreter(case, dtype, run, tmp_path, WGMMA_ARCH)

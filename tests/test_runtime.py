@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 import pytest
-from kernel_cases import CASES, DTYPES
+from kernel_cases import CASES, DTYPES, WGMMA_ARCH, WGMMA_CASES, WGMMA_DTYPES
 
 import molten
 from molten import ZeroCompiler, ops
@@ -132,6 +132,34 @@ def test_every_kernel_case_compiles_with_nvrtc(case, dtype, arch, monkeypatch):
     assert cubin[:4] == b"\x7fELF"
     for launch in (s for s in compiled.program if isinstance(s, steps.Launch)):
         assert launch.kernel.encode() in cubin
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("dtype", WGMMA_DTYPES)
+@pytest.mark.parametrize("case", sorted(WGMMA_CASES))
+def test_every_wgmma_case_compiles_with_nvrtc(case, dtype, monkeypatch):
+    """NVRTC builds the sm_90a gemms for sm_90a, the target the runtime takes
+    for a graph compiled for it on an sm_90 device."""
+    from molten.runtime.executable import target_arch
+    from molten.runtime.nvrtc import compile_cubin
+
+    monkeypatch.setenv("MOLTEN_DISABLE_CACHE", "1")
+    g = DataflowGraph(case)
+    WGMMA_CASES[case](g, dtype)
+    compiled = ZeroCompiler(arch=WGMMA_ARCH).compile(g)
+    assert target_arch(compiled.arch, "sm_90") == WGMMA_ARCH
+    cubin = compile_cubin(compiled.source, WGMMA_ARCH)
+    for launch in (s for s in compiled.program if isinstance(s, steps.Launch)):
+        assert launch.kernel.encode() in cubin
+
+
+def test_sm_90a_graph_refuses_other_devices():
+    from molten.errors import LaunchError
+    from molten.runtime.executable import target_arch
+
+    assert target_arch("sm_90", "sm_80") == "sm_80"
+    with pytest.raises(LaunchError, match="sm_90a, which runs on sm_90 devices only"):
+        target_arch("sm_90a", "sm_80")
 
 
 @pytest.fixture

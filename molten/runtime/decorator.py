@@ -126,13 +126,14 @@ class ZeroFunction:
         constants: dict[str, Any],
     ) -> Any:
         from molten.compiler import ZeroCompiler
+        from molten.runtime.device import current_native_arch
 
         graph = DataflowGraph.trace(
             self.fn,
             [(name, shape, dtype) for name, shape, dtype, _ in signature],
             **constants,
         )
-        return ZeroCompiler().compile(graph)
+        return ZeroCompiler(arch=current_native_arch()).compile(graph)
 
 
 def zero(

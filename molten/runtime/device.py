@@ -57,6 +57,21 @@ def current_device_id() -> int:
         raise RuntimeUnavailableError(f"no usable CUDA device: {error}") from error
 
 
+def native_arch(device_arch: str) -> str:
+    """The best target for a device of `device_arch`: its arch-specific one
+    where Molten uses it (sm_90a: wgmma), else its arch."""
+    return device_arch + "a" if device_arch == "sm_90" else device_arch
+
+
+def current_native_arch() -> str:
+    """The best target (`native_arch`) for the current CUDA device: what `@zero`
+    and the benchmarks compile for."""
+    from cuda.core import Device
+
+    major, minor = Device(current_device_id()).compute_capability
+    return native_arch(f"sm_{major}{minor}")
+
+
 class RuntimeDevice:
     """A device made current once, with its memory resource and streams."""
 

@@ -32,6 +32,7 @@ from molten.runtime.device import (
     empty_like_framework,
     framework_of,
     from_dlpack,
+    native_arch,
     runtime_device,
     stream_handle,
 )
@@ -129,7 +130,7 @@ class Executable:
     def _load(self, names: set[str]) -> dict[str, Any]:
         from cuda.core import ObjectCode
 
-        arch = self.device.arch
+        arch = target_arch(self.compiled.arch, self.device.arch)
         driver = _driver()
         for refresh in (False, True):
             cubin = compile_cubin(
@@ -344,6 +345,21 @@ class Executable:
         finally:
             for buffer in buffers.values():  # left by an error part-way
                 buffer.close(stream)
+
+
+def target_arch(compiled_for: str, device_arch: str) -> str:
+    """The arch NVRTC compiles a graph for: the device's, unless the graph was
+    compiled for that device's arch-specific target (sm_90a on an sm_90
+    device: wgmma), which runs there only."""
+    if not compiled_for.endswith("a"):
+        return device_arch
+    if compiled_for[:-1] != device_arch:
+        raise LaunchError(
+            f"this graph was compiled for {compiled_for}, which runs on "
+            f"{compiled_for[:-1]} devices only, not on this {device_arch} device; "
+            f"compile it with ZeroCompiler(arch={native_arch(device_arch)!r})"
+        )
+    return compiled_for
 
 
 def _cooperative_grid(

@@ -261,6 +261,8 @@ def c_type(t: Attribute) -> str:
         return "bool"
     if t == cuda.COUNTER_TYPE:
         return "int"
+    if t == cuda.DESCRIPTOR:
+        return "unsigned long long"
     raise NotImplementedError(f"-t cuda: no C++ type for {t}")
 
 
@@ -295,6 +297,7 @@ _BINARY = {
     arith.RemSIOp: "%",
     arith.AndIOp: "&&",
     arith.OrIOp: "||",
+    arith.XOrIOp: "^",
 }
 _CALLS = {
     arith.MaximumfOp: "molten_fmax",
@@ -440,6 +443,32 @@ class BodyPrinter:
             kind = "bf16" if isinstance(op.operand, BFloat16Type) else "f16"
             args = ", ".join([*names, *(self.name(v) for v in (*op.a, *op.b, *op.c))])
             self.emit(f"molten_mma_{kind}({args});")
+        elif isinstance(op, cuda.WgmmaDescriptorOp):
+            address = f"{self.name(op.ptr)} + {self.name(op.index)}"
+            self.define(
+                op.result,
+                f"molten_wgmma_descriptor({address}, {op.leading.value.data}, "
+                f"{op.stride.value.data})",
+                "desc",
+            )
+        elif isinstance(op, cuda.WgmmaOp):
+            names = self._declare(op.d, "acc")
+            for name, value in zip(names, op.c, strict=True):
+                self.emit(f"{name} = {self.name(value)};")
+            args = ", ".join([*names, self.name(op.a), self.name(op.b)])
+            self.emit(f"{wgmma_helper_name(op)}({args});")
+        elif isinstance(op, cuda.WgmmaFenceOp):
+            self.emit('asm volatile("wgmma.fence.sync.aligned;" ::: "memory");')
+        elif isinstance(op, cuda.WgmmaCommitOp):
+            self.emit('asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");')
+        elif isinstance(op, cuda.WgmmaWaitOp):
+            names = self._declare(op.results_, "acc")
+            for name, value in zip(names, op.values, strict=True):
+                self.emit(f"{name} = {self.name(value)};")
+            wait = f"molten_wgmma_wait{len(names)}<{op.pending.value.data}>"
+            self.emit(f"{wait}({', '.join(names)});")
+        elif isinstance(op, cuda.FenceProxyAsyncOp):
+            self.emit('asm volatile("fence.proxy.async.shared::cta;" ::: "memory");')
         elif isinstance(op, cuda.SyncThreadsOp):
             self.emit("__syncthreads();")
         elif isinstance(op, cuda.GroupBarrierOp):
@@ -508,8 +537,8 @@ class BodyPrinter:
         # Aligned only where the accesses need it: the alignment alone
         # changes how ptxas allocates registers.
         align = (
-            f" __align__({cuda.SHARED_ALIGNMENT})"
-            if cuda.copied_whole(op.result)
+            f" __align__({cuda.shared_alignment(op.result)})"
+            if cuda.copied_whole(op.result) or cuda.swizzled(op.result)
             else ""
         )
         self.emit(f"__shared__{align} {element} {name}[{op.size.value.data}];")
@@ -717,6 +746,58 @@ _ENV = jinja2.Environment(
 )
 
 
+def wgmma_helper_name(op: cuda.WgmmaOp) -> str:
+    kind = "bf16" if isinstance(op.operand, BFloat16Type) else "f16"
+    majors = "".join(
+        "t" if flag is not None else "k" for flag in (op.trans_a, op.trans_b)
+    )
+    return f"molten_wgmma_m64n{op.n.value.data}k16_{kind}_{majors}"
+
+
+def wgmma_helpers(kernels: list[cuda.KernelOp]) -> list[str]:
+    """The device functions the kernels' wgmma ops and waits call: one per
+    shape, operand type and majorness, one wait per accumulator count. Each
+    wraps one PTX instruction whose accumulators are tied registers ("+f"),
+    so the compiler keeps them in place while the tensor cores write them."""
+    mmas: dict[str, cuda.WgmmaOp] = {}
+    waits: set[int] = set()
+    for k in kernels:
+        for op in k.walk():
+            if isinstance(op, cuda.WgmmaOp):
+                mmas.setdefault(wgmma_helper_name(op), op)
+            elif isinstance(op, cuda.WgmmaWaitOp):
+                waits.add(len(op.values))
+    helpers = []
+    for name, op in sorted(mmas.items()):
+        count = op.n.value.data // 2
+        ptx_type = "bf16" if isinstance(op.operand, BFloat16Type) else "f16"
+        registers = ", ".join(f"%{i}" for i in range(count))
+        trans = [int(flag is not None) for flag in (op.trans_a, op.trans_b)]
+        helpers.append(
+            f"__device__ __forceinline__ void {name}("
+            + ", ".join(f"float& d{i}" for i in range(count))
+            + ", unsigned long long a, unsigned long long b) {\n"
+            f'  asm volatile("wgmma.mma_async.sync.aligned.m64n{op.n.value.data}k16.'
+            f"f32.{ptx_type}.{ptx_type} {{{registers}}}, %{count}, %{count + 1}, "
+            f'1, 1, 1, {trans[0]}, {trans[1]};"\n'
+            "      : "
+            + ", ".join(f'"+f"(d{i})' for i in range(count))
+            + '\n      : "l"(a), "l"(b));\n}'
+        )
+    for count in sorted(waits):
+        helpers.append(
+            "template <int Pending>\n"
+            f"__device__ __forceinline__ void molten_wgmma_wait{count}("
+            + ", ".join(f"float& d{i}" for i in range(count))
+            + ") {\n"
+            f'  asm volatile("wgmma.wait_group.sync.aligned %{count};"\n'
+            "      : "
+            + ", ".join(f'"+f"(d{i})' for i in range(count))
+            + '\n      : "n"(Pending) : "memory");\n}'
+        )
+    return helpers
+
+
 def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationUnit:
     """The `.cu` source and header of a cuda-dialect module."""
     kernels = [op for op in module.ops if isinstance(op, cuda.KernelOp)]
@@ -743,9 +824,9 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
         printer = BodyPrinter(scope)
         if shared_bytes[kernel_names[k.sym_name.data]]:
             printer.dynamic_shared, _ = cuda.shared_layout(k)
+            align = max(map(cuda.shared_alignment, printer.dynamic_shared))
             printer.emit(
-                f"extern __shared__ __align__({cuda.SHARED_ALIGNMENT}) "
-                "unsigned char molten_shared[];"
+                f"extern __shared__ __align__({align}) unsigned char molten_shared[];"
             )
         stored = _stored_pointers(k.body.block)
         params = []
@@ -803,10 +884,14 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             for op in launcher.body.block.ops
         ),
         "tensor_cores": any(
-            isinstance(op, cuda.CpAsyncOp | cuda.LdMatrixOp | cuda.MmaOp)
+            isinstance(
+                op,
+                cuda.CpAsyncOp | cuda.LdMatrixOp | cuda.MmaOp | cuda.WgmmaDescriptorOp,
+            )
             for k in kernels
             for op in k.walk()
         ),
+        "wgmma_helpers": wgmma_helpers(kernels),
         "group_barrier": any(
             isinstance(op, cuda.GroupBarrierOp) for k in kernels for op in k.walk()
         ),
