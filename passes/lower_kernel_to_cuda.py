@@ -1645,27 +1645,48 @@ class _StagedOperand:
     def issue(self, e: Emitter, copies, stage: Index, k0: Index) -> None:
         """cp.async of the tile at K offset `k0` into `stage` (zeros where it
         lies outside the operand)."""
-        stage_base = e.imul(stage, self.rows * self.pitch)
-        k_step = self.row_length if self.k_rows else 1
-        for target, offset, k, inside in copies:
-            k_inside = None
-            if self.k_partial:
-                k_inside = e.icmp(e.iadd(k0, k), self.k_total, "slt")
-            valid = _and(e, inside, k_inside)
-            source = e.index(e.iadd(offset, e.imul(k0, k_step)))
-            if valid is None:
-                valid = e.true()
-            else:
-                source = e.select(valid, source, e.index(0))
-            e.add(
-                cuda.CpAsyncOp(
-                    self.buffer,
-                    e.index(e.iadd(stage_base, target)),
-                    self.ptr,
-                    source,
-                    valid,
-                )
+        _issue_copies(
+            e,
+            self.buffer,
+            self.ptr,
+            copies,
+            e.imul(stage, self.rows * self.pitch),
+            k0,
+            self.row_length if self.k_rows else 1,
+            self.k_total if self.k_partial else None,
+        )
+
+
+def _issue_copies(
+    e: Emitter,
+    buffer: SSAValue,
+    ptr: SSAValue,
+    copies,
+    stage_base: Index,
+    k0: Index,
+    k_step: int,
+    k_total: int | None,
+    wanted: SSAValue | None = None,
+) -> None:
+    """cp.async of each (target, offset at K = 0, K, inside) copy at K offset
+    `k0` (`k_step` elements a K) to `stage_base` + target of `buffer`; a copy
+    past `k_total` (None: K divides), outside the operand or not `wanted`
+    writes zeros and reads nothing."""
+    for target, offset, k, inside in copies:
+        k_inside = None
+        if k_total is not None:
+            k_inside = e.icmp(e.iadd(k0, k), k_total, "slt")
+        valid = _and(e, _and(e, inside, k_inside), wanted)
+        source = e.index(e.iadd(offset, e.imul(k0, k_step)))
+        if valid is None:
+            valid = e.true()
+        else:
+            source = e.select(valid, source, e.index(0))
+        e.add(
+            cuda.CpAsyncOp(
+                buffer, e.index(e.iadd(stage_base, target)), ptr, source, valid
             )
+        )
 
 
 def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKernel:
@@ -1964,27 +1985,17 @@ class _SwizzledOperand:
         """cp.async of the tile at K offset `k0` into `stage`: zeros where it
         lies outside the operand or where `wanted` (None: true) is false.
         No branch: the copies of a step past the last are issued, empty."""
-        stage_base = e.imul(stage, self.tile)
-        k_step = self.outer_total if self.k_rows else 1
-        for target, offset, k, inside in copies:
-            k_inside = None
-            if self.k_partial:
-                k_inside = e.icmp(e.iadd(k0, k), self.k_total, "slt")
-            valid = _and(e, _and(e, inside, k_inside), wanted)
-            source = e.index(e.iadd(offset, e.imul(k0, k_step)))
-            if valid is None:
-                valid = e.true()
-            else:
-                source = e.select(valid, source, e.index(0))
-            e.add(
-                cuda.CpAsyncOp(
-                    self.buffer,
-                    e.index(e.iadd(stage_base, target)),
-                    self.ptr,
-                    source,
-                    valid,
-                )
-            )
+        _issue_copies(
+            e,
+            self.buffer,
+            self.ptr,
+            copies,
+            e.imul(stage, self.tile),
+            k0,
+            self.outer_total if self.k_rows else 1,
+            self.k_total if self.k_partial else None,
+            wanted,
+        )
 
     def descriptor(self, e: Emitter, stage: Index, outer: Index, k: int) -> SSAValue:
         """The wgmma descriptor of the sub-tile from row (or column) `outer`

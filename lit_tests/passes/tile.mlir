@@ -51,6 +51,40 @@ kernel.func @tc_shared_weight(%x: tensor<64x512xbf16>, %w: tensor<4x512x64xbf16>
   kernel.yield %m : tensor<4x64x64xbf16>
 }
 
+// wgmma (mma_warps = 4), f16, 256x512x128: two warpgroups of 64x256 on
+// 128x256x64 block tiles (256 threads), a 2x2 grid, two K steps of one
+// 128-byte row (64 halves), no partial tile. The fragment is one
+// m64n256k16, a warpgroup's whole warp tile; the footprints are unpadded
+// (pitch = cols): wgmma's tiles are swizzled, not skewed.
+kernel.func @wgmma_f16(%a: tensor<256x128xf16>, %b: tensor<128x512xf16>) -> (tensor<256x512xf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
+  %m = molten.matmul %a, %b : (tensor<256x128xf16>, tensor<128x512xf16>) -> tensor<256x512xf16>
+  kernel.yield %m : tensor<256x512xf16>
+}
+
+// wgmma, f16, M = 200, N = 300, K = 100 with a bias: the last tile along
+// each of M, N and K sticks out; K takes ceil(100 / 64) = 2 steps.
+kernel.func @wgmma_partial(%a: tensor<200x100xf16>, %b: tensor<100x300xf16>, %bias: tensor<300xf16>) -> (tensor<200x300xf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
+  %m = molten.matmul %a, %b : (tensor<200x100xf16>, tensor<100x300xf16>) -> tensor<200x300xf16>
+  %r = molten.add %m, %bias : (tensor<200x300xf16>, tensor<300xf16>) -> tensor<200x300xf16>
+  kernel.yield %r : tensor<200x300xf16>
+}
+
+// wgmma, bf16, A transposed (stored [K, M]: its footprint is 64 rows of K
+// by 128 columns of M, unpadded), on the 128x128 tiles of two 64x128
+// warpgroups: the fragment is m64n128k16. M = 72 leaves a partial tile.
+kernel.func @wgmma_transposed_a(%a: tensor<192x72xbf16>, %b: tensor<192x128xbf16>) -> (tensor<72x128xbf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 128, 64], warp = [64, 128], stages = 4, mma_warps = 4> {
+  %m = molten.matmul %a, %b transpose_a : (tensor<192x72xbf16>, tensor<192x128xbf16>) -> tensor<72x128xbf16>
+  kernel.yield %m : tensor<72x128xbf16>
+}
+
+// wgmma, bf16, B transposed (stored [N, K]: 96 rows of N by 64 of K), one
+// warpgroup (128 threads) on a 64x96 tile: N = 96, a multiple of 8 that is
+// not a power of two, is the fragment's N.
+kernel.func @wgmma_transposed_b(%a: tensor<128x64xbf16>, %b: tensor<96x64xbf16>) -> (tensor<128x96xbf16>) gemm schedule #kernel.schedule<block = 128, tile = [64, 96, 64], warp = [64, 96], stages = 3, mma_warps = 4> {
+  %m = molten.matmul %a, %b transpose_b : (tensor<128x64xbf16>, tensor<96x64xbf16>) -> tensor<128x96xbf16>
+  kernel.yield %m : tensor<128x96xbf16>
+}
+
 // SIMT, f32: 64x64x16 block tiles, no warp tile, 4x4x1 fragments (a
 // thread's micro-tile), one stage, unpadded rows.
 kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> {
@@ -104,6 +138,23 @@ kernel.func @tiled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16x
 // CHECK-NEXT:  kernel.func @tc_shared_weight(%x: tensor<64x512xbf16>, %w: tensor<4x512x64xbf16>) -> (tensor<4x64x64xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [1, 1, 4], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 16, partial = [m, n], lhs = [128, 32, 40], rhs = [32, 128, 136]> {
 // CHECK-NEXT:    %m = molten.matmul %x, %w : (tensor<64x512xbf16>, tensor<4x512x64xbf16>) -> tensor<4x64x64xbf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<4x64x64xbf16>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @wgmma_f16(%a: tensor<256x128xf16>, %b: tensor<128x512xf16>) -> (tensor<256x512xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 256, 64], warp = [64, 256], fragment = [64, 256, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 64, 64], rhs = [64, 256, 256]> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<256x128xf16>, tensor<128x512xf16>) -> tensor<256x512xf16>
+// CHECK-NEXT:    kernel.yield %m : tensor<256x512xf16>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @wgmma_partial(%a: tensor<200x100xf16>, %b: tensor<100x300xf16>, %bias: tensor<300xf16>) -> (tensor<200x300xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 256, 64], warp = [64, 256], fragment = [64, 256, 16], stages = 4, k_steps = 2, partial = [m, n, k], lhs = [128, 64, 64], rhs = [64, 256, 256]> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<200x100xf16>, tensor<100x300xf16>) -> tensor<200x300xf16>
+// CHECK-NEXT:    %r = molten.add %m, %bias : (tensor<200x300xf16>, tensor<300xf16>) -> tensor<200x300xf16>
+// CHECK-NEXT:    kernel.yield %r : tensor<200x300xf16>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @wgmma_transposed_a(%a: tensor<192x72xbf16>, %b: tensor<192x128xbf16>) -> (tensor<72x128xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 64], warp = [64, 128], stages = 4, mma_warps = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [128, 128, 64], warp = [64, 128], fragment = [64, 128, 16], stages = 4, k_steps = 3, partial = [m], lhs = [64, 128, 128], rhs = [64, 128, 128]> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b transpose_a : (tensor<192x72xbf16>, tensor<192x128xbf16>) -> tensor<72x128xbf16>
+// CHECK-NEXT:    kernel.yield %m : tensor<72x128xbf16>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @wgmma_transposed_b(%a: tensor<128x64xbf16>, %b: tensor<96x64xbf16>) -> (tensor<128x96xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 96, 64], warp = [64, 96], stages = 3, mma_warps = 4> tiling #kernel.tiling<grid = [1, 2, 1], block = [64, 96, 64], warp = [64, 96], fragment = [64, 96, 16], stages = 3, k_steps = 1, partial = [], lhs = [64, 64, 64], rhs = [96, 64, 64]> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b transpose_b : (tensor<128x64xbf16>, tensor<96x64xbf16>) -> tensor<128x96xbf16>
+// CHECK-NEXT:    kernel.yield %m : tensor<128x96xbf16>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [2, 2, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<100x30xf32>, tensor<30x70xf32>) -> tensor<100x70xf32>
@@ -222,6 +273,50 @@ kernel.func @gemv_threads(%a: tensor<1x320xf32>, %b: tensor<320x64xf32>) -> (ten
 
 // ERR-NEXT:    {{^// -{5}$}}
 // ERR-NEXT:    {{^.*}}: error: tile: @gemv_threads: block tile 1x32x320 in runs of 4 columns, K split 32 ways, takes 256 threads, not block = 128{{$}}
+
+// -----
+
+// wgmma: a warpgroup tile of 32 rows (a wgmma is 64 rows by N).
+kernel.func @wgmma_rows_32(%a: tensor<256x128xf16>, %b: tensor<128x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 512, tile = [128, 256, 64], warp = [32, 256], stages = 4, mma_warps = 4> {
+  %m = molten.matmul %a, %b : (tensor<256x128xf16>, tensor<128x256xf16>) -> tensor<256x256xf16>
+  kernel.yield %m : tensor<256x256xf16>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @wgmma_rows_32: a wgmma warpgroup tile is 64 rows by a multiple of 8 columns up to 256, not 32x256{{$}}
+
+// -----
+
+// wgmma: a warpgroup tile of 264 columns (N is at most 256).
+kernel.func @wgmma_cols_264(%a: tensor<256x128xf16>, %b: tensor<128x264xf16>) -> (tensor<256x264xf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 264, 64], warp = [64, 264], stages = 4, mma_warps = 4> {
+  %m = molten.matmul %a, %b : (tensor<256x128xf16>, tensor<128x264xf16>) -> tensor<256x264xf16>
+  kernel.yield %m : tensor<256x264xf16>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @wgmma_cols_264: a wgmma warpgroup tile is 64 rows by a multiple of 8 columns up to 256, not 64x264{{$}}
+
+// -----
+
+// wgmma: a K step of 32, half a 128-byte swizzled row.
+kernel.func @wgmma_k_step_32(%a: tensor<256x128xf16>, %b: tensor<128x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 256, 32], warp = [64, 256], stages = 4, mma_warps = 4> {
+  %m = molten.matmul %a, %b : (tensor<256x128xf16>, tensor<128x256xf16>) -> tensor<256x256xf16>
+  kernel.yield %m : tensor<256x256xf16>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @wgmma_k_step_32: a wgmma block tile's K step is 64 (one 128-byte swizzled row), not 32 in 128x256x32{{$}}
+
+// -----
+
+// wgmma: two warpgroup tiles take 2 x 128 = 256 threads, not 128.
+kernel.func @wgmma_threads_128(%a: tensor<256x128xf16>, %b: tensor<128x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
+  %m = molten.matmul %a, %b : (tensor<256x128xf16>, tensor<128x256xf16>) -> tensor<256x256xf16>
+  kernel.yield %m : tensor<256x256xf16>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @wgmma_threads_128: block tile 128x256x64 in warp tiles of 64x256 takes 256 threads, not block = 128{{$}}
 
 // -----
 

@@ -3,7 +3,9 @@
 // RUN: sed '/^\/\/ CUDA-LEVEL INPUT$/,$d' %s | molten-opt --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | filecheck %s
 // RUN: sed '/^\/\/ CUDA-LEVEL INPUT$/,$d' %s | molten-opt --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda-header | filecheck %s --check-prefix=HEADER
 // RUN: sed -n '/^\/\/ CUDA-LEVEL INPUT$/,/^\/\/ TENSOR-CORE INPUT$/p' %s | molten-opt -t cuda | filecheck %s --check-prefix=DIRECT
-// RUN: sed -n '/^\/\/ TENSOR-CORE INPUT$/,$p' %s | molten-opt --split-input-file -t cuda | filecheck %s --check-prefix=TC
+// RUN: sed -n '/^\/\/ TENSOR-CORE INPUT$/,/^\/\/ WGMMA INPUT$/p' %s | molten-opt --split-input-file -t cuda | filecheck %s --check-prefix=TC
+// RUN: sed -n '/^\/\/ WGMMA INPUT$/,/^\/\/ WGMMA CUDA-LEVEL INPUT$/p' %s | molten-opt -p 'MOLTEN_SM90A_PIPELINE' -t cuda | filecheck %s --check-prefix=WGMMA
+// RUN: sed -n '/^\/\/ WGMMA CUDA-LEVEL INPUT$/,$p' %s | molten-opt -t cuda | filecheck %s --check-prefix=WGMMA-DIRECT
 
 // The `-t cuda` and `-t cuda-header` targets: the seed spec (RMS, RMS-H), a
 // pointwise f16 spec and a gemm spec whose launcher allocates a temporary
@@ -13,7 +15,10 @@
 // identifiers; and two more modules at the cuda level (TC): tensor-core
 // kernels (cp.async, ldmatrix, mma) with a launch that falls back to a
 // kernel of its own grid and block, and kernels of more than 48 KiB of
-// shared memory (dynamic shared memory). Local variable names are matched
+// shared memory (dynamic shared memory); and sm_90a's wgmma: a gemm spec
+// through the default pipeline as the compiler runs it for sm_90a, with
+// kernel-schedule{arch="sm_90a"} (WGMMA), and wgmma kernels written at the
+// cuda level (WGMMA-DIRECT). Local variable names are matched
 // by pattern in the output of the pipeline (the printer derives them from
 // the IR's value names), exactly at the cuda level; everything the user
 // links against (kernel and launcher signatures, launches, error handling,
@@ -616,3 +621,264 @@ cuda.host_func @big_graph(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) outputs 1 {
 // TC-NEXT:   cudaFreeAsync(tmp, stream);
 // TC-NEXT:   return cudaSuccess;
 // TC-NEXT: }
+
+// -- sm_90a's warpgroup tensor cores (wgmma) ----------------------------------
+
+// A 128x128 @ 128x256 f16 matmul with a bias, through the default pipeline
+// with kernel-schedule{arch="sm_90a"}: one gemm kernel on wgmma (two
+// warpgroups of 64x256 on a 128x256x64 tile, four stages, two K steps) and
+// its SIMT variant. The file has the sm_80 helpers (cp.async) and, for
+// wgmma, an #error for any device pass that is not sm_90a, the descriptor
+// helper and one helper per wgmma shape (m64n256k16, f16, A K-major and B
+// MN-major: `kt`, the last two immediates of the PTX) and per wait's
+// accumulator count (128), each a PTX instruction whose accumulators are
+// tied registers ("+f"). The kernel's 192 KiB of operand tiles are dynamic
+// shared memory, aligned to 1024 bytes (the swizzle's atom); its copies
+// land at swizzled offsets (^); the loop (one trip) waits, fences the
+// async proxy, synchronizes, copies ahead and issues its four wgmmas
+// between a fence and a commit, then waits for all groups but one; the
+// last step, after it, reads stage 1 (B at 16384) and waits for all. The
+// launcher opts the kernel in to its dynamic shared memory and falls back
+// to the SIMT kernel for misaligned operands.
+
+// WGMMA INPUT
+func.func @linear_sm90a(%x: tensor<128x128xf16>, %w: tensor<128x256xf16>, %b: tensor<256xf16>) -> (tensor<128x256xf16> {molten.name = "y"}) {
+  %0 = molten.matmul %x, %w : (tensor<128x128xf16>, tensor<128x256xf16>) -> tensor<128x256xf16>
+  %1 = molten.add %0, %b : (tensor<128x256xf16>, tensor<256xf16>) -> tensor<128x256xf16>
+  func.return %1 : tensor<128x256xf16>
+}
+
+// WGMMA:      // 2 kernels, 1 launcher.
+// WGMMA:      #error "Molten: this file's tensor-core kernels need sm_80 or newer"
+// WGMMA:      __device__ __forceinline__ void molten_cp_async(void* shared, const void* global,
+// WGMMA:      // Hopper's warpgroup tensor cores (sm_90a): wgmma.mma_async on operand tiles
+// WGMMA:      #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// WGMMA-NEXT: #error "Molten: this file's wgmma kernels need sm_90a: compile with -gencode=arch=compute_90a,code=sm_90a"
+// WGMMA-NEXT: #endif
+// WGMMA:      __device__ __forceinline__ unsigned long long molten_wgmma_descriptor(
+// WGMMA-NEXT:     const void* tile, unsigned leading, unsigned stride) {
+// WGMMA-NEXT:   const unsigned long long address = (unsigned)__cvta_generic_to_shared(tile);
+// WGMMA-NEXT:   return ((address & 0x3FFFF) >> 4) | ((unsigned long long)(leading >> 4) << 16) |
+// WGMMA-NEXT:          ((unsigned long long)(stride >> 4) << 32) | (1ull << 62);
+// WGMMA-NEXT: }
+// WGMMA-NEXT: __device__ __forceinline__ void molten_wgmma_m64n256k16_f16_kt(float& d0, float& d1, {{(float& d[0-9]+, )+}}float& d127, unsigned long long a, unsigned long long b) {
+// WGMMA-NEXT:   asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0, %1, {{(%[0-9]+, )+}}%127}, %128, %129, 1, 1, 1, 0, 1;"
+// WGMMA-NEXT:       : "+f"(d0), "+f"(d1), {{("\+f"\(d[0-9]+\), )+}}"+f"(d127)
+// WGMMA-NEXT:       : "l"(a), "l"(b));
+// WGMMA-NEXT: }
+// WGMMA-NEXT: template <int Pending>
+// WGMMA-NEXT: __device__ __forceinline__ void molten_wgmma_wait128(float& d0, float& d1, {{(float& d[0-9]+, )+}}float& d127) {
+// WGMMA-NEXT:   asm volatile("wgmma.wait_group.sync.aligned %128;"
+// WGMMA-NEXT:       : "+f"(d0), "+f"(d1), {{("\+f"\(d[0-9]+\), )+}}"+f"(d127)
+// WGMMA-NEXT:       : "n"(Pending) : "memory");
+// WGMMA-NEXT: }
+// WGMMA-EMPTY:
+// WGMMA-NEXT: // linear_sm90a_gemm0: fuses matmul, add
+// WGMMA-NEXT: extern "C" __global__ void __launch_bounds__(256, 1) linear_sm90a_gemm0(const __half* __restrict__ x, const __half* __restrict__ w, const __half* __restrict__ b, __half* __restrict__ [[OUT:[A-Za-z_][A-Za-z0-9_]*]]) {
+// WGMMA-NEXT:   extern __shared__ __align__(1024) unsigned char molten_shared[];
+// WGMMA:        __half* const a_tile = reinterpret_cast<__half*>(molten_shared + 0);
+// WGMMA-NEXT:   __half* const b_tile = reinterpret_cast<__half*>(molten_shared + 65536);
+// WGMMA:        const int64_t {{[A-Za-z_][A-Za-z0-9_]*}} = {{[A-Za-z_][A-Za-z0-9_]*}} ^ {{[A-Za-z_][A-Za-z0-9_]*}};
+// WGMMA:        molten_cp_async(a_tile + {{[A-Za-z_][A-Za-z0-9_]*}}, x + {{[A-Za-z_][A-Za-z0-9_]*}}, true);
+// WGMMA:        molten_cp_async(b_tile + {{[A-Za-z_][A-Za-z0-9_]*}}, w + {{[A-Za-z_][A-Za-z0-9_]*}}, true);
+// WGMMA:        molten_cp_async_commit();
+// WGMMA:        molten_cp_async_commit();
+// WGMMA-NOT:    molten_wgmma
+// WGMMA:        for (int64_t k_tile = 0; k_tile < 1; k_tile += 1) {
+// WGMMA-NEXT:     molten_cp_async_wait<1>();
+// WGMMA-NEXT:     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+// WGMMA-NEXT:     __syncthreads();
+// WGMMA:          molten_cp_async_commit();
+// WGMMA-NEXT:     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+// WGMMA:          const unsigned long long [[DA:[A-Za-z_][A-Za-z0-9_]*]] = molten_wgmma_descriptor(a_tile + {{[A-Za-z_][A-Za-z0-9_]*}}, 16, 1024);
+// WGMMA:          const unsigned long long [[DB:[A-Za-z_][A-Za-z0-9_]*]] = molten_wgmma_descriptor(b_tile + {{[A-Za-z_][A-Za-z0-9_]*}}, 8192, 1024);
+// WGMMA:          molten_wgmma_m64n256k16_f16_kt({{([A-Za-z_][A-Za-z0-9_]*, )+}}[[DA]], [[DB]]);
+// WGMMA-COUNT-3:  molten_wgmma_m64n256k16_f16_kt(
+// WGMMA-NEXT:     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+// WGMMA:          molten_wgmma_wait128<1>({{([A-Za-z_][A-Za-z0-9_]*, )+}}{{[A-Za-z_][A-Za-z0-9_]*}});
+// WGMMA:        {{^  [}]$}}
+// WGMMA-NEXT:   molten_cp_async_wait<0>();
+// WGMMA-NEXT:   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+// WGMMA-NEXT:   __syncthreads();
+// WGMMA-NEXT:   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+// WGMMA-NOT:    molten_cp_async
+// WGMMA:        const unsigned long long {{[A-Za-z_][A-Za-z0-9_]*}} = molten_wgmma_descriptor(b_tile + 16384, 8192, 1024);
+// WGMMA-COUNT-4: molten_wgmma_m64n256k16_f16_kt(
+// WGMMA-NEXT:   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+// WGMMA:        molten_wgmma_wait128<0>(
+// WGMMA-NOT:    {{molten_wgmma|wgmma\.}}
+// WGMMA:        [[OUT]][{{[A-Za-z_][A-Za-z0-9_]*}}] = {{[A-Za-z_][A-Za-z0-9_]*}};
+// WGMMA-NOT:    {{molten_wgmma|wgmma\.}}
+// WGMMA:      // linear_sm90a_gemm0_simt: fuses matmul, add
+// WGMMA-NEXT: extern "C" __global__ void __launch_bounds__(256, 1) linear_sm90a_gemm0_simt(const __half* __restrict__ x, const __half* __restrict__ w, const __half* __restrict__ b, __half* __restrict__ [[OUT]]) {
+// WGMMA-NOT:    {{molten_wgmma|wgmma\.|fence\.proxy}}
+// WGMMA:      extern "C" cudaError_t linear_sm90a(const __half* x, const __half* w, const __half* b, __half* y, cudaStream_t stream) {
+// WGMMA-NEXT:   cudaError_t err = cudaSuccess;
+// WGMMA-NEXT:   err = cudaFuncSetAttribute((const void*)linear_sm90a_gemm0, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
+// WGMMA-NEXT:   if (err != cudaSuccess) return err;
+// WGMMA-NEXT:   if ((((uintptr_t)x | (uintptr_t)w) % 16) == 0) {
+// WGMMA-NEXT:     linear_sm90a_gemm0<<<dim3(1, 1, 1), dim3(256, 1, 1), 196608, stream>>>(x, w, b, y);
+// WGMMA-NEXT:   } else {  // a pointer too misaligned for the vector accesses
+// WGMMA-NEXT:     linear_sm90a_gemm0_simt<<<dim3(4, 2, 1), dim3(256, 1, 1), 0, stream>>>(x, w, b, y);
+// WGMMA-NEXT:   }
+// WGMMA-NEXT:   err = cudaGetLastError();
+// WGMMA-NEXT:   if (err != cudaSuccess) return err;
+// WGMMA-NEXT:   return cudaSuccess;
+// WGMMA-NEXT: }
+
+// wgmma at the cuda level, printed without any pass: a kernel of static
+// shared tiles (each __align__(1024): a descriptor reads it), descriptors
+// at an element offset with their byte strides, the async-proxy fence, the
+// wgmma fence, an f16 m64n8k16 with B MN-major (`kt`) from zero
+// accumulators and a bf16 one with both MN-major (`tt`) onto its results,
+// a commit and two waits (the pending count a template argument), each op
+// on accumulators declared before it and assigned its operands; and a
+// kernel of more than 48 KiB whose swizzled tile follows a 3-element
+// buffer in dynamic shared memory: at 1024, not 16, the array itself
+// aligned to 1024; an m64n16k16 with both K-major (`kk`) and its wait of 8
+// accumulators. One helper per shape and per accumulator count, in order.
+
+// WGMMA CUDA-LEVEL INPUT
+cuda.kernel @warpgroup(%y: !cuda.ptr<f32>) block 128 {
+  %zero = arith.constant 0.000000e+00 : f32
+  %c0 = arith.constant 0 : index
+  %c512 = arith.constant 512 : index
+  %t = cuda.thread_idx x
+  %sh = cuda.shared_alloc 8192 : !cuda.ptr<f16, shared>
+  %sb = cuda.shared_alloc 8192 : !cuda.ptr<bf16, shared>
+  %da = cuda.wgmma_descriptor %sh[%c0] leading 16 stride 1024 : !cuda.ptr<f16, shared>
+  %db = cuda.wgmma_descriptor %sh[%c512] leading 8192 stride 1024 : !cuda.ptr<f16, shared>
+  %ea = cuda.wgmma_descriptor %sb[%c0] leading 8192 stride 1024 : !cuda.ptr<bf16, shared>
+  %eb = cuda.wgmma_descriptor %sb[%c512] leading 8192 stride 1024 : !cuda.ptr<bf16, shared>
+  cuda.fence_proxy_async
+  cuda.sync_threads
+  cuda.wgmma_fence
+  %d0, %d1, %d2, %d3 = cuda.wgmma f16 n 8 trans_b %da, %db [%zero, %zero, %zero, %zero] : f32, f32, f32, f32
+  %e0, %e1, %e2, %e3 = cuda.wgmma bf16 n 8 trans_a trans_b %ea, %eb [%d0, %d1, %d2, %d3] : f32, f32, f32, f32
+  cuda.wgmma_commit
+  %f0, %f1, %f2, %f3 = cuda.wgmma_wait 1 [%e0, %e1, %e2, %e3] : f32, f32, f32, f32
+  %g0, %g1, %g2, %g3 = cuda.wgmma_wait 0 [%f0, %f1, %f2, %f3] : f32, f32, f32, f32
+  cuda.store %g3, %y[%t] : f32, !cuda.ptr<f32>
+  cuda.return
+}
+cuda.kernel @warpgroup_big(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) block 128 {
+  %true = arith.constant true
+  %zero = arith.constant 0.000000e+00 : f32
+  %t = cuda.thread_idx x
+  %flags = cuda.shared_alloc 3 : !cuda.ptr<f16, shared>
+  %tile = cuda.shared_alloc 32768 : !cuda.ptr<f16, shared>
+  cuda.cp_async %tile[%t], %a[%t], %true : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+  cuda.cp_async_commit
+  cuda.cp_async_wait 0
+  cuda.fence_proxy_async
+  cuda.sync_threads
+  cuda.wgmma_fence
+  %d = cuda.wgmma_descriptor %tile[%t] leading 16 stride 1024 : !cuda.ptr<f16, shared>
+  %d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7 = cuda.wgmma f16 n 16 %d, %d [%zero, %zero, %zero, %zero, %zero, %zero, %zero, %zero] : f32, f32, f32, f32, f32, f32, f32, f32
+  cuda.wgmma_commit
+  %e0, %e1, %e2, %e3, %e4, %e5, %e6, %e7 = cuda.wgmma_wait 0 [%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7] : f32, f32, f32, f32, f32, f32, f32, f32
+  %v = cuda.load %flags[%t] : !cuda.ptr<f16, shared> -> f16
+  cuda.store %e7, %y[%t] : f32, !cuda.ptr<f32>
+  cuda.return
+}
+cuda.host_func @warpgroup_graph(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) outputs 1 {
+  cuda.launch @warpgroup grid [1, 1, 1] block [128, 1, 1] (%y) : !cuda.ptr<f32>
+  cuda.launch @warpgroup_big grid [2, 1, 1] block [128, 1, 1] (%a, %y) : !cuda.ptr<f16>, !cuda.ptr<f32>
+  cuda.return
+}
+
+// WGMMA-DIRECT:      // 2 kernels, 1 launcher.
+// WGMMA-DIRECT:      #error "Molten: this file's tensor-core kernels need sm_80 or newer"
+// WGMMA-DIRECT:      #error "Molten: this file's wgmma kernels need sm_90a: compile with -gencode=arch=compute_90a,code=sm_90a"
+// WGMMA-DIRECT:      __device__ __forceinline__ unsigned long long molten_wgmma_descriptor(
+// WGMMA-DIRECT:      __device__ __forceinline__ void molten_wgmma_m64n16k16_f16_kk(float& d0, float& d1, float& d2, float& d3, float& d4, float& d5, float& d6, float& d7, unsigned long long a, unsigned long long b) {
+// WGMMA-DIRECT-NEXT:   asm volatile("wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, 1, 1, 1, 0, 0;"
+// WGMMA-DIRECT-NEXT:       : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3), "+f"(d4), "+f"(d5), "+f"(d6), "+f"(d7)
+// WGMMA-DIRECT-NEXT:       : "l"(a), "l"(b));
+// WGMMA-DIRECT-NEXT: }
+// WGMMA-DIRECT-NEXT: __device__ __forceinline__ void molten_wgmma_m64n8k16_bf16_tt(float& d0, float& d1, float& d2, float& d3, unsigned long long a, unsigned long long b) {
+// WGMMA-DIRECT-NEXT:   asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0, %1, %2, %3}, %4, %5, 1, 1, 1, 1, 1;"
+// WGMMA-DIRECT-NEXT:       : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+// WGMMA-DIRECT-NEXT:       : "l"(a), "l"(b));
+// WGMMA-DIRECT-NEXT: }
+// WGMMA-DIRECT-NEXT: __device__ __forceinline__ void molten_wgmma_m64n8k16_f16_kt(float& d0, float& d1, float& d2, float& d3, unsigned long long a, unsigned long long b) {
+// WGMMA-DIRECT-NEXT:   asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, %4, %5, 1, 1, 1, 0, 1;"
+// WGMMA-DIRECT-NEXT:       : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+// WGMMA-DIRECT-NEXT:       : "l"(a), "l"(b));
+// WGMMA-DIRECT-NEXT: }
+// WGMMA-DIRECT-NEXT: template <int Pending>
+// WGMMA-DIRECT-NEXT: __device__ __forceinline__ void molten_wgmma_wait4(float& d0, float& d1, float& d2, float& d3) {
+// WGMMA-DIRECT-NEXT:   asm volatile("wgmma.wait_group.sync.aligned %4;"
+// WGMMA-DIRECT-NEXT:       : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+// WGMMA-DIRECT-NEXT:       : "n"(Pending) : "memory");
+// WGMMA-DIRECT-NEXT: }
+// WGMMA-DIRECT-NEXT: template <int Pending>
+// WGMMA-DIRECT-NEXT: __device__ __forceinline__ void molten_wgmma_wait8(float& d0, float& d1, float& d2, float& d3, float& d4, float& d5, float& d6, float& d7) {
+// WGMMA-DIRECT-NEXT:   asm volatile("wgmma.wait_group.sync.aligned %8;"
+// WGMMA-DIRECT-NEXT:       : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3), "+f"(d4), "+f"(d5), "+f"(d6), "+f"(d7)
+// WGMMA-DIRECT-NEXT:       : "n"(Pending) : "memory");
+// WGMMA-DIRECT-NEXT: }
+// WGMMA-DIRECT-EMPTY:
+// WGMMA-DIRECT-NEXT: // warpgroup: fuses nothing
+// WGMMA-DIRECT-NEXT: extern "C" __global__ void __launch_bounds__(128) warpgroup(float* __restrict__ y) {
+// WGMMA-DIRECT-NEXT:   __shared__ __align__(1024) __half sh[8192];
+// WGMMA-DIRECT-NEXT:   __shared__ __align__(1024) __nv_bfloat16 sb[8192];
+// WGMMA-DIRECT-NEXT:   const unsigned long long da = molten_wgmma_descriptor(sh + 0, 16, 1024);
+// WGMMA-DIRECT-NEXT:   const unsigned long long db = molten_wgmma_descriptor(sh + 512, 8192, 1024);
+// WGMMA-DIRECT-NEXT:   const unsigned long long ea = molten_wgmma_descriptor(sb + 0, 8192, 1024);
+// WGMMA-DIRECT-NEXT:   const unsigned long long eb = molten_wgmma_descriptor(sb + 512, 8192, 1024);
+// WGMMA-DIRECT-NEXT:   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+// WGMMA-DIRECT-NEXT:   __syncthreads();
+// WGMMA-DIRECT-NEXT:   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+// WGMMA-DIRECT-NEXT:   float d0, d1, d2, d3;
+// WGMMA-DIRECT-NEXT:   d0 = 0.0f;
+// WGMMA-DIRECT-NEXT:   d1 = 0.0f;
+// WGMMA-DIRECT-NEXT:   d2 = 0.0f;
+// WGMMA-DIRECT-NEXT:   d3 = 0.0f;
+// WGMMA-DIRECT-NEXT:   molten_wgmma_m64n8k16_f16_kt(d0, d1, d2, d3, da, db);
+// WGMMA-DIRECT-NEXT:   float e0, e1, e2, e3;
+// WGMMA-DIRECT-NEXT:   e0 = d0;
+// WGMMA-DIRECT-NEXT:   e1 = d1;
+// WGMMA-DIRECT-NEXT:   e2 = d2;
+// WGMMA-DIRECT-NEXT:   e3 = d3;
+// WGMMA-DIRECT-NEXT:   molten_wgmma_m64n8k16_bf16_tt(e0, e1, e2, e3, ea, eb);
+// WGMMA-DIRECT-NEXT:   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+// WGMMA-DIRECT-NEXT:   float f0, f1, f2, f3;
+// WGMMA-DIRECT-NEXT:   f0 = e0;
+// WGMMA-DIRECT-NEXT:   f1 = e1;
+// WGMMA-DIRECT-NEXT:   f2 = e2;
+// WGMMA-DIRECT-NEXT:   f3 = e3;
+// WGMMA-DIRECT-NEXT:   molten_wgmma_wait4<1>(f0, f1, f2, f3);
+// WGMMA-DIRECT-NEXT:   float g0, g1, g2, g3;
+// WGMMA-DIRECT-NEXT:   g0 = f0;
+// WGMMA-DIRECT-NEXT:   g1 = f1;
+// WGMMA-DIRECT-NEXT:   g2 = f2;
+// WGMMA-DIRECT-NEXT:   g3 = f3;
+// WGMMA-DIRECT-NEXT:   molten_wgmma_wait4<0>(g0, g1, g2, g3);
+// WGMMA-DIRECT-NEXT:   y[(int64_t)threadIdx.x] = g3;
+// WGMMA-DIRECT-NEXT: }
+// WGMMA-DIRECT-EMPTY:
+// WGMMA-DIRECT-NEXT: // warpgroup_big: fuses nothing
+// WGMMA-DIRECT-NEXT: extern "C" __global__ void __launch_bounds__(128) warpgroup_big(const __half* __restrict__ a, float* __restrict__ y) {
+// WGMMA-DIRECT-NEXT:   extern __shared__ __align__(1024) unsigned char molten_shared[];
+// WGMMA-DIRECT-NEXT:   __half* const flags = reinterpret_cast<__half*>(molten_shared + 0);
+// WGMMA-DIRECT-NEXT:   __half* const tile = reinterpret_cast<__half*>(molten_shared + 1024);
+// WGMMA-DIRECT-NEXT:   molten_cp_async(tile + (int64_t)threadIdx.x, a + (int64_t)threadIdx.x, true);
+// WGMMA-DIRECT-NEXT:   molten_cp_async_commit();
+// WGMMA-DIRECT-NEXT:   molten_cp_async_wait<0>();
+// WGMMA-DIRECT-NEXT:   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+// WGMMA-DIRECT-NEXT:   __syncthreads();
+// WGMMA-DIRECT-NEXT:   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+// WGMMA-DIRECT-NEXT:   const unsigned long long d = molten_wgmma_descriptor(tile + (int64_t)threadIdx.x, 16, 1024);
+// WGMMA-DIRECT-NEXT:   float d0, d1, d2, d3, d4, d5, d6, d7;
+// WGMMA-DIRECT:        molten_wgmma_m64n16k16_f16_kk(d0, d1, d2, d3, d4, d5, d6, d7, d, d);
+// WGMMA-DIRECT-NEXT:   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+// WGMMA-DIRECT:        molten_wgmma_wait8<0>(e0, e1, e2, e3, e4, e5, e6, e7);
+// WGMMA-DIRECT:      extern "C" cudaError_t warpgroup_graph(const __half* a, float* y, cudaStream_t stream) {
+// WGMMA-DIRECT-NEXT:   cudaError_t err = cudaSuccess;
+// WGMMA-DIRECT-NEXT:   warpgroup<<<dim3(1, 1, 1), dim3(128, 1, 1), 0, stream>>>(y);
+// WGMMA-DIRECT-NEXT:   err = cudaGetLastError();
+// WGMMA-DIRECT-NEXT:   if (err != cudaSuccess) return err;
+// WGMMA-DIRECT-NEXT:   err = cudaFuncSetAttribute((const void*)warpgroup_big, cudaFuncAttributeMaxDynamicSharedMemorySize, 66560);
+// WGMMA-DIRECT-NEXT:   if (err != cudaSuccess) return err;
+// WGMMA-DIRECT-NEXT:   warpgroup_big<<<dim3(2, 1, 1), dim3(128, 1, 1), 66560, stream>>>(a, y);

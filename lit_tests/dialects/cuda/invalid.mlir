@@ -972,3 +972,172 @@ cuda.kernel @mma_i16_registers(%y: !cuda.ptr<f32>) block 32 {
   %d0, %d1, %d2, %d3 = "cuda.mma"(%h, %h, %h, %h, %i, %i, %z, %z, %z, %z) <{operand = f16, operandSegmentSizes = array<i32: 4, 2, 4>}> : (i16, i16, i16, i16, i32, i32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
   cuda.return
 }
+
+// -----
+
+// -- wgmma (sm_90a): cuda.wgmma_descriptor, cuda.wgmma, cuda.wgmma_wait ------
+
+// a wgmma of f32 operands
+cuda.kernel @wgmma_f32(%y: !cuda.ptr<f32>) block 128 {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.000000e+00 : f32
+  %s = cuda.shared_alloc 4096 : !cuda.ptr<f16, shared>
+  %d = cuda.wgmma_descriptor %s[%c0] leading 16 stride 1024 : !cuda.ptr<f16, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 3]]:3: error: cuda.wgmma: multiplies f16 or bf16 operands, not f32{{$}}
+// CHECK-NEXT: {{^}}  %d0, %d1, %d2, %d3 = cuda.wgmma f32 n 8 %d, %d [%z, %z, %z, %z] : f32, f32, f32, f32{{$}}
+// CHECK-NEXT: {{^}}  ^{{$}}
+  %d0, %d1, %d2, %d3 = cuda.wgmma f32 n 8 %d, %d [%z, %z, %z, %z] : f32, f32, f32, f32
+  cuda.return
+}
+// CHECK-NEXT: {{^// -{5}$}}
+
+// -----
+
+// an N that is not a multiple of 8 (with the n / 2 accumulators it would take)
+cuda.kernel @wgmma_n12(%y: !cuda.ptr<f32>) block 128 {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.000000e+00 : f32
+  %s = cuda.shared_alloc 4096 : !cuda.ptr<f16, shared>
+  %d = cuda.wgmma_descriptor %s[%c0] leading 16 stride 1024 : !cuda.ptr<f16, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma: N is a multiple of 8 from 8 to 256, not 12{{$}}
+  %d0, %d1, %d2, %d3, %d4, %d5 = cuda.wgmma f16 n 12 %d, %d [%z, %z, %z, %z, %z, %z] : f32, f32, f32, f32, f32, f32
+  cuda.return
+}
+
+// -----
+
+// an N past 256 (generic form)
+cuda.kernel @wgmma_n264(%y: !cuda.ptr<f32>) block 128 {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.000000e+00 : f32
+  %s = cuda.shared_alloc 4096 : !cuda.ptr<bf16, shared>
+  %d = cuda.wgmma_descriptor %s[%c0] leading 16 stride 1024 : !cuda.ptr<bf16, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma: N is a multiple of 8 from 8 to 256, not 264{{$}}
+  %d0, %d1, %d2, %d3 = "cuda.wgmma"(%d, %d, %z, %z, %z, %z) <{operand = bf16, n = 264 : i64}> : (i64, i64, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  cuda.return
+}
+
+// -----
+
+// n 16 with the 4 accumulators of n 8 (m64n16k16 takes 8 a thread)
+cuda.kernel @wgmma_accumulators(%y: !cuda.ptr<f32>) block 128 {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.000000e+00 : f32
+  %s = cuda.shared_alloc 4096 : !cuda.ptr<f16, shared>
+  %d = cuda.wgmma_descriptor %s[%c0] leading 16 stride 1024 : !cuda.ptr<f16, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma: m64n16k16 takes and gives 8 f32 accumulators a thread, not 4 and 4{{$}}
+  %d0, %d1, %d2, %d3 = cuda.wgmma f16 n 16 %d, %d [%z, %z, %z, %z] : f32, f32, f32, f32
+  cuda.return
+}
+
+// -----
+
+// as many accumulators as n 8 takes, but twice as many results (generic
+// form: the custom form has one list of types, the results')
+cuda.kernel @wgmma_results(%y: !cuda.ptr<f32>) block 128 {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.000000e+00 : f32
+  %s = cuda.shared_alloc 4096 : !cuda.ptr<f16, shared>
+  %d = cuda.wgmma_descriptor %s[%c0] leading 16 stride 1024 : !cuda.ptr<f16, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma: m64n8k16 takes and gives 4 f32 accumulators a thread, not 4 and 8{{$}}
+  %d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7 = "cuda.wgmma"(%d, %d, %z, %z, %z, %z) <{operand = f16, n = 8 : i64}> : (i64, i64, f32, f32, f32, f32) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+  cuda.return
+}
+
+// -----
+
+// f32 values where the descriptors go (generic form: the custom form takes
+// their type from the op)
+cuda.kernel @wgmma_f32_descriptors(%y: !cuda.ptr<f32>) block 128 {
+  %z = arith.constant 0.000000e+00 : f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 2]]:3: error: operand 'a' at position 0 does not verify:{{$}}
+// CHECK-NEXT: {{^}}Expected attribute i64 but got f32{{$}}
+  %d0, %d1, %d2, %d3 = "cuda.wgmma"(%z, %z, %z, %z, %z, %z) <{operand = f16, n = 8 : i64}> : (f32, f32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  cuda.return
+}
+
+// -----
+
+// a descriptor of global memory (wgmma reads its operands from shared memory)
+cuda.kernel @descriptor_global(%a: !cuda.ptr<f16>) block 128 {
+  %c0 = arith.constant 0 : index
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma_descriptor: describes f16 or bf16 shared memory, not !cuda.ptr<f16>{{$}}
+  %d = cuda.wgmma_descriptor %a[%c0] leading 16 stride 1024 : !cuda.ptr<f16>
+  cuda.return
+}
+
+// -----
+
+// a descriptor of an f32 buffer
+cuda.kernel @descriptor_f32(%a: !cuda.ptr<f16>) block 128 {
+  %c0 = arith.constant 0 : index
+  %s = cuda.shared_alloc 4096 : !cuda.ptr<f32, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma_descriptor: describes f16 or bf16 shared memory, not !cuda.ptr<f32, shared>{{$}}
+  %d = cuda.wgmma_descriptor %s[%c0] leading 16 stride 1024 : !cuda.ptr<f32, shared>
+  cuda.return
+}
+
+// -----
+
+// a leading byte offset that is not a multiple of 16 (the descriptor holds
+// it in 16-byte units)
+cuda.kernel @descriptor_leading_8(%a: !cuda.ptr<f16>) block 128 {
+  %c0 = arith.constant 0 : index
+  %s = cuda.shared_alloc 4096 : !cuda.ptr<f16, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma_descriptor: leading is a multiple of 16 bytes below 2^18, not 8{{$}}
+  %d = cuda.wgmma_descriptor %s[%c0] leading 8 stride 1024 : !cuda.ptr<f16, shared>
+  cuda.return
+}
+
+// -----
+
+// a negative leading byte offset (the custom form takes no sign: the
+// generic form)
+cuda.kernel @descriptor_leading_negative(%a: !cuda.ptr<f16>) block 128 {
+  %c0 = arith.constant 0 : index
+  %s = cuda.shared_alloc 4096 : !cuda.ptr<f16, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma_descriptor: leading is a multiple of 16 bytes below 2^18, not -16{{$}}
+  %d = "cuda.wgmma_descriptor"(%s, %c0) <{leading = -16 : i64, stride = 1024 : i64}> : (!cuda.ptr<f16, shared>, index) -> i64
+  cuda.return
+}
+
+// -----
+
+// a stride of 2^18 bytes (past the descriptor's 14-bit field of 16-byte units)
+cuda.kernel @descriptor_stride_2_18(%a: !cuda.ptr<bf16>) block 128 {
+  %c0 = arith.constant 0 : index
+  %s = cuda.shared_alloc 4096 : !cuda.ptr<bf16, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma_descriptor: stride is a multiple of 16 bytes below 2^18, not 262144{{$}}
+  %d = cuda.wgmma_descriptor %s[%c0] leading 16 stride 262144 : !cuda.ptr<bf16, shared>
+  cuda.return
+}
+
+// -----
+
+// waiting with 9 groups in flight (wgmma.wait_group takes 0 to 7)
+cuda.kernel @wgmma_wait_9(%y: !cuda.ptr<f32>) block 128 {
+  %z = arith.constant 0.000000e+00 : f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma_wait: pending is 0 to 7{{$}}
+  %e0, %e1 = cuda.wgmma_wait 9 [%z, %z] : f32, f32
+  cuda.return
+}
+
+// -----
+
+// a wait giving three accumulators for two (generic form)
+cuda.kernel @wgmma_wait_counts(%y: !cuda.ptr<f32>) block 128 {
+  %z = arith.constant 0.000000e+00 : f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma_wait: gives one accumulator for each it takes{{$}}
+  %e0, %e1, %e2 = "cuda.wgmma_wait"(%z, %z) <{pending = 0 : i64}> : (f32, f32) -> (f32, f32, f32)
+  cuda.return
+}
+
+// -----
+
+// the same in the custom form, whose types are the results'
+cuda.kernel @wgmma_wait_counts_custom(%y: !cuda.ptr<f32>) block 128 {
+  %z = arith.constant 0.000000e+00 : f32
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma_wait: gives one accumulator for each it takes{{$}}
+  %e0, %e1, %e2 = cuda.wgmma_wait 0 [%z, %z] : f32, f32, f32
+  cuda.return
+}

@@ -6,7 +6,10 @@
 // registers, cuda.load, cuda.store, cuda.shared_alloc, cuda.sync_threads,
 // cuda.shfl_xor, cuda.group_barrier, the tensor-core ops cuda.cp_async,
 // cuda.cp_async_commit, cuda.cp_async_wait, cuda.ldmatrix and cuda.mma,
-// cuda.launch, cuda.alloc, cuda.free, cuda.zero, cuda.copy, cuda.return)
+// sm_90a's warpgroup ops cuda.wgmma_descriptor, cuda.wgmma,
+// cuda.wgmma_fence, cuda.wgmma_commit, cuda.wgmma_wait and
+// cuda.fence_proxy_async, cuda.launch, cuda.alloc, cuda.free, cuda.zero,
+// cuda.copy, cuda.return)
 // and the !cuda.ptr type (global and shared, f32, f16 and bf16), in the
 // custom form (CHECK) and the generic form (CHECK-GENERIC); kernels whose
 // bodies hold upstream arith, math and scf ops.
@@ -580,6 +583,80 @@ cuda.kernel @fragments(%y: !cuda.ptr<f32>) block 32 {
 // CHECK-GENERIC-NEXT:    %e0, %e1, %e2, %e3 = "cuda.ldmatrix"(%sb, %lane) : (!cuda.ptr<bf16, shared>, index) -> (i32, i32, i32, i32)
 // CHECK-GENERIC-NEXT:    %f0, %f1, %f2, %f3 = "cuda.ldmatrix"(%sb, %lane) <{trans}> : (!cuda.ptr<bf16, shared>, index) -> (i32, i32, i32, i32)
 // CHECK-GENERIC-NEXT:    %g0, %g1, %g2, %g3 = "cuda.mma"(%e0, %e1, %e2, %e3, %f2, %f3, %d0, %d1, %d2, %d3) <{operand = bf16, operandSegmentSizes = array<i32: 4, 2, 4>}> : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+
+// -----
+
+// sm_90a's warpgroup tensor cores: descriptors of f16 and bf16 tiles in
+// shared memory (`leading` and `stride` in bytes, properties in the generic
+// form; the result is an i64), the fence that makes this thread's shared
+// writes visible to the tensor cores, the wgmma fence, an f16 wgmma of n 8
+// (4 f32 accumulators a thread) from zero accumulators with B MN-major
+// (trans_b), a bf16 one with both operands MN-major accumulating onto its
+// results (`trans_a` and `trans_b` unit properties, `n` an i64 property),
+// the commit of their group, then waits for all but 1 and for all groups
+// (`pending` a property), each passing the accumulators through.
+cuda.kernel @warpgroup(%y: !cuda.ptr<f32>) block 128 {
+  %zero = arith.constant 0.000000e+00 : f32
+  %c0 = arith.constant 0 : index
+  %c512 = arith.constant 512 : index
+  %t = cuda.thread_idx x
+  %sh = cuda.shared_alloc 8192 : !cuda.ptr<f16, shared>
+  %sb = cuda.shared_alloc 8192 : !cuda.ptr<bf16, shared>
+  %da = cuda.wgmma_descriptor %sh[%c0] leading 16 stride 1024 : !cuda.ptr<f16, shared>
+  %db = cuda.wgmma_descriptor %sh[%c512] leading 8192 stride 1024 : !cuda.ptr<f16, shared>
+  %ea = cuda.wgmma_descriptor %sb[%c0] leading 8192 stride 1024 : !cuda.ptr<bf16, shared>
+  %eb = cuda.wgmma_descriptor %sb[%c512] leading 8192 stride 1024 : !cuda.ptr<bf16, shared>
+  cuda.fence_proxy_async
+  cuda.sync_threads
+  cuda.wgmma_fence
+  %d0, %d1, %d2, %d3 = cuda.wgmma f16 n 8 trans_b %da, %db [%zero, %zero, %zero, %zero] : f32, f32, f32, f32
+  %e0, %e1, %e2, %e3 = cuda.wgmma bf16 n 8 trans_a trans_b %ea, %eb [%d0, %d1, %d2, %d3] : f32, f32, f32, f32
+  cuda.wgmma_commit
+  %f0, %f1, %f2, %f3 = cuda.wgmma_wait 1 [%e0, %e1, %e2, %e3] : f32, f32, f32, f32
+  %g0, %g1, %g2, %g3 = cuda.wgmma_wait 0 [%f0, %f1, %f2, %f3] : f32, f32, f32, f32
+  cuda.store %g0, %g1, %g2, %g3, %y[%t] : f32, f32, f32, f32, !cuda.ptr<f32>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @warpgroup(%y: !cuda.ptr<f32>) block 128 {
+// CHECK-NEXT:    %zero = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %c0 = arith.constant 0 : index
+// CHECK-NEXT:    %c512 = arith.constant 512 : index
+// CHECK-NEXT:    %t = cuda.thread_idx x
+// CHECK-NEXT:    %sh = cuda.shared_alloc 8192 : !cuda.ptr<f16, shared>
+// CHECK-NEXT:    %sb = cuda.shared_alloc 8192 : !cuda.ptr<bf16, shared>
+// CHECK-NEXT:    %da = cuda.wgmma_descriptor %sh[%c0] leading 16 stride 1024 : !cuda.ptr<f16, shared>
+// CHECK-NEXT:    %db = cuda.wgmma_descriptor %sh[%c512] leading 8192 stride 1024 : !cuda.ptr<f16, shared>
+// CHECK-NEXT:    %ea = cuda.wgmma_descriptor %sb[%c0] leading 8192 stride 1024 : !cuda.ptr<bf16, shared>
+// CHECK-NEXT:    %eb = cuda.wgmma_descriptor %sb[%c512] leading 8192 stride 1024 : !cuda.ptr<bf16, shared>
+// CHECK-NEXT:    cuda.fence_proxy_async
+// CHECK-NEXT:    cuda.sync_threads
+// CHECK-NEXT:    cuda.wgmma_fence
+// CHECK-NEXT:    %d0, %d1, %d2, %d3 = cuda.wgmma f16 n 8 trans_b %da, %db[%zero, %zero, %zero, %zero] : f32, f32, f32, f32
+// CHECK-NEXT:    %e0, %e1, %e2, %e3 = cuda.wgmma bf16 n 8 trans_a trans_b %ea, %eb[%d0, %d1, %d2, %d3] : f32, f32, f32, f32
+// CHECK-NEXT:    cuda.wgmma_commit
+// CHECK-NEXT:    %f0, %f1, %f2, %f3 = cuda.wgmma_wait 1[%e0, %e1, %e2, %e3] : f32, f32, f32, f32
+// CHECK-NEXT:    %g0, %g1, %g2, %g3 = cuda.wgmma_wait 0[%f0, %f1, %f2, %f3] : f32, f32, f32, f32
+// CHECK-NEXT:    cuda.store %g0, %g1, %g2, %g3, %y[%t] : f32, f32, f32, f32, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "warpgroup", function_type = (!cuda.ptr<f32>) -> (), block = #builtin.int<128>}> ({
+// CHECK-GENERIC:         %da = "cuda.wgmma_descriptor"(%sh, %c0) <{leading = 16 : i64, stride = 1024 : i64}> : (!cuda.ptr<f16, shared>, index) -> i64
+// CHECK-GENERIC-NEXT:    %db = "cuda.wgmma_descriptor"(%sh, %c512) <{leading = 8192 : i64, stride = 1024 : i64}> : (!cuda.ptr<f16, shared>, index) -> i64
+// CHECK-GENERIC-NEXT:    %ea = "cuda.wgmma_descriptor"(%sb, %c0) <{leading = 8192 : i64, stride = 1024 : i64}> : (!cuda.ptr<bf16, shared>, index) -> i64
+// CHECK-GENERIC-NEXT:    %eb = "cuda.wgmma_descriptor"(%sb, %c512) <{leading = 8192 : i64, stride = 1024 : i64}> : (!cuda.ptr<bf16, shared>, index) -> i64
+// CHECK-GENERIC-NEXT:    "cuda.fence_proxy_async"() : () -> ()
+// CHECK-GENERIC-NEXT:    "cuda.sync_threads"() : () -> ()
+// CHECK-GENERIC-NEXT:    "cuda.wgmma_fence"() : () -> ()
+// CHECK-GENERIC-NEXT:    %d0, %d1, %d2, %d3 = "cuda.wgmma"(%da, %db, %zero, %zero, %zero, %zero) <{operand = f16, n = 8 : i64, trans_b}> : (i64, i64, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+// CHECK-GENERIC-NEXT:    %e0, %e1, %e2, %e3 = "cuda.wgmma"(%ea, %eb, %d0, %d1, %d2, %d3) <{operand = bf16, n = 8 : i64, trans_a, trans_b}> : (i64, i64, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+// CHECK-GENERIC-NEXT:    "cuda.wgmma_commit"() : () -> ()
+// CHECK-GENERIC-NEXT:    %f0, %f1, %f2, %f3 = "cuda.wgmma_wait"(%e0, %e1, %e2, %e3) <{pending = 1 : i64}> : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+// CHECK-GENERIC-NEXT:    %g0, %g1, %g2, %g3 = "cuda.wgmma_wait"(%f0, %f1, %f2, %f3) <{pending = 0 : i64}> : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+// CHECK-GENERIC-NEXT:    "cuda.store"(%g0, %g1, %g2, %g3, %y, %t) : (f32, f32, f32, f32, !cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
+// CHECK-GENERIC-NEXT:  }) : () -> ()
 
 // -----
 
