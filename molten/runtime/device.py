@@ -66,9 +66,10 @@ def native_arch(device_arch: str) -> str:
 def current_native_arch() -> str:
     """The best target (`native_arch`) for the current CUDA device: what `@zero`
     and the benchmarks compile for."""
+    device_id = current_device_id()  # a clear error without cuda-python or a GPU
     from cuda.core import Device
 
-    major, minor = Device(current_device_id()).compute_capability
+    major, minor = Device(device_id).compute_capability
     return native_arch(f"sm_{major}{minor}")
 
 

@@ -43,7 +43,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     compile_.add_argument("spec", help="the spec: MLIR text with a func.func")
     compile_.add_argument("-o", "--output", default="output", help="output folder")
-    compile_.add_argument("--arch", default="sm_90", help="target architecture")
+    compile_.add_argument(
+        "--arch",
+        default="sm_90",
+        help="target architecture (sm_90a: gemms on Hopper's wgmma; that .cu "
+        "builds for sm_90a only)",
+    )
     compile_.add_argument("--entry", help="the graph to compile, if several")
     args = parser.parse_args(argv)
     try:
