@@ -10,7 +10,6 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from molten.ir import dtype_name, output_name
-from molten.passes.kernel_schedule import WGMMA_ARCHS
 from molten.pipeline import DEFAULT_PIPELINE, KERNEL_LEVEL_PIPELINE
 from molten.runtime.program import Step, TensorSpec, host_program
 
@@ -95,6 +94,8 @@ class ZeroCompiler:
         self.options = options
 
     def _pipeline(self, spec: str) -> str:
+        from molten.passes.kernel_schedule import WGMMA_ARCHS
+
         options = [f'arch="{self.arch}"'] if self.arch in WGMMA_ARCHS else []
         if self.sm_count is not None:
             options.append(f"sm_count={self.sm_count}")

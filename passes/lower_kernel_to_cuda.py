@@ -1217,6 +1217,39 @@ class _GemmShape(Gemm):
             if inside is not None:
                 _close(inner)
 
+    def finish(
+        self,
+        kfunc: kernel.FuncOp,
+        region: Region,
+        e: Emitter,
+        pointers: dict[SSAValue, SSAValue],
+        outputs: list[SSAValue],
+        out_ptrs: list[SSAValue],
+        batch_index: list[Index],
+        accumulators: list[tuple[Index, Index, SSAValue]],
+        partial: set[str],
+        block: int,
+        grid: tuple[int, int, int],
+    ) -> LoweredKernel:
+        """A tiled gemm kernel's end: the epilogue on this thread's
+        accumulators (rows and columns guarded along the partial loops), the
+        return, and the kernel, bounded to one block per SM: left to its
+        heuristics, ptxas caps a gemm's registers for occupancy and spills
+        its accumulators."""
+        self.epilogue(
+            e,
+            pointers,
+            outputs,
+            out_ptrs,
+            batch_index,
+            accumulators,
+            "m" in partial,
+            "n" in partial,
+        )
+        e.add(cuda.ReturnOp())
+        kernel_op = _kernel_op(kfunc, region, block, min_blocks=1)
+        return LoweredKernel(kernel_op, grid, (block, 1, 1))
+
 
 def _and(e: Emitter, a: SSAValue | None, b: SSAValue | None) -> SSAValue | None:
     """a && b, where None stands for a condition known to hold."""
@@ -1412,21 +1445,19 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
         for i in range(fm)
         for j in range(fn)
     ]
-    gemm.epilogue(
+    return gemm.finish(
+        kfunc,
+        region,
         e,
         pointers,
         outputs,
         out_ptrs,
         batch_index,
         accumulators,
-        "m" in partial,
-        "n" in partial,
+        partial,
+        block,
+        grid,
     )
-    e.add(cuda.ReturnOp())
-    # min_blocks 1: left to its heuristics, ptxas caps a gemm's registers
-    # for occupancy and spills its accumulators.
-    kernel_op = _kernel_op(kfunc, region, block, min_blocks=1)
-    return LoweredKernel(kernel_op, grid, (block, 1, 1))
 
 
 def lower_gemv(
@@ -1892,21 +1923,19 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
         for j in range(n_frags)
         for r in range(4)
     ]
-    gemm.epilogue(
+    return gemm.finish(
+        kfunc,
+        region,
         e,
         pointers,
         outputs,
         out_ptrs,
         batch_index,
         accumulators,
-        "m" in partial,
-        "n" in partial,
+        partial,
+        block,
+        grid,
     )
-    e.add(cuda.ReturnOp())
-    # min_blocks 1: left to its heuristics, ptxas caps a gemm's registers
-    # for occupancy and spills its accumulators.
-    kernel_op = _kernel_op(kfunc, region, block, min_blocks=1)
-    return LoweredKernel(kernel_op, grid, (block, 1, 1))
 
 
 @dataclass
@@ -1933,6 +1962,14 @@ class _SwizzledOperand:
         """Elements of one stage's tile."""
         return self.outer * SWIZZLE_ELEMENTS
 
+    def _row_start(self, e: Emitter, outer: Index, k: Index) -> Index:
+        """Where in a stage the swizzled row holding (outer, k) starts: row
+        `outer` of a K-major tile; row k of the 64-column block of `outer`
+        of an MN-major one."""
+        if not self.k_rows:
+            return e.imul(outer, SWIZZLE_ELEMENTS)
+        return _block_row_start(e, e.idiv(outer, SWIZZLE_ELEMENTS), k)
+
     def _place(self, e: Emitter, outer: Index, k: Index) -> Index:
         """Where the 16-byte chunk at (outer, k) of the tile lies in a stage:
         chunk c of a swizzled row r at c ^ (r % 8)."""
@@ -1942,13 +1979,10 @@ class _SwizzledOperand:
                 e.idiv(outer, SWIZZLE_ELEMENTS),
                 e.irem(outer, SWIZZLE_ELEMENTS),
             )
-            row_start = e.iadd(
-                e.imul(block, SWIZZLE_ELEMENTS * SWIZZLE_ELEMENTS),
-                e.imul(k, SWIZZLE_ELEMENTS),
-            )
+            row_start = _block_row_start(e, block, k)
             row, c = k, e.idiv(column, chunk)
         else:
-            row_start = e.imul(outer, SWIZZLE_ELEMENTS)
+            row_start = self._row_start(e, outer, k)
             row, c = outer, e.idiv(k, chunk)
         swizzled = e.ixor(c, e.irem(row, SWIZZLE_ROWS))
         return e.iadd(row_start, e.imul(swizzled, chunk))
@@ -2002,15 +2036,10 @@ class _SwizzledOperand:
         (a multiple of 8, of 64 when MN-major) and K offset `k` (a multiple
         of 16) of a stage."""
         if self.k_rows:
-            start = e.iadd(
-                e.imul(
-                    e.idiv(outer, SWIZZLE_ELEMENTS), SWIZZLE_ELEMENTS * SWIZZLE_ELEMENTS
-                ),
-                k * SWIZZLE_ELEMENTS,
-            )
+            start = self._row_start(e, outer, k)
             leading = SWIZZLE_ELEMENTS * SWIZZLE_ELEMENTS * 2
         else:
-            start = e.iadd(e.imul(outer, SWIZZLE_ELEMENTS), k)
+            start = e.iadd(self._row_start(e, outer, 0), k)
             leading = cuda.ASYNC_COPY_BYTES  # unused by K-major tiles
         index = e.index(e.iadd(e.imul(stage, self.tile), start))
         return e.add(
@@ -2027,6 +2056,15 @@ SWIZZLE_ROWS = cuda.SWIZZLE_ALIGNMENT // cuda.SWIZZLE_BYTES
 CHUNK_ELEMENTS = cuda.ASYNC_COPY_BYTES // 2
 """16-bit elements in one 16-byte chunk, the unit the swizzle permutes."""
 WARPGROUP = 4 * WARP
+
+
+def _block_row_start(e: Emitter, block: Index, k: Index) -> Index:
+    """Where row k of 64-column block `block` of an MN-major swizzled tile
+    starts in a stage (each block 64 rows of K by 64 elements)."""
+    return e.iadd(
+        e.imul(block, SWIZZLE_ELEMENTS * SWIZZLE_ELEMENTS),
+        e.imul(k, SWIZZLE_ELEMENTS),
+    )
 
 
 def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKernel:
@@ -2169,19 +2207,19 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
         )
         for j in range(count)
     ]
-    gemm.epilogue(
+    return gemm.finish(
+        kfunc,
+        region,
         e,
         pointers,
         outputs,
         out_ptrs,
         batch_index,
         accumulators,
-        "m" in partial,
-        "n" in partial,
+        partial,
+        block,
+        grid,
     )
-    e.add(cuda.ReturnOp())
-    kernel_op = _kernel_op(kfunc, region, block, min_blocks=1)
-    return LoweredKernel(kernel_op, grid, (block, 1, 1))
 
 
 def fragment_offset_const(operand: _StagedOperand, outer: int, k: int) -> int:

@@ -60,7 +60,10 @@ def current_device_id() -> int:
 def native_arch(device_arch: str) -> str:
     """The best target for a device of `device_arch`: its arch-specific one
     where Molten uses it (sm_90a: wgmma), else its arch."""
-    return device_arch + "a" if device_arch == "sm_90" else device_arch
+    from molten.passes.kernel_schedule import WGMMA_ARCHS
+
+    specific = device_arch + "a"
+    return specific if specific in WGMMA_ARCHS else device_arch
 
 
 def current_native_arch() -> str:

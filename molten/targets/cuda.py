@@ -452,9 +452,7 @@ class BodyPrinter:
                 "desc",
             )
         elif isinstance(op, cuda.WgmmaOp):
-            names = self._declare(op.d, "acc")
-            for name, value in zip(names, op.c, strict=True):
-                self.emit(f"{name} = {self.name(value)};")
+            names = self._declare_copies(op.d, op.c, "acc")
             args = ", ".join([*names, self.name(op.a), self.name(op.b)])
             self.emit(f"{wgmma_helper_name(op)}({args});")
         elif isinstance(op, cuda.WgmmaFenceOp):
@@ -462,9 +460,7 @@ class BodyPrinter:
         elif isinstance(op, cuda.WgmmaCommitOp):
             self.emit('asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");')
         elif isinstance(op, cuda.WgmmaWaitOp):
-            names = self._declare(op.results_, "acc")
-            for name, value in zip(names, op.values, strict=True):
-                self.emit(f"{name} = {self.name(value)};")
+            names = self._declare_copies(op.results_, op.values, "acc")
             wait = f"molten_wgmma_wait{len(names)}<{op.pending.value.data}>"
             self.emit(f"{wait}({', '.join(names)});")
         elif isinstance(op, cuda.FenceProxyAsyncOp):
@@ -521,6 +517,14 @@ class BodyPrinter:
             if value.name_hint:
                 self.origins[name] = value.name_hint
         self.emit(f"{c_type(values[0].type)} {', '.join(names)};")
+        return names
+
+    def _declare_copies(self, values, sources, default: str) -> list[str]:
+        """Variables for the results of an op that updates its operands in
+        place (through references), each first set to its operand's value."""
+        names = self._declare(values, default)
+        for name, source in zip(names, sources, strict=True):
+            self.emit(f"{name} = {self.name(source)};")
         return names
 
     def _shared_alloc(self, op: cuda.SharedAllocOp) -> None:
