@@ -872,11 +872,14 @@ def shared_alignment(buffer: SSAValue) -> int:
 
 
 def copied_whole(buffer: SSAValue) -> bool:
-    """Whether a shared buffer is read or written 16 bytes at a time (by
-    cp.async or ldmatrix), which needs it aligned to SHARED_ALIGNMENT."""
+    """Whether a shared buffer is read or written several elements at a time
+    (by cp.async, ldmatrix or vector loads and stores), which needs it
+    aligned to SHARED_ALIGNMENT."""
     return any(
         (isinstance(use.operation, CpAsyncOp) and use.operation.target is buffer)
         or isinstance(use.operation, LdMatrixOp)
+        or (isinstance(use.operation, LoadOp) and len(use.operation.values) > 1)
+        or (isinstance(use.operation, StoreOp) and len(use.operation.values) > 1)
         for use in buffer.uses
     )
 

@@ -95,11 +95,13 @@ loops over the row (unrolled by nvcc) do not spill."""
 GEMM_BLOCK = 256
 GEMM_TILE = (64, 64, 16)
 """A SIMT gemm's block tile: 4x4 outputs a thread."""
-GEMM_LARGE_TILE = (128, 128, 16)
+GEMM_LARGE_TILE = (128, 128, 8)
 """A SIMT gemm's block tile where such tiles still give every SM a block:
 8x8 outputs a thread, four FMAs for each value read from shared memory
-(4x4 has two, and shared memory, not the FMA units, sets the pace). A K
-step of 16 ran 15% faster than one of 8 on the H100 (f32, 4096 cubed)."""
+(4x4 has two). With the next K step's tiles loaded during this one's, a K
+step of 8 ran 6% faster than one of 16 and 11% faster than one of 32 on
+the H100 (f32, 4096 cubed, two blocks an SM): fewer registers hold the
+loads in flight."""
 MMA_GEMM_BLOCK = 128
 """Four warps: each holds a 64x64 warp tile's f32 accumulators (128
 registers a thread)."""

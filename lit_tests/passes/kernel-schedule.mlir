@@ -225,7 +225,7 @@ func.func @rows_of_three_axes(%x: tensor<16x4x8x8xf32>) -> tensor<16x4x8x8xf32> 
 // bytes; M >= 64): 128 threads, four warps of 64x64 on 128x128 output tiles
 // with a K step of 32 and four stages in flight (mma.sync m16n8k16).
 // Otherwise on the SIMT cores: 256 threads on 128x128 output tiles with a
-// K step of 16 (8x8 outputs a thread) where those give each SM a block, else
+// K step of 8 (8x8 outputs a thread) where those give each SM a block, else
 // on 64x64 output tiles with a K step of 16.
 // f32: SIMT, whatever the shape.
 kernel.func @gemm_small(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm {
@@ -273,7 +273,7 @@ kernel.func @gemm_m16(%a: tensor<16x512xf16>, %b: tensor<512x256xf16>) -> (tenso
 
 // CHECK-LABEL: kernel.func @gemm_small(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
 // CHECK:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
-// CHECK:       kernel.func @gemm_f32_large(%a: tensor<2048x64xf32>, %b: tensor<64x1500xf32>) -> (tensor<2048x1500xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 16]> {
+// CHECK:       kernel.func @gemm_f32_large(%a: tensor<2048x64xf32>, %b: tensor<64x1500xf32>) -> (tensor<2048x1500xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 8]> {
 // CHECK:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<128x512xf16>, tensor<512x256xf16>) -> tensor<128x256xf16>
 // CHECK-NEXT:    %r = molten.add %m, %bias : (tensor<128x256xf16>, tensor<256xf16>) -> tensor<128x256xf16>

@@ -208,9 +208,11 @@ func.func @gelu_bias(%x: tensor<1000x63xf16>, %b: tensor<63xf16>) -> (tensor<100
 // -- gemm, then a softmax: a temporary between two kernels --------------------
 
 // A 100x32 @ 32x130 matmul (a gemm kernel: 64x64 tiles, 256 threads, a K step
-// of 16, a grid of (3, 2, 1)), then a bias add and a softmax over rows of
-// 130 (a row_reduce kernel, a block of 32 threads per row, runs of 2
-// elements: 8-byte accesses, and its scalar variant). The matmul's result is
+// of 16 through two stages of shared tiles read 16 bytes at a time, a grid
+// of (3, 2, 1); A's runs loaded as float4, and its scalar variant), then a
+// bias add and a softmax over rows of 130 (a row_reduce kernel, a block of
+// 32 threads per row, runs of 2 elements: 8-byte accesses, and its scalar
+// variant). The matmul's result is
 // a temporary: cudaMallocAsync before the first launch, checked,
 // cudaFreeAsync after the last.
 func.func @scores(%q: tensor<100x32xf32>, %k: tensor<32x130xf32>, %bias: tensor<130xf32>) -> (tensor<100x130xf32> {molten.name = "probs"}) {
@@ -220,17 +222,23 @@ func.func @scores(%q: tensor<100x32xf32>, %k: tensor<32x130xf32>, %bias: tensor<
   func.return %p : tensor<100x130xf32>
 }
 
-// CHECK:      // 3 kernels, 1 launcher.
+// CHECK:      // 4 kernels, 1 launcher.
 // CHECK:      // scores_gemm0: fuses matmul
-// CHECK-NEXT: extern "C" __global__ void __launch_bounds__(256, 1) scores_gemm0(const float* __restrict__ q, const float* __restrict__ k, float* __restrict__ s) {
-// CHECK:        __shared__ float a_tile[1088];
-// CHECK-NEXT:   __shared__ float b_tile[1024];
+// CHECK-NEXT: extern "C" __global__ void __launch_bounds__(256, 2) scores_gemm0(const float* __restrict__ q, const float* __restrict__ k, float* __restrict__ s) {
+// CHECK:        __shared__ __align__(16) float a_tile[2176];
+// CHECK-NEXT:   __shared__ __align__(16) float b_tile[2048];
+// CHECK:        const molten_vec<float, 4> {{[A-Za-z_][A-Za-z0-9_]*}} = *reinterpret_cast<const molten_vec<float, 4>*>(&q[{{[A-Za-z_][A-Za-z0-9_]*}}]);
+// CHECK:        a_tile[{{[A-Za-z_][A-Za-z0-9_]*}}] = {{[A-Za-z_][A-Za-z0-9_]*}};
+// CHECK:        b_tile[{{[A-Za-z_][A-Za-z0-9_]*}}] = {{[A-Za-z_][A-Za-z0-9_]*}};
+// CHECK:        __syncthreads();
 // CHECK-COUNT-16: {{^  }}float {{[A-Za-z_][A-Za-z0-9_]*}} = 0.0f;
 // CHECK-NEXT:   for (int64_t [[K0:[A-Za-z_][A-Za-z0-9_]*]] = 0; [[K0]] < 32; [[K0]] += 16) {
+// CHECK:          const molten_vec<float, 4> {{[A-Za-z_][A-Za-z0-9_]*}} = *reinterpret_cast<const molten_vec<float, 4>*>(&q[{{[A-Za-z_][A-Za-z0-9_]*}}]);
+// CHECK:          const molten_vec<float, 4> {{[A-Za-z_][A-Za-z0-9_]*}} = *reinterpret_cast<const molten_vec<float, 4>*>(&a_tile[{{[A-Za-z_][A-Za-z0-9_]*}}]);
+// CHECK:          const molten_vec<float, 4> {{[A-Za-z_][A-Za-z0-9_]*}} = *reinterpret_cast<const molten_vec<float, 4>*>(&b_tile[{{[A-Za-z_][A-Za-z0-9_]*}}]);
+// CHECK-NOT:      __syncthreads();
 // CHECK:          a_tile[{{[A-Za-z_][A-Za-z0-9_]*}}] = {{[A-Za-z_][A-Za-z0-9_]*}};
 // CHECK:          b_tile[{{[A-Za-z_][A-Za-z0-9_]*}}] = {{[A-Za-z_][A-Za-z0-9_]*}};
-// CHECK:          __syncthreads();
-// CHECK:          const float {{[A-Za-z_][A-Za-z0-9_]*}} = a_tile[{{[A-Za-z_][A-Za-z0-9_]*}}];
 // CHECK:          __syncthreads();
 // CHECK-COUNT-16: {{^    }}{{[A-Za-z_][A-Za-z0-9_]*}} = {{[A-Za-z_][A-Za-z0-9_]*}};
 // CHECK-NEXT:   }
@@ -238,14 +246,19 @@ func.func @scores(%q: tensor<100x32xf32>, %k: tensor<32x130xf32>, %bias: tensor<
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
 // CHECK-EMPTY:
-// CHECK-NEXT: // scores_row_reduce0: fuses add, reduce_max, sub, exp, reduce_sum, div
+// CHECK-NEXT: // scores_gemm0_scalar: fuses matmul
+// CHECK:      // scores_row_reduce0: fuses add, reduce_max, sub, exp, reduce_sum, div
 // CHECK-NEXT: extern "C" __global__ void __launch_bounds__(32) scores_row_reduce0(const float* __restrict__ s, const float* __restrict__ bias, float* __restrict__ {{[A-Za-z_][A-Za-z0-9_]*}}) {
 // CHECK:      extern "C" cudaError_t scores(const float* q, const float* k, const float* bias, float* probs, cudaStream_t stream) {
 // CHECK-NEXT:   cudaError_t err = cudaSuccess;
 // CHECK-NEXT:   float* s = nullptr;
 // CHECK-NEXT:   err = cudaMallocAsync((void**)&s, 13000 * sizeof(float), stream);
 // CHECK-NEXT:   if (err != cudaSuccess) return err;
-// CHECK-NEXT:   scores_gemm0<<<dim3(3, 2, 1), dim3(256, 1, 1), 0, stream>>>(q, k, s);
+// CHECK-NEXT:   if ((((uintptr_t)q) % 16) == 0) {
+// CHECK-NEXT:     scores_gemm0<<<dim3(3, 2, 1), dim3(256, 1, 1), 0, stream>>>(q, k, s);
+// CHECK-NEXT:   } else {  // a pointer too misaligned for the vector accesses
+// CHECK-NEXT:     scores_gemm0_scalar<<<dim3(3, 2, 1), dim3(256, 1, 1), 0, stream>>>(q, k, s);
+// CHECK-NEXT:   }
 // CHECK-NEXT:   err = cudaGetLastError();
 // CHECK-NEXT:   if (err != cudaSuccess) {
 // CHECK-NEXT:     cudaFreeAsync(s, stream);
@@ -710,7 +723,7 @@ func.func @linear_sm90a(%x: tensor<128x128xf16>, %w: tensor<128x256xf16>, %b: te
 // WGMMA:        [[OUT]][{{[A-Za-z_][A-Za-z0-9_]*}}] = {{[A-Za-z_][A-Za-z0-9_]*}};
 // WGMMA-NOT:    {{molten_wgmma|wgmma\.}}
 // WGMMA:      // linear_sm90a_gemm0_simt: fuses matmul, add
-// WGMMA-NEXT: extern "C" __global__ void __launch_bounds__(256, 1) linear_sm90a_gemm0_simt(const __half* __restrict__ x, const __half* __restrict__ w, const __half* __restrict__ b, __half* __restrict__ [[OUT]]) {
+// WGMMA-NEXT: extern "C" __global__ void __launch_bounds__(256, 2) linear_sm90a_gemm0_simt(const __half* __restrict__ x, const __half* __restrict__ w, const __half* __restrict__ b, __half* __restrict__ [[OUT]]) {
 // WGMMA-NOT:    {{molten_wgmma|wgmma\.|fence\.proxy}}
 // WGMMA:      extern "C" cudaError_t linear_sm90a(const __half* x, const __half* w, const __half* b, __half* y, cudaStream_t stream) {
 // WGMMA-NEXT:   cudaError_t err = cudaSuccess;
