@@ -136,8 +136,9 @@ def run_suite(
         "environment": env,
         "seed": seed,
         "timing": {
-            "method": "CUDA events around each call, L2 flushed before each, "
-            "calls queued behind a sleep kernel; median",
+            "method": "CUDA events around each call, L2 flushed before each "
+            "(a buffer zeroed, then another read: no dirty lines left), calls "
+            "queued behind a sleep kernel; median",
             "flush_bytes": timer.flush_bytes,
             "flush_us": round(timer.flush_us, 3),
             "event_floor_us": round(timer.event_floor_us, 3),
