@@ -878,8 +878,10 @@ def copied_whole(buffer: SSAValue) -> bool:
     return any(
         (isinstance(use.operation, CpAsyncOp) and use.operation.target is buffer)
         or isinstance(use.operation, LdMatrixOp)
-        or (isinstance(use.operation, LoadOp) and len(use.operation.values) > 1)
-        or (isinstance(use.operation, StoreOp) and len(use.operation.values) > 1)
+        or (
+            isinstance(use.operation, LoadOp | StoreOp)
+            and len(use.operation.values) > 1
+        )
         for use in buffer.uses
     )
 
