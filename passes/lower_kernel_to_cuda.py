@@ -1474,26 +1474,22 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     # which keeps the loop free of branches.
     upcoming = load_tiles(lb, lb.imin(lb.iadd(k0, bk), last_k0))
     a_at, b_at = lb.imul(stage, a_stage), lb.imul(stage, b_stage)
-    a_rows = [
-        lb.iadd(
-            a_at,
+
+    def group_starts(at: Index, thread: Index, size: int, at_once: int, threads: int):
+        # Where each group of `at_once` rows (or columns) of this thread's
+        # micro-tile starts in a K row of the stage at `at`.
+        return [
             lb.iadd(
-                lb.imul(thread_row, rows_at_once),
-                _micro_tile_step(i, rows_at_once, threads_m),
-            ),
-        )
-        for i in range(0, fm, rows_at_once)
-    ]
-    b_cols = [
-        lb.iadd(
-            b_at,
-            lb.iadd(
-                lb.imul(thread_col, cols_at_once),
-                _micro_tile_step(j, cols_at_once, threads_n),
-            ),
-        )
-        for j in range(0, fn, cols_at_once)
-    ]
+                at,
+                lb.iadd(
+                    lb.imul(thread, at_once), _micro_tile_step(i, at_once, threads)
+                ),
+            )
+            for i in range(0, size, at_once)
+        ]
+
+    a_rows = group_starts(a_at, thread_row, fm, rows_at_once, threads_m)
+    b_cols = group_starts(b_at, thread_col, fn, cols_at_once, threads_n)
 
     def read(tile: SSAValue, at: Index, width: int) -> Sequence[SSAValue]:
         load = cuda.LoadOp(tile, lb.index(at), width)

@@ -40,21 +40,15 @@ __global__ void __launch_bounds__(512) read_only(const uint4* p, size_t n, unsig
 
 __device__ __forceinline__ float gelu(float v) { return 0.5f * v * (1.f + erff(v * 0.70710678f)); }
 
-// Split-K over a cluster of KSPLIT blocks: block (c, r) reads 256 columns
-// (a warp 512 contiguous bytes of a row) of rows [r K/KSPLIT, (r+1) K/KSPLIT);
-// partial column sums meet in distributed shared memory; each rank finishes
-// 256/KSPLIT columns.
-template <int KSPLIT, int THREADS, int INFLIGHT>
-__global__ void __launch_bounds__(THREADS) gemv_cluster(const __half* __restrict__ x, const __half* __restrict__ w,
-                                                       const __half* __restrict__ b, __half* __restrict__ y, int K, int N) {
+// The block's share of a split-K GEMV: columns [col0, col0 + 256) (a warp
+// reads 512 contiguous bytes of a row) summed over rows [k0, k0 + rows),
+// INFLIGHT rows of the weight a warp in flight; the 256 sums go to out[c].
+template <int THREADS, int INFLIGHT>
+__device__ __forceinline__ void column_sums(const __half* __restrict__ x, const __half* __restrict__ w,
+                                            int k0, int rows, int col0, int N, float* out) {
   constexpr int WARPS = THREADS / 32;
   __shared__ float part[WARPS][256 + 4];
-  __shared__ float blocksum[256];
-  cg::cluster_group cluster = cg::this_cluster();
-  const int rank = cluster.block_rank();
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int col0 = blockIdx.x * 256;
-  const int rows = K / KSPLIT, k0 = rank * rows;
   const __half* wp = w + (size_t)k0 * N + col0 + lane * 8;
   const __half* xp = x + k0;
   float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -81,8 +75,22 @@ __global__ void __launch_bounds__(THREADS) gemv_cluster(const __half* __restrict
     float s = 0.f;
 #pragma unroll
     for (int wv = 0; wv < WARPS; ++wv) s += part[wv][c];
-    blocksum[c] = s;
+    out[c] = s;
   }
+}
+
+// Split-K over a cluster of KSPLIT blocks: block (c, r) sums its 256 columns
+// over rows [r K/KSPLIT, (r+1) K/KSPLIT); the partial sums meet in
+// distributed shared memory; each rank finishes 256/KSPLIT columns.
+template <int KSPLIT, int THREADS, int INFLIGHT>
+__global__ void __launch_bounds__(THREADS) gemv_cluster(const __half* __restrict__ x, const __half* __restrict__ w,
+                                                       const __half* __restrict__ b, __half* __restrict__ y, int K, int N) {
+  __shared__ float blocksum[256];
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = cluster.block_rank();
+  const int col0 = blockIdx.x * 256;
+  const int rows = K / KSPLIT;
+  column_sums<THREADS, INFLIGHT>(x, w, rank * rows, rows, col0, N, blocksum);
   cluster.sync();
   constexpr int PER_RANK = 256 / KSPLIT;
   if (threadIdx.x < PER_RANK) {
@@ -100,40 +108,10 @@ __global__ void __launch_bounds__(THREADS) gemv_cluster(const __half* __restrict
 template <int KSPLIT, int THREADS, int INFLIGHT>
 __global__ void __launch_bounds__(THREADS) gemv_partials(const __half* __restrict__ x, const __half* __restrict__ w,
                                                          float* __restrict__ partials, int K, int N) {
-  constexpr int WARPS = THREADS / 32;
-  __shared__ float part[WARPS][256 + 4];
   const int rank = blockIdx.y;
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int col0 = blockIdx.x * 256;
-  const int rows = K / KSPLIT, k0 = rank * rows;
-  const __half* wp = w + (size_t)k0 * N + col0 + lane * 8;
-  const __half* xp = x + k0;
-  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (int r = warp; r < rows; r += WARPS * INFLIGHT) {
-    uint4 v[INFLIGHT];
-    float xs[INFLIGHT];
-#pragma unroll
-    for (int i = 0; i < INFLIGHT; ++i) {
-      int rr = min(r + i * WARPS, rows - 1);
-      v[i] = *reinterpret_cast<const uint4*>(wp + (size_t)rr * N);
-      xs[i] = (r + i * WARPS < rows) ? __half2float(xp[rr]) : 0.f;
-    }
-#pragma unroll
-    for (int i = 0; i < INFLIGHT; ++i) {
-      const __half* h = reinterpret_cast<const __half*>(&v[i]);
-#pragma unroll
-      for (int j = 0; j < 8; ++j) acc[j] += xs[i] * __half2float(h[j]);
-    }
-  }
-#pragma unroll
-  for (int j = 0; j < 8; ++j) part[warp][lane * 8 + j] = acc[j];
-  __syncthreads();
-  for (int c = threadIdx.x; c < 256; c += THREADS) {
-    float s = 0.f;
-#pragma unroll
-    for (int wv = 0; wv < WARPS; ++wv) s += part[wv][c];
-    partials[(size_t)rank * N + col0 + c] = s;
-  }
+  const int rows = K / KSPLIT;
+  column_sums<THREADS, INFLIGHT>(x, w, rank * rows, rows, col0, N, partials + (size_t)rank * N + col0);
 }
 __global__ void gemv_finish(const float* partials, const __half* b, __half* y, int N, int ksplit) {
   int c = blockIdx.x * blockDim.x + threadIdx.x;
