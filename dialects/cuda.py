@@ -886,6 +886,18 @@ def copied_whole(buffer: SSAValue) -> bool:
     )
 
 
+def vector_params(kernel: Operation) -> list[int]:
+    """Positions of the parameters `kernel` accesses by vectors: a launch
+    of it needs them aligned to VECTOR_BYTES."""
+    args = list(kernel.regions[0].block.args)
+    accessed = {
+        op.ptr
+        for op in kernel.walk()
+        if isinstance(op, LoadOp | StoreOp) and len(op.values) > 1
+    }
+    return [i for i, arg in enumerate(args) if arg in accessed]
+
+
 def dynamic_shared_bytes(kernel: Operation) -> int:
     """The dynamic shared memory `kernel` is launched with: its buffers' bytes
     when they exceed what a kernel may declare statically, else 0."""

@@ -1184,6 +1184,45 @@ class _GemmShape(Gemm):
             batch_index,
         )
 
+    @property
+    def result_shape(self) -> list[int]:
+        return [*self.batch_shape, self.m, self.n]
+
+    def staging_tiles(
+        self,
+        outputs: list[SSAValue],
+        out_ptrs: list[SSAValue],
+        buffers: Sequence[SSAValue],
+        bm: int,
+        bn: int,
+    ) -> list[_StagingTile]:
+        """The outputs the epilogue stores through shared memory, each in one
+        of `buffers` (the operand tiles, idle once the K loop is done): an
+        output of the matmul's shape, of a free buffer's element type, with
+        rows of whole vectors and the block's tile of it fitting the buffer
+        (rows padded by one vector, so that the threads writing a column
+        spread over the banks). The others are stored directly."""
+        free = list(buffers)
+        tiles = []
+        for output, ptr in zip(outputs, out_ptrs, strict=True):
+            element = element_of(output)
+            width = cuda.VECTOR_BYTES // cuda.element_bytes(element)
+            pitch = bn + width
+            if list(shape_of(output)) != self.result_shape or self.n % width:
+                continue
+            for buffer in free:
+                alloc = buffer.owner
+                assert isinstance(alloc, cuda.SharedAllocOp)
+                assert isinstance(buffer.type, cuda.PointerType)
+                if (
+                    buffer.type.element_type == element
+                    and alloc.size.value.data >= bm * pitch
+                ):
+                    free.remove(buffer)
+                    tiles.append(_StagingTile(output, ptr, buffer, pitch, width))
+                    break
+        return tiles
+
     def epilogue(
         self,
         e: Emitter,
@@ -1194,14 +1233,18 @@ class _GemmShape(Gemm):
         accumulators: list[tuple[Index, Index, SSAValue]],
         guard_rows: bool,
         guard_cols: bool,
+        staged: Sequence[_StagingTile] = (),
+        origin: tuple[Index, Index] = (0, 0),
     ) -> None:
         """The kernel's outputs from each (row, column, f32 accumulator) of this
         thread: the matmul's result rounded to its type, the ops after it
         evaluated on it, each output stored once; rows and columns past the
-        matrix skipped where the tiles do not divide it."""
+        matrix skipped where the tiles do not divide it. A `staged` output
+        goes to its tile in shared memory instead, at its place relative to
+        the block tile's `origin`."""
         mm = self.matmul
-        result_shape = [*self.batch_shape, self.m, self.n]
         ev = Evaluator(e, pointers)
+        tiles = {tile.output: tile for tile in staged}
         for row, col, accumulated in accumulators:
             inside = None
             if guard_rows:
@@ -1214,9 +1257,66 @@ class _GemmShape(Gemm):
             value = _round(inner, accumulated, element_of(mm.result))
             scoped.define(mm.result, index, value)
             for output, ptr in zip(outputs, out_ptrs, strict=True):
-                _store_output(scoped, output, ptr, index, result_shape)
+                tile = tiles.get(output)
+                if tile is None:
+                    _store_output(scoped, output, ptr, index, self.result_shape)
+                    continue
+                place = inner.iadd(
+                    inner.imul(inner.isub(row, origin[0]), tile.pitch),
+                    inner.isub(col, origin[1]),
+                )
+                _store(scoped, scoped.at(output, index), tile.buffer, place)
             if inside is not None:
                 _close(inner)
+
+    def store_staged(
+        self,
+        e: Emitter,
+        staged: Sequence[_StagingTile],
+        tid: Index,
+        block: int,
+        origin: tuple[Index, Index],
+        tile_shape: tuple[int, int],
+        batch_index: list[Index],
+        guard_rows: bool,
+        guard_cols: bool,
+    ) -> None:
+        """Each staged output's block tile from shared memory to the output,
+        a vector a thread at a time, consecutive threads along a row: a
+        warp writes whole rows at once (the accumulators' own layout would
+        write a few bytes of each of eight rows)."""
+        bm, bn = tile_shape
+        for tile in staged:
+            per_row = bn // tile.width
+            vectors = bm * per_row
+            # A loop, not unrolled here: its indices would be shared with
+            # the copies' (by cse), whose registers then live to the end.
+            loop, body = _for(e, 0, -(-vectors // block), 1)
+            flat = loop.iadd(tid, loop.imul(body.args[0], block))
+            inside = loop.icmp(flat, vectors, "slt") if vectors % block else None
+            inner = loop if inside is None else _if(loop, inside)
+            r = inner.idiv(flat, per_row)
+            c = inner.imul(inner.irem(flat, per_row), tile.width)
+            row, col = inner.iadd(origin[0], r), inner.iadd(origin[1], c)
+            load = cuda.LoadOp(
+                tile.buffer,
+                inner.index(inner.iadd(inner.imul(r, tile.pitch), c)),
+                tile.width,
+            )
+            inner.add(load)
+            # Rows of whole vectors: a vector starting inside the matrix
+            # lies inside it.
+            guard = inner.icmp(row, self.m, "slt") if guard_rows else None
+            if guard_cols:
+                guard = _and(inner, guard, inner.icmp(col, self.n, "slt"))
+            stores = inner if guard is None else _if(inner, guard)
+            offset = ravel(stores, [*batch_index, row, col], self.result_shape)
+            stores.add(cuda.StoreOp(list(load.values), tile.ptr, stores.index(offset)))
+            if guard is not None:
+                _close(stores)
+            if inside is not None:
+                _close(inner)
+            body.add_op(scf.YieldOp())
 
     def finish(
         self,
@@ -1232,12 +1332,26 @@ class _GemmShape(Gemm):
         block: int,
         grid: tuple[int, int, int],
         min_blocks: int = 1,
+        staging: _Staging | None = None,
     ) -> LoweredKernel:
         """A tiled gemm kernel's end: the epilogue on this thread's
         accumulators (rows and columns guarded along the partial loops), the
         return, and the kernel, bounded to `min_blocks` blocks per SM: left
         to its heuristics, ptxas caps a gemm's registers for occupancy and
-        spills its accumulators."""
+        spills its accumulators. With `staging`, the outputs that fit its
+        buffers are stored through them."""
+        guard_rows, guard_cols = "m" in partial, "n" in partial
+        staged: list[_StagingTile] = []
+        origin: tuple[Index, Index] = (0, 0)
+        if staging is not None:
+            origin = staging.origin
+            staged = self.staging_tiles(
+                outputs, out_ptrs, staging.buffers, *staging.tile_shape
+            )
+        if staged:
+            # Every warp is done with the operand tiles (its copies landed,
+            # its tensor-core reads retired) before they are overwritten.
+            e.add(cuda.SyncThreadsOp())
         self.epilogue(
             e,
             pointers,
@@ -1245,12 +1359,52 @@ class _GemmShape(Gemm):
             out_ptrs,
             batch_index,
             accumulators,
-            "m" in partial,
-            "n" in partial,
+            guard_rows,
+            guard_cols,
+            staged,
+            origin,
         )
+        if staged:
+            assert staging is not None
+            e.add(cuda.SyncThreadsOp())
+            self.store_staged(
+                e,
+                staged,
+                staging.tid,
+                block,
+                origin,
+                staging.tile_shape,
+                batch_index,
+                guard_rows,
+                guard_cols,
+            )
         e.add(cuda.ReturnOp())
         kernel_op = _kernel_op(kfunc, region, block, min_blocks)
         return LoweredKernel(kernel_op, grid, (block, 1, 1))
+
+
+@dataclass(frozen=True)
+class _StagingTile:
+    """A block's tile of one output in shared memory, `pitch` elements a
+    row, between the epilogue and the store of `width`-element vectors to
+    the output `ptr`."""
+
+    output: SSAValue
+    ptr: SSAValue
+    buffer: SSAValue
+    pitch: int
+    width: int
+
+
+@dataclass(frozen=True)
+class _Staging:
+    """Shared buffers free for a gemm's epilogue: the block tile's shape and
+    first row and column, and the thread's index in the block."""
+
+    buffers: tuple[SSAValue, ...]
+    tile_shape: tuple[int, int]
+    origin: tuple[Index, Index]
+    tid: Index
 
 
 def _and(e: Emitter, a: SSAValue | None, b: SSAValue | None) -> SSAValue | None:
@@ -1314,14 +1468,16 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
             lowered = lower_gemm_wgmma(kfunc, tiling)
         else:
             lowered = lower_gemm_mma(kfunc, tiling)
-        # cp.async copies 16 aligned bytes: for operands at a lesser
-        # alignment the launcher takes the SIMT kernel instead.
+        # cp.async copies 16 aligned bytes, and a staged epilogue stores
+        # vectors: for pointers at a lesser alignment the launcher takes the
+        # SIMT kernel instead.
         simt = lower_gemm(kfunc, simt_gemm_schedule())
         simt.op.sym_name = StringAttr(kfunc.sym_name.data + SIMT_SUFFIX)
         mm = _GemmShape.of(kfunc).matmul
         args = list(kfunc.body.block.args)
         lowered.fallback = simt
-        lowered.aligned = tuple(sorted({args.index(mm.lhs), args.index(mm.rhs)}))
+        operands = {args.index(mm.lhs), args.index(mm.rhs)}
+        lowered.aligned = tuple(sorted(operands | set(cuda.vector_params(lowered.op))))
         return lowered
     region, e, pointers, outputs, out_ptrs = _kernel_shell(kfunc)
     gemm = _GemmShape.of(kfunc)
@@ -2019,6 +2175,7 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
         partial,
         block,
         grid,
+        staging=_Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid),
     )
 
 
@@ -2303,6 +2460,7 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
         partial,
         block,
         grid,
+        staging=_Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid),
     )
 
 

@@ -283,17 +283,6 @@ class VectorizeStores(RewritePattern):
 # ---------------------------------------------------------------------------
 
 
-def vector_params(kernel: cuda.KernelOp) -> list[int]:
-    """Positions of the parameters the kernel accesses by vectors."""
-    args = list(kernel.body.block.args)
-    accessed = {
-        op.ptr
-        for op in kernel.body.walk()
-        if isinstance(op, cuda.LoadOp | cuda.StoreOp) and len(op.values) > 1
-    }
-    return [i for i, arg in enumerate(args) if arg in accessed]
-
-
 @dataclass(frozen=True)
 class Vectorize(ModulePass):
     """Vector loads and stores where proven consecutive and aligned; each
@@ -316,7 +305,7 @@ class Vectorize(ModulePass):
             if (
                 kernel.sym_name.data.endswith(SCALAR_SUFFIX)
                 or kernel.sym_name.data in paired
-                or vector_params(kernel)
+                or cuda.vector_params(kernel)
             ):
                 continue  # a scalar variant, paired, or vectorized already
             scalar = kernel.clone()
@@ -327,7 +316,7 @@ class Vectorize(ModulePass):
                 ),
                 apply_recursively=False,
             ).rewrite_region(kernel.body)
-            positions = vector_params(kernel)
+            positions = cuda.vector_params(kernel)
             if not positions:
                 continue
             scalar.sym_name = StringAttr(kernel.sym_name.data + SCALAR_SUFFIX)

@@ -301,11 +301,14 @@ WGMMA_CASES: dict[str, Builder] = {
     # a whole 64-element step, N not a whole 64-column block); a 128x128
     # tile (N <= 128); K much longer than the pipeline (16 steps through 4
     # stages); a batched product with a broadcast transposed weight (B
-    # K-major); a transposed A (A MN-major), partial along M.
+    # K-major), both outputs stored through shared memory, and again with N
+    # not whole 16-byte rows (stored directly); a transposed A (A MN-major),
+    # partial along M.
     "wgmma_bias_gelu_256x128x512": gemm_bias_gelu(256, 128, 512),
     "wgmma_bias_gelu_300x264x520": gemm_bias_gelu(300, 264, 520),
     "wgmma_bias_gelu_200x136x72": gemm_bias_gelu(200, 136, 72),
     "wgmma_bias_gelu_130x1000x264": gemm_bias_gelu(130, 1000, 264),
     "wgmma_batched_2x80x40x24": gemm_batched([2], 80, 40, 24),
+    "wgmma_batched_2x80x40x21": gemm_batched([2], 80, 40, 21),
     "wgmma_transpose_a_136x48x264": gemm_transpose_a(136, 48, 264),
 }

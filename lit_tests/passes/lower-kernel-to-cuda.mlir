@@ -625,8 +625,10 @@ func.func @linear(%a: tensor<20x8xf16>, %w: tensor<8x16xf16>, %b: tensor<16xf16>
 // next one into the other stage, if there is a next one (K = 32: two steps),
 // and runs each warp's 2x2 mma.sync m16n8k16 on fragments from ldmatrix (B's
 // transposed: it is stored [K][N]). The epilogue adds the bias to the
-// accumulators in registers, guarded by the row alone (only M is partial).
-// The launch takes a SIMT variant when A or W is not 16-byte aligned.
+// accumulators in registers, guarded by the row alone (only M is partial),
+// and stages the results in B's idle buffer (rows of 32 + 8 halves); the
+// block then stores them 16 bytes a thread, rows past M skipped. The
+// launch takes a SIMT variant when A, W or Y is not 16-byte aligned.
 kernel.func @mma_k(%a: tensor<40x32xf16>, %w: tensor<32x32xf16>, %b: tensor<32xf16>) -> (tensor<40x32xf16>) gemm schedule #kernel.schedule<block = 64, tile = [32, 32, 16], warp = [32, 16], stages = 2> tiling #kernel.tiling<grid = [1, 2, 1], block = [32, 32, 16], warp = [32, 16], fragment = [16, 8, 16], stages = 2, k_steps = 2, partial = [m], lhs = [32, 16, 24], rhs = [16, 32, 40]> attributes {fused_ops = ["matmul", "add"]} {
   %mm = molten.matmul %a, %w : (tensor<40x32xf16>, tensor<32x32xf16>) -> tensor<40x32xf16>
   %y = molten.add %mm, %b : (tensor<40x32xf16>, tensor<32xf16>) -> tensor<40x32xf16>
@@ -667,17 +669,26 @@ func.func @linear_mma(%a: tensor<40x32xf16>, %w: tensor<32x32xf16>, %b: tensor<3
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cuda.cp_async_wait 0
 // CHECK-NOT:     arith.andi
+// CHECK:         cuda.sync_threads
 // CHECK:         [[INSIDE:%[^ ]+]] = arith.cmpi slt, {{%[^ ]+}}, [[C40]] : index
 // CHECK-NEXT:    scf.if [[INSIDE]] {
 // CHECK:           cuda.load %b
-// CHECK:           cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
+// CHECK:           cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16, shared>
 // CHECK-NEXT:    }
-// CHECK-COUNT-15: cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
-// CHECK-NOT:     cuda.store
-// CHECK:         cuda.return
+// CHECK-COUNT-15: cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16, shared>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.sync_threads
+// CHECK-NEXT:    scf.for
+// CHECK:           [[STAGED:%[^ ,]+]], {{.*}} = cuda.load %b_tile{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f16, shared> -> f16, f16, f16, f16, f16, f16, f16, f16
+// CHECK-NEXT:      [[ROW_OK:%[^ ]+]] = arith.cmpi slt, {{%[^ ]+}}, [[C40]] : index
+// CHECK-NEXT:      scf.if [[ROW_OK]] {
+// CHECK:             cuda.store [[STAGED]], {{.*}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, f16, f16, f16, f16, f16, f16, f16, !cuda.ptr<f16>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
 // CHECK-NEXT:  cuda.kernel @mma_k_simt(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) block 256 min_blocks 2
-// CHECK:         cuda.launch @mma_k grid [1, 2, 1] block [64, 1, 1](%a, %w, %b, %y) aligned [0, 1] else @mma_k_simt grid [1, 1, 1] block [256, 1, 1] : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
+// CHECK:         cuda.launch @mma_k grid [1, 2, 1] block [64, 1, 1](%a, %w, %b, %y) aligned [0, 1, 3] else @mma_k_simt grid [1, 1, 1] block [256, 1, 1] : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
 
 // -----
 
@@ -699,9 +710,11 @@ func.func @linear_mma(%a: tensor<40x32xf16>, %w: tensor<32x32xf16>, %b: tensor<3
 // and waits for all but this group, carrying 128 f32 accumulators a
 // thread. The last step (stage 1, at 16384 halves into B's buffer) is
 // peeled after the loop and waits for all groups (wgmma_wait 0): no wgmma
-// is in flight into the epilogue, which adds the bias to each accumulator
-// and stores it, unguarded (no partial tile). The launch takes a SIMT
-// variant when A or W is not 16-byte aligned.
+// is in flight into the epilogue, which (once every warp is past the K
+// loop) adds the bias to each accumulator and stores it into B's idle
+// buffer, unguarded (no partial tile); after a barrier the block copies
+// that tile to the output 16 bytes a thread, whole rows a warp. The launch
+// takes a SIMT variant when A, W or Y is not 16-byte aligned.
 kernel.func @wgmma_k(%a: tensor<128x128xf16>, %w: tensor<128x256xf16>, %b: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [128, 256, 64], warp = [64, 256], fragment = [64, 256, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 64, 64], rhs = [64, 256, 256]> attributes {fused_ops = ["matmul", "add"]} {
   %mm = molten.matmul %a, %w : (tensor<128x128xf16>, tensor<128x256xf16>) -> tensor<128x256xf16>
   %y = molten.add %mm, %b : (tensor<128x256xf16>, tensor<256xf16>) -> tensor<128x256xf16>
@@ -777,21 +790,28 @@ func.func @linear_wgmma(%a: tensor<128x128xf16>, %w: tensor<128x256xf16>, %b: te
 // CHECK-NEXT:    cuda.wgmma_commit
 // CHECK-NEXT:    {{^ *}}[[DONE:%[^ ,]+]], {{.*}} = cuda.wgmma_wait 0[{{.*}}] : f32, {{.*}}
 // CHECK-NOT:     {{cuda.wgmma|scf.if}}
-// CHECK:         [[MM:%[^ ]+]] = arith.truncf [[DONE]] : f32 to f16
+// CHECK:         cuda.sync_threads
+// CHECK-NEXT:    [[MM:%[^ ]+]] = arith.truncf [[DONE]] : f32 to f16
 // CHECK-NEXT:    [[MMF:%[^ ]+]] = arith.extf [[MM]] : f16 to f32
-// CHECK-NEXT:    [[BIAS:%[^ ]+]] = cuda.load %b{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f16> -> f16
+// CHECK:         [[BIAS:%[^ ]+]] = cuda.load %b{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f16> -> f16
 // CHECK-NEXT:    [[BIASF:%[^ ]+]] = arith.extf [[BIAS]] : f16 to f32
 // CHECK-NEXT:    [[SUM:%[^ ]+]] = arith.addf [[MMF]], [[BIASF]] : f32
 // CHECK:         [[OUT:%[^ ]+]] = arith.truncf [[SUM]] : f32 to f16
-// CHECK-NEXT:    cuda.store [[OUT]], %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
-// CHECK-COUNT-127: cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16>
-// CHECK-NOT:     {{cuda.store|scf.if}}
-// CHECK:         cuda.return
+// CHECK-NEXT:    cuda.store [[OUT]], %b_tile{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16, shared>
+// CHECK-COUNT-127: cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16, shared>
+// CHECK-NEXT:    cuda.sync_threads
+// CHECK-NEXT:    scf.for {{%[^ ]+}} = {{%[^ ]+}} to {{%[^ ]+}} step {{%[^ ]+}} {
+// CHECK-NOT:       scf.if
+// CHECK:           [[STAGED:%[^ ,]+]], {{.*}} = cuda.load %b_tile{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f16, shared> -> f16, f16, f16, f16, f16, f16, f16, f16
+// CHECK-NOT:       scf.if
+// CHECK:           cuda.store [[STAGED]], {{.*}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, f16, f16, f16, f16, f16, f16, f16, !cuda.ptr<f16>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
 // CHECK-NEXT:  cuda.kernel @wgmma_k_simt(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) block 256 min_blocks 2
 // CHECK-NOT:     cuda.wgmma
 // CHECK:       cuda.host_func @linear_wgmma(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) outputs 1 {
-// CHECK-NEXT:    cuda.launch @wgmma_k grid [1, 1, 1] block [256, 1, 1](%a, %w, %b, %y) aligned [0, 1] else @wgmma_k_simt grid [4, 2, 1] block [256, 1, 1] : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.launch @wgmma_k grid [1, 1, 1] block [256, 1, 1](%a, %w, %b, %y) aligned [0, 1, 3] else @wgmma_k_simt grid [4, 2, 1] block [256, 1, 1] : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
 
@@ -804,8 +824,9 @@ func.func @linear_wgmma(%a: tensor<128x128xf16>, %w: tensor<128x256xf16>, %b: te
 // all of them. A is stored [K][M]: MN-major (trans_a, `leading` the 8192
 // bytes between its 64-column blocks), its copies off past M; B stored
 // [N][K]: K-major (no trans_b, `leading` unused). The wgmmas start from
-// zero accumulators; the epilogue stores each accumulator guarded by its
-// row (M is partial).
+// zero accumulators; the epilogue stages each accumulator in B's buffer,
+// guarded by its row (M is partial), and the copy to the output is guarded
+// by the row too.
 kernel.func @wgmma_one_step(%a: tensor<64x100xbf16>, %w: tensor<128x64xbf16>) -> (tensor<100x128xbf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 128, 64], warp = [64, 128], stages = 4, mma_warps = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [128, 128, 64], warp = [64, 128], fragment = [64, 128, 16], stages = 4, k_steps = 1, partial = [m], lhs = [64, 128, 128], rhs = [128, 64, 64]> {
   %y = molten.matmul %a, %w transpose_a transpose_b : (tensor<64x100xbf16>, tensor<128x64xbf16>) -> tensor<100x128xbf16>
   kernel.yield %y : tensor<100x128xbf16>
@@ -841,14 +862,23 @@ kernel.func @wgmma_one_step(%a: tensor<64x100xbf16>, %w: tensor<128x64xbf16>) ->
 // CHECK-NEXT:    cuda.wgmma_commit
 // CHECK-NEXT:    {{^ *}}[[DONE:%[^ ,]+]], {{.*}} = cuda.wgmma_wait 0[{{.*}}] : f32, {{.*}}
 // CHECK-NOT:     {{scf.for|cuda.wgmma}}
+// CHECK:         cuda.sync_threads
 // CHECK:         [[INSIDE:%[^ ]+]] = arith.cmpi slt, {{%[^ ]+}}, [[C100]] : index
 // CHECK-NEXT:    scf.if [[INSIDE]] {
 // CHECK-NEXT:      {{%[^ ]+}} = arith.truncf [[DONE]] : f32 to bf16
-// CHECK:           cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : bf16, !cuda.ptr<bf16>
+// CHECK:           cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : bf16, !cuda.ptr<bf16, shared>
 // CHECK-NEXT:    }
-// CHECK-COUNT-63: cuda.store {{%[^ ]+}}, %y{{\[}}{{%[^ ]+}}{{\]}} : bf16, !cuda.ptr<bf16>
-// CHECK-NOT:     cuda.store
-// CHECK:         cuda.return
+// CHECK-COUNT-63: cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : bf16, !cuda.ptr<bf16, shared>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.sync_threads
+// CHECK-NEXT:    scf.for
+// CHECK:           [[STAGED:%[^ ,]+]], {{.*}} = cuda.load %b_tile{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<bf16, shared> -> bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16
+// CHECK-NEXT:      [[ROW_OK:%[^ ]+]] = arith.cmpi slt, {{%[^ ]+}}, [[C100]] : index
+// CHECK-NEXT:      scf.if [[ROW_OK]] {
+// CHECK:             cuda.store [[STAGED]], {{.*}}, %y{{\[}}{{%[^ ]+}}{{\]}} : bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, !cuda.ptr<bf16>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
 // CHECK-NEXT:  cuda.kernel @wgmma_one_step_simt(%a: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) block 256 min_blocks 2
 

@@ -720,7 +720,14 @@ func.func @linear_sm90a(%x: tensor<128x128xf16>, %w: tensor<128x256xf16>, %b: te
 // WGMMA-NEXT:   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 // WGMMA:        molten_wgmma_wait128<0>(
 // WGMMA-NOT:    {{molten_wgmma|wgmma\.}}
-// WGMMA:        [[OUT]][{{[A-Za-z_][A-Za-z0-9_]*}}] = {{[A-Za-z_][A-Za-z0-9_]*}};
+// WGMMA:        __syncthreads();
+// WGMMA-NOT:    [[OUT]][
+// WGMMA:        b_tile[{{[A-Za-z_][A-Za-z0-9_]*}}] = {{[A-Za-z_][A-Za-z0-9_]*}};
+// WGMMA-NOT:    [[OUT]][
+// WGMMA:        __syncthreads();
+// WGMMA-NEXT:   for (int64_t i = 0; i < 16; i += 1) {
+// WGMMA:          const molten_vec<__half, 8> {{[A-Za-z_][A-Za-z0-9_]*}} = *reinterpret_cast<const molten_vec<__half, 8>*>(&b_tile[{{[A-Za-z_][A-Za-z0-9_]*}}]);
+// WGMMA:          *reinterpret_cast<molten_vec<__half, 8>*>(&[[OUT]][{{[A-Za-z_][A-Za-z0-9_]*}}]) = molten_vec<__half, 8>{{[{][{]([A-Za-z_][A-Za-z0-9_]*, )+[A-Za-z_][A-Za-z0-9_]*[}][}]}};
 // WGMMA-NOT:    {{molten_wgmma|wgmma\.}}
 // WGMMA:      // linear_sm90a_gemm0_simt: fuses matmul, add
 // WGMMA-NEXT: extern "C" __global__ void __launch_bounds__(256, 2) linear_sm90a_gemm0_simt(const __half* __restrict__ x, const __half* __restrict__ w, const __half* __restrict__ b, __half* __restrict__ [[OUT]]) {
@@ -729,7 +736,7 @@ func.func @linear_sm90a(%x: tensor<128x128xf16>, %w: tensor<128x256xf16>, %b: te
 // WGMMA-NEXT:   cudaError_t err = cudaSuccess;
 // WGMMA-NEXT:   err = cudaFuncSetAttribute((const void*)linear_sm90a_gemm0, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
 // WGMMA-NEXT:   if (err != cudaSuccess) return err;
-// WGMMA-NEXT:   if ((((uintptr_t)x | (uintptr_t)w) % 16) == 0) {
+// WGMMA-NEXT:   if ((((uintptr_t)x | (uintptr_t)w | (uintptr_t)y) % 16) == 0) {
 // WGMMA-NEXT:     linear_sm90a_gemm0<<<dim3(1, 1, 1), dim3(256, 1, 1), 196608, stream>>>(x, w, b, y);
 // WGMMA-NEXT:   } else {  // a pointer too misaligned for the vector accesses
 // WGMMA-NEXT:     linear_sm90a_gemm0_simt<<<dim3(4, 2, 1), dim3(256, 1, 1), 0, stream>>>(x, w, b, y);
