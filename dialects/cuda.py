@@ -878,23 +878,21 @@ def copied_whole(buffer: SSAValue) -> bool:
     return any(
         (isinstance(use.operation, CpAsyncOp) and use.operation.target is buffer)
         or isinstance(use.operation, LdMatrixOp)
-        or (
-            isinstance(use.operation, LoadOp | StoreOp)
-            and len(use.operation.values) > 1
-        )
+        or is_vector_access(use.operation)
         for use in buffer.uses
     )
+
+
+def is_vector_access(op: Operation) -> bool:
+    """Whether `op` loads or stores several consecutive elements at once."""
+    return isinstance(op, LoadOp | StoreOp) and len(op.values) > 1
 
 
 def vector_params(kernel: Operation) -> list[int]:
     """Positions of the parameters `kernel` accesses by vectors: a launch
     of it needs them aligned to VECTOR_BYTES."""
     args = list(kernel.regions[0].block.args)
-    accessed = {
-        op.ptr
-        for op in kernel.walk()
-        if isinstance(op, LoadOp | StoreOp) and len(op.values) > 1
-    }
+    accessed = {op.ptr for op in kernel.walk() if is_vector_access(op)}
     return [i for i, arg in enumerate(args) if arg in accessed]
 
 

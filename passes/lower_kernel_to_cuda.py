@@ -1186,30 +1186,27 @@ class _GemmShape(Gemm):
 
     @property
     def result_shape(self) -> list[int]:
+        """The matmul's result: the batch axes, then M and N."""
         return [*self.batch_shape, self.m, self.n]
 
     def staging_tiles(
-        self,
-        outputs: list[SSAValue],
-        out_ptrs: list[SSAValue],
-        buffers: Sequence[SSAValue],
-        bm: int,
-        bn: int,
+        self, outputs: list[SSAValue], out_ptrs: list[SSAValue], staging: _Staging
     ) -> list[_StagingTile]:
         """The outputs the epilogue stores through shared memory, each in one
-        of `buffers` (the operand tiles, idle once the K loop is done): an
-        output of the matmul's shape, of a free buffer's element type, with
-        rows of whole vectors and the block's tile of it fitting the buffer
-        (rows padded by one vector, so that the threads writing a column
-        spread over the banks). The others are stored directly."""
-        free = list(buffers)
+        of the `staging` buffers (the operand tiles, idle once the K loop is
+        done): an output of the matmul's shape, of a free buffer's element
+        type, with rows of whole vectors and the block's tile of it fitting
+        the buffer (rows padded by one vector, so that the threads writing
+        a column spread over the banks). The others are stored directly."""
+        bm, bn = staging.tile_shape
+        free = list(staging.buffers)
         tiles = []
         for output, ptr in zip(outputs, out_ptrs, strict=True):
             element = element_of(output)
             width = cuda.VECTOR_BYTES // cuda.element_bytes(element)
-            pitch = bn + width
             if list(shape_of(output)) != self.result_shape or self.n % width:
                 continue
+            pitch = bn + width
             for buffer in free:
                 alloc = buffer.owner
                 assert isinstance(alloc, cuda.SharedAllocOp)
@@ -1273,10 +1270,8 @@ class _GemmShape(Gemm):
         self,
         e: Emitter,
         staged: Sequence[_StagingTile],
-        tid: Index,
+        staging: _Staging,
         block: int,
-        origin: tuple[Index, Index],
-        tile_shape: tuple[int, int],
         batch_index: list[Index],
         guard_rows: bool,
         guard_cols: bool,
@@ -1285,14 +1280,15 @@ class _GemmShape(Gemm):
         a vector a thread at a time, consecutive threads along a row: a
         warp writes whole rows at once (the accumulators' own layout would
         write a few bytes of each of eight rows)."""
-        bm, bn = tile_shape
+        bm, bn = staging.tile_shape
+        origin = staging.origin
         for tile in staged:
             per_row = bn // tile.width
             vectors = bm * per_row
             # A loop, not unrolled here: its indices would be shared with
             # the copies' (by cse), whose registers then live to the end.
             loop, body = _for(e, 0, -(-vectors // block), 1)
-            flat = loop.iadd(tid, loop.imul(body.args[0], block))
+            flat = loop.iadd(staging.tid, loop.imul(body.args[0], block))
             inside = loop.icmp(flat, vectors, "slt") if vectors % block else None
             inner = loop if inside is None else _if(loop, inside)
             r = inner.idiv(flat, per_row)
@@ -1341,13 +1337,9 @@ class _GemmShape(Gemm):
         spills its accumulators. With `staging`, the outputs that fit its
         buffers are stored through them."""
         guard_rows, guard_cols = "m" in partial, "n" in partial
-        staged: list[_StagingTile] = []
-        origin: tuple[Index, Index] = (0, 0)
-        if staging is not None:
-            origin = staging.origin
-            staged = self.staging_tiles(
-                outputs, out_ptrs, staging.buffers, *staging.tile_shape
-            )
+        staged = (
+            [] if staging is None else self.staging_tiles(outputs, out_ptrs, staging)
+        )
         if staged:
             # Every warp is done with the operand tiles (its copies landed,
             # its tensor-core reads retired) before they are overwritten.
@@ -1362,21 +1354,12 @@ class _GemmShape(Gemm):
             guard_rows,
             guard_cols,
             staged,
-            origin,
+            staging.origin if staging is not None else (0, 0),
         )
-        if staged:
-            assert staging is not None
+        if staging is not None and staged:
             e.add(cuda.SyncThreadsOp())
             self.store_staged(
-                e,
-                staged,
-                staging.tid,
-                block,
-                origin,
-                staging.tile_shape,
-                batch_index,
-                guard_rows,
-                guard_cols,
+                e, staged, staging, block, batch_index, guard_rows, guard_cols
             )
         e.add(cuda.ReturnOp())
         kernel_op = _kernel_op(kfunc, region, block, min_blocks)
