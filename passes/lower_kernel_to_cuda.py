@@ -40,7 +40,7 @@ and a `cuda.copy` for an output that is an input or a value returned twice.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -77,6 +77,11 @@ WARP = 32
 
 Index = int | SSAValue
 """An index component: a value known at compile time, or computed."""
+Request = tuple[SSAValue, Sequence[Index]]
+"""A tensor and an index of it whose scalar a rule needs."""
+Rule = Generator[Request, SSAValue, SSAValue]
+"""How an op's scalar is computed: yields the requests for its operands'
+scalars, is sent each, and returns its own."""
 
 
 def element_of(value: SSAValue) -> Attribute:
@@ -276,17 +281,53 @@ class Evaluator:
         self.known[(value, _key(self._canonical(value, index)))] = scalar
 
     def at(self, value: SSAValue, index: Sequence[Index]) -> SSAValue:
+        """The scalar of `value` at `index`, computed once.
+
+        A rule is a generator that yields the (operand, index) pairs it
+        needs and receives their scalars, so that a chain of thousands of
+        ops is walked with an explicit stack, not Python's, in the order
+        a recursive walk would emit its ops."""
+        found = self._lookup(value, index)
+        if not isinstance(found, tuple):
+            return found
+        pending: list[tuple[tuple, SSAValue, Generator]] = []
+        key, value, index = found
+        rule = self._compute(value, index)
+        sent: SSAValue | None = None
+        while True:
+            try:
+                request = rule.send(sent)
+            except StopIteration as done:
+                scalar = done.value
+                # The generated variable is named after the graph's value.
+                if scalar.name_hint is None and not isinstance(
+                    scalar.owner, arith.ConstantOp
+                ):
+                    scalar.name_hint = value.name_hint
+                self.known[key] = scalar
+                if not pending:
+                    return scalar
+                key, value, rule = pending.pop()
+                sent = scalar
+                continue
+            found = self._lookup(*request)
+            if not isinstance(found, tuple):
+                sent = found
+                continue
+            pending.append((key, value, rule))
+            key, value, index = found
+            rule = self._compute(value, index)
+            sent = None
+
+    def _lookup(
+        self, value: SSAValue, index: Sequence[Index]
+    ) -> SSAValue | tuple[tuple, SSAValue, list[Index]]:
+        """The known scalar of `value` at `index`, or what computing it needs."""
         index = self._canonical(value, index)
         key = (value, _key(index))
-        if key not in self.known:
-            scalar = self._compute(value, list(index))
-            # The generated variable is named after the graph's value.
-            if scalar.name_hint is None and not isinstance(
-                scalar.owner, arith.ConstantOp
-            ):
-                scalar.name_hint = value.name_hint
-            self.known[key] = scalar
-        return self.known[key]
+        if key in self.known:
+            return self.known[key]
+        return key, value, list(index)
 
     def load(self, ptr: SSAValue, offset: Index) -> SSAValue:
         assert isinstance(ptr.type, cuda.PointerType)
@@ -295,19 +336,17 @@ class Evaluator:
             return loaded
         return self.e.add(arith.ExtFOp(loaded, F32))
 
-    def _operand(self, op: Operation, i: int, index: list[Index]) -> SSAValue:
+    @staticmethod
+    def operand(op: Operation, i: int, index: list[Index]) -> Request:
+        """The request for operand `i` of `op` where its result is at `index`."""
         operand = op.operands[i]
-        return self.at(
-            operand, broadcast_index(index, shape_of(operand), shape_of(op.results[0]))
+        return operand, broadcast_index(
+            index, shape_of(operand), shape_of(op.results[0])
         )
 
-    def _compute(self, value: SSAValue, index: list[Index]) -> SSAValue:
-        e = self.e
+    def _compute(self, value: SSAValue, index: list[Index]) -> Rule:
         if value in self.pointers:
-            offset = ravel(e, index, shape_of(value))
-            if isinstance(offset, SSAValue) and offset.name_hint is None:
-                offset.name_hint = f"{value.name_hint or 'input'}_offset"
-            return self.load(self.pointers[value], offset)
+            return self._load_input(value, index)
         op = value.owner
         assert isinstance(op, Operation)
         rule = _RULES.get(type(op))
@@ -317,18 +356,26 @@ class Evaluator:
             )
         return rule(self, op, index)
 
+    def _load_input(self, value: SSAValue, index: list[Index]) -> Rule:
+        offset = ravel(self.e, index, shape_of(value))
+        if isinstance(offset, SSAValue) and offset.name_hint is None:
+            offset.name_hint = f"{value.name_hint or 'input'}_offset"
+        return self.load(self.pointers[value], offset)
+        yield  # a rule that needs no operand
+
 
 def _binary(make: Callable[[SSAValue, SSAValue], Operation]):
-    def rule(ev: Evaluator, op: Operation, index: list[Index]) -> SSAValue:
-        a, b = ev._operand(op, 0, index), ev._operand(op, 1, index)
+    def rule(ev: Evaluator, op: Operation, index: list[Index]) -> Rule:
+        a = yield ev.operand(op, 0, index)
+        b = yield ev.operand(op, 1, index)
         return ev.e.add(make(a, b))
 
     return rule
 
 
 def _unary(make: Callable[[Evaluator, SSAValue], SSAValue]):
-    def rule(ev: Evaluator, op: Operation, index: list[Index]) -> SSAValue:
-        return make(ev, ev._operand(op, 0, index))
+    def rule(ev: Evaluator, op: Operation, index: list[Index]) -> Rule:
+        return make(ev, (yield ev.operand(op, 0, index)))
 
     return rule
 
@@ -339,9 +386,9 @@ def _sigmoid(ev: Evaluator, x: SSAValue) -> SSAValue:
     return e.add(arith.DivfOp(e.f32(1.0), e.add(arith.AddfOp(e.f32(1.0), exp))))
 
 
-def _gelu(ev: Evaluator, op: molten.GeluOp, index: list[Index]) -> SSAValue:
+def _gelu(ev: Evaluator, op: molten.GeluOp, index: list[Index]) -> Rule:
     e = ev.e
-    x = ev._operand(op, 0, index)
+    x = yield ev.operand(op, 0, index)
     half_x = e.add(arith.MulfOp(e.f32(0.5), x))
     if op.approximate.data == "tanh":
         cube = e.add(arith.MulfOp(e.add(arith.MulfOp(x, x)), x))
@@ -353,7 +400,7 @@ def _gelu(ev: Evaluator, op: molten.GeluOp, index: list[Index]) -> SSAValue:
     return e.add(arith.MulfOp(half_x, e.add(arith.AddfOp(e.f32(1.0), t))))
 
 
-def _constant(ev: Evaluator, op: molten.ConstantOp, index: list[Index]) -> SSAValue:
+def _constant(ev: Evaluator, op: molten.ConstantOp, index: list[Index]) -> Rule:
     value = op.splat_value()
     if value is None:
         raise NotImplementedError(
@@ -361,52 +408,52 @@ def _constant(ev: Evaluator, op: molten.ConstantOp, index: list[Index]) -> SSAVa
             f"({op.result.type}) are not supported in kernels yet"
         )
     return ev.e.f32(value)
+    yield  # a rule that needs no operand
 
 
-def _cast(ev: Evaluator, op: molten.CastOp, index: list[Index]) -> SSAValue:
-    return _round(ev.e, ev._operand(op, 0, index), element_of(op.result))
+def _cast(ev: Evaluator, op: molten.CastOp, index: list[Index]) -> Rule:
+    return _round(ev.e, (yield ev.operand(op, 0, index)), element_of(op.result))
 
 
 def _broadcast_to(ev: Evaluator, op: molten.BroadcastToOp, index: list[Index]):
-    return ev._operand(op, 0, index)
+    return (yield ev.operand(op, 0, index))
 
 
-def _reshape(ev: Evaluator, op: molten.ReshapeOp, index: list[Index]) -> SSAValue:
+def _reshape(ev: Evaluator, op: molten.ReshapeOp, index: list[Index]) -> Rule:
     linear = ravel(ev.e, index, shape_of(op.result))
-    return ev.at(op.input, unravel(ev.e, linear, shape_of(op.input)))
+    return (yield op.input, unravel(ev.e, linear, shape_of(op.input)))
 
 
-def _transpose(ev: Evaluator, op: molten.TransposeOp, index: list[Index]):
+def _transpose(ev: Evaluator, op: molten.TransposeOp, index: list[Index]) -> Rule:
     perm = list(op.permutation.get_values())
     source: list[Index] = [0] * len(perm)
     for result_axis, input_axis in enumerate(perm):
         source[input_axis] = index[result_axis]
-    return ev.at(op.input, source)
+    return (yield op.input, source)
 
 
-def _rotate_half(ev: Evaluator, op: molten.RotateHalfOp, index: list[Index]):
+def _rotate_half(ev: Evaluator, op: molten.RotateHalfOp, index: list[Index]) -> Rule:
     e = ev.e
     half = shape_of(op.result)[-1] // 2
     j = index[-1]
     if isinstance(j, int):
         source = j + half if j < half else j - half
-        value = ev.at(op.input, [*index[:-1], source])
+        value = yield op.input, [*index[:-1], source]
         return e.add(arith.NegfOp(value)) if j < half else value
     first = e.icmp(j, half, "slt")
     source = e.select(first, e.index(e.iadd(j, half)), e.index(e.isub(j, half)))
-    value = ev.at(op.input, [*index[:-1], source])
+    value = yield op.input, [*index[:-1], source]
     return e.select(first, e.add(arith.NegfOp(value)), value)
 
 
-def _causal_mask(ev: Evaluator, op: molten.CausalMaskOp, index: list[Index]):
+def _causal_mask(ev: Evaluator, op: molten.CausalMaskOp, index: list[Index]) -> Rule:
     e = ev.e
     visible = e.icmp(index[-1], index[-2], "sle")
     return e.select(visible, e.f32(0.0), e.f32(-math.inf))
+    yield  # a rule that needs no operand
 
 
-_RULES: dict[
-    type[Operation], Callable[[Evaluator, Operation, list[Index]], SSAValue]
-] = {
+_RULES: dict[type[Operation], Callable[[Evaluator, Operation, list[Index]], Rule]] = {
     molten.AddOp: _binary(arith.AddfOp),
     molten.SubOp: _binary(arith.SubfOp),
     molten.MulOp: _binary(arith.MulfOp),

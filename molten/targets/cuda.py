@@ -233,17 +233,26 @@ class Scope:
 
     taken: set[str] = field(default_factory=set)
     is_global: bool = False
+    next_suffix: dict[str, int] = field(default_factory=dict)
+    """Per base name, the suffix to try first: every smaller one is taken
+    (names are never released), so each name costs O(1), not a scan."""
 
     def fresh(self, hint: str | None, default: str = "v") -> str:
         base = c_identifier(hint, is_global=self.is_global) if hint else default
-        name, suffix = base, 1
-        while name in self.taken:
+        if base not in self.taken:
+            self.taken.add(base)
+            return base
+        suffix = self.next_suffix.get(base, 1)
+        while True:
             # "int_" + "_1" would be a reserved "__": join on one underscore;
             # and "M_PI_" + "2" a macro again: the result is checked anew.
             name = c_identifier(
                 f"{base.rstrip('_')}_{suffix}", is_global=self.is_global
             )
             suffix += 1
+            if name not in self.taken:
+                break
+        self.next_suffix[base] = suffix
         self.taken.add(name)
         return name
 

@@ -1,0 +1,79 @@
+"""Every kernel case and benchmark case compiled to CUDA source, by label.
+
+The golden file `tests/data/generated_sources.sha256` records a digest of
+each case's `.cu` and `.h`; `test_generated_sources.py` checks today's
+compiler against it, so a refactoring of the lowering that changes a
+single byte of generated code fails. After an intended change to the
+generated code, rewrite the file with
+`python tests/generated_sources.py --update` and commit it with the change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+GOLDEN = Path(__file__).parent / "data" / "generated_sources.sha256"
+
+BENCHMARK_ARCHS = ("sm_90", "sm_90a")
+"""The benchmark cases as the harness compiles them on an H100 (sm_90a)
+and as a portable sm_90 build would."""
+
+
+def cases() -> Iterator[tuple[str, str, Callable]]:
+    """(label, arch, graph factory) for every kernel and benchmark case."""
+    from kernel_cases import CASES, DTYPES, WGMMA_ARCH, WGMMA_CASES, WGMMA_DTYPES
+
+    from benchmarks.cases import SUITES
+    from molten.ir import DataflowGraph
+
+    def built(name: str, build: Callable, dtype: str) -> Callable:
+        def graph() -> DataflowGraph:
+            g = DataflowGraph(name)
+            build(g, dtype)
+            return g
+
+        return graph
+
+    for name in sorted(CASES):
+        for dtype in DTYPES:
+            yield f"kernel/{name}/{dtype}", "sm_90", built(name, CASES[name], dtype)
+    for name in sorted(WGMMA_CASES):
+        for dtype in WGMMA_DTYPES:
+            graph = built(name, WGMMA_CASES[name], dtype)
+            yield f"kernel/{name}/{dtype}", WGMMA_ARCH, graph
+    for suite, make in sorted(SUITES.items()):
+        for case in make():
+            for arch in BENCHMARK_ARCHS:
+                yield f"benchmark/{suite}/{case.id}/{arch}", arch, case.graph
+
+
+def digest(graph_factory: Callable, arch: str) -> str:
+    from molten import ZeroCompiler
+
+    compiled = ZeroCompiler(arch=arch).compile(graph_factory())
+    text = compiled.source + "\0" + compiled.header
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def read_golden() -> dict[str, str]:
+    lines = GOLDEN.read_text().splitlines()
+    return dict(reversed(line.split("  ", 1)) for line in lines if line)
+
+
+def main(argv: list[str]) -> int:
+    if argv != ["--update"]:
+        print(__doc__)
+        return 2
+    rows = [f"{digest(graph, arch)}  {label}" for label, arch, graph in cases()]
+    GOLDEN.parent.mkdir(exist_ok=True)
+    GOLDEN.write_text("\n".join(rows) + "\n")
+    print(f"wrote {len(rows)} digests to {GOLDEN}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parents[1])]
+    sys.exit(main(sys.argv[1:]))
