@@ -1,0 +1,237 @@
+"""A gemm kernel's end: the epilogue (bias, activation, residual, cast)
+evaluated on each thread's f32 accumulators, each output stored once,
+directly or staged through shared memory and stored 16 bytes a thread;
+then the return and the kernel op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import scf
+from xdsl.ir import Region, SSAValue
+
+from molten.dialects import cuda, kernel
+from molten.dialects.molten import shape_of
+from molten.passes.lowering.emitter import (
+    Emitter,
+    Index,
+    both,
+    close_if,
+    element_of,
+    emit_for,
+    emit_if,
+    ravel,
+)
+from molten.passes.lowering.evaluator import Evaluator, round_to
+from molten.passes.lowering.kernels import (
+    LoweredKernel,
+    kernel_op,
+    store_output,
+    store_scalar,
+)
+from molten.passes.lowering.matmul import GemmShape
+
+
+@dataclass(frozen=True)
+class StagingTile:
+    """A block's tile of one output in shared memory, `pitch` elements a
+    row, between the epilogue and the store of `width`-element vectors to
+    the output `ptr`."""
+
+    output: SSAValue
+    ptr: SSAValue
+    buffer: SSAValue
+    pitch: int
+    width: int
+
+
+@dataclass(frozen=True)
+class Staging:
+    """Shared buffers free for a gemm's epilogue: the block tile's shape and
+    first row and column, and the thread's index in the block."""
+
+    buffers: tuple[SSAValue, ...]
+    tile_shape: tuple[int, int]
+    origin: tuple[Index, Index]
+    tid: Index
+
+
+def staging_tiles(
+    gemm: GemmShape, outputs: list[SSAValue], out_ptrs: list[SSAValue], staging: Staging
+) -> list[StagingTile]:
+    """The outputs the epilogue stores through shared memory, each in one
+    of the `staging` buffers (the operand tiles, idle once the K loop is
+    done): an output of the matmul's shape, of a free buffer's element
+    type, with rows of whole vectors and the block's tile of it fitting
+    the buffer (rows padded by one vector, so that the threads writing
+    a column spread over the banks). The others are stored directly."""
+    bm, bn = staging.tile_shape
+    free = list(staging.buffers)
+    tiles = []
+    for output, ptr in zip(outputs, out_ptrs, strict=True):
+        element = element_of(output)
+        width = cuda.VECTOR_BYTES // cuda.element_bytes(element)
+        if list(shape_of(output)) != gemm.result_shape or gemm.n % width:
+            continue
+        pitch = bn + width
+        for buffer in free:
+            alloc = buffer.owner
+            assert isinstance(alloc, cuda.SharedAllocOp)
+            assert isinstance(buffer.type, cuda.PointerType)
+            if (
+                buffer.type.element_type == element
+                and alloc.size.value.data >= bm * pitch
+            ):
+                free.remove(buffer)
+                tiles.append(StagingTile(output, ptr, buffer, pitch, width))
+                break
+    return tiles
+
+
+def epilogue(
+    gemm: GemmShape,
+    e: Emitter,
+    pointers: dict[SSAValue, SSAValue],
+    outputs: list[SSAValue],
+    out_ptrs: list[SSAValue],
+    batch_index: list[Index],
+    accumulators: list[tuple[Index, Index, SSAValue]],
+    guard_rows: bool,
+    guard_cols: bool,
+    staged: Sequence[StagingTile] = (),
+    origin: tuple[Index, Index] = (0, 0),
+) -> None:
+    """The kernel's outputs from each (row, column, f32 accumulator) of this
+    thread: the matmul's result rounded to its type, the ops after it
+    evaluated on it, each output stored once; rows and columns past the
+    matrix skipped where the tiles do not divide it. A `staged` output
+    goes to its tile in shared memory instead, at its place relative to
+    the block tile's `origin`."""
+    mm = gemm.matmul
+    ev = Evaluator(e, pointers)
+    tiles = {tile.output: tile for tile in staged}
+    for row, col, accumulated in accumulators:
+        inside = None
+        if guard_rows:
+            inside = e.icmp(row, gemm.m, "slt")
+        if guard_cols:
+            inside = both(e, inside, e.icmp(col, gemm.n, "slt"))
+        inner = e if inside is None else emit_if(e, inside)
+        scoped = ev.scoped(inner)
+        index = [*batch_index, row, col]
+        value = round_to(inner, accumulated, element_of(mm.result))
+        scoped.define(mm.result, index, value)
+        for output, ptr in zip(outputs, out_ptrs, strict=True):
+            tile = tiles.get(output)
+            if tile is None:
+                store_output(scoped, output, ptr, index, gemm.result_shape)
+                continue
+            place = inner.iadd(
+                inner.imul(inner.isub(row, origin[0]), tile.pitch),
+                inner.isub(col, origin[1]),
+            )
+            store_scalar(scoped, scoped.at(output, index), tile.buffer, place)
+        if inside is not None:
+            close_if(inner)
+
+
+def store_staged(
+    gemm: GemmShape,
+    e: Emitter,
+    staged: Sequence[StagingTile],
+    staging: Staging,
+    block: int,
+    batch_index: list[Index],
+    guard_rows: bool,
+    guard_cols: bool,
+) -> None:
+    """Each staged output's block tile from shared memory to the output,
+    a vector a thread at a time, consecutive threads along a row: a
+    warp writes whole rows at once (the accumulators' own layout would
+    write a few bytes of each of eight rows)."""
+    bm, bn = staging.tile_shape
+    origin = staging.origin
+    for tile in staged:
+        per_row = bn // tile.width
+        vectors = bm * per_row
+        # A loop, not unrolled here: its indices would be shared with
+        # the copies' (by cse), whose registers then live to the end.
+        loop, body = emit_for(e, 0, -(-vectors // block), 1)
+        flat = loop.iadd(staging.tid, loop.imul(body.args[0], block))
+        inside = loop.icmp(flat, vectors, "slt") if vectors % block else None
+        inner = loop if inside is None else emit_if(loop, inside)
+        r = inner.idiv(flat, per_row)
+        c = inner.imul(inner.irem(flat, per_row), tile.width)
+        row, col = inner.iadd(origin[0], r), inner.iadd(origin[1], c)
+        load = cuda.LoadOp(
+            tile.buffer,
+            inner.index(inner.iadd(inner.imul(r, tile.pitch), c)),
+            tile.width,
+        )
+        inner.add(load)
+        # Rows of whole vectors: a vector starting inside the matrix
+        # lies inside it.
+        guard = inner.icmp(row, gemm.m, "slt") if guard_rows else None
+        if guard_cols:
+            guard = both(inner, guard, inner.icmp(col, gemm.n, "slt"))
+        stores = inner if guard is None else emit_if(inner, guard)
+        offset = ravel(stores, [*batch_index, row, col], gemm.result_shape)
+        stores.add(cuda.StoreOp(list(load.values), tile.ptr, stores.index(offset)))
+        if guard is not None:
+            close_if(stores)
+        if inside is not None:
+            close_if(inner)
+        body.add_op(scf.YieldOp())
+
+
+def finish(
+    gemm: GemmShape,
+    kfunc: kernel.FuncOp,
+    region: Region,
+    e: Emitter,
+    pointers: dict[SSAValue, SSAValue],
+    outputs: list[SSAValue],
+    out_ptrs: list[SSAValue],
+    batch_index: list[Index],
+    accumulators: list[tuple[Index, Index, SSAValue]],
+    partial: set[str],
+    block: int,
+    grid: tuple[int, int, int],
+    min_blocks: int = 1,
+    staging: Staging | None = None,
+) -> LoweredKernel:
+    """A tiled gemm kernel's end: the epilogue on this thread's
+    accumulators (rows and columns guarded along the partial loops), the
+    return, and the kernel, bounded to `min_blocks` blocks per SM: left
+    to its heuristics, ptxas caps a gemm's registers for occupancy and
+    spills its accumulators. With `staging`, the outputs that fit its
+    buffers are stored through them."""
+    guard_rows, guard_cols = "m" in partial, "n" in partial
+    staged = [] if staging is None else staging_tiles(gemm, outputs, out_ptrs, staging)
+    if staged:
+        # Every warp is done with the operand tiles (its copies landed,
+        # its tensor-core reads retired) before they are overwritten.
+        e.add(cuda.SyncThreadsOp())
+    epilogue(
+        gemm,
+        e,
+        pointers,
+        outputs,
+        out_ptrs,
+        batch_index,
+        accumulators,
+        guard_rows,
+        guard_cols,
+        staged,
+        staging.origin if staging is not None else (0, 0),
+    )
+    if staging is not None and staged:
+        e.add(cuda.SyncThreadsOp())
+        store_staged(
+            gemm, e, staged, staging, block, batch_index, guard_rows, guard_cols
+        )
+    e.add(cuda.ReturnOp())
+    op = kernel_op(kfunc, region, block, min_blocks)
+    return LoweredKernel(op, grid, (block, 1, 1))

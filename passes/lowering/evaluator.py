@@ -1,0 +1,275 @@
+"""A kernel body's tensors evaluated per element: `Evaluator.at(value,
+index)` is the f32 scalar of `value` at `index`, computed from its operands
+at the indices its op maps to (broadcasting drops or zeroes axes; reshape,
+transpose and rotate_half remap them), loading inputs and reusing what was
+already computed. f16/bf16 are converted on load and rounded at a cast.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Generator, Sequence
+
+from xdsl.dialects import arith
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import Float32Type
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from molten.dialects import cuda, molten
+from molten.dialects.molten import shape_of
+from molten.passes.lowering.emitter import (
+    F32,
+    Emitter,
+    Index,
+    broadcast_index,
+    element_of,
+    ravel,
+    unravel,
+)
+
+Request = tuple[SSAValue, Sequence[Index]]
+"""A tensor and an index of it whose scalar a rule needs."""
+Rule = Generator[Request, SSAValue, SSAValue]
+"""How an op's scalar is computed: yields the requests for its operands'
+scalars, is sent each, and returns its own."""
+
+
+def _key(index: Sequence[Index]) -> tuple:
+    return tuple(i if isinstance(i, int) else id(i) for i in index)
+
+
+def round_to(e: Emitter, value: SSAValue, element: Attribute) -> SSAValue:
+    """An f32 value rounded to `element`'s precision, still as f32."""
+    if isinstance(element, Float32Type):
+        return value
+    narrow = e.add(arith.TruncFOp(value, element))
+    return e.add(arith.ExtFOp(narrow, F32))
+
+
+class Evaluator:
+    """Values of a kernel body's tensors at indices, as f32 scalars."""
+
+    def __init__(
+        self,
+        e: Emitter,
+        pointers: dict[SSAValue, SSAValue],
+        known: dict[tuple, SSAValue] | None = None,
+    ):
+        self.e = e
+        self.pointers = pointers
+        self.known: dict[tuple, SSAValue] = dict(known or {})
+
+    def scoped(self, e: Emitter) -> Evaluator:
+        """An evaluator for a nested region: it sees, but does not leak, values."""
+        return Evaluator(e, self.pointers, self.known)
+
+    @staticmethod
+    def _canonical(value: SSAValue, index: Sequence[Index]) -> list[Index]:
+        # An axis of size 1 is only ever read at 0, whatever index reached it.
+        return [0 if d == 1 else i for i, d in zip(index, shape_of(value), strict=True)]
+
+    def define(self, value: SSAValue, index: Sequence[Index], scalar: SSAValue):
+        self.known[(value, _key(self._canonical(value, index)))] = scalar
+
+    def at(self, value: SSAValue, index: Sequence[Index]) -> SSAValue:
+        """The scalar of `value` at `index`, computed once.
+
+        A rule is a generator that yields the (operand, index) pairs it
+        needs and receives their scalars, so that a chain of thousands of
+        ops is walked with an explicit stack, not Python's, in the order
+        a recursive walk would emit its ops."""
+        found = self._lookup(value, index)
+        if not isinstance(found, tuple):
+            return found
+        pending: list[tuple[tuple, SSAValue, Generator]] = []
+        key, value, index = found
+        rule = self._compute(value, index)
+        sent: SSAValue | None = None
+        while True:
+            try:
+                request = rule.send(sent)
+            except StopIteration as done:
+                scalar = done.value
+                # The generated variable is named after the graph's value.
+                if scalar.name_hint is None and not isinstance(
+                    scalar.owner, arith.ConstantOp
+                ):
+                    scalar.name_hint = value.name_hint
+                self.known[key] = scalar
+                if not pending:
+                    return scalar
+                key, value, rule = pending.pop()
+                sent = scalar
+                continue
+            found = self._lookup(*request)
+            if not isinstance(found, tuple):
+                sent = found
+                continue
+            pending.append((key, value, rule))
+            key, value, index = found
+            rule = self._compute(value, index)
+            sent = None
+
+    def _lookup(
+        self, value: SSAValue, index: Sequence[Index]
+    ) -> SSAValue | tuple[tuple, SSAValue, list[Index]]:
+        """The known scalar of `value` at `index`, or what computing it needs."""
+        index = self._canonical(value, index)
+        key = (value, _key(index))
+        if key in self.known:
+            return self.known[key]
+        return key, value, list(index)
+
+    def load(self, ptr: SSAValue, offset: Index) -> SSAValue:
+        assert isinstance(ptr.type, cuda.PointerType)
+        loaded = self.e.add(cuda.LoadOp(ptr, self.e.index(offset)))
+        if isinstance(ptr.type.element_type, Float32Type):
+            return loaded
+        return self.e.add(arith.ExtFOp(loaded, F32))
+
+    @staticmethod
+    def operand(op: Operation, i: int, index: list[Index]) -> Request:
+        """The request for operand `i` of `op` where its result is at `index`."""
+        operand = op.operands[i]
+        return operand, broadcast_index(
+            index, shape_of(operand), shape_of(op.results[0])
+        )
+
+    def _compute(self, value: SSAValue, index: list[Index]) -> Rule:
+        if value in self.pointers:
+            return self._load_input(value, index)
+        op = value.owner
+        assert isinstance(op, Operation)
+        rule = _RULES.get(type(op))
+        if rule is None:
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: {op.name} cannot be computed per element"
+            )
+        return rule(self, op, index)
+
+    def _load_input(self, value: SSAValue, index: list[Index]) -> Rule:
+        offset = ravel(self.e, index, shape_of(value))
+        if isinstance(offset, SSAValue) and offset.name_hint is None:
+            offset.name_hint = f"{value.name_hint or 'input'}_offset"
+        return self.load(self.pointers[value], offset)
+        yield  # a rule that needs no operand
+
+
+def _binary(make: Callable[[SSAValue, SSAValue], Operation]):
+    def rule(ev: Evaluator, op: Operation, index: list[Index]) -> Rule:
+        a = yield ev.operand(op, 0, index)
+        b = yield ev.operand(op, 1, index)
+        return ev.e.add(make(a, b))
+
+    return rule
+
+
+def _unary(make: Callable[[Evaluator, SSAValue], SSAValue]):
+    def rule(ev: Evaluator, op: Operation, index: list[Index]) -> Rule:
+        return make(ev, (yield ev.operand(op, 0, index)))
+
+    return rule
+
+
+def _sigmoid(ev: Evaluator, x: SSAValue) -> SSAValue:
+    e = ev.e
+    exp = e.add(mathd.ExpOp(e.add(arith.NegfOp(x))))
+    return e.add(arith.DivfOp(e.f32(1.0), e.add(arith.AddfOp(e.f32(1.0), exp))))
+
+
+def _gelu(ev: Evaluator, op: molten.GeluOp, index: list[Index]) -> Rule:
+    e = ev.e
+    x = yield ev.operand(op, 0, index)
+    half_x = e.add(arith.MulfOp(e.f32(0.5), x))
+    if op.approximate.data == "tanh":
+        cube = e.add(arith.MulfOp(e.add(arith.MulfOp(x, x)), x))
+        inner = e.add(arith.AddfOp(x, e.add(arith.MulfOp(e.f32(0.044715), cube))))
+        scaled = e.add(arith.MulfOp(e.f32(math.sqrt(2 / math.pi)), inner))
+        t = e.add(mathd.TanhOp(scaled))
+    else:
+        t = e.add(mathd.ErfOp(e.add(arith.MulfOp(x, e.f32(math.sqrt(0.5))))))
+    return e.add(arith.MulfOp(half_x, e.add(arith.AddfOp(e.f32(1.0), t))))
+
+
+def _constant(ev: Evaluator, op: molten.ConstantOp, index: list[Index]) -> Rule:
+    value = op.splat_value()
+    if value is None:
+        raise NotImplementedError(
+            "lower-kernel-to-cuda: constants with more than one distinct value "
+            f"({op.result.type}) are not supported in kernels yet"
+        )
+    return ev.e.f32(value)
+    yield  # a rule that needs no operand
+
+
+def _cast(ev: Evaluator, op: molten.CastOp, index: list[Index]) -> Rule:
+    return round_to(ev.e, (yield ev.operand(op, 0, index)), element_of(op.result))
+
+
+def _broadcast_to(ev: Evaluator, op: molten.BroadcastToOp, index: list[Index]):
+    return (yield ev.operand(op, 0, index))
+
+
+def _reshape(ev: Evaluator, op: molten.ReshapeOp, index: list[Index]) -> Rule:
+    linear = ravel(ev.e, index, shape_of(op.result))
+    return (yield op.input, unravel(ev.e, linear, shape_of(op.input)))
+
+
+def _transpose(ev: Evaluator, op: molten.TransposeOp, index: list[Index]) -> Rule:
+    perm = list(op.permutation.get_values())
+    source: list[Index] = [0] * len(perm)
+    for result_axis, input_axis in enumerate(perm):
+        source[input_axis] = index[result_axis]
+    return (yield op.input, source)
+
+
+def _rotate_half(ev: Evaluator, op: molten.RotateHalfOp, index: list[Index]) -> Rule:
+    e = ev.e
+    half = shape_of(op.result)[-1] // 2
+    j = index[-1]
+    if isinstance(j, int):
+        source = j + half if j < half else j - half
+        value = yield op.input, [*index[:-1], source]
+        return e.add(arith.NegfOp(value)) if j < half else value
+    first = e.icmp(j, half, "slt")
+    source = e.select(first, e.index(e.iadd(j, half)), e.index(e.isub(j, half)))
+    value = yield op.input, [*index[:-1], source]
+    return e.select(first, e.add(arith.NegfOp(value)), value)
+
+
+def _causal_mask(ev: Evaluator, op: molten.CausalMaskOp, index: list[Index]) -> Rule:
+    e = ev.e
+    visible = e.icmp(index[-1], index[-2], "sle")
+    return e.select(visible, e.f32(0.0), e.f32(-math.inf))
+    yield  # a rule that needs no operand
+
+
+_RULES: dict[type[Operation], Callable[[Evaluator, Operation, list[Index]], Rule]] = {
+    molten.AddOp: _binary(arith.AddfOp),
+    molten.SubOp: _binary(arith.SubfOp),
+    molten.MulOp: _binary(arith.MulfOp),
+    molten.DivOp: _binary(arith.DivfOp),
+    molten.MaxOp: _binary(arith.MaximumfOp),
+    molten.MinOp: _binary(arith.MinimumfOp),
+    molten.PowOp: _binary(mathd.PowFOp),
+    molten.NegOp: _unary(lambda ev, x: ev.e.add(arith.NegfOp(x))),
+    molten.AbsOp: _unary(lambda ev, x: ev.e.add(mathd.AbsFOp(x))),
+    molten.ExpOp: _unary(lambda ev, x: ev.e.add(mathd.ExpOp(x))),
+    molten.LogOp: _unary(lambda ev, x: ev.e.add(mathd.LogOp(x))),
+    molten.SqrtOp: _unary(lambda ev, x: ev.e.add(mathd.SqrtOp(x))),
+    molten.RsqrtOp: _unary(lambda ev, x: ev.e.add(mathd.RsqrtOp(x))),
+    molten.ReciprocalOp: _unary(lambda ev, x: ev.e.add(arith.DivfOp(ev.e.f32(1.0), x))),
+    molten.SquareOp: _unary(lambda ev, x: ev.e.add(arith.MulfOp(x, x))),
+    molten.TanhOp: _unary(lambda ev, x: ev.e.add(mathd.TanhOp(x))),
+    molten.SigmoidOp: _unary(_sigmoid),
+    molten.ReluOp: _unary(lambda ev, x: ev.e.add(arith.MaximumfOp(x, ev.e.f32(0.0)))),
+    molten.SiluOp: _unary(lambda ev, x: ev.e.add(arith.MulfOp(x, _sigmoid(ev, x)))),
+    molten.GeluOp: _gelu,
+    molten.CastOp: _cast,
+    molten.ConstantOp: _constant,
+    molten.BroadcastToOp: _broadcast_to,
+    molten.ReshapeOp: _reshape,
+    molten.TransposeOp: _transpose,
+    molten.RotateHalfOp: _rotate_half,
+    molten.CausalMaskOp: _causal_mask,
+}

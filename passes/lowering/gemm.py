@@ -1,0 +1,55 @@
+"""`gemm` kernels: the kernel's #kernel.tiling picks the GEMV, a tensor-core
+kernel (wgmma or mma.sync, with a SIMT variant for misaligned pointers) or
+the SIMT kernel.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import StringAttr
+
+from molten.dialects import cuda, kernel
+from molten.passes.kernel_schedule import simt_gemm_schedule
+from molten.passes.lowering.gemm_mma import lower_gemm_mma
+from molten.passes.lowering.gemm_simt import lower_gemm_simt
+from molten.passes.lowering.gemm_wgmma import lower_gemm_wgmma
+from molten.passes.lowering.gemv import lower_gemv
+from molten.passes.lowering.kernels import LoweredKernel
+from molten.passes.lowering.matmul import GemmShape
+from molten.passes.tile import tiling_for
+
+SIMT_SUFFIX = "_simt"
+"""The name of a tensor-core gemm's SIMT variant ends so."""
+
+
+def gemm_tiling(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr):
+    """The kernel's #kernel.tiling where the `tile` pass gave it one for this
+    schedule, else the one it would give."""
+    if kfunc.tiling is not None and kfunc.schedule == schedule:
+        return kfunc.tiling
+    return tiling_for(kfunc, schedule)
+
+
+def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKernel:
+    """A gemm kernel, tiled as its #kernel.tiling says: a GEMV where K is
+    split across threads (`k_lanes`), on tensor cores where it gives warp
+    tiles, else on the SIMT cores, each thread a fragment of outputs."""
+    tiling = gemm_tiling(kfunc, schedule)
+    if schedule.k_lanes.data > 1:
+        return lower_gemv(kfunc, schedule, tiling)
+    if tiling.warp.data:
+        if schedule.mma_warps.data > 1:
+            lowered = lower_gemm_wgmma(kfunc, tiling)
+        else:
+            lowered = lower_gemm_mma(kfunc, tiling)
+        # cp.async copies 16 aligned bytes, and a staged epilogue stores
+        # vectors: for pointers at a lesser alignment the launcher takes the
+        # SIMT kernel instead.
+        simt = lower_gemm(kfunc, simt_gemm_schedule())
+        simt.op.sym_name = StringAttr(kfunc.sym_name.data + SIMT_SUFFIX)
+        mm = GemmShape.of(kfunc).matmul
+        args = list(kfunc.body.block.args)
+        lowered.fallback = simt
+        operands = {args.index(mm.lhs), args.index(mm.rhs)}
+        lowered.aligned = tuple(sorted(operands | set(cuda.vector_params(lowered.op))))
+        return lowered
+    return lower_gemm_simt(kfunc, schedule, tiling)

@@ -1,0 +1,320 @@
+"""Gemm on tensor cores with mma.sync m16n8k16 (sm_80 and later): fragments
+read by ldmatrix from shared memory that `stages` operand tiles flow into
+by cp.async.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import scf
+from xdsl.ir import Block, Region, SSAValue
+
+from molten.dialects import cuda, kernel
+from molten.passes.lowering.emitter import (
+    F32,
+    INDEX,
+    WARP,
+    Emitter,
+    Index,
+    close_if,
+    element_of,
+    emit_if,
+)
+from molten.passes.lowering.epilogue import Staging, finish
+from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
+from molten.passes.lowering.matmul import GemmShape, issue_copies
+
+MMA_SHAPE = (16, 8, 16)
+"""The tensor-core instruction the warps run: mma.sync m16n8k16."""
+
+
+@dataclass
+class _StagedOperand:
+    """One matmul operand passing through shared memory: per stage a tile of
+    `rows` x `cols` elements in the operand's storage order (cols along its
+    contiguous axis), `pitch` elements a row. `k_rows`: the rows are the K
+    axis (A transposed, B not), else the columns are."""
+
+    ptr: SSAValue
+    base: Index
+    buffer: SSAValue
+    rows: int
+    cols: int
+    pitch: int
+    k_rows: bool
+    outer0: Index
+    """The first row (of M or N) of the block's tile."""
+    outer_total: int
+    k_total: int
+    outer_partial: bool
+    """Whether the last tile along M (or N) sticks out of the operand."""
+    k_partial: bool
+
+    @property
+    def row_length(self) -> int:
+        """Elements a row of the operand's storage (its contiguous axis)."""
+        return self.k_total if not self.k_rows else self.outer_total
+
+    def copies(self, e: Emitter, tid: Index, threads: int, width: int):
+        """Per 16-byte copy of this thread: where it goes in a stage, its global
+        offset at K = 0, its row or column along K, and whether it lies inside
+        the operand along M or N (None: always, the tiles divide it)."""
+        per_row = self.cols // width
+        result = []
+        for copy in range(self.rows * per_row // threads):
+            flat = e.iadd(tid, copy * threads)
+            row, col = e.idiv(flat, per_row), e.imul(e.irem(flat, per_row), width)
+            target = e.iadd(e.imul(row, self.pitch), col)
+            outer, k = (col, row) if self.k_rows else (row, col)
+            outer = e.iadd(self.outer0, outer)
+            inside = None
+            if self.outer_partial:
+                inside = e.icmp(outer, self.outer_total, "slt")
+            if self.k_rows:
+                offset = e.iadd(e.imul(k, self.row_length), outer)
+            else:
+                offset = e.iadd(e.imul(outer, self.row_length), k)
+            result.append((target, e.iadd(self.base, offset), k, inside))
+        return result
+
+    def issue(self, e: Emitter, copies, stage: Index, k0: Index) -> None:
+        """cp.async of the tile at K offset `k0` into `stage` (zeros where it
+        lies outside the operand)."""
+        issue_copies(
+            e,
+            self.buffer,
+            self.ptr,
+            copies,
+            e.imul(stage, self.rows * self.pitch),
+            k0,
+            self.row_length if self.k_rows else 1,
+            self.k_total if self.k_partial else None,
+        )
+
+
+def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKernel:
+    """A gemm on tensor cores (f16 or bf16 operands, f32 accumulators), as
+    `tiling` has it: each warp computes a warp tile of the block's tile with
+    mma.sync m16n8k16, its fragments read by ldmatrix from shared memory
+    (rows padded to the tiling's pitch) that `stages` tiles of each operand
+    flow into by cp.async, `stages - 1` ahead of the math."""
+    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    gemm = GemmShape.of(kfunc)
+    mm = gemm.matmul
+    element = element_of(mm.lhs)
+    bm, bn, bk = (t.data for t in tiling.block)
+    wm, wn = (t.data for t in tiling.warp)
+    stages = tiling.stages.data
+    partial = {d.data for d in tiling.partial}
+    fm, fn, fk = MMA_SHAPE
+    warps_n = bn // wn
+    block = WARP * (bm // wm) * warps_n
+    width = cuda.ASYNC_COPY_BYTES // cuda.element_bytes(element)
+    if (
+        tuple(f.data for f in tiling.fragment) != MMA_SHAPE
+        or wn % (2 * fn)
+        or stages < 2
+    ):
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: a tensor-core gemm tile {bm}x{bn}x{bk} with warp "
+            f"tiles {wm}x{wn} (ldmatrix x4 reads two n8 fragments of B) and "
+            f"{stages} stages (cp.async needs two or more)"
+        )
+    grid = gemm.grid(tiling)
+    tid = e.add(cuda.ThreadIdxOp())
+    tid.name_hint = "tid"
+    lane, warp = e.irem(tid, WARP), e.idiv(tid, WARP)
+    lane.name_hint, warp.name_hint = "lane", "warp"
+    warp_m = e.imul(e.idiv(warp, warps_n), wm)
+    warp_n = e.imul(e.irem(warp, warps_n), wn)
+    row0, col0, a_base, b_base, batch_index = gemm.block_origin(e, bm, bn)
+
+    def staged(ptr, base, footprint, k_rows, outer0, outer_total, outer_dim, name):
+        rows, cols, pitch = (f.data for f in footprint)
+        if cols % width:
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: a tensor-core operand tile of {cols} columns "
+                f"(cp.async copies {width} elements)"
+            )
+        buffer = e.add(cuda.SharedAllocOp(element, stages * rows * pitch))
+        buffer.name_hint = name
+        return _StagedOperand(
+            ptr,
+            base,
+            buffer,
+            rows,
+            cols,
+            pitch,
+            k_rows,
+            outer0,
+            outer_total,
+            gemm.k,
+            outer_dim in partial,
+            "k" in partial,
+        )
+
+    a = staged(
+        pointers[mm.lhs],
+        a_base,
+        tiling.lhs,
+        gemm.transpose_a,
+        row0,
+        gemm.m,
+        "m",
+        "a_tile",
+    )
+    b = staged(
+        pointers[mm.rhs],
+        b_base,
+        tiling.rhs,
+        not gemm.transpose_b,
+        col0,
+        gemm.n,
+        "n",
+        "b_tile",
+    )
+    a_copies = a.copies(e, tid, block, width)
+    b_copies = b.copies(e, tid, block, width)
+    k_steps = tiling.k_steps.data
+
+    # Each lane's row address for ldmatrix (x4: lane l reads row l % 8 of
+    # matrix l / 8), relative to its warp tile's first fragment.
+    quad, eighth = e.idiv(lane, 8), e.irem(lane, 8)
+    if a.k_rows:  # [k][m]: transposed into A's row-major fragments
+        k_of, m_of = (
+            e.iadd(eighth, e.imul(e.idiv(quad, 2), 8)),
+            e.imul(e.irem(quad, 2), 8),
+        )
+    else:  # [m][k]
+        m_of, k_of = e.irem(lane, 16), e.imul(e.idiv(lane, 16), 8)
+    if b.k_rows:  # [k][n]: transposed into B's column-major fragments
+        k_of_b, n_of = (
+            e.iadd(eighth, e.imul(e.irem(quad, 2), 8)),
+            e.imul(e.idiv(quad, 2), 8),
+        )
+    else:  # [n][k]
+        n_of, k_of_b = (
+            e.iadd(eighth, e.imul(e.idiv(quad, 2), 8)),
+            e.imul(e.irem(quad, 2), 8),
+        )
+
+    def fragment_offset(operand: _StagedOperand, outer: Index, k: Index) -> Index:
+        if operand.k_rows:
+            return e.iadd(e.imul(k, operand.pitch), outer)
+        return e.iadd(e.imul(outer, operand.pitch), k)
+
+    a_lane = fragment_offset(a, e.iadd(warp_m, m_of), k_of)
+    b_lane = fragment_offset(b, e.iadd(warp_n, n_of), k_of_b)
+
+    # One commit group per stage, empty for stages past the last K step, so
+    # the wait below always counts `stages - 2` groups still in flight.
+    for stage in range(stages - 1):
+        if stage < k_steps:
+            a.issue(e, a_copies, stage, stage * bk)
+            b.issue(e, b_copies, stage, stage * bk)
+        e.add(cuda.CpAsyncCommitOp())
+
+    m_frags, n_frags = wm // fm, wn // fn
+    count = m_frags * n_frags * 4
+    loop_body = Block(arg_types=[INDEX, *[F32] * count])
+    loop = scf.ForOp(
+        e.index(0),
+        e.index(k_steps),
+        e.index(1),
+        [e.f32(0.0)] * count,
+        Region(loop_body),
+    )
+    e.block.add_op(loop)
+    lb = e.nested(loop_body)
+    kt = loop_body.args[0]
+    kt.name_hint = "k_tile"
+    lb.add(cuda.CpAsyncWaitOp(stages - 2))
+    lb.add(cuda.SyncThreadsOp())
+    # The tile `stages - 1` ahead goes into the stage read last iteration,
+    # which every thread has finished with (the barrier above).
+    ahead = lb.iadd(kt, stages - 1)
+    fetch = emit_if(lb, lb.icmp(ahead, k_steps, "slt"))
+    a.issue(fetch, a_copies, fetch.irem(ahead, stages), fetch.imul(ahead, bk))
+    b.issue(fetch, b_copies, fetch.irem(ahead, stages), fetch.imul(ahead, bk))
+    close_if(fetch)
+    lb.add(cuda.CpAsyncCommitOp())
+    stage = lb.irem(kt, stages)
+    a_stage = lb.iadd(lb.imul(stage, a.rows * a.pitch), a_lane)
+    b_stage = lb.iadd(lb.imul(stage, b.rows * b.pitch), b_lane)
+    acc = list(loop_body.args[1:])
+    for kk in range(0, bk, fk):
+        a_frags = [
+            lb.add(
+                cuda.LdMatrixOp(
+                    a.buffer,
+                    lb.index(lb.iadd(a_stage, fragment_offset_const(a, i * fm, kk))),
+                    trans=a.k_rows,
+                )
+            )
+            for i in range(m_frags)
+        ]
+        b_frags = [
+            lb.add(
+                cuda.LdMatrixOp(
+                    b.buffer,
+                    lb.index(
+                        lb.iadd(b_stage, fragment_offset_const(b, j * 2 * fn, kk))
+                    ),
+                    trans=b.k_rows,
+                )
+            )
+            for j in range(n_frags // 2)
+        ]
+        for i in range(m_frags):
+            for j in range(n_frags):
+                pair = b_frags[j // 2].owner.results
+                first = 2 * (j % 2)
+                at = (i * n_frags + j) * 4
+                mma = cuda.MmaOp(
+                    element,
+                    a_frags[i].owner.results,
+                    pair[first : first + 2],
+                    acc[at : at + 4],
+                )
+                lb.add(mma)
+                acc[at : at + 4] = mma.results
+    loop_body.add_op(scf.YieldOp(*acc))
+    e.add(cuda.CpAsyncWaitOp(0))
+
+    # Lane l holds rows l / 4 and l / 4 + 8 of each fragment, at columns
+    # 2 (l % 4) and 2 (l % 4) + 1.
+    lane_row = e.iadd(e.iadd(row0, warp_m), e.idiv(lane, 4))
+    lane_col = e.iadd(e.iadd(col0, warp_n), e.imul(e.irem(lane, 4), 2))
+    accumulators = [
+        (
+            e.iadd(lane_row, i * fm + (r // 2) * 8),
+            e.iadd(lane_col, j * fn + r % 2),
+            loop.results[(i * n_frags + j) * 4 + r],
+        )
+        for i in range(m_frags)
+        for j in range(n_frags)
+        for r in range(4)
+    ]
+    return finish(
+        gemm,
+        kfunc,
+        region,
+        e,
+        pointers,
+        outputs,
+        out_ptrs,
+        batch_index,
+        accumulators,
+        partial,
+        block,
+        grid,
+        staging=Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid),
+    )
+
+
+def fragment_offset_const(operand: _StagedOperand, outer: int, k: int) -> int:
+    """The offset in a stage of the fragment at (outer, k) from a lane's own."""
+    if operand.k_rows:
+        return k * operand.pitch + outer
+    return outer * operand.pitch + k

@@ -1,0 +1,304 @@
+"""Gemm on sm_90a's warpgroup tensor cores (wgmma.mma_async) on operand
+tiles in 128-byte swizzled shared memory, fed by cp.async, with the K
+loop free of branches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr, IntegerType
+from xdsl.ir import Block, Region, SSAValue
+
+from molten.dialects import cuda, kernel
+from molten.passes.lowering.emitter import F32, INDEX, WARP, Emitter, Index, element_of
+from molten.passes.lowering.epilogue import Staging, finish
+from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
+from molten.passes.lowering.matmul import GemmShape, issue_copies
+
+
+@dataclass
+class _SwizzledOperand:
+    """One matmul operand passing through shared memory for wgmma: per stage
+    a tile of `outer` rows (of M or N) by SWIZZLE_ELEMENTS of K, in 128-byte
+    swizzled rows. K-major (`k_rows` false: the operand stored [outer][K]):
+    a row per row of the tile. MN-major (stored [K][outer]): blocks of 64
+    columns, each a row per K."""
+
+    ptr: SSAValue
+    base: Index
+    buffer: SSAValue
+    outer: int
+    k_rows: bool
+    outer0: Index
+    outer_total: int
+    k_total: int
+    outer_partial: bool
+    k_partial: bool
+
+    @property
+    def tile(self) -> int:
+        """Elements of one stage's tile."""
+        return self.outer * SWIZZLE_ELEMENTS
+
+    def _row_start(self, e: Emitter, outer: Index, k: Index) -> Index:
+        """Where in a stage the swizzled row holding (outer, k) starts: row
+        `outer` of a K-major tile; row k of the 64-column block of `outer`
+        of an MN-major one."""
+        if not self.k_rows:
+            return e.imul(outer, SWIZZLE_ELEMENTS)
+        return _block_row_start(e, e.idiv(outer, SWIZZLE_ELEMENTS), k)
+
+    def _place(self, e: Emitter, outer: Index, k: Index) -> Index:
+        """Where the 16-byte chunk at (outer, k) of the tile lies in a stage:
+        chunk c of a swizzled row r at c ^ (r % 8)."""
+        chunk = CHUNK_ELEMENTS
+        if self.k_rows:
+            block, column = (
+                e.idiv(outer, SWIZZLE_ELEMENTS),
+                e.irem(outer, SWIZZLE_ELEMENTS),
+            )
+            row_start = _block_row_start(e, block, k)
+            row, c = k, e.idiv(column, chunk)
+        else:
+            row_start = self._row_start(e, outer, k)
+            row, c = outer, e.idiv(k, chunk)
+        swizzled = e.ixor(c, e.irem(row, SWIZZLE_ROWS))
+        return e.iadd(row_start, e.imul(swizzled, chunk))
+
+    def copies(self, e: Emitter, tid: Index, threads: int):
+        """Per 16-byte copy of this thread: where it goes in a stage, its global
+        offset at K = 0, its K within the tile, and whether it lies inside the
+        operand along M or N (None: always)."""
+        per_row = (self.outer if self.k_rows else SWIZZLE_ELEMENTS) // CHUNK_ELEMENTS
+        rows = SWIZZLE_ELEMENTS if self.k_rows else self.outer
+        result = []
+        for copy in range(rows * per_row // threads):
+            flat = e.iadd(tid, copy * threads)
+            row, col = (
+                e.idiv(flat, per_row),
+                e.imul(e.irem(flat, per_row), CHUNK_ELEMENTS),
+            )
+            outer, k = (col, row) if self.k_rows else (row, col)
+            target = self._place(e, outer, k)
+            outer = e.iadd(self.outer0, outer)
+            inside = None
+            if self.outer_partial:
+                inside = e.icmp(outer, self.outer_total, "slt")
+            if self.k_rows:
+                offset = e.iadd(e.imul(k, self.outer_total), outer)
+            else:
+                offset = e.iadd(e.imul(outer, self.k_total), k)
+            result.append((target, e.iadd(self.base, offset), k, inside))
+        return result
+
+    def issue(
+        self, e: Emitter, copies, stage: Index, k0: Index, wanted: SSAValue | None
+    ) -> None:
+        """cp.async of the tile at K offset `k0` into `stage`: zeros where it
+        lies outside the operand or where `wanted` (None: true) is false.
+        No branch: the copies of a step past the last are issued, empty."""
+        issue_copies(
+            e,
+            self.buffer,
+            self.ptr,
+            copies,
+            e.imul(stage, self.tile),
+            k0,
+            self.outer_total if self.k_rows else 1,
+            self.k_total if self.k_partial else None,
+            wanted,
+        )
+
+    def descriptor(self, e: Emitter, stage: Index, outer: Index, k: int) -> SSAValue:
+        """The wgmma descriptor of the sub-tile from row (or column) `outer`
+        (a multiple of 8, of 64 when MN-major) and K offset `k` (a multiple
+        of 16) of a stage."""
+        if self.k_rows:
+            start = self._row_start(e, outer, k)
+            leading = SWIZZLE_ELEMENTS * SWIZZLE_ELEMENTS * 2
+        else:
+            start = e.iadd(self._row_start(e, outer, 0), k)
+            leading = cuda.ASYNC_COPY_BYTES  # unused by K-major tiles
+        index = e.index(e.iadd(e.imul(stage, self.tile), start))
+        return e.add(
+            cuda.WgmmaDescriptorOp(
+                self.buffer, index, leading, SWIZZLE_ROWS * cuda.SWIZZLE_BYTES
+            )
+        )
+
+
+SWIZZLE_ELEMENTS = cuda.SWIZZLE_BYTES // 2
+"""16-bit elements in one swizzled row: a wgmma gemm's K step."""
+SWIZZLE_ROWS = cuda.SWIZZLE_ALIGNMENT // cuda.SWIZZLE_BYTES
+"""Rows of a swizzle atom (eight)."""
+CHUNK_ELEMENTS = cuda.ASYNC_COPY_BYTES // 2
+"""16-bit elements in one 16-byte chunk, the unit the swizzle permutes."""
+WARPGROUP = 4 * WARP
+
+
+def _block_row_start(e: Emitter, block: Index, k: Index) -> Index:
+    """Where row k of 64-column block `block` of an MN-major swizzled tile
+    starts in a stage (each block 64 rows of K by 64 elements)."""
+    return e.iadd(
+        e.imul(block, SWIZZLE_ELEMENTS * SWIZZLE_ELEMENTS),
+        e.imul(k, SWIZZLE_ELEMENTS),
+    )
+
+
+def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKernel:
+    """A gemm on sm_90a's warpgroup tensor cores (f16 or bf16 operands, f32
+    accumulators), as `tiling` has it: each warpgroup computes a 64 x N warp
+    tile with wgmma.mma_async m64nNk16 on operand tiles in 128-byte swizzled
+    shared memory, which `stages` tiles of each operand flow into by
+    cp.async, `stages - 2` ahead of the math: one stage is read by the
+    wgmmas issued now and one by the previous step's, which may still run.
+    The K loop has no branch (ptxas serializes wgmmas across one)."""
+    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    gemm = GemmShape.of(kfunc)
+    mm = gemm.matmul
+    element = element_of(mm.lhs)
+    bm, bn, bk = (t.data for t in tiling.block)
+    wm, wn = (t.data for t in tiling.warp)
+    stages = tiling.stages.data
+    partial = {d.data for d in tiling.partial}
+    groups_n = bn // wn
+    block = WARPGROUP * (bm // wm) * groups_n
+    ahead = stages - 2
+    a_k_rows, b_k_rows = gemm.transpose_a, not gemm.transpose_b
+    if (
+        tuple(f.data for f in tiling.fragment) != (cuda.WGMMA_M, wn, cuda.WGMMA_K)
+        or bk != SWIZZLE_ELEMENTS
+        or ahead < 1
+        or (a_k_rows and (wm % SWIZZLE_ELEMENTS or bm % SWIZZLE_ELEMENTS))
+        or (b_k_rows and (wn % SWIZZLE_ELEMENTS or bn % SWIZZLE_ELEMENTS))
+        or (bm * bk // CHUNK_ELEMENTS) % block
+        or (bn * bk // CHUNK_ELEMENTS) % block
+    ):
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: a wgmma gemm tile {bm}x{bn}x{bk} with warpgroup "
+            f"tiles {wm}x{wn} and {stages} stages (the K step is one swizzled row "
+            f"of {SWIZZLE_ELEMENTS}, an MN-major operand's tiles whole 64-column "
+            "blocks, three or more stages, copies shared evenly by the threads)"
+        )
+    grid = gemm.grid(tiling)
+    tid = e.add(cuda.ThreadIdxOp())
+    tid.name_hint = "tid"
+    group, in_group = e.idiv(tid, WARPGROUP), e.irem(tid, WARPGROUP)
+    group.name_hint = "warpgroup"
+    group_m = e.imul(e.idiv(group, groups_n), wm)
+    group_n = e.imul(e.irem(group, groups_n), wn)
+    row0, col0, a_base, b_base, batch_index = gemm.block_origin(e, bm, bn)
+
+    def swizzled(ptr, base, outer, k_rows, outer0, outer_total, dim, name):
+        buffer = e.add(cuda.SharedAllocOp(element, stages * outer * bk))
+        buffer.name_hint = name
+        return _SwizzledOperand(
+            ptr,
+            base,
+            buffer,
+            outer,
+            k_rows,
+            outer0,
+            outer_total,
+            gemm.k,
+            dim in partial,
+            "k" in partial,
+        )
+
+    a = swizzled(pointers[mm.lhs], a_base, bm, a_k_rows, row0, gemm.m, "m", "a_tile")
+    b = swizzled(pointers[mm.rhs], b_base, bn, b_k_rows, col0, gemm.n, "n", "b_tile")
+    a_copies = a.copies(e, tid, block)
+    b_copies = b.copies(e, tid, block)
+    k_steps = tiling.k_steps.data
+
+    # One commit group per step, empty past the last K step, so the wait
+    # below always leaves `ahead - 1` groups in flight.
+    for step in range(ahead):
+        wanted = (
+            None
+            if step < k_steps
+            else e.add(arith.ConstantOp(IntegerAttr(0, IntegerType(1))))
+        )
+        a.issue(e, a_copies, step, step * bk, wanted)
+        b.issue(e, b_copies, step, step * bk, wanted)
+        e.add(cuda.CpAsyncCommitOp())
+
+    def step(em: Emitter, kt: Index, acc: list[SSAValue], last: bool):
+        """One K step: wait for its tiles, fetch the tiles `ahead` steps on
+        into the stage read two steps ago, issue its wgmmas; the accumulators
+        after a wait for all but this step's group (for all, `last`)."""
+        em.add(cuda.CpAsyncWaitOp(0 if last else ahead - 1))
+        # Every thread's copies of this step are in shared memory, and
+        # visible to the tensor cores' reads; every warpgroup is past the
+        # wait of the step before, so the stage read two steps ago is free.
+        em.add(cuda.FenceProxyAsyncOp())
+        em.add(cuda.SyncThreadsOp())
+        if not last:
+            upcoming = em.iadd(kt, ahead)
+            wanted = em.icmp(upcoming, k_steps, "slt")
+            stage_ahead, k0 = em.irem(upcoming, stages), em.imul(upcoming, bk)
+            a.issue(em, a_copies, stage_ahead, k0, wanted)
+            b.issue(em, b_copies, stage_ahead, k0, wanted)
+            em.add(cuda.CpAsyncCommitOp())
+        em.add(cuda.WgmmaFenceOp())
+        stage = em.irem(kt, stages)
+        for kk in range(0, bk, cuda.WGMMA_K):
+            da = a.descriptor(em, stage, group_m, kk)
+            db = b.descriptor(em, stage, group_n, kk)
+            mma = cuda.WgmmaOp(element, da, db, acc, trans_a=a.k_rows, trans_b=b.k_rows)
+            em.add(mma)
+            acc = list(mma.results)
+        em.add(cuda.WgmmaCommitOp())
+        wait = cuda.WgmmaWaitOp(0 if last else 1, acc)
+        em.add(wait)
+        return list(wait.results)
+
+    # All K steps but the last in a loop, one wgmma group left in flight
+    # across its back edge; the last step after it, waiting for all. (With
+    # the loop's group still in flight into the epilogue, ptxas serializes
+    # the wgmmas where the epilogue converts accumulators.)
+    count = wn // 2
+    acc = [e.f32(0.0)] * count
+    if k_steps > 1:
+        loop_body = Block(arg_types=[INDEX, *[F32] * count])
+        loop = scf.ForOp(
+            e.index(0), e.index(k_steps - 1), e.index(1), acc, Region(loop_body)
+        )
+        e.block.add_op(loop)
+        kt = loop_body.args[0]
+        kt.name_hint = "k_tile"
+        carried = step(e.nested(loop_body), kt, list(loop_body.args[1:]), False)
+        loop_body.add_op(scf.YieldOp(*carried))
+        acc = list(loop.results)
+    done = step(e, k_steps - 1, acc, True)
+
+    # Accumulator j of thread t of a warpgroup: row 16 (t / 32) + (t % 32) / 4
+    # + 8 ((j / 2) % 2), column 8 (j / 4) + 2 (t % 4) + j % 2.
+    warp, lane = e.idiv(in_group, WARP), e.irem(in_group, WARP)
+    lane_row = e.iadd(e.iadd(row0, group_m), e.iadd(e.imul(warp, 16), e.idiv(lane, 4)))
+    lane_col = e.iadd(e.iadd(col0, group_n), e.imul(e.irem(lane, 4), 2))
+    accumulators = [
+        (
+            e.iadd(lane_row, 8 * ((j // 2) % 2)),
+            e.iadd(lane_col, 8 * (j // 4) + j % 2),
+            done[j],
+        )
+        for j in range(count)
+    ]
+    return finish(
+        gemm,
+        kfunc,
+        region,
+        e,
+        pointers,
+        outputs,
+        out_ptrs,
+        batch_index,
+        accumulators,
+        partial,
+        block,
+        grid,
+        staging=Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid),
+    )

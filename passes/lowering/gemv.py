@@ -1,0 +1,193 @@
+"""Gemm of a few rows (decode) as a GEMV: K split across a block's threads,
+B streamed once, partial sums added by shuffles and in fixed order through
+shared memory.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, scf
+from xdsl.ir import Block, Region, SSAValue
+
+from molten.dialects import cuda, kernel
+from molten.passes.lowering.emitter import (
+    F32,
+    INDEX,
+    WARP,
+    Emitter,
+    Index,
+    both,
+    close_if,
+    emit_if,
+)
+from molten.passes.lowering.epilogue import epilogue
+from molten.passes.lowering.evaluator import Evaluator
+from molten.passes.lowering.kernels import LoweredKernel, kernel_op, kernel_shell
+from molten.passes.lowering.matmul import GemmShape, gemm_offset
+
+
+def lower_gemv(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, tiling: kernel.TilingAttr
+) -> LoweredKernel:
+    """A gemm of few rows (a GEMV), B stored [K, N] and read once: thread t of
+    a block sums run t % runs (`vector` consecutive columns) of every row of
+    the tile over rows k_lane, k_lane + k_lanes, ... of B (k_lane = t /
+    runs), `stages` rows of B loaded before they are used; the k_lanes
+    partial sums of each output are added by shuffles within a warp, then in
+    one fixed order across warps through shared memory, and one thread per
+    row and run applies the epilogue and stores the run."""
+    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    gemm = GemmShape.of(kfunc)
+    mm = gemm.matmul
+    name = kfunc.sym_name.data
+    m, n, k = gemm.m, gemm.n, gemm.k
+    a_shape, trans_a = gemm.a_shape, gemm.transpose_a
+    block = schedule.block.data
+    lanes, in_flight = schedule.k_lanes.data, schedule.stages.data
+    bm, bn, _ = (t.data for t in tiling.block)
+    width = tiling.fragment.data[1].data
+    runs = bn // width
+    warps = block // WARP
+    if gemm.transpose_b:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: @{name}: a GEMV schedule with B transposed "
+            "(stored [N, K])"
+        )
+    if n % width:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: @{name}'s schedule has vector = {width}, "
+            f"which does not divide N = {n}"
+        )
+    if WARP % runs or block % WARP or bm * runs > block:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: @{name}: a GEMV of {runs} runs of columns a "
+            f"block, {bm} rows and {block} threads (the runs must divide a warp, "
+            "the block be whole warps and have a thread per row and run)"
+        )
+    partial = {d.data for d in tiling.partial}
+    grid = gemm.grid(tiling)
+
+    tid = e.add(cuda.ThreadIdxOp())
+    row0, col0, a_base, b_base, batch_index = gemm.block_origin(e, bm, bn)
+    run = e.irem(tid, runs)
+    k_lane = e.idiv(tid, runs)
+    col = e.iadd(col0, e.imul(run, width))
+    # A run past N (the last block's) reads the last run of B, stores nothing.
+    b_col = e.imin(col, n - width) if "n" in partial else col
+    # Where each row of A starts (row k of it, for A stored transposed);
+    # offset(row, kk) = offset(row, 0) + offset(0, kk).
+    a_starts = []
+    for r in range(bm):
+        row = e.iadd(row0, r)
+        if "m" in partial:
+            row = e.imin(row, m - 1)
+        a_starts.append(e.iadd(a_base, gemm_offset(e, row, 0, a_shape, trans_a)))
+    for value, hint in ((run, "run"), (k_lane, "k_lane"), (col, "col")):
+        if isinstance(value, SSAValue):
+            value.name_hint = hint
+    zero = e.f32(0.0)
+
+    def accumulate(em: Emitter, rows_of_b: list[Index], acc, valid=None):
+        # All loads first, so that `in_flight` rows of B are in flight at once.
+        ev = Evaluator(em, pointers)
+        loaded = []
+        for kk in rows_of_b:
+            b_offset = em.iadd(b_base, em.iadd(em.imul(kk, n), b_col))
+            b = [ev.load(pointers[mm.rhs], em.iadd(b_offset, j)) for j in range(width)]
+            a_step = gemm_offset(em, 0, kk, a_shape, trans_a)
+            a = [ev.load(pointers[mm.lhs], em.iadd(s, a_step)) for s in a_starts]
+            if valid is not None:
+                b = [em.select(valid, v, zero) for v in b]
+                a = [em.select(valid, v, zero) for v in a]
+            loaded.append((a, b))
+        for a, b in loaded:
+            acc = [
+                em.add(
+                    arith.AddfOp(acc[r * width + j], em.add(arith.MulfOp(a[r], b[j])))
+                )
+                for r in range(bm)
+                for j in range(width)
+            ]
+        return acc
+
+    # Rows k_lane + i * lanes of B for i < k // lanes are inside for every
+    # thread: a loop over groups of `in_flight`, then the groups' remainder;
+    # the last, partial round of K guarded.
+    trips = k // lanes
+    looped = trips - trips % in_flight
+    acc = [zero] * (bm * width)
+    if looped:
+        body = Block(arg_types=[INDEX, *[F32] * len(acc)])
+        loop = scf.ForOp(
+            e.index(0), e.index(looped), e.index(in_flight), acc, Region(body)
+        )
+        e.block.add_op(loop)
+        lb = e.nested(body)
+        rows_of_b = [
+            lb.iadd(lb.imul(lb.iadd(body.args[0], i), lanes), k_lane)
+            for i in range(in_flight)
+        ]
+        body.add_op(scf.YieldOp(*accumulate(lb, rows_of_b, list(body.args[1:]))))
+        acc = list(loop.results)
+    tail = [e.iadd(i * lanes, k_lane) for i in range(looped, trips)]
+    if tail:
+        acc = accumulate(e, tail, acc)
+    if k % lanes:
+        valid = e.icmp(k_lane, k % lanes, "slt")
+        last_row = e.imin(e.iadd(trips * lanes, k_lane), k - 1)
+        acc = accumulate(e, [last_row], acc, valid)
+
+    # Within a warp: the k_lanes of a run are the lanes that differ in the
+    # bits above the run's.
+    offset = runs
+    while offset < WARP:
+        acc = [e.add(arith.AddfOp(v, e.add(cuda.ShflXorOp(v, offset)))) for v in acc]
+        offset *= 2
+    # Across warps: each warp's sums in its slots, added in warp order.
+    outputs_per_warp = bm * bn
+    sums = e.add(cuda.SharedAllocOp(F32, warps * outputs_per_warp))
+    sums.name_hint = "warp_sums"
+    lane = e.irem(tid, WARP)
+    warp = e.idiv(tid, WARP)
+    writer = emit_if(e, e.icmp(lane, runs, "slt"))
+    slot0 = writer.iadd(writer.imul(warp, outputs_per_warp), writer.imul(lane, width))
+    for r in range(bm):
+        for j in range(width):
+            slot = writer.index(writer.iadd(slot0, r * bn + j))
+            writer.add(cuda.StoreOp(acc[r * width + j], sums, slot))
+    close_if(writer)
+    e.add(cuda.SyncThreadsOp())
+
+    reader = emit_if(e, e.icmp(tid, bm * runs, "slt"))
+    row_in_tile = reader.idiv(tid, runs)
+    row = reader.iadd(row0, row_in_tile)
+    inside = both(
+        reader,
+        reader.icmp(row, m, "slt") if "m" in partial else None,
+        reader.icmp(col, n, "slt") if "n" in partial else None,
+    )
+    final = reader if inside is None else emit_if(reader, inside)
+    first = final.iadd(final.imul(row_in_tile, bn), final.imul(run, width))
+    accumulators = []
+    for j in range(width):
+        total = None
+        for w in range(warps):
+            slot = final.index(final.iadd(first, w * outputs_per_warp + j))
+            value = final.add(cuda.LoadOp(sums, slot))
+            total = value if total is None else final.add(arith.AddfOp(total, value))
+        accumulators.append((row, final.iadd(col, j), total))
+    epilogue(
+        gemm,
+        final,
+        pointers,
+        outputs,
+        out_ptrs,
+        batch_index,
+        accumulators,
+        False,
+        False,
+    )
+    if inside is not None:
+        close_if(final)
+    close_if(reader)
+    e.add(cuda.ReturnOp())
+    return LoweredKernel(kernel_op(kfunc, region, block), grid, (block, 1, 1))

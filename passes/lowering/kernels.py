@@ -1,0 +1,131 @@
+"""What every kernel kind shares: the cuda.kernel's parameters (inputs, then
+outputs, as pointers), stores of f32 scalars to them, the kernel op, and
+the `LoweredKernel` the launcher is built from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import Float32Type
+from xdsl.ir import Attribute, Block, Region, SSAValue
+
+from molten.dialects import cuda, kernel
+from molten.dialects.molten import shape_of
+from molten.ir import sanitize_name
+from molten.passes.lowering.emitter import (
+    Emitter,
+    Index,
+    broadcast_index,
+    close_if,
+    element_of,
+    emit_if,
+    ravel,
+)
+from molten.passes.lowering.evaluator import Evaluator
+
+
+@dataclass
+class LoweredKernel:
+    op: cuda.KernelOp
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    cooperative: int | None = None
+    """Blocks per group of a cooperative launch (`grid` is then the most)."""
+    scratch: tuple[tuple[str, Attribute, int, bool], ...] = ()
+    """Buffers (name, element type, size, zeroed) the launcher allocates and
+    passes after the outputs."""
+    fallback: LoweredKernel | None = None
+    """The kernel launched instead when a pointer at a position in `aligned`
+    is not aligned to `cuda.VECTOR_BYTES` (it has the same parameters)."""
+    aligned: tuple[int, ...] = ()
+
+
+def pointer_type(value: SSAValue) -> cuda.PointerType:
+    return cuda.PointerType(element_of(value))
+
+
+def store_scalar(ev: Evaluator, scalar: SSAValue, ptr: SSAValue, offset: Index):
+    e = ev.e
+    assert isinstance(ptr.type, cuda.PointerType)
+    element = ptr.type.element_type
+    stored = (
+        scalar
+        if isinstance(element, Float32Type)
+        else e.add(arith.TruncFOp(scalar, element))
+    )
+    e.add(cuda.StoreOp(stored, ptr, e.index(offset)))
+
+
+def kernel_shell(
+    kfunc: kernel.FuncOp,
+) -> tuple[Region, Emitter, dict[SSAValue, SSAValue], list[SSAValue], list[SSAValue]]:
+    """The cuda.kernel's region and emitter, the pointer of each input tensor,
+    the kernel's output tensors and their pointers."""
+    body_block = kfunc.body.block
+    yield_op = body_block.last_op
+    assert isinstance(yield_op, kernel.YieldOp)
+    outputs = list(yield_op.values)
+    param_types = [pointer_type(a) for a in body_block.args] + [
+        pointer_type(v) for v in outputs
+    ]
+    entry = Block(arg_types=param_types)
+    names = [a.name_hint for a in body_block.args] + [
+        f"out{i}" if v.name_hint is None else v.name_hint for i, v in enumerate(outputs)
+    ]
+    for arg, name in zip(entry.args, names, strict=True):
+        arg.name_hint = sanitize_name(name) if name else None
+    pointers = dict(zip(body_block.args, entry.args, strict=False))
+    out_pointers = list(entry.args[len(body_block.args) :])
+    return Region(entry), Emitter(entry, {}, entry), pointers, outputs, out_pointers
+
+
+def store_output(
+    ev: Evaluator, value: SSAValue, ptr: SSAValue, index: list[Index], domain
+):
+    """Stores `value` at `index` of `domain`; an output smaller than the domain
+    (broadcast into it) is stored once, by the indices where it is read at 0."""
+    e = ev.e
+    shape = shape_of(value)
+    source = broadcast_index(index, shape, domain)
+    scalar = ev.at(value, source)
+    offset = ravel(e, source, shape)
+    guards = [
+        i
+        for i, (d, full) in enumerate(
+            zip((1,) * (len(domain) - len(shape)) + shape, domain, strict=True)
+        )
+        if d == 1 and full != 1 and not isinstance(index[i], int)
+    ]
+    if not guards:
+        store_scalar(ev, scalar, ptr, offset)
+        return
+    cond = e.icmp(index[guards[0]], 0, "eq")
+    for i in guards[1:]:
+        cond = e.add(arith.AndIOp(cond, e.icmp(index[i], 0, "eq")))
+    inner = emit_if(e, cond)
+    store_scalar(ev.scoped(inner), scalar, ptr, offset)
+    close_if(inner)
+
+
+def checked_vector_width(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, inner: int
+):
+    """The schedule's vector width, which must divide the innermost dimension
+    `inner` that each run of consecutive elements lies along."""
+    width = schedule.vector.data
+    if inner % width:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: @{kfunc.sym_name.data}'s schedule has vector = "
+            f"{width}, which does not divide its innermost dimension {inner}"
+        )
+    return width
+
+
+def kernel_op(
+    kfunc: kernel.FuncOp, region: Region, block: int, min_blocks: int | None = None
+) -> cuda.KernelOp:
+    fused = [s.data for s in kfunc.fused_ops] if kfunc.fused_ops is not None else []
+    params = [a.type for a in region.block.args]
+    return cuda.KernelOp(kfunc.sym_name.data, params, block, region, fused, min_blocks)

@@ -1,0 +1,91 @@
+"""The host launcher: the graph's func.func becomes a cuda.host_func that
+launches its kernels in order, with buffers for values passed between
+them, scratch buffers a kernel asks for, and copies for outputs that are
+inputs or returned twice.
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DenseArrayBase, SymbolRefAttr, i64
+from xdsl.ir import Block, Region, SSAValue
+
+from molten.dialects import cuda, kernel
+from molten.dialects.molten import shape_of
+from molten.ir import output_name, sanitize_name
+from molten.passes.lowering.emitter import element_of
+from molten.passes.lowering.kernels import LoweredKernel, pointer_type
+
+
+def lower_graph(
+    graph: func.FuncOp, kernels: dict[str, LoweredKernel]
+) -> cuda.HostFuncOp:
+    block = graph.body.block
+    ret = block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    returned = list(ret.arguments)
+    names = [a.name_hint or f"in{i}" for i, a in enumerate(block.args)]
+    out_names = [
+        output_name(graph, i) or value.name_hint or f"out{i}"
+        for i, value in enumerate(returned)
+    ]
+    params = [pointer_type(a) for a in block.args] + [pointer_type(v) for v in returned]
+    entry = Block(arg_types=params)
+    for arg, name in zip(entry.args, names + out_names, strict=True):
+        arg.name_hint = sanitize_name(name)
+    buffers: dict[SSAValue, SSAValue] = dict(zip(block.args, entry.args, strict=False))
+    # An output that is an input, or a value returned again, is copied into
+    # its output buffer after the kernels.
+    copies: list[tuple[SSAValue, SSAValue]] = []
+    for value, arg in zip(returned, entry.args[len(block.args) :], strict=True):
+        if value in buffers:
+            copies.append((arg, value))
+        else:
+            buffers[value] = arg
+    temporaries: list[SSAValue] = []
+    for op in block.ops:
+        if isinstance(op, func.ReturnOp):
+            break
+        if not isinstance(op, kernel.LaunchOp):
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: {op.name} at the graph level; run the "
+                "fusion passes and kernel-outline first"
+            )
+        for result in op.results:
+            if result not in buffers:
+                alloc = cuda.AllocOp(element_of(result), math.prod(shape_of(result)))
+                alloc.result.name_hint = result.name_hint
+                entry.add_op(alloc)
+                buffers[result] = alloc.result
+                temporaries.append(alloc.result)
+        lowered = kernels[op.callee.string_value()]
+        args = [buffers[v] for v in (*op.inputs, *op.results)]
+        for name, element, size, zeroed in lowered.scratch:
+            alloc = cuda.AllocOp(element, size)
+            alloc.result.name_hint = name
+            entry.add_op(alloc)
+            if zeroed:
+                entry.add_op(cuda.ZeroOp(alloc.result, size))
+            args.append(alloc.result)
+            temporaries.append(alloc.result)
+        launch = cuda.LaunchOp(
+            op.callee.string_value(), lowered.grid, lowered.block, args
+        )
+        if lowered.cooperative is not None:
+            launch.cooperative = DenseArrayBase.from_list(i64, [lowered.cooperative])
+        if lowered.fallback is not None:
+            fallback = lowered.fallback
+            launch.aligned = DenseArrayBase.from_list(i64, list(lowered.aligned))
+            launch.fallback = SymbolRefAttr(fallback.op.sym_name.data)
+            if (fallback.grid, fallback.block) != (lowered.grid, lowered.block):
+                launch.fallback_grid = DenseArrayBase.from_list(i64, fallback.grid)
+                launch.fallback_block = DenseArrayBase.from_list(i64, fallback.block)
+        entry.add_op(launch)
+    for target, value in copies:
+        entry.add_op(cuda.CopyOp(target, buffers[value], math.prod(shape_of(value))))
+    for buffer in temporaries:
+        entry.add_op(cuda.FreeOp(buffer))
+    entry.add_op(cuda.ReturnOp())
+    return cuda.HostFuncOp(graph.sym_name.data, params, len(returned), Region(entry))

@@ -1,0 +1,118 @@
+"""What every gemm kernel shares: the matmul's sizes, transposes and batch
+axes, the block's origin in them, operand offsets, and cp.async copies of
+operand tiles into shared memory.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.ir import BlockArgument, SSAValue
+
+from molten.dialects import cuda, kernel, molten
+from molten.passes.lowering.emitter import (
+    Emitter,
+    Index,
+    both,
+    broadcast_index,
+    ravel,
+    unravel,
+)
+from molten.passes.tile import Gemm
+
+
+@dataclass(frozen=True)
+class GemmShape(Gemm):
+    """A gemm kernel's matmul, with its sizes, transposes and batch axes."""
+
+    matmul: molten.MatmulOp
+
+    @staticmethod
+    def of(kfunc: kernel.FuncOp) -> GemmShape:
+        (mm,) = [op for op in kfunc.body.block.ops if isinstance(op, molten.MatmulOp)]
+        for operand in (mm.lhs, mm.rhs):
+            if not isinstance(operand, BlockArgument):
+                raise NotImplementedError(
+                    "lower-kernel-to-cuda: a matmul operand computed inside the "
+                    "kernel (prologue fusion) is not supported"
+                )
+        return GemmShape(**vars(Gemm.of(mm)), matmul=mm)
+
+    @staticmethod
+    def grid(tiling: kernel.TilingAttr) -> tuple[int, int, int]:
+        grid = tuple(g.data for g in tiling.grid)
+        if grid[1] > 65535 or grid[2] > 65535:
+            raise NotImplementedError(f"lower-kernel-to-cuda: a gemm grid of {grid}")
+        return grid  # type: ignore[return-value]
+
+    def block_origin(self, e: Emitter, bm: int, bn: int):
+        """The first row and column of the block's output tile, the offsets of
+        its batch's A and B matrices, and its batch index."""
+        tile_n = e.add(cuda.BlockIdxOp(cuda.Dim.X))
+        tile_m = e.add(cuda.BlockIdxOp(cuda.Dim.Y))
+        batch = e.add(cuda.BlockIdxOp(cuda.Dim.Z))
+        batch_index = unravel(e, batch, self.batch_shape) if self.batch_shape else []
+
+        def matrix_base(shape: Sequence[int]) -> Index:
+            index = broadcast_index(batch_index, shape[:-2], self.batch_shape)
+            return e.imul(ravel(e, index, shape[:-2]), math.prod(shape[-2:]))
+
+        row0, col0 = e.imul(tile_m, bm), e.imul(tile_n, bn)
+        row0.name_hint, col0.name_hint = "row0", "col0"
+        return (
+            row0,
+            col0,
+            matrix_base(self.a_shape),
+            matrix_base(self.b_shape),
+            batch_index,
+        )
+
+    @property
+    def result_shape(self) -> list[int]:
+        """The matmul's result: the batch axes, then M and N."""
+        return [*self.batch_shape, self.m, self.n]
+
+
+def gemm_offset(
+    e: Emitter, row: Index, col: Index, shape: Sequence[int], transposed: bool
+) -> Index:
+    """Offset of logical element (row, col) of a matrix stored as `shape`'s last
+    two axes, read transposed or not."""
+    rows, cols = shape[-2:]
+    if transposed:
+        return e.iadd(e.imul(col, cols), row)
+    return e.iadd(e.imul(row, cols), col)
+
+
+def issue_copies(
+    e: Emitter,
+    buffer: SSAValue,
+    ptr: SSAValue,
+    copies,
+    stage_base: Index,
+    k0: Index,
+    k_step: int,
+    k_total: int | None,
+    wanted: SSAValue | None = None,
+) -> None:
+    """cp.async of each (target, offset at K = 0, K, inside) copy at K offset
+    `k0` (`k_step` elements a K) to `stage_base` + target of `buffer`; a copy
+    past `k_total` (None: K divides), outside the operand or not `wanted`
+    writes zeros and reads nothing."""
+    for target, offset, k, inside in copies:
+        k_inside = None
+        if k_total is not None:
+            k_inside = e.icmp(e.iadd(k0, k), k_total, "slt")
+        valid = both(e, both(e, inside, k_inside), wanted)
+        source = e.index(e.iadd(offset, e.imul(k0, k_step)))
+        if valid is None:
+            valid = e.true()
+        else:
+            source = e.select(valid, source, e.index(0))
+        e.add(
+            cuda.CpAsyncOp(
+                buffer, e.index(e.iadd(stage_base, target)), ptr, source, valid
+            )
+        )

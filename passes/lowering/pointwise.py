@@ -1,0 +1,52 @@
+"""`pointwise` kernels: a grid-stride loop over runs of `vector` consecutive
+elements of the kernel's iteration domain.
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects import scf
+
+from molten.dialects import cuda, kernel
+from molten.passes.lowering.emitter import MAX_GRID_X, emit_for, unravel_vector
+from molten.passes.lowering.evaluator import Evaluator
+from molten.passes.lowering.kernels import (
+    LoweredKernel,
+    checked_vector_width,
+    kernel_op,
+    kernel_shell,
+    store_output,
+)
+
+
+def lower_pointwise(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr
+) -> LoweredKernel:
+    """A grid-stride loop over runs of `vector` consecutive elements, on a
+    grid that gives each thread about `elements_per_thread` elements."""
+    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    domain = kernel.iteration_domain(outputs)
+    n = math.prod(domain)
+    block = schedule.block.data
+    width = checked_vector_width(kfunc, schedule, domain[-1])
+    # The grid gives each thread about elements_per_thread elements in all.
+    runs = n // width
+    runs_per_thread = max(1, schedule.elements_per_thread.data // width)
+    grid = min(math.ceil(runs / (block * runs_per_thread)), MAX_GRID_X)
+
+    tid = e.add(cuda.ThreadIdxOp())
+    bid = e.add(cuda.BlockIdxOp())
+    bdim = e.add(cuda.BlockDimOp())
+    gdim = e.add(cuda.GridDimOp())
+    start = e.iadd(e.imul(bid, bdim), tid)
+    step = e.imul(bdim, gdim)
+    body, loop_block = emit_for(e, start, runs, step)
+    ev = Evaluator(body, pointers)
+    base = body.imul(loop_block.args[0], width)
+    for index in unravel_vector(body, base, domain, width):
+        for value, ptr in zip(outputs, out_ptrs, strict=True):
+            store_output(ev, value, ptr, index, domain)
+    loop_block.add_op(scf.YieldOp())
+    e.add(cuda.ReturnOp())
+    return LoweredKernel(kernel_op(kfunc, region, block), (grid, 1, 1), (block, 1, 1))

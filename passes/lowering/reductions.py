@@ -1,0 +1,62 @@
+"""Reductions across threads: within aligned groups of a warp's lanes by
+shuffles, and across a block through one shared slot per warp.
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects import arith
+from xdsl.ir import SSAValue
+
+from molten.dialects import cuda, molten
+from molten.passes.lowering.emitter import F32, WARP, Emitter, close_if, emit_if
+
+IDENTITY = {
+    molten.ReduceSumOp: 0.0,
+    molten.ReduceMeanOp: 0.0,
+    molten.ReduceMaxOp: -math.inf,
+}
+
+
+def combine(e: Emitter, op: molten.ReductionOp, a: SSAValue, b: SSAValue) -> SSAValue:
+    if isinstance(op, molten.ReduceMaxOp):
+        return e.add(arith.MaximumfOp(a, b))
+    return e.add(arith.AddfOp(a, b))
+
+
+def lanes_reduce(
+    e: Emitter, op: molten.ReductionOp, value: SSAValue, lanes: int
+) -> SSAValue:
+    """The combination of `value` over each aligned group of `lanes` (a power
+    of two up to 32) consecutive lanes of a warp, held by all of them."""
+    offset = lanes // 2
+    while offset:
+        value = combine(e, op, value, e.add(cuda.ShflXorOp(value, offset)))
+        offset //= 2
+    return value
+
+
+def block_reduce(
+    e: Emitter, op: molten.ReductionOp, value: SSAValue, tid: SSAValue, lanes: int
+) -> SSAValue:
+    """The combination of `value` over each group of `lanes` threads (a power
+    of two up to 32, or the whole block), held by all of them: shuffles
+    within a warp, then one shared slot per warp and shuffles again."""
+    value = lanes_reduce(e, op, value, min(lanes, WARP))
+    warps = lanes // WARP
+    if warps <= 1:
+        return value
+    slots = e.add(cuda.SharedAllocOp(F32, warps))
+    lane = e.irem(tid, WARP)
+    warp = e.idiv(tid, WARP)
+    inner = emit_if(e, e.icmp(lane, 0, "eq"))
+    inner.add(cuda.StoreOp(value, slots, inner.index(warp)))
+    close_if(inner)
+    e.add(cuda.SyncThreadsOp())
+    partial = e.add(cuda.LoadOp(slots, e.index(e.imin(lane, warps - 1))))
+    # The slots are written again for the next row: everyone must have read.
+    e.add(cuda.SyncThreadsOp())
+    value = e.select(e.icmp(lane, warps, "slt"), partial, e.f32(IDENTITY[type(op)]))
+    # A full butterfly again, so that every lane of every warp holds the total.
+    return lanes_reduce(e, op, value, WARP)

@@ -1,0 +1,322 @@
+"""`row_reduce` kernels: rows of the reduced axes, several a block, a block
+each, or split across a group of blocks, as the schedule says.
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects import math as mathd
+from xdsl.ir import Block, Region, SSAValue
+
+from molten.dialects import cuda, kernel, molten
+from molten.dialects.molten import shape_of
+from molten.passes.lowering.emitter import (
+    F32,
+    INDEX,
+    MAX_GRID_X,
+    WARP,
+    Emitter,
+    Index,
+    close_if,
+    emit_for,
+    emit_if,
+    ravel,
+    unravel,
+    unravel_vector,
+)
+from molten.passes.lowering.evaluator import Evaluator
+from molten.passes.lowering.kernels import (
+    LoweredKernel,
+    checked_vector_width,
+    kernel_op,
+    kernel_shell,
+    store_scalar,
+)
+from molten.passes.lowering.reductions import IDENTITY, block_reduce, combine
+from molten.passes.lowering.split_row import (
+    SplitRow,
+    Staged,
+    exchange_row_values,
+    exchange_stages,
+    row_value,
+)
+
+
+def lower_row_reduce(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr
+) -> LoweredKernel:
+    """Rows of the reduced axes: `lanes` = block / rows_per_block threads per
+    row (a power of two up to a warp when a block has several rows), or
+    `split` blocks per row, each with a part of it. A thread holds its
+    elements of the row in registers when lanes * elements_per_thread
+    covers its part, and walks the part once per pass otherwise."""
+    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    name = f"@{kfunc.sym_name.data}"
+    body_ops = list(kfunc.body.block.ops)
+    reductions = [op for op in body_ops if isinstance(op, molten.ReductionOp)]
+    full = shape_of(reductions[0].input)
+    k = len(reductions[0].axes.get_values())
+    row_shape, col_shape = full[: len(full) - k], full[len(full) - k :]
+    rows, n = math.prod(row_shape), math.prod(col_shape)
+    block = schedule.block.data
+    rows_per_block = schedule.rows_per_block.data
+    split = schedule.split.data
+    lanes = block // rows_per_block
+    if block % WARP:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: {name}'s row_reduce block of {block} threads is "
+            "not a multiple of 32"
+        )
+    if rows_per_block > 1 and (lanes > WARP or lanes & (lanes - 1)):
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: {name}'s schedule gives {lanes} threads to each "
+            f"of {rows_per_block} rows per block; several rows per block take a "
+            "power of two of threads each, at most 32"
+        )
+    if split > 1 and rows_per_block > 1:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: {name}'s schedule splits rows across blocks "
+            "and puts several rows in a block"
+        )
+    width = checked_vector_width(kfunc, schedule, col_shape[-1])
+    ept = schedule.elements_per_thread.data
+    chunk = width * math.ceil(n / (split * width))  # columns of a part
+    if (split - 1) * chunk >= n:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: {name}'s schedule splits rows of {n} elements "
+            f"into {split} parts, which leaves a part empty"
+        )
+    shortest = n - (split - 1) * chunk  # the last part's columns
+    span = lanes * width  # columns covered by one run of `width` per thread
+    cached = lanes * ept >= chunk
+
+    tid = e.add(cuda.ThreadIdxOp())
+    bid = e.add(cuda.BlockIdxOp())
+    gdim = e.add(cuda.GridDimOp())
+    lane: Index = tid if rows_per_block == 1 else e.irem(tid, lanes)
+    split_row: SplitRow | None = None
+    stages = [[Staged(op)] for op in reductions]
+    group: Index = bid
+    part: Index = 0
+    row_valid: SSAValue | None = None
+    if split > 1:
+        # Blocks come in groups of `split`, one group per row at a time.
+        if rows * split > MAX_GRID_X:
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: {name}: {rows} rows of {split} blocks each"
+            )
+        counters = region.block.insert_arg(
+            cuda.PointerType(cuda.COUNTER_TYPE), len(region.block.args)
+        )
+        partials = region.block.insert_arg(
+            cuda.PointerType(F32), len(region.block.args)
+        )
+        counters.name_hint, partials.name_hint = "group_counters", "group_partials"
+        group, part = e.idiv(bid, split), e.irem(bid, split)
+        group.name_hint, part.name_hint = "group", "part"
+        stages = exchange_stages(reductions)
+        split_row = SplitRow(
+            counters,
+            partials,
+            group,
+            part,
+            split,
+            chunk,
+            shortest,
+            max(len(stage) for stage in stages),
+        )
+        groups = e.add(arith.DivSIOp(gdim, e.index(split)))
+        grid = rows * split
+        rb, row_block = emit_for(e, group, rows, groups)
+        row = row_block.args[0]
+        iteration = rb.add(arith.DivSIOp(rb.index(rb.isub(row, group)), groups))
+    elif rows_per_block > 1:
+        row_blocks = math.ceil(rows / rows_per_block)
+        grid = min(row_blocks, MAX_GRID_X)
+        rb, row_block = emit_for(e, bid, row_blocks, gdim)
+        row = rb.iadd(rb.imul(row_block.args[0], rows_per_block), rb.idiv(tid, lanes))
+        if rows % rows_per_block:
+            # The block's last rows may lie past the end: their threads work on
+            # the last row (so that every lane takes part in the shuffles)
+            # and store nothing.
+            row_valid = rb.icmp(row, rows, "slt")
+            row = rb.imin(row, rows - 1)
+    else:
+        grid = min(rows, MAX_GRID_X)
+        rb, row_block = emit_for(e, bid, rows, gdim)
+        row = row_block.args[0]
+    if isinstance(row, SSAValue):
+        row.name_hint = "row"
+    row_index = unravel(rb, row, row_shape)
+    per_row = [*row_index, *(0,) * k]
+    ev = Evaluator(rb, pointers)
+    first = rb.imul(part, chunk)
+    end: Index = n if split == 1 else rb.imin(rb.iadd(first, chunk), n)
+    start = rb.iadd(first, rb.imul(lane, width))  # the thread's first column
+
+    def run(em: Emitter, j: Index) -> list[list[Index]]:
+        """The indices of the `width` elements from column `j` of the row."""
+        return [[*row_index, *col] for col in unravel_vector(em, j, col_shape, width)]
+
+    # Runs of a cached part: thread t holds columns first + t * width + c *
+    # span, ... (width of them each). Where a run may pass the part's end,
+    # the threads past it read the part's last run instead (width divides
+    # the part) and discard it. Each run's indices are built once, so that
+    # its values are loaded once.
+    runs: list[tuple[list[list[Index]], SSAValue | None]] = []
+    if cached:
+        for c in range(math.ceil(chunk / span)):
+            j = rb.iadd(start, c * span)
+            if isinstance(j, SSAValue):
+                j.name_hint = "col"
+            if (c + 1) * span <= shortest:
+                runs.append((run(rb, j), None))
+            else:
+                valid = rb.icmp(j, end, "slt")
+                runs.append((run(rb, rb.imin(j, rb.isub(end, width))), valid))
+
+    def block_total(evaluator: Evaluator, op: molten.ReductionOp) -> SSAValue:
+        """The block's total of `op` over its lanes' elements of the part."""
+        identity = rb.f32(IDENTITY[type(op)])
+        name = f"{op.results[0].name_hint or 'reduction'}_acc"
+        if cached:
+            acc = identity
+            for indices, valid in runs:
+                for index in indices:
+                    combined = combine(rb, op, acc, evaluator.at(op.input, index))
+                    acc = combined if valid is None else rb.select(valid, combined, acc)
+                    acc.name_hint = name
+        else:
+            loop_body = Block(arg_types=[INDEX, F32])
+            loop = scf.ForOp(
+                rb.index(start),
+                rb.index(end),
+                rb.index(span),
+                [identity],
+                Region(loop_body),
+            )
+            rb.block.add_op(loop)
+            inner = rb.nested(loop_body)
+            scoped = evaluator.scoped(inner)
+            partial = loop_body.args[1]
+            for index in run(inner, loop_body.args[0]):
+                partial = combine(inner, op, partial, scoped.at(op.input, index))
+            loop_body.add_op(scf.YieldOp(partial))
+            acc = loop.results[0]
+            acc.name_hint = name
+        return block_reduce(rb, op, acc, tid, lanes)
+
+    for s, stage in enumerate(stages):
+        rebased = any(staged.rule is not None for staged in stage)
+        # A rebased reduction is taken with its block's own value of its
+        # shift; the row's values are defined after the exchange.
+        local = ev.scoped(rb) if rebased else ev
+        totals = []
+        local_values: dict[molten.ReductionOp, SSAValue] = {}
+        for staged in stage:
+            totals.append(block_total(local, staged.op))
+            if local is not ev:
+                assert split_row is not None
+                value = row_value(
+                    rb,
+                    staged.op,
+                    totals[-1],
+                    lambda: split_row.inverse_count(rb, part),
+                )
+                local.define(staged.op.results[0], per_row, value)
+                local_values[staged.op] = value
+        if split_row is not None:
+            exchange = rb.iadd(rb.imul(iteration, len(stages)), s)
+            values = exchange_row_values(rb, stage, totals, split_row, tid, exchange, n)
+        else:
+            values = [
+                row_value(rb, staged.op, total, lambda: rb.f32(1.0 / n))
+                for staged, total in zip(stage, totals, strict=True)
+            ]
+        row_values = {}
+        for staged, value in zip(stage, values, strict=True):
+            row_values[staged.op] = value
+            ev.define(staged.op.results[0], per_row, value)
+        if local is ev:
+            continue
+        # The inputs' loads are kept: the outputs read them again. So are the
+        # exponentials of the online softmax, rescaled to the row's maximum:
+        # exp(x - c_b) * exp(c_b - C) (none where the part is all -inf).
+        rescaled = {}
+        for staged in stage:
+            if staged.rule != "exp":
+                continue
+            assert staged.shift is not None
+            shift_local = local_values[staged.shift]
+            delta = rb.add(arith.SubfOp(shift_local, row_values[staged.shift]))
+            empty = rb.add(arith.CmpfOp(shift_local, rb.f32(-math.inf), "oeq"))
+            rescaled[staged.op.input] = (rb.add(mathd.ExpOp(delta)), empty)
+        for key, scalar in local.known.items():
+            if key in ev.known:
+                continue
+            if key[0] in pointers:
+                ev.known[key] = scalar
+            elif key[0] in rescaled:
+                factor, empty = rescaled[key[0]]
+                scaled = rb.add(arith.MulfOp(scalar, factor))
+                ev.known[key] = rb.select(empty, rb.f32(0.0), scaled)
+
+    sb = rb if row_valid is None else emit_if(rb, row_valid)
+    stores = ev if row_valid is None else ev.scoped(sb)
+    for value, ptr in zip(outputs, out_ptrs, strict=True):
+        shape = shape_of(value)
+        if shape == full:
+            if cached:
+                for indices, valid in runs:
+                    target = sb if valid is None else emit_if(sb, valid)
+                    scoped = stores if valid is None else stores.scoped(target)
+                    for index in indices:
+                        scalar = scoped.at(value, index)
+                        store_scalar(scoped, scalar, ptr, ravel(target, index, full))
+                    if valid is not None:
+                        close_if(target)
+            else:
+                lb, loop_block = emit_for(sb, start, end, span)
+                scoped = stores.scoped(lb)
+                for index in run(lb, loop_block.args[0]):
+                    scalar = scoped.at(value, index)
+                    store_scalar(scoped, scalar, ptr, ravel(lb, index, full))
+                loop_block.add_op(scf.YieldOp())
+        elif shape == (*row_shape, *(1,) * k):
+            scalar = stores.at(value, per_row)
+            offset = ravel(sb, per_row, shape)
+            leader = sb.icmp(lane, 0, "eq")
+            if split > 1:
+                first_part = sb.icmp(part, 0, "eq")
+                leader = sb.add(arith.AndIOp(leader, first_part))
+            inner = emit_if(sb, leader)
+            store_scalar(stores.scoped(inner), scalar, ptr, offset)
+            close_if(inner)
+        else:
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: a row_reduce output of shape {shape} "
+                f"(neither the row shape {full} nor one value per row)"
+            )
+    if row_valid is not None:
+        close_if(sb)
+    row_block.add_op(scf.YieldOp())
+    e.add(cuda.ReturnOp())
+    # The blocks of a split row must be resident together, as many as
+    # kernel-schedule counts on.
+    resident = kernel.SPLIT_THREADS_PER_SM // block
+    min_blocks = resident if split > 1 and resident > 1 else None
+    lowered = LoweredKernel(
+        kernel_op(kfunc, region, block, min_blocks), (grid, 1, 1), (block, 1, 1)
+    )
+    if split_row is not None:
+        lowered.cooperative = split
+        # A counter per group, and two sets of `width` x `split` partial
+        # results per group (one exchange's and the next's); there are at
+        # most `rows` groups. Only the counters must start at zero.
+        lowered.scratch = (
+            ("group_counters", cuda.COUNTER_TYPE, rows, True),
+            ("group_partials", F32, 2 * rows * split * split_row.width, False),
+        )
+    return lowered
