@@ -76,39 +76,113 @@ def is_convex(group: set[Operation], block: Block) -> bool:
     return True
 
 
+class _ConvexGroup:
+    """A convex group of ops of one block that grows one op at a time.
+
+    Adding `op` keeps it convex unless a path leaves the group through an op
+    outside and comes back, and such a path must start or end at `op` (the
+    group was convex): from `op` through an outside op into the group, or
+    from the group through an outside op into `op`. Each is a search from
+    `op` bounded by the group's span in the block's order, not a walk of
+    the whole span, so that growing a chain of n ops costs O(n), not O(n^2).
+    """
+
+    def __init__(self, seed: Operation, positions: dict[Operation, int]):
+        self.ops = {seed}
+        self.positions = positions
+        self.first = self.last = positions[seed]
+
+    def _position(self, op: object) -> int | None:
+        return self.positions.get(op)  # type: ignore[call-overload]
+
+    def _reaches(self, op: Operation, forward: bool) -> bool:
+        """Whether an op outside the group, reached from `op` along users
+        (`forward`) or operands, is itself next to the group that way."""
+
+        def steps(current: Operation):
+            if forward:
+                return [use.operation for r in current.results for use in r.uses]
+            return [v.owner for v in current.operands]
+
+        def inside_span(position: int) -> bool:
+            return position < self.last if forward else position > self.first
+
+        seen: set[Operation] = set()
+        stack = [n for n in steps(op) if n not in self.ops]
+        while stack:
+            current = stack.pop()
+            position = self._position(current)
+            if current in seen or position is None or not inside_span(position):
+                continue
+            seen.add(current)
+            for neighbour in steps(current):
+                if neighbour in self.ops:
+                    return True
+                stack.append(neighbour)
+        return False
+
+    def convex_with(self, op: Operation) -> bool:
+        return not self._reaches(op, True) and not self._reaches(op, False)
+
+    def add(self, op: Operation) -> None:
+        self.ops.add(op)
+        position = self.positions[op]
+        self.first, self.last = min(self.first, position), max(self.last, position)
+
+
 def grow(
     seed: Sequence[Operation],
     admits: Callable[[Operation, set[Operation]], bool],
     grow_producers_of: Callable[[Operation, set[Operation]], bool] = lambda op, g: True,
 ) -> set[Operation]:
-    """The largest convex group reachable from `seed` by adding the producers
-    and users that `admits` accepts. `grow_producers_of(op, group)` says
-    whether op's operands may pull their producers in."""
-    block = seed[0].parent_block()
+    """The largest convex group reachable from `seed` (one op) by adding the
+    producers and users that `admits` accepts. `grow_producers_of(op,
+    group)` says whether op's operands may pull their producers in.
+
+    The group grows in sweeps over its ops in block order, each op offering
+    its producers then its users; an op none of whose candidates can ever
+    join (each is in the group or refused for good) is not offered again.
+    A candidate refused only for convexity is offered again in later sweeps,
+    as the group around it may have grown."""
+    (first,) = seed
+    block = first.parent_block()
     assert block is not None
-    group = set(seed)
-    changed = True
-    while changed:
-        changed = False
-        for op in sorted(group, key=_positions(block).__getitem__):
+    positions = _positions(block)
+    group = _ConvexGroup(first, positions)
+    refused: set[Operation] = set()
+    open_ops = [first]
+    while open_ops:
+        still_open: list[Operation] = []
+        added: list[Operation] = []
+        for op in sorted(open_ops, key=positions.__getitem__):
             candidates: list[Operation] = []
-            if grow_producers_of(op, group):
+            if grow_producers_of(op, group.ops):
                 candidates += [
                     v.owner for v in op.operands if isinstance(v.owner, Operation)
                 ]
             candidates += [use.operation for r in op.results for use in r.uses]
+            waiting = False
             for candidate in candidates:
+                if candidate in group.ops or candidate in refused:
+                    continue
                 if (
-                    candidate in group
-                    or candidate.parent_block() is not block
+                    candidate.parent_block() is not block
                     or isinstance(candidate, GENERATORS)
-                    or not admits(candidate, group)
-                    or not is_convex(group | {candidate}, block)
+                    or not admits(candidate, group.ops)
                 ):
+                    refused.add(candidate)
+                    continue
+                if not group.convex_with(candidate):
+                    waiting = True
                     continue
                 group.add(candidate)
-                changed = True
-    return group
+                added.append(candidate)
+            if waiting:
+                still_open.append(op)
+        if not added:
+            break
+        open_ops = still_open + added
+    return group.ops
 
 
 def absorbs_producers(user: Operation) -> bool:
