@@ -1,0 +1,87 @@
+// RUN: molten-opt %s --split-input-file -p lower-kernel-to-cuda | filecheck %s
+
+// gemm kernels on tensor cores through mma.sync (cp.async, ldmatrix).
+//
+// lower-kernel-to-cuda on hand-written kernel-level modules (kernel.func with
+// a schedule, and the graph's func.func of kernel.launch): each kernel.func
+// becomes a cuda.kernel over global pointers (its inputs, then its outputs,
+// named after the kernel's values), the graph a cuda.host_func (the graph's
+// inputs, then its outputs, named after the graph: molten.name, else the
+// value's name) that launches the kernels with the grid and block of their
+// schedules and allocates the buffers between them. SSA names inside kernels
+// are matched by pattern: the pass chooses them.
+
+// A matmul with a bias epilogue (as in gemm-simt.mlir) on tensor cores, as
+// its #kernel.tiling has it: 32x32x16 block tiles, two warps of 32x16 (block
+// 64), two stages. Per stage, A's 32x16 tile and B's 16x32 tile sit in shared
+// memory with rows padded to 24 and 40 halves (the tiling's pitch). A
+// prologue copies the first K step (cp.async, 16 bytes a thread and operand;
+// A's rows past M = 40 zero-filled, B's copies always valid); each K step
+// waits for its tile, then copies the next one into the other stage, if there
+// is a next one (K = 32: two steps), and runs each warp's 2x2 mma.sync
+// m16n8k16 on fragments from ldmatrix (B's transposed: it is stored [K][N]).
+// The epilogue adds the bias to the accumulators in registers, guarded by the
+// row alone (only M is partial), and stages the results in B's idle buffer
+// (rows of 32 + 8 halves); the block then stores them 16 bytes a thread, rows
+// past M skipped. The launch takes a SIMT variant when A, W or Y is not
+// 16-byte aligned.
+kernel.func @mma_k(%a: tensor<40x32xf16>, %w: tensor<32x32xf16>, %b: tensor<32xf16>) -> (tensor<40x32xf16>) gemm schedule #kernel.schedule<block = 64, tile = [32, 32, 16], warp = [32, 16], stages = 2> tiling #kernel.tiling<grid = [1, 2, 1], block = [32, 32, 16], warp = [32, 16], fragment = [16, 8, 16], stages = 2, k_steps = 2, partial = [m], lhs = [32, 16, 24], rhs = [16, 32, 40]> attributes {fused_ops = ["matmul", "add"]} {
+  %mm = molten.matmul %a, %w : (tensor<40x32xf16>, tensor<32x32xf16>) -> tensor<40x32xf16>
+  %y = molten.add %mm, %b : (tensor<40x32xf16>, tensor<32xf16>) -> tensor<40x32xf16>
+  kernel.yield %y : tensor<40x32xf16>
+}
+func.func @linear_mma(%a: tensor<40x32xf16>, %w: tensor<32x32xf16>, %b: tensor<32xf16>) -> (tensor<40x32xf16> {molten.name = "y"}) {
+  %y = kernel.launch @mma_k(%a, %w, %b) : (tensor<40x32xf16>, tensor<32x32xf16>, tensor<32xf16>) -> tensor<40x32xf16>
+  func.return %y : tensor<40x32xf16>
+}
+
+// CHECK-LABEL: cuda.kernel @mma_k(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) block 64 min_blocks 1 attributes {fused_ops = ["matmul", "add"]} {
+// CHECK-DAG:     [[TRUE:%[^ ]+]] = arith.constant true
+// CHECK-DAG:     [[C2:%[^ ]+]] = arith.constant 2 : index
+// CHECK-DAG:     [[C40:%[^ ]+]] = arith.constant 40 : index
+// CHECK:         %a_tile = cuda.shared_alloc 1536 : !cuda.ptr<f16, shared>
+// CHECK-NEXT:    %b_tile = cuda.shared_alloc 1280 : !cuda.ptr<f16, shared>
+// CHECK:         [[A_ROW:%[^ ]+]] = arith.addi %row0, {{%[^ ]+}} : index
+// CHECK-NEXT:    [[A_OK:%[^ ]+]] = arith.cmpi slt, [[A_ROW]], [[C40]] : index
+// CHECK:         cuda.cp_async %a_tile[{{%[^ ]+}}], %a[{{%[^ ]+}}], [[A_OK]] : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.cp_async %b_tile[{{%[^ ]+}}], %w[{{%[^ ]+}}], [[TRUE]] : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.cp_async_commit
+// CHECK-NEXT:    {{(%[^ ,]+, )+}}{{%[^ ]+}} = scf.for %k_tile = {{%[^ ]+}} to [[C2]] step {{%[^ ]+}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-NEXT:      cuda.cp_async_wait 0
+// CHECK-NEXT:      cuda.sync_threads
+// CHECK-NEXT:      [[AHEAD:%[^ ]+]] = arith.addi %k_tile, {{%[^ ]+}} : index
+// CHECK-NEXT:      [[NEXT:%[^ ]+]] = arith.cmpi slt, [[AHEAD]], [[C2]] : index
+// CHECK-NEXT:      scf.if [[NEXT]] {
+// CHECK:             cuda.cp_async %a_tile[{{%[^ ]+}}], %a[{{%[^ ]+}}], [[A_OK]] : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+// CHECK:             cuda.cp_async %b_tile[{{%[^ ]+}}], %w[{{%[^ ]+}}], [[TRUE]] : !cuda.ptr<f16, shared>, !cuda.ptr<f16>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      cuda.cp_async_commit
+// CHECK:           [[A0:%[^ ]+]], [[A1:%[^ ]+]], [[A2:%[^ ]+]], [[A3:%[^ ]+]] = cuda.ldmatrix %a_tile[{{%[^ ]+}}] : !cuda.ptr<f16, shared>
+// CHECK:           {{%[^ ]+}}, {{%[^ ]+}}, {{%[^ ]+}}, {{%[^ ]+}} = cuda.ldmatrix %a_tile[{{%[^ ]+}}] : !cuda.ptr<f16, shared>
+// CHECK-NEXT:      [[B0:%[^ ]+]], [[B1:%[^ ]+]], {{%[^ ]+}}, {{%[^ ]+}} = cuda.ldmatrix trans %b_tile[{{%[^ ]+}}] : !cuda.ptr<f16, shared>
+// CHECK-NEXT:      {{%[^ ]+}}, {{%[^ ]+}}, {{%[^ ]+}}, {{%[^ ]+}} = cuda.mma f16 a[[[A0]], [[A1]], [[A2]], [[A3]]] b[[[B0]], [[B1]]] c[{{%[^ ]+}}, {{%[^ ]+}}, {{%[^ ]+}}, {{%[^ ]+}}]
+// CHECK-COUNT-3:   cuda.mma f16
+// CHECK-NEXT:      scf.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.cp_async_wait 0
+// CHECK-NOT:     arith.andi
+// CHECK:         cuda.sync_threads
+// CHECK:         [[INSIDE:%[^ ]+]] = arith.cmpi slt, {{%[^ ]+}}, [[C40]] : index
+// CHECK-NEXT:    scf.if [[INSIDE]] {
+// CHECK:           cuda.load %b
+// CHECK:           cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16, shared>
+// CHECK-NEXT:    }
+// CHECK-COUNT-15: cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16, shared>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.sync_threads
+// CHECK-NEXT:    scf.for
+// CHECK:           [[STAGED:%[^ ,]+]], {{.*}} = cuda.load %b_tile{{\[}}{{%[^ ]+}}{{\]}} : !cuda.ptr<f16, shared> -> f16, f16, f16, f16, f16, f16, f16, f16
+// CHECK-NEXT:      [[ROW_OK:%[^ ]+]] = arith.cmpi slt, {{%[^ ]+}}, [[C40]] : index
+// CHECK-NEXT:      scf.if [[ROW_OK]] {
+// CHECK:             cuda.store [[STAGED]], {{.*}}, %y{{\[}}{{%[^ ]+}}{{\]}} : f16, f16, f16, f16, f16, f16, f16, f16, !cuda.ptr<f16>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.kernel @mma_k_simt(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) block 256 min_blocks 2
+// CHECK:         cuda.launch @mma_k grid [1, 2, 1] block [64, 1, 1](%a, %w, %b, %y) aligned [0, 1, 3] else @mma_k_simt grid [1, 1, 1] block [256, 1, 1] : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>

@@ -1,0 +1,59 @@
+// RUN: molten-opt %s --split-input-file -p lower-kernel-to-cuda | filecheck %s
+
+// Pointwise kernels: a grid-stride loop over the elements.
+//
+// lower-kernel-to-cuda on hand-written kernel-level modules (kernel.func with
+// a schedule, and the graph's func.func of kernel.launch): each kernel.func
+// becomes a cuda.kernel over global pointers (its inputs, then its outputs,
+// named after the kernel's values), the graph a cuda.host_func (the graph's
+// inputs, then its outputs, named after the graph: molten.name, else the
+// value's name) that launches the kernels with the grid and block of their
+// schedules and allocates the buffers between them. SSA names inside kernels
+// are matched by pattern: the pass chooses them.
+
+// f16 with a broadcast row vector: a grid-stride loop over the 64x96
+// elements, f16 loaded and extended to f32, the row vector read at the
+// column only, the result truncated to f16 on store. The grid covers the
+// elements with block * elements_per_thread = 256 elements per block.
+kernel.func @bias_relu(%x: tensor<64x96xf16>, %b: tensor<96xf16>) -> (tensor<64x96xf16>) pointwise schedule #kernel.schedule<block = 128, elements_per_thread = 2> attributes {fused_ops = ["add", "relu"]} {
+  %sum = molten.add %x, %b : (tensor<64x96xf16>, tensor<96xf16>) -> tensor<64x96xf16>
+  %y = molten.relu %sum : tensor<64x96xf16>
+  kernel.yield %y : tensor<64x96xf16>
+}
+func.func @pointwise(%x: tensor<64x96xf16>, %b: tensor<96xf16>) -> (tensor<64x96xf16> {molten.name = "out"}) {
+  %y = kernel.launch @bias_relu(%x, %b) : (tensor<64x96xf16>, tensor<96xf16>) -> tensor<64x96xf16>
+  func.return %y : tensor<64x96xf16>
+}
+
+// CHECK-LABEL: cuda.kernel @bias_relu(%x: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) block 128 attributes {fused_ops = ["add", "relu"]} {
+// CHECK-DAG:     [[ZERO:%[^ ]+]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     [[C96:%[^ ]+]] = arith.constant 96 : index
+// CHECK-DAG:     [[N:%[^ ]+]] = arith.constant 6144 : index
+// CHECK:         [[TID:%[^ ]+]] = cuda.thread_idx x
+// CHECK-NEXT:    [[BID:%[^ ]+]] = cuda.block_idx x
+// CHECK-NEXT:    [[BDIM:%[^ ]+]] = cuda.block_dim x
+// CHECK-NEXT:    [[GDIM:%[^ ]+]] = cuda.grid_dim x
+// CHECK-NEXT:    [[BASE:%[^ ]+]] = arith.muli [[BID]], [[BDIM]] : index
+// CHECK-NEXT:    [[START:%[^ ]+]] = arith.addi [[BASE]], [[TID]] : index
+// CHECK-NEXT:    [[STEP:%[^ ]+]] = arith.muli [[BDIM]], [[GDIM]] : index
+// CHECK-NEXT:    scf.for [[I:%[^ ]+]] = [[START]] to [[N]] step [[STEP]] {
+// CHECK-NEXT:      [[COL:%[^ ]+]] = arith.remsi [[I]], [[C96]] : index
+// CHECK-NEXT:      [[ROW:%[^ ]+]] = arith.divsi [[I]], [[C96]] : index
+// CHECK-NEXT:      [[ROWBASE:%[^ ]+]] = arith.muli [[ROW]], [[C96]] : index
+// CHECK-NEXT:      [[XOFF:%[^ ]+]] = arith.addi [[ROWBASE]], [[COL]] : index
+// CHECK-NEXT:      [[XH:%[^ ]+]] = cuda.load %x{{\[}}[[XOFF]]{{\]}} : !cuda.ptr<f16> -> f16
+// CHECK-NEXT:      [[XF:%[^ ]+]] = arith.extf [[XH]] : f16 to f32
+// CHECK-NEXT:      [[BH:%[^ ]+]] = cuda.load %b{{\[}}[[COL]]{{\]}} : !cuda.ptr<f16> -> f16
+// CHECK-NEXT:      [[BF:%[^ ]+]] = arith.extf [[BH]] : f16 to f32
+// CHECK-NEXT:      [[SUM:%[^ ]+]] = arith.addf [[XF]], [[BF]] : f32
+// CHECK-NEXT:      [[RELU:%[^ ]+]] = arith.maximumf [[SUM]], [[ZERO]] : f32
+// CHECK:           [[YOFF:%[^ ]+]] = arith.addi {{%[^ ]+}}, [[COL]] : index
+// CHECK-NEXT:      [[YH:%[^ ]+]] = arith.truncf [[RELU]] : f32 to f16
+// CHECK-NEXT:      cuda.store [[YH]], %y{{\[}}[[YOFF]]{{\]}} : f16, !cuda.ptr<f16>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.host_func @pointwise(%x: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %out: !cuda.ptr<f16>) outputs 1 {
+// CHECK-NEXT:    cuda.launch @bias_relu grid [24, 1, 1] block [128, 1, 1](%x, %b, %out) : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
