@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,23 @@ class CompiledGraph:
     _executables: dict[int, Any] = field(
         default_factory=dict, repr=False, compare=False
     )
+
+    def __len__(self) -> int:
+        """The number of kernels, so that `len(compiler.compile(g))` counts
+        them as a user holding "the kernels" expects."""
+        return len(self.kernels)
+
+    def __iter__(self) -> Iterator[Kernel]:
+        """The kernels, in launch order."""
+        return iter(self.kernels)
+
+    def __getitem__(self, index: int) -> Kernel:
+        return self.kernels[index]
+
+    def __bool__(self) -> bool:
+        # A compiled graph is a value even when it launches no kernel (an
+        # output that is an input is only copied): never falsy by length.
+        return True
 
     def executable(self, device: int | None = None) -> Any:
         """The graph compiled by NVRTC for `device` (default: the current

@@ -53,7 +53,10 @@ def cases() -> Iterator[tuple[str, str, Callable]]:
 def digest(graph_factory: Callable, arch: str) -> str:
     from molten import ZeroCompiler
 
-    compiled = ZeroCompiler(arch=arch).compile(graph_factory())
+    return digest_of(ZeroCompiler(arch=arch).compile(graph_factory()))
+
+
+def digest_of(compiled) -> str:
     text = compiled.source + "\0" + compiled.header
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -1,6 +1,8 @@
 """Graphs whose generated kernels the compile checks and GPU tests exercise:
 every fusion pattern and kernel kind that lowers today, at awkward sizes."""
 
+import functools
+import itertools
 from collections.abc import Callable
 
 from molten.ir import DataflowGraph
@@ -312,3 +314,62 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_batched_2x80x40x21": gemm_batched([2], 80, 40, 21),
     "wgmma_transpose_a_136x48x264": gemm_transpose_a(136, 48, 264),
 }
+
+
+# -- the sweeps' shared compiles ----------------------------------------------
+#
+# Several sweeps check the same (case, dtype, arch): nvcc (test_codegen),
+# NVRTC (test_runtime) and the golden digests (test_generated_sources). Each
+# worker compiles a case once; the sweeps mark each case with one xdist
+# group (`--dist loadgroup`), so that one worker runs all of a case's checks
+# and the case's batch-mates in the nvcc sweep (test_codegen).
+
+NVCC_BATCH = 8
+"""Cases of one dtype that test_codegen hands nvcc in one translation unit:
+nvcc's fixed cost (its headers parsed three times, the host compile) is
+about 1.7 s a unit on the 2-core CI machine, more than most kernels."""
+
+
+@functools.cache
+def compiled_case(case: str, dtype: str, arch: str = "sm_90"):
+    """`ZeroCompiler(arch).compile` of a kernel case (CASES, or WGMMA_CASES
+    for sm_90a), once per process."""
+    from molten import ZeroCompiler
+
+    build = (WGMMA_CASES if arch == WGMMA_ARCH else CASES)[case]
+    g = DataflowGraph(case)
+    build(g, dtype)
+    return ZeroCompiler(arch=arch).compile(g)
+
+
+def nvcc_batch(case: str) -> tuple[str, ...]:
+    """The cases compiled in one nvcc run with `case` (for each dtype)."""
+    names = sorted(CASES)
+    start = names.index(case) // NVCC_BATCH * NVCC_BATCH
+    return tuple(names[start : start + NVCC_BATCH])
+
+
+def case_group(case: str, dtype: str) -> str:
+    """The xdist group of a case's checks: its nvcc batch and dtype."""
+    if case not in CASES:  # the sm_90a gemms: one nvcc batch a dtype
+        return f"{WGMMA_ARCH}/{dtype}"
+    return f"{nvcc_batch(case)[0]}/{dtype}"
+
+
+def case_params(cases, dtypes, *extra) -> list:
+    """pytest params (case, dtype, *extra) for every pair, each in its
+    case's xdist group."""
+    import pytest
+
+    return [
+        pytest.param(
+            case,
+            dtype,
+            *more,
+            marks=pytest.mark.xdist_group(case_group(case, dtype)),
+            id="-".join([case, dtype, *map(str, more)]),
+        )
+        for case in sorted(cases)
+        for dtype in dtypes
+        for more in itertools.product(*extra)
+    ]

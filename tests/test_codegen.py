@@ -3,9 +3,11 @@ treated as errors and no register spills, except a few bytes in kernels made
 to fit several blocks per SM; registers and spills per kernel are written to
 tests/logs/ptxas.log. Skipped where nvcc is absent."""
 
+import functools
 import re
 import shutil
 import subprocess
+import warnings
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,10 @@ from kernel_cases import (
     WGMMA_ARCH,
     WGMMA_CASES,
     WGMMA_DTYPES,
+    case_params,
+    compiled_case,
     gemm_bias_gelu,
+    nvcc_batch,
 )
 
 from molten import ZeroCompiler
@@ -43,10 +48,14 @@ _FORCED = re.compile(r"__launch_bounds__\(\d+, \d+\) (\w+)\(")
 
 
 def compile_unit(
-    source: str, tmp_path: Path, strict: bool = True, archs: tuple[str, ...] = ARCHS
+    source: str,
+    tmp_path: Path,
+    strict: bool = True,
+    archs: tuple[str, ...] = ARCHS,
+    ptxas: str | None = None,
 ) -> str:
     """Compiles for every arch in `archs`; returns ptxas's report. `strict`:
-    any register spill is an error."""
+    any register spill is an error; `ptxas` replaces ptxas's options."""
     cu = tmp_path / "unit.cu"
     cu.write_text(source)
     gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in archs]
@@ -58,7 +67,7 @@ def compile_unit(
             "-Werror",
             "all-warnings",
             "-Xptxas",
-            "-v,-warn-spills,-Werror" if strict else "-v",
+            ptxas or ("-v,-warn-spills,-Werror" if strict else "-v"),
             "-o",
             str(tmp_path / "unit.o"),
             str(cu),
@@ -70,20 +79,82 @@ def compile_unit(
     return result.stderr
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_kernels_compile(case, dtype, tmp_path):
-    g = DataflowGraph(case)
-    CASES[case](g, dtype)
-    compiled = ZeroCompiler().compile(g)
+def kernel_names(compiled) -> set[str]:
+    """Each kernel, and the scalar variant of each with vector accesses."""
+    return {k.name for k in compiled.kernels} | {
+        k.scalar_variant for k in compiled.kernels if k.scalar_variant
+    }
+
+
+_INCLUDES = re.compile(r"^#.*^#include [^\n]*\n", re.S | re.M)
+
+
+def split_includes(source: str) -> tuple[str, str]:
+    """A generated unit as its #include block (from its first preprocessor
+    line through its last #include) and the rest (the comment above the
+    block, then everything after it)."""
+    block = _INCLUDES.search(source)
+    assert block, "a generated unit includes the CUDA headers"
+    return block.group(0), source[: block.start()] + source[block.end() :]
+
+
+@pytest.fixture(scope="session")
+def nvcc_batches(tmp_path_factory):
+    """`report(key, sources, archs)`: ptxas's report of the units `sources`
+    compiled by nvcc in one run (once per `key`), or None where nvcc failed.
+
+    The batch is one translation unit: the units' #include block (the same
+    in each, byte for byte) once, then the rest of each unit, unchanged, in
+    a namespace of its own. Every kernel and launcher name starts with its
+    graph's name, so the units cannot collide; a unit's test compiles it
+    alone when its batch fails, so that the failure names its case."""
+    reports: dict[str, str | None] = {}
+
+    def report(key: str, sources: list[str], archs: tuple[str, ...]) -> str | None:
+        if key in reports:
+            return reports[key]
+        units = [split_includes(source) for source in sources]
+        reports[key] = None
+        if len({head for head, _ in units}) != 1:
+            return None
+        source = units[0][0] + "".join(
+            f"namespace molten_unit{i} {{\n{body}}}  // molten_unit{i}\n"
+            for i, (_, body) in enumerate(units)
+        )
+        directory = tmp_path_factory.mktemp("nvcc-" + re.sub(r"\W", "-", key))
+        try:
+            # Spills are checked per kernel by the tests (some may spill a
+            # little); any other ptxas warning fails the batch.
+            reports[key] = compile_unit(
+                source, directory, archs=archs, ptxas="-v,-Werror"
+            )
+        except AssertionError as error:
+            warnings.warn(
+                f"nvcc failed on the batch {key}; its cases compile alone: "
+                f"{str(error)[:2000]}",
+                stacklevel=1,
+            )
+        return reports[key]
+
+    return report
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize(("case", "dtype"), case_params(CASES, DTYPES))
+def test_kernels_compile(case, dtype, tmp_path, nvcc_batches):
+    compiled = compiled_case(case, dtype)
     forced = set(_FORCED.findall(compiled.source))
-    report = compile_unit(compiled.source, tmp_path, strict=not forced)
-    found = list(_PTXAS.finditer(report))
-    # each kernel, and the scalar variant of each with vector accesses
-    kernels = len(compiled.kernels) + sum(
-        k.scalar_variant is not None for k in compiled.kernels
+    batch = nvcc_batch(case)
+    report = nvcc_batches(
+        f"{batch[0]}/{dtype}",
+        [compiled_case(mate, dtype).source for mate in batch],
+        ARCHS,
     )
-    assert len(found) == kernels * len(ARCHS), report
+    if report is None:  # its batch failed: alone, the error is this case's
+        report = compile_unit(compiled.source, tmp_path, strict=not forced)
+    names = kernel_names(compiled)
+    found = [m for m in _PTXAS.finditer(report) if m["name"] in names]
+    assert len(found) == len(names) * len(ARCHS), report
     lines = []
     for match in found:
         spill, loads = int(match["spill"]), int(match["loads"])
@@ -102,24 +173,41 @@ BENCHMARK_GEMM = "gelu_bias_4096x4096x4096"
 """The benchmark's gelu(x @ w + b) at 4096 cubed, compiled only: ptxas once
 serialized its f16 wgmmas (and not its bf16 ones) for the epilogue's reads
 of accumulators still in flight after the K loop."""
+WGMMA_BATCH = [*sorted(WGMMA_CASES), BENCHMARK_GEMM]
+SERIALIZED = "wgmma.mma_async instructions are serialized"
 
 
-@pytest.mark.parametrize("dtype", WGMMA_DTYPES)
-@pytest.mark.parametrize("case", [*sorted(WGMMA_CASES), BENCHMARK_GEMM])
-def test_wgmma_kernels_compile(case, dtype, tmp_path):
+@functools.cache
+def compiled_wgmma(case: str, dtype: str):
+    if case != BENCHMARK_GEMM:
+        return compiled_case(case, dtype, WGMMA_ARCH)
+    g = DataflowGraph(case)
+    gemm_bias_gelu(4096, 4096, 4096)(g, dtype)
+    return ZeroCompiler(arch=WGMMA_ARCH).compile(g)
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize(("case", "dtype"), case_params(WGMMA_BATCH, WGMMA_DTYPES))
+def test_wgmma_kernels_compile(case, dtype, tmp_path, nvcc_batches):
     """The sm_90a gemms compile for sm_90a with no spill, and ptxas keeps
     their wgmmas in flight: it reports (C7514 and its kin) when it has to
     serialize them, which costs a third of their speed."""
-    g = DataflowGraph(case)
-    build = gemm_bias_gelu(4096, 4096, 4096) if case == BENCHMARK_GEMM else None
-    (build or WGMMA_CASES[case])(g, dtype)
-    compiled = ZeroCompiler(arch=WGMMA_ARCH).compile(g)
+    compiled = compiled_wgmma(case, dtype)
     assert "wgmma.mma_async" in compiled.source
-    report = compile_unit(compiled.source, tmp_path, archs=(WGMMA_ARCH,))
-    assert "wgmma.mma_async instructions are serialized" not in report, report
-    found = list(_PTXAS.finditer(report))
+    archs = (WGMMA_ARCH,)
+    report = nvcc_batches(
+        f"{WGMMA_ARCH}/{dtype}",
+        [compiled_wgmma(mate, dtype).source for mate in WGMMA_BATCH],
+        archs,
+    )
+    if report is None or SERIALIZED in report:  # which unit's is it?
+        report = compile_unit(compiled.source, tmp_path, archs=archs)
+    assert SERIALIZED not in report, report
+    names = kernel_names(compiled)
+    found = [m for m in _PTXAS.finditer(report) if m["name"] in names]
     # each kernel and its SIMT variant for misaligned operands
-    assert len(found) == 2 * len(compiled.kernels), report
+    assert len(names) == 2 * len(compiled.kernels)
+    assert len(found) == len(names), report
     for match in found:
         assert int(match["spill"]) == int(match["loads"]) == 0, report
 

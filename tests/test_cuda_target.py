@@ -29,6 +29,9 @@ from molten.ir import DataflowGraph
 from molten.pipeline import DEFAULT_PIPELINE, run_pipeline
 from molten.targets.cuda import float_literal, print_cuda
 
+# One worker runs the module: its tests share the session fixture `units`
+# (a dozen graphs compiled and built by nvcc), made once per worker.
+pytestmark = pytest.mark.xdist_group("cuda_target")
 NVCC = shutil.which("nvcc")
 ARCH = "sm_90"
 REPO = Path(__file__).resolve().parent.parent

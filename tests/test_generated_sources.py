@@ -6,10 +6,21 @@ the generated code rewrites the file (`python tests/generated_sources.py
 --update`) in the same commit, so that the diff shows which cases changed."""
 
 import pytest
-from generated_sources import GOLDEN, cases, digest, read_golden
+from generated_sources import GOLDEN, cases, digest, digest_of, read_golden
+from kernel_cases import case_group, compiled_case
 
 CASES = {label: (arch, graph) for label, arch, graph in cases()}
 RECORDED = read_golden()
+
+
+def _param(label: str):
+    """A kernel case joins its case's xdist group, to share its compile
+    with the nvcc and NVRTC sweeps (kernel_cases.compiled_case)."""
+    kind, *name_dtype = label.split("/")
+    if kind != "kernel":
+        return label
+    name, dtype = name_dtype
+    return pytest.param(label, marks=pytest.mark.xdist_group(case_group(name, dtype)))
 
 
 def test_every_case_is_recorded():
@@ -19,12 +30,18 @@ def test_every_case_is_recorded():
     )
 
 
-@pytest.mark.parametrize("label", sorted(CASES))
+@pytest.mark.sweep
+@pytest.mark.parametrize("label", [_param(label) for label in sorted(CASES)])
 def test_generated_source_unchanged(label):
     if label not in RECORDED:
         pytest.fail(f"{label} has no recorded digest")
     arch, graph = CASES[label]
-    assert digest(graph, arch) == RECORDED[label], (
+    kind, *name_dtype = label.split("/")
+    if kind == "kernel":
+        found = digest_of(compiled_case(*name_dtype, arch))
+    else:
+        found = digest(graph, arch)
+    assert found == RECORDED[label], (
         f"the generated source of {label} changed; if that is intended, run "
         "python tests/generated_sources.py --update"
     )

@@ -72,6 +72,8 @@ def test_seed_compiles_to_one_kernel(seed, tmp_path):
     compiled = seed["ZeroCompiler"](arch="sm_90").compile(seed["g"])
     assert compiled.name == "fused_rmsnorm"
     (only,) = compiled.kernels
+    # The compiled graph reads as its kernels too: a count, an iteration.
+    assert len(compiled) == 1 and list(compiled) == [only] and compiled[0] is only
     assert only.name == "fused_rmsnorm_row_reduce0"
     assert only.grid == (2048, 1, 1) and only.block[0] % 32 == 0
     assert only.fused_ops == ("square", "reduce_mean", "add", "rsqrt", "mul", "mul")
@@ -113,6 +115,14 @@ def test_returning_an_input_or_a_value_twice_copies():
     compiled = molten.ZeroCompiler().compile(g)
     assert compiled.source.count("cudaMemcpyAsync(") == 2
     assert len(compiled.kernels) == 1
+
+
+def test_a_graph_of_copies_only_has_no_kernels_but_is_truthy():
+    g = DataflowGraph("copies")
+    g.add_output(g.add_input("x", [4]))
+    compiled = molten.ZeroCompiler().compile(g)
+    assert len(compiled) == 0 and list(compiled) == []
+    assert compiled and compiled.source.count("cudaMemcpyAsync(") == 1
 
 
 def test_zero_compiler_optimize_stops_at_the_kernel_level(seed):

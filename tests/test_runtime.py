@@ -15,7 +15,15 @@ import sys
 
 import numpy as np
 import pytest
-from kernel_cases import CASES, DTYPES, WGMMA_ARCH, WGMMA_CASES, WGMMA_DTYPES
+from kernel_cases import (
+    CASES,
+    DTYPES,
+    WGMMA_ARCH,
+    WGMMA_CASES,
+    WGMMA_DTYPES,
+    case_params,
+    compiled_case,
+)
 
 import molten
 from molten import ZeroCompiler, ops
@@ -117,26 +125,27 @@ def test_program_copies_outputs_that_are_inputs_or_returned_twice():
 # -- NVRTC ------------------------------------------------
 
 
+@pytest.mark.sweep
 @needs_nvrtc
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize(
+    ("case", "dtype", "arch"), case_params(CASES, DTYPES, ["sm_80", "sm_90"])
+)
 def test_every_kernel_case_compiles_with_nvrtc(case, dtype, arch, monkeypatch):
     """The JIT compiles the same source nvcc does (tests/test_codegen.py), and
     the cubin holds every kernel the program launches."""
     from molten.runtime.nvrtc import compile_cubin
 
     monkeypatch.setenv("MOLTEN_DISABLE_CACHE", "1")
-    compiled = ZeroCompiler().compile(_graph(case, dtype))
+    compiled = compiled_case(case, dtype)
     cubin = compile_cubin(compiled.source, arch)
     assert cubin[:4] == b"\x7fELF"
     for launch in (s for s in compiled.program if isinstance(s, steps.Launch)):
         assert launch.kernel.encode() in cubin
 
 
+@pytest.mark.sweep
 @needs_nvrtc
-@pytest.mark.parametrize("dtype", WGMMA_DTYPES)
-@pytest.mark.parametrize("case", sorted(WGMMA_CASES))
+@pytest.mark.parametrize(("case", "dtype"), case_params(WGMMA_CASES, WGMMA_DTYPES))
 def test_every_wgmma_case_compiles_with_nvrtc(case, dtype, monkeypatch):
     """NVRTC builds the sm_90a gemms for sm_90a, the target the runtime takes
     for a graph compiled for it on an sm_90 device."""
@@ -144,9 +153,7 @@ def test_every_wgmma_case_compiles_with_nvrtc(case, dtype, monkeypatch):
     from molten.runtime.nvrtc import compile_cubin
 
     monkeypatch.setenv("MOLTEN_DISABLE_CACHE", "1")
-    g = DataflowGraph(case)
-    WGMMA_CASES[case](g, dtype)
-    compiled = ZeroCompiler(arch=WGMMA_ARCH).compile(g)
+    compiled = compiled_case(case, dtype, WGMMA_ARCH)
     assert target_arch(compiled.arch, "sm_90") == WGMMA_ARCH
     cubin = compile_cubin(compiled.source, WGMMA_ARCH)
     for launch in (s for s in compiled.program if isinstance(s, steps.Launch)):
