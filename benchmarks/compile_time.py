@@ -144,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         record = {
             "date": date.today().isoformat(),
+            "commit": _commit(),
             "machine": f"{platform.machine()}, {_cores()} cores",
             "python": platform.python_version(),
             "repeat": args.repeat,
@@ -154,6 +155,15 @@ def main(argv: list[str] | None = None) -> int:
             json.dump(record, f, indent=2)
             f.write("\n")
     return 1 if failed else 0
+
+
+def _commit() -> str:
+    import subprocess
+
+    result = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    return result.stdout.strip() or "unknown"
 
 
 def _cores() -> int:
