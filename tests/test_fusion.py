@@ -1092,3 +1092,30 @@ def test_each_fusion_pass_alone_preserves_random_graphs(case, name):
     for w_, g_ in zip(want, got, strict=True):
         assert g_.shape == w_.shape
         np.testing.assert_allclose(g_, w_, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+def test_a_chain_of_2000_ops_compiles_and_keeps_its_meaning(rng):
+    """Code generation has no recursion as deep as the graph (a 250-op
+    chain once ended in RecursionError) and fusion grows groups in linear
+    time: 2,000 elementwise ops with a softmax every 50 compile, and the
+    kernel level computes what the graph does."""
+    g = DataflowGraph("chain")
+    x = g.add_input("x", [3, 40])
+    y = x
+    for i in range(1, 2001):
+        if i % 50 == 0:
+            y = g.softmax(y)
+        elif i % 3 == 0:
+            y = g.tanh(y)
+        elif i % 3 == 1:
+            y = y * 1.0001
+        else:
+            y = y + x
+    g.add_output(y, "y")
+    compiled = molten.ZeroCompiler().compile(g)
+    assert len(compiled) >= 1 and "__global__" in compiled.source
+    xs = rng.uniform(-1, 1, (3, 40)).astype(np.float32)
+    want = molten.interpret(g, xs, reference=True)
+    kernel_level = molten.ZeroCompiler().optimize(g)
+    got = molten.interpret(kernel_level, xs, reference=True)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
