@@ -811,6 +811,19 @@ def _check_trailing(
     return k
 
 
+F32_MAX = 3.4028234663852886e38
+"""The largest finite f32: kernels compute in f32, so an attribute beyond it
+would be infinite there (and cannot be printed as an f32 literal)."""
+
+
+def _check_f32_range(op_name: str, what: str, value: float) -> None:
+    if abs(value) > F32_MAX:
+        raise ShapeError(
+            f"{op_name}: {what} {value} is beyond float32's range (+-{F32_MAX:.7g}), "
+            "in which the kernels compute"
+        )
+
+
 def _check_epsilon(op_name: str, properties: Mapping[str, Attribute]) -> None:
     eps = properties["epsilon"]
     assert isinstance(eps, FloatAttr)
@@ -818,6 +831,7 @@ def _check_epsilon(op_name: str, properties: Mapping[str, Attribute]) -> None:
         raise ShapeError(
             f"{op_name}: eps must be finite and >= 0, got {eps.value.data}"
         )
+    _check_f32_range(op_name, "eps", eps.value.data)
 
 
 @irdl_op_definition
@@ -1021,6 +1035,7 @@ class AttentionOp(MoltenOp):
             raise ShapeError(
                 f"{cls.name}: scale must be finite, got {scale.value.data}"
             )
+        _check_f32_range(cls.name, "scale", scale.value.data)
         return _tensor([*batch, qs[-2], vs[-1]], q.element_type)
 
 

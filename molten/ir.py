@@ -6,13 +6,16 @@ from molten.ir import DataflowGraph, TensorShape
 g = DataflowGraph("fused_rmsnorm")
 x = g.add_input("x", TensorShape([2048, 5120]))      # float32 unless dtype= says
 w = g.add_input("w", TensorShape([5120]))
-out = g.rms_norm(x, w, "norm")
+out = g.rms_norm(x, w, eps=1e-6, name="norm")
 g.add_output(out)
 print(g.to_mlir())
 ```
 
-Builder methods take their tensor operands first, then an optional result
-name, then keyword-only options. Every method checks shapes and element types
+Builder methods read like torch's: tensor operands first, then the op's
+options in torch's order (`softmax(x, -1)`, `rms_norm(x, w, 1e-5)`,
+`reduce_sum(x, 1, True)`), and the result's name only as `name=`. Options
+are checked at the call: a wrong type or value raises a `GraphError` naming
+the op and the option. Every method checks shapes and element types
 as it builds (through the op's own verifier rule) and raises a `ShapeError` or
 `DTypeError` naming the op, the operands and their shapes. Tensors also
 support `+ - * / ** @` and unary `-`, with Python numbers as scalars.
@@ -116,6 +119,60 @@ def sanitize_name(name: str) -> str:
     return cleaned
 
 
+def _checked_name(op_name: str, name: Any) -> str | None:
+    if name is None or isinstance(name, str):
+        return name
+    raise GraphError(
+        f"{op_name}: name must be a string, got {name!r} ({type(name).__name__})"
+    )
+
+
+def _checked_real(op_name: str, what: str, value: Any) -> float:
+    """A real number (not a bool, not a string)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        hint = (
+            f"; the result's name is keyword-only: name={value!r}"
+            if isinstance(value, str)
+            else ""
+        )
+        raise GraphError(
+            f"{op_name}: {what} must be a real number, got {value!r} "
+            f"({type(value).__name__}){hint}"
+        )
+    return float(value)  # a value out of the op's range is its verifier's
+
+
+def _checked_int(op_name: str, what: str, value: Any) -> int:
+    """An integer (an int or numpy integer; not a bool, float or string)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise GraphError(
+            f"{op_name}: {what} must be an integer, got {value!r} "
+            f"({type(value).__name__})"
+        )
+    return int(value)
+
+
+def _checked_ints(op_name: str, what: str, values: Any) -> list[int]:
+    """A sequence of integers (a list, tuple, TensorShape or 1-D array)."""
+    if isinstance(values, str | bytes) or not isinstance(
+        values, Sequence | np.ndarray | TensorShape
+    ):
+        raise GraphError(
+            f"{op_name}: {what} must be a sequence of integers, got {values!r} "
+            f"({type(values).__name__})"
+        )
+    return [_checked_int(op_name, f"{what} entry {i}", v) for i, v in enumerate(values)]
+
+
+def _checked_flag(op_name: str, what: str, value: Any) -> bool:
+    if not isinstance(value, bool | np.bool_):
+        raise GraphError(
+            f"{op_name}: {what} must be True or False, got {value!r} "
+            f"({type(value).__name__})"
+        )
+    return bool(value)
+
+
 @dataclass(frozen=True, init=False)
 class TensorShape:
     """A static tensor shape: positive dimension sizes, outermost first."""
@@ -123,7 +180,16 @@ class TensorShape:
     dims: tuple[int, ...]
 
     def __init__(self, dims: Sequence[int] | int):
-        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        if isinstance(dims, int | np.integer) and not isinstance(dims, bool):
+            dims = (dims,)
+        elif isinstance(dims, str | bytes) or not isinstance(
+            dims, Sequence | np.ndarray | TensorShape
+        ):
+            raise ShapeError(
+                f"TensorShape({dims!r}): expected a sequence of positive integers, "
+                f"got {type(dims).__name__}"
+            )
+        dims = tuple(dims)
         for d in dims:
             if isinstance(d, bool) or not isinstance(d, int | np.integer) or d < 1:
                 raise ShapeError(
@@ -248,6 +314,11 @@ class DataflowGraph:
         self, name: str, shape: TensorShape | Sequence[int], dtype: Any = "float32"
     ) -> Tensor:
         """A new graph input of `shape` and `dtype` (float32, float16, bfloat16)."""
+        if not isinstance(name, str):
+            raise GraphError(
+                f"add_input: the name must be a string, got {name!r} "
+                f"({type(name).__name__})"
+            )
         shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
         clean = sanitize_name(name)
         if clean in self._names_in_use():
@@ -263,6 +334,7 @@ class DataflowGraph:
     def add_output(self, tensor: Tensor, name: str | None = None) -> None:
         """Marks `tensor` as a graph output, named `name` (default: its own name)."""
         self._check_owned(tensor, "add_output")
+        name = _checked_name("add_output", name)
         if name is not None:
             clean = sanitize_name(name)
             if clean in self._names_in_use():
@@ -421,6 +493,7 @@ class DataflowGraph:
         properties: dict[str, Attribute] | None = None,
         result_type: TensorType | None = None,
     ) -> Tensor:
+        name = _checked_name(op_type.name, name)
         for t in operands:
             self._check_owned(t, op_type.name)
         with self._building(op_type.name, operands):
@@ -449,82 +522,87 @@ class DataflowGraph:
             rhs = self._scalar(rhs, lhs)
         return self._emit(op_type, [lhs, rhs], name)
 
-    def add(self, lhs: Operand, rhs: Operand, name: str | None = None) -> Tensor:
+    def add(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
         """lhs + rhs, broadcasting like numpy."""
         return self._binary(molten.AddOp, lhs, rhs, name)
 
-    def sub(self, lhs: Operand, rhs: Operand, name: str | None = None) -> Tensor:
+    def sub(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
         """lhs - rhs, broadcasting like numpy."""
         return self._binary(molten.SubOp, lhs, rhs, name)
 
-    def mul(self, lhs: Operand, rhs: Operand, name: str | None = None) -> Tensor:
+    def mul(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
         """lhs * rhs, broadcasting like numpy."""
         return self._binary(molten.MulOp, lhs, rhs, name)
 
-    def div(self, lhs: Operand, rhs: Operand, name: str | None = None) -> Tensor:
+    def div(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
         """lhs / rhs, broadcasting like numpy."""
         return self._binary(molten.DivOp, lhs, rhs, name)
 
-    def max(self, lhs: Operand, rhs: Operand, name: str | None = None) -> Tensor:
+    def max(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
         """Elementwise maximum (torch.maximum), broadcasting like numpy."""
         return self._binary(molten.MaxOp, lhs, rhs, name)
 
-    def min(self, lhs: Operand, rhs: Operand, name: str | None = None) -> Tensor:
+    def min(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
         """Elementwise minimum (torch.minimum), broadcasting like numpy."""
         return self._binary(molten.MinOp, lhs, rhs, name)
 
-    def pow(self, lhs: Operand, rhs: Operand, name: str | None = None) -> Tensor:
+    def pow(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
         """lhs ** rhs, broadcasting like numpy."""
         return self._binary(molten.PowOp, lhs, rhs, name)
 
-    def neg(self, x: Tensor, name: str | None = None) -> Tensor:
+    def neg(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.NegOp, [x], name)
 
-    def abs(self, x: Tensor, name: str | None = None) -> Tensor:
+    def abs(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.AbsOp, [x], name)
 
-    def exp(self, x: Tensor, name: str | None = None) -> Tensor:
+    def exp(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.ExpOp, [x], name)
 
-    def log(self, x: Tensor, name: str | None = None) -> Tensor:
+    def log(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.LogOp, [x], name)
 
-    def sqrt(self, x: Tensor, name: str | None = None) -> Tensor:
+    def sqrt(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.SqrtOp, [x], name)
 
-    def rsqrt(self, x: Tensor, name: str | None = None) -> Tensor:
+    def rsqrt(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.RsqrtOp, [x], name)
 
-    def reciprocal(self, x: Tensor, name: str | None = None) -> Tensor:
+    def reciprocal(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.ReciprocalOp, [x], name)
 
-    def square(self, x: Tensor, name: str | None = None) -> Tensor:
+    def square(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.SquareOp, [x], name)
 
-    def tanh(self, x: Tensor, name: str | None = None) -> Tensor:
+    def tanh(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.TanhOp, [x], name)
 
-    def sigmoid(self, x: Tensor, name: str | None = None) -> Tensor:
+    def sigmoid(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.SigmoidOp, [x], name)
 
-    def relu(self, x: Tensor, name: str | None = None) -> Tensor:
+    def relu(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.ReluOp, [x], name)
 
-    def silu(self, x: Tensor, name: str | None = None) -> Tensor:
+    def silu(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.SiluOp, [x], name)
 
     def gelu(
-        self, x: Tensor, name: str | None = None, *, approximate: str = "none"
+        self, x: Tensor, approximate: str = "none", *, name: str | None = None
     ) -> Tensor:
         """GELU: exact erf form, or approximate="tanh" (as torch's gelu)."""
+        if not isinstance(approximate, str):
+            raise GraphError(
+                f"molten.gelu: approximate must be 'none' or 'tanh', got "
+                f"{approximate!r} ({type(approximate).__name__})"
+            )
         props = {"approximate": StringAttr(approximate)}
         return self._emit(molten.GeluOp, [x], name, props)
 
-    def rotate_half(self, x: Tensor, name: str | None = None) -> Tensor:
+    def rotate_half(self, x: Tensor, *, name: str | None = None) -> Tensor:
         """concat(-x[..., d/2:], x[..., :d/2]) over the last axis."""
         return self._emit(molten.RotateHalfOp, [x], name)
 
-    def cast(self, x: Tensor, dtype: Any, name: str | None = None) -> Tensor:
+    def cast(self, x: Tensor, dtype: Any, *, name: str | None = None) -> Tensor:
         """x converted to `dtype` (round to nearest even)."""
         self._check_owned(x, molten.CastOp.name)
         with self._building(molten.CastOp.name, [x]):
@@ -534,12 +612,15 @@ class DataflowGraph:
     def constant(
         self,
         value: Any,
-        name: str | None = None,
-        *,
         shape: TensorShape | Sequence[int] | None = None,
         dtype: Any = "float32",
+        *,
+        name: str | None = None,
     ) -> Tensor:
         """A constant: a scalar (rank 0, or broadcast to `shape`) or an array."""
+        name = _checked_name(molten.ConstantOp.name, name)
+        if shape is not None:
+            shape = _checked_ints(molten.ConstantOp.name, "shape", shape)
         with self._building(molten.ConstantOp.name, [value]):
             element = element_type(dtype)
             try:
@@ -559,17 +640,21 @@ class DataflowGraph:
         self._block.add_op(op)
         result = Tensor(self, op.result)
         if shape is not None and tuple(shape) != array.shape:
-            return self.broadcast_to(result, shape, name)
+            return self.broadcast_to(result, shape, name=name)
         if name is not None:
             op.result.name_hint = sanitize_name(name)
         return result
 
     def _axes(self, op_name: str, x: Tensor, axes: int | Sequence[int]) -> list[int]:
         rank = len(x.type.get_shape())
-        values = [axes] if isinstance(axes, int) else list(axes)
+        if isinstance(axes, int | np.integer) and not isinstance(axes, bool):
+            values = [int(axes)]
+        else:
+            values = _checked_ints(op_name, "axes", axes)
         return sorted(molten.normalize_axis(op_name, a, rank) for a in values)
 
     def _reduce(self, op_type, x: Tensor, axes, name, keepdim: bool) -> Tensor:
+        keepdim = _checked_flag(op_type.name, "keepdim", keepdim)
         self._check_owned(x, op_type.name)
         with self._building(op_type.name, [x]):
             props: dict[str, Attribute] = {
@@ -583,9 +668,9 @@ class DataflowGraph:
         self,
         x: Tensor,
         axes: int | Sequence[int],
-        name: str | None = None,
-        *,
         keepdim: bool = False,
+        *,
+        name: str | None = None,
     ) -> Tensor:
         """Sum over `axes` (negative axes count from the end)."""
         return self._reduce(molten.ReduceSumOp, x, axes, name, keepdim)
@@ -594,9 +679,9 @@ class DataflowGraph:
         self,
         x: Tensor,
         axes: int | Sequence[int],
-        name: str | None = None,
-        *,
         keepdim: bool = False,
+        *,
+        name: str | None = None,
     ) -> Tensor:
         """Maximum over `axes`."""
         return self._reduce(molten.ReduceMaxOp, x, axes, name, keepdim)
@@ -605,29 +690,30 @@ class DataflowGraph:
         self,
         x: Tensor,
         axes: int | Sequence[int],
-        name: str | None = None,
-        *,
         keepdim: bool = False,
+        *,
+        name: str | None = None,
     ) -> Tensor:
         """Mean over `axes`."""
         return self._reduce(molten.ReduceMeanOp, x, axes, name, keepdim)
 
     def broadcast_to(
-        self, x: Tensor, shape: TensorShape | Sequence[int], name: str | None = None
+        self, x: Tensor, shape: TensorShape | Sequence[int], *, name: str | None = None
     ) -> Tensor:
         """x broadcast to `shape` under numpy's rules."""
         self._check_owned(x, molten.BroadcastToOp.name)
+        shape = _checked_ints(molten.BroadcastToOp.name, "shape", shape)
         with self._building(molten.BroadcastToOp.name, [x]):
             target = TensorType(x.type.element_type, list(TensorShape(shape)))
         return self._emit(molten.BroadcastToOp, [x], name, result_type=target)
 
     def reshape(
-        self, x: Tensor, shape: Sequence[int], name: str | None = None
+        self, x: Tensor, shape: Sequence[int], *, name: str | None = None
     ) -> Tensor:
         """x in row-major order with `shape`; one dimension may be -1 (inferred)."""
         self._check_owned(x, molten.ReshapeOp.name)
+        dims = _checked_ints(molten.ReshapeOp.name, "shape", shape)
         with self._building(molten.ReshapeOp.name, [x]):
-            dims = [int(d) for d in shape]
             if dims.count(-1) > 1:
                 raise ShapeError(f"shape {dims} has more than one -1")
             if -1 in dims:
@@ -640,14 +726,15 @@ class DataflowGraph:
         return self._emit(molten.ReshapeOp, [x], name, result_type=target)
 
     def transpose(
-        self, x: Tensor, permutation: Sequence[int], name: str | None = None
+        self, x: Tensor, permutation: Sequence[int], *, name: str | None = None
     ) -> Tensor:
         """Result axis i is input axis permutation[i] (negative entries count
         from the end)."""
         self._check_owned(x, molten.TransposeOp.name)
         rank = len(x.type.get_shape())
         # Out-of-range entries are left for the op's rule, which names them all.
-        perm = [int(p) % rank if -rank <= int(p) < 0 else int(p) for p in permutation]
+        entries = _checked_ints(molten.TransposeOp.name, "permutation", permutation)
+        perm = [p % rank if -rank <= p < 0 else p for p in entries]
         props = {"permutation": molten._int_array(perm)}
         return self._emit(molten.TransposeOp, [x], name, props)
 
@@ -655,16 +742,16 @@ class DataflowGraph:
         self,
         a: Tensor,
         b: Tensor,
-        name: str | None = None,
         *,
         transpose_a: bool = False,
         transpose_b: bool = False,
+        name: str | None = None,
     ) -> Tensor:
         """a @ b over the last two axes; batch axes broadcast."""
         props: dict[str, Attribute] = {}
-        if transpose_a:
+        if _checked_flag(molten.MatmulOp.name, "transpose_a", transpose_a):
             props["transpose_a"] = UnitAttr()
-        if transpose_b:
+        if _checked_flag(molten.MatmulOp.name, "transpose_b", transpose_b):
             props["transpose_b"] = UnitAttr()
         return self._emit(molten.MatmulOp, [a, b], name, props)
 
@@ -672,12 +759,13 @@ class DataflowGraph:
         self,
         x: Tensor,
         weight: Tensor,
-        name: str | None = None,
-        *,
         eps: float = 1e-6,
+        *,
+        name: str | None = None,
     ) -> Tensor:
         """x * rsqrt(mean(x^2) + eps) * weight over the axes `weight` spans."""
-        props = {"epsilon": FloatAttr(float(eps), Float64Type())}
+        eps = _checked_real(molten.RmsNormOp.name, "eps", eps)
+        props = {"epsilon": FloatAttr(eps, Float64Type())}
         return self._emit(molten.RmsNormOp, [x, weight], name, props)
 
     def layer_norm(
@@ -685,16 +773,18 @@ class DataflowGraph:
         x: Tensor,
         weight: Tensor,
         bias: Tensor,
-        name: str | None = None,
-        *,
         eps: float = 1e-5,
+        *,
+        name: str | None = None,
     ) -> Tensor:
         """(x - mean) * rsqrt(var + eps) * weight + bias over `weight`'s axes."""
-        props = {"epsilon": FloatAttr(float(eps), Float64Type())}
+        eps = _checked_real(molten.LayerNormOp.name, "eps", eps)
+        props = {"epsilon": FloatAttr(eps, Float64Type())}
         return self._emit(molten.LayerNormOp, [x, weight, bias], name, props)
 
-    def softmax(self, x: Tensor, name: str | None = None, *, axis: int = -1) -> Tensor:
+    def softmax(self, x: Tensor, axis: int = -1, *, name: str | None = None) -> Tensor:
         """Numerically stable softmax along `axis`."""
+        axis = _checked_int(molten.SoftmaxOp.name, "axis", axis)
         self._check_owned(x, molten.SoftmaxOp.name)
         with self._building(molten.SoftmaxOp.name, [x]):
             rank = len(x.type.get_shape())
@@ -706,7 +796,7 @@ class DataflowGraph:
         return self._emit(molten.SoftmaxOp, [x], name, props)
 
     def rope(
-        self, x: Tensor, cos: Tensor, sin: Tensor, name: str | None = None
+        self, x: Tensor, cos: Tensor, sin: Tensor, *, name: str | None = None
     ) -> Tensor:
         """Rotary embedding: x * cos + rotate_half(x) * sin."""
         return self._emit(molten.RopeOp, [x, cos, sin], name)
@@ -716,10 +806,10 @@ class DataflowGraph:
         query: Tensor,
         key: Tensor,
         value: Tensor,
-        name: str | None = None,
         *,
         scale: float | None = None,
         causal: bool = False,
+        name: str | None = None,
     ) -> Tensor:
         """softmax(query @ key^T * scale [+ causal mask]) @ value.
 
@@ -729,13 +819,14 @@ class DataflowGraph:
         self._check_owned(query, molten.AttentionOp.name)
         if scale is None:
             scale = 1 / math.sqrt(query.type.get_shape()[-1])
-        props: dict[str, Attribute] = {"scale": FloatAttr(float(scale), Float64Type())}
-        if causal:
+        scale = _checked_real(molten.AttentionOp.name, "scale", scale)
+        props: dict[str, Attribute] = {"scale": FloatAttr(scale, Float64Type())}
+        if _checked_flag(molten.AttentionOp.name, "causal", causal):
             props["causal"] = UnitAttr()
         return self._emit(molten.AttentionOp, [query, key, value], name, props)
 
     def causal_mask(
-        self, rows: int, cols: int, name: str | None = None, *, dtype: Any = "float32"
+        self, rows: int, cols: int, dtype: Any = "float32", *, name: str | None = None
     ) -> Tensor:
         """The additive causal mask: 0 where col <= row, -inf elsewhere."""
         with self._building(molten.CausalMaskOp.name, [rows, cols]):

@@ -14,7 +14,7 @@ def rms_norm(rows: int, hidden: int) -> Builder:
     def build(g: DataflowGraph, dtype: str) -> None:
         x = g.add_input("x", [rows, hidden], dtype)
         w = g.add_input("w", [hidden], dtype)
-        g.add_output(g.rms_norm(x, w, "norm"))
+        g.add_output(g.rms_norm(x, w, name="norm"))
 
     return build
 
@@ -24,7 +24,7 @@ def layer_norm(shape: list[int], normalized: int) -> Builder:
         x = g.add_input("x", shape, dtype)
         w = g.add_input("w", shape[-normalized:], dtype)
         b = g.add_input("b", shape[-normalized:], dtype)
-        g.add_output(g.layer_norm(x, w, b, "y"))
+        g.add_output(g.layer_norm(x, w, b, name="y"))
 
     return build
 
@@ -32,7 +32,7 @@ def layer_norm(shape: list[int], normalized: int) -> Builder:
 def softmax(shape: list[int], axis: int = -1) -> Builder:
     def build(g: DataflowGraph, dtype: str) -> None:
         x = g.add_input("x", shape, dtype)
-        g.add_output(g.softmax(x, "p", axis=axis))
+        g.add_output(g.softmax(x, name="p", axis=axis))
 
     return build
 
@@ -43,7 +43,7 @@ def masked_softmax(rows: int, cols: int) -> Builder:
 
     def build(g: DataflowGraph, dtype: str) -> None:
         x = g.add_input("x", [rows, cols], dtype)
-        g.add_output(g.softmax(x + g.causal_mask(rows, cols, dtype=dtype), "p"))
+        g.add_output(g.softmax(x + g.causal_mask(rows, cols, dtype=dtype), name="p"))
 
     return build
 
@@ -94,7 +94,7 @@ def rope(batch: int, seq: int, dim: int) -> Builder:
         x = g.add_input("x", [batch, seq, dim], dtype)
         cos = g.add_input("cos", [seq, dim], dtype)
         sin = g.add_input("sin", [seq, dim], dtype)
-        g.add_output(g.rope(x, cos, sin, "y"))
+        g.add_output(g.rope(x, cos, sin, name="y"))
 
     return build
 
@@ -127,7 +127,7 @@ def gemm_batched(batch: list[int], m: int, k: int, n: int) -> Builder:
         x = g.add_input("x", [*batch, m, k], dtype)
         w = g.add_input("w", [n, k], dtype)
         r = g.add_input("r", [*batch, m, n], dtype)
-        y = g.matmul(x, w, "xw", transpose_b=True)
+        y = g.matmul(x, w, name="xw", transpose_b=True)
         g.add_output(y)
         g.add_output(g.silu(y) + r, "out")
 
@@ -138,7 +138,7 @@ def gemm_transpose_a(m: int, k: int, n: int) -> Builder:
     def build(g: DataflowGraph, dtype: str) -> None:
         a = g.add_input("a", [k, m], dtype)
         b = g.add_input("b", [k, n], dtype)
-        g.add_output(g.matmul(a, b, "y", transpose_a=True) * 0.5)
+        g.add_output(g.matmul(a, b, name="y", transpose_a=True) * 0.5)
 
     return build
 
@@ -159,7 +159,7 @@ def gemv_batched(batch: list[int], m: int, k: int, n: int) -> Builder:
 def attention(batch: int, seq: int, dim: int, causal: bool) -> Builder:
     def build(g: DataflowGraph, dtype: str) -> None:
         q, k, v = (g.add_input(n, [batch, seq, dim], dtype) for n in "qkv")
-        g.add_output(g.attention(q, k, v, "o", causal=causal))
+        g.add_output(g.attention(q, k, v, name="o", causal=causal))
 
     return build
 
@@ -169,7 +169,7 @@ def passthrough(n: int) -> Builder:
 
     def build(g: DataflowGraph, dtype: str) -> None:
         x = g.add_input("x", [n], dtype)
-        y = g.exp(x, "y")
+        y = g.exp(x, name="y")
         g.add_output(x, "x_again")
         g.add_output(y)
         g.add_output(y, "y_again")
@@ -214,6 +214,21 @@ def reshape_reduce(rows: int, cols: int, split: int) -> Builder:
         spread = g.broadcast_to(peak, [rows * split, cols // split]) - parts
         g.add_output(total, "total")
         g.add_output(spread, "spread")
+
+    return build
+
+
+def rank0_mix(rows: int, cols: int) -> Builder:
+    """Rank-0 tensors: an input, a full reduction to a scalar, scalar outputs
+    and a scalar broadcast into a row reduction."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [], dtype)
+        y = g.add_input("y", [rows, cols], dtype)
+        total = g.reduce_sum(y, [0, 1])
+        g.add_output(g.exp(x) * total, "scaled_total")
+        g.add_output(g.tanh(x), "scalar")
+        g.add_output(g.softmax(y * x), "probs")
 
     return build
 
@@ -265,6 +280,7 @@ CASES: dict[str, Builder] = {
     "unary_ops_3x517": unary_ops(3, 517),
     "binary_ops_5x129": binary_ops(5, 129),
     "reshape_reduce_6x40": reshape_reduce(6, 40, 4),
+    "rank0_mix_5x7": rank0_mix(5, 7),
     # Vector accesses: runs of 4 f32 or 8 f16/bf16 along the innermost axis,
     # with row/column broadcasts, a partial last run, a transposed read
     # (scalar loads, vector stores) and a 1-D stream.

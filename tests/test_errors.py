@@ -202,6 +202,24 @@ CASES = {
         ShapeError,
         ["molten.rms_norm:", "eps"],
     ),
+    "rms_norm-eps-beyond-f32": (
+        {"x": ((4, 8), F32), "w": ((8,), F32)},
+        lambda g, t: g.rms_norm(t["x"], t["w"], eps=1.0e308),
+        ShapeError,
+        ["molten.rms_norm:", "eps 1e+308 is beyond float32's range"],
+    ),
+    "layer_norm-eps-beyond-f32": (
+        {"x": ((4, 8), F32), "w": ((8,), F32), "b": ((8,), F32)},
+        lambda g, t: g.layer_norm(t["x"], t["w"], t["b"], eps=1.0e39),
+        ShapeError,
+        ["molten.layer_norm:", "eps 1e+39 is beyond float32's range"],
+    ),
+    "attention-scale-beyond-f32": (
+        {"q": ((4, 8), F32)},
+        lambda g, t: g.attention(t["q"], t["q"], t["q"], scale=-1.0e300),
+        ShapeError,
+        ["molten.attention:", "scale -1e+300 is beyond float32's range"],
+    ),
     "rms_norm-dtype": (
         {"x": ((4, 8), F32), "w": ((8,), "f16")},
         lambda g, t: g.rms_norm(t["x"], t["w"]),

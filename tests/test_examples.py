@@ -29,7 +29,7 @@ def test_python_graph_and_spec_give_the_same_kernel(tmp_path):
     g = DataflowGraph("fused_rmsnorm")
     x = g.add_input("x", TensorShape([2048, 5120]))
     w = g.add_input("w", TensorShape([5120]))
-    g.add_output(g.rms_norm(x, w, "norm"))
+    g.add_output(g.rms_norm(x, w, name="norm"))
     from_python = _saved(g, tmp_path / "python")
     assert (
         from_python["fused_rmsnorm.cu"] == (EXAMPLES / "fused_rmsnorm.cu").read_text()

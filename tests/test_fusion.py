@@ -197,7 +197,7 @@ def g_rms_norm(dt, rows=8, hidden=64):
     g = DataflowGraph("fused_rmsnorm")
     x = g.add_input("x", TensorShape([rows, hidden]), dt)
     w = g.add_input("w", TensorShape([hidden]), dt)
-    g.add_output(g.rms_norm(x, w, "norm"))
+    g.add_output(g.rms_norm(x, w, name="norm"))
     return g
 
 
@@ -207,14 +207,14 @@ def g_layer_norm(dt, normalized=1):
     x = g.add_input("x", shape, dt)
     w = g.add_input("w", shape[-normalized:], dt)
     b = g.add_input("b", shape[-normalized:], dt)
-    g.add_output(g.layer_norm(x, w, b, "y"))
+    g.add_output(g.layer_norm(x, w, b, name="y"))
     return g
 
 
 def g_softmax(dt, axis=-1):
     g = DataflowGraph("softmax")
     x = g.add_input("x", [5, 7], dt)
-    g.add_output(g.softmax(x, "p", axis=axis))
+    g.add_output(g.softmax(x, name="p", axis=axis))
     return g
 
 
@@ -270,7 +270,7 @@ def g_attention(dt, causal=False):
     q = g.add_input("q", [2, 5, 8], dt)
     k = g.add_input("k", [2, 6, 8], dt)
     v = g.add_input("v", [2, 6, 4], dt)
-    g.add_output(g.attention(q, k, v, "o", causal=causal))
+    g.add_output(g.attention(q, k, v, name="o", causal=causal))
     return g
 
 
@@ -279,7 +279,7 @@ def g_rope(dt):
     x = g.add_input("x", [2, 6, 8], dt)
     cos = g.add_input("cos", [6, 8], dt)
     sin = g.add_input("sin", [6, 8], dt)
-    g.add_output(g.rope(x, cos, sin, "y"))
+    g.add_output(g.rope(x, cos, sin, name="y"))
     return g
 
 
@@ -300,8 +300,8 @@ def g_several_outputs(dt):
     g = DataflowGraph("several")
     x = g.add_input("x", [4, 16], dt)
     w = g.add_input("w", [16], dt)
-    h = g.silu(x * w, "h")
-    n = g.rms_norm(h, w, "n")
+    h = g.silu(x * w, name="h")
+    n = g.rms_norm(h, w, name="n")
     g.add_output(n)
     g.add_output(h)
     g.add_output(g.exp(h) + n, "e")
@@ -559,13 +559,13 @@ def chain_block():
     output; d = tanh(x) is unrelated, e = d * 2 the other output."""
     g = DataflowGraph("chain")
     x = g.add_input("x", [4, 8])
-    a = g.exp(x, "a")
-    s = g.reduce_sum(a, -1, "s", keepdim=True)
-    t = g.rsqrt(s, "t")
-    d = g.tanh(x, "d")
-    c = g.mul(a, t, "c")
+    a = g.exp(x, name="a")
+    s = g.reduce_sum(a, -1, name="s", keepdim=True)
+    t = g.rsqrt(s, name="t")
+    d = g.tanh(x, name="d")
+    c = g.mul(a, t, name="c")
     g.add_output(c)
-    g.add_output(g.mul(d, d, "e"))
+    g.add_output(g.mul(d, d, name="e"))
     module = g.to_module()
     block = graph_func(module).body.block
     ops = {op.results[0].name_hint: op for op in block.ops if op.results}
@@ -695,8 +695,8 @@ def test_kept_outside():
 def test_kept_outside_not_for_matmul_or_result_users():
     g = DataflowGraph("k")
     x = g.add_input("x", [4, 4])
-    a = g.exp(x, "a")
-    b = g.sigmoid(x, "b")
+    a = g.exp(x, name="a")
+    b = g.sigmoid(x, name="b")
     g.add_output(a @ x)
     g.add_output(b)
     g.add_output(b * 2.0)
@@ -731,9 +731,9 @@ def test_fuse_builds_a_verifying_group(rng):
 def test_fuse_moves_needed_ops_before_the_group(rng):
     g = DataflowGraph("m")
     x = g.add_input("x", [4, 8])
-    a = g.exp(x, "a")
-    m = g.reduce_max(x, -1, "m", keepdim=True)  # between a and c, not in the group
-    c = g.mul(a, m, "c")
+    a = g.exp(x, name="a")
+    m = g.reduce_max(x, -1, name="m", keepdim=True)  # between a and c, not in the group
+    c = g.mul(a, m, name="c")
     g.add_output(c)
     module = g.to_module()
     block = graph_func(module).body.block
@@ -756,7 +756,7 @@ def test_fuse_moves_needed_ops_before_the_group(rng):
 def test_fuse_clones_generators_and_makes_no_empty_kernel(rng):
     g = DataflowGraph("gen")
     x = g.add_input("x", [4, 8])
-    a = g.exp(x + 1.0, "a")
+    a = g.exp(x + 1.0, name="a")
     g.add_output(g.reduce_sum(a, -1))
     module = g.to_module()
     block = graph_func(module).body.block
@@ -805,7 +805,7 @@ def test_fusion_never_fuses_across_kernels():
 def test_row_reduce_schedule(n):
     g = DataflowGraph("rows")
     x = g.add_input("x", [3, n])
-    g.add_output(g.softmax(x, "p"))
+    g.add_output(g.softmax(x, name="p"))
     (k,) = kernel_funcs(run(g))
     assert k.kind.data == kernel.KernelKind.ROW_REDUCE
     check_schedule(k)
@@ -831,7 +831,7 @@ def test_row_reduce_schedule(n):
 def test_row_too_long_for_a_group_of_resident_blocks_is_walked(sm_count, split):
     g = DataflowGraph("rows")
     x = g.add_input("x", [2, 4 * 1024 * 1024])
-    g.add_output(g.softmax(x, "p"))
+    g.add_output(g.softmax(x, name="p"))
     module = g.to_module()
     run_pipeline(
         module,

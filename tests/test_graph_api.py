@@ -19,7 +19,7 @@ from molten.ir import DataflowGraph, TensorShape
 g = DataflowGraph("fused_rmsnorm")
 x = g.add_input("x", TensorShape([2048, 5120]))
 w = g.add_input("w", TensorShape([5120]))
-out = g.rms_norm(x, w, "norm")
+out = g.rms_norm(x, w, name="norm")
 g.add_output(out)
 """
 
@@ -108,7 +108,7 @@ def test_matmul_bias_gelu_compiles_to_one_gemm_kernel():
 def test_returning_an_input_or_a_value_twice_copies():
     g = DataflowGraph("copy")
     x = g.add_input("x", [4])
-    y = g.exp(x, "y")
+    y = g.exp(x, name="y")
     g.add_output(x)
     g.add_output(y)
     g.add_output(y)
@@ -305,7 +305,7 @@ def last_op_props(g, tensor):
 def test_named_results_and_outputs():
     g = DataflowGraph("g")
     x = g.add_input("x", [4])
-    y = g.exp(x, "e")
+    y = g.exp(x, name="e")
     assert y.name == "e"
     g.add_output(y)
     g.add_output(x)  # an input as output gets a fresh name
@@ -319,7 +319,7 @@ def test_constant_forms():
     g = DataflowGraph("g")
     s = g.constant(2.5)
     assert s.shape == TensorShape([]) and s.dtype == "float32"
-    b = g.constant(1.0, "ones", shape=[2, 3], dtype="f16")
+    b = g.constant(1.0, name="ones", shape=[2, 3], dtype="f16")
     assert b.shape == TensorShape([2, 3]) and b.dtype == "float16" and b.name == "ones"
     assert isinstance(b.value.owner, dialect.BroadcastToOp)
     arr = g.constant(np.arange(6.0).reshape(2, 3), dtype="bf16")
@@ -496,7 +496,7 @@ def test_name_sanitization_makes_safe_identifiers(rng):
     assert x.name == "x__system__rm__"
     digit = g.add_input("3d", [4])
     assert digit.name == "_3d"
-    y = g.add(x, digit, 'y = "evil" //')
+    y = g.add(x, digit, name='y = "evil" //')
     assert IDENT.match(y.name)
     g.add_output(y, "0out; }")
     assert g.output_names == ["_0out___"]
@@ -669,3 +669,81 @@ def test_non_finite_constant_is_rejected(value):
         g.constant(value)
     with pytest.raises(ShapeError, match="inf or NaN"):
         g.constant([1.0, value])
+
+
+# --------------------------------------------------------------------------
+# torch's conventions: options positional in torch's order, names by keyword.
+# --------------------------------------------------------------------------
+
+
+def _x_and_w():
+    g = DataflowGraph("conventions")
+    return g, g.add_input("x", [4, 8]), g.add_input("w", [8])
+
+
+def test_options_are_positional_in_torchs_order():
+    g, x, w = _x_and_w()
+    assert last_op_props(g, g.softmax(x, 0))["axis"].value.data == 0
+    assert last_op_props(g, g.rms_norm(x, w, 1e-5))["epsilon"].value.data == 1e-5
+    kept = g.reduce_sum(x, 1, True)
+    assert kept.shape == TensorShape([4, 1])
+    assert last_op_props(g, g.gelu(x, "tanh"))["approximate"].data == "tanh"
+    assert g.constant(1.0, [4, 8]).shape == TensorShape([4, 8])
+    assert g.cast(x, "float16").dtype == "float16"
+    assert g.causal_mask(3, 5, "float16").dtype == "float16"
+
+
+def test_the_result_name_is_keyword_only():
+    g, x, w = _x_and_w()
+    assert g.softmax(x, name="probs").name == "probs"
+    assert g.constant(2.0, [4], name="two").name == "two"
+    with pytest.raises(
+        GraphError, match=r"eps must be a real number, got 'norm'.*name='norm'"
+    ):
+        g.rms_norm(x, w, "norm")
+    with pytest.raises(GraphError, match="axis must be an integer, got 'p'"):
+        g.softmax(x, "p")
+    with pytest.raises(TypeError):
+        g.exp(x, "y")  # no second positional parameter at all
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda g, x, w: g.exp(x, name=3), "molten.exp: name must be a string, got 3"),
+        (lambda g, x, w: g.add_output(x, 5), "add_output: name must be a string"),
+        (lambda g, x, w: g.add_input(7, [4]), "add_input: the name must be a string"),
+        (lambda g, x, w: g.reduce_sum(x, "1"), "axes must be a sequence of integers"),
+        (lambda g, x, w: g.reduce_sum(x, True), "axes must be a sequence of integers"),
+        (lambda g, x, w: g.reduce_sum(x, [1.0]), "axes entry 0 must be an integer"),
+        (lambda g, x, w: g.reduce_max(x, 1, 1), "keepdim must be True or False"),
+        (lambda g, x, w: g.softmax(x, axis=1.0), "axis must be an integer, got 1.0"),
+        (lambda g, x, w: g.transpose(x, ["a", 0]), "permutation entry 0 must be an"),
+        (lambda g, x, w: g.rms_norm(x, w, eps="a"), "eps must be a real number"),
+        (lambda g, x, w: g.rms_norm(x, w, eps=True), "eps must be a real number"),
+        (lambda g, x, w: g.reshape(x, [1.5, 32]), "shape entry 0 must be an integer"),
+        (lambda g, x, w: g.reshape(x, 32), "shape must be a sequence of integers"),
+        (lambda g, x, w: g.broadcast_to(w, [4.0, 8]), "shape entry 0 must be an"),
+        (lambda g, x, w: g.constant(1.0, [4, 8.5]), "shape entry 1 must be an integer"),
+        (lambda g, x, w: g.gelu(x, True), "approximate must be 'none' or 'tanh'"),
+        (lambda g, x, w: g.matmul(x, x, transpose_b="yes"), "transpose_b must be True"),
+        (
+            lambda g, x, w: g.attention(x, x, x, causal=1),
+            "causal must be True or False",
+        ),
+        (
+            lambda g, x, w: g.attention(x, x, x, scale="s"),
+            "scale must be a real number",
+        ),
+    ],
+)
+def test_wrong_option_types_are_errors_at_the_call(call, message):
+    g, x, w = _x_and_w()
+    with pytest.raises(GraphError, match=re.escape(message)):
+        call(g, x, w)
+
+
+@pytest.mark.parametrize("dims", [None, "4x8", 4.0, [4, None], {"a": 1}])
+def test_tensor_shape_refuses_what_is_not_a_shape(dims):
+    with pytest.raises(ShapeError, match=r"TensorShape\("):
+        TensorShape(dims)

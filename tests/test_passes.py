@@ -54,7 +54,7 @@ def g_rms_norm(dtype):
     g = DataflowGraph("rms")
     x = g.add_input("x", [8, 64], dtype)
     w = g.add_input("w", [64], dtype)
-    g.add_output(g.rms_norm(x, w, "norm"))
+    g.add_output(g.rms_norm(x, w, name="norm"))
     return g
 
 
@@ -179,7 +179,7 @@ def seed_graph(dtype="float32"):
     g = DataflowGraph("fused_rmsnorm")
     x = g.add_input("x", TensorShape([2048, 5120]), dtype)
     w = g.add_input("w", TensorShape([5120]), dtype)
-    g.add_output(g.rms_norm(x, w, "norm"))
+    g.add_output(g.rms_norm(x, w, name="norm"))
     return g
 
 

@@ -267,7 +267,7 @@ def test_compile_error_points_at_the_line_kernel_and_graph_value(monkeypatch):
     g = DataflowGraph("seed")
     x = g.add_input("x", [4, 96])
     w = g.add_input("w", [96])
-    g.add_output(g.rms_norm(x, w, "norm"))
+    g.add_output(g.rms_norm(x, w, name="norm"))
     compiled = ZeroCompiler().compile(g)
     assert "rsqrtf(" in compiled.source
     broken = compiled.source.replace("rsqrtf(", "rsqrt_typo(", 1)

@@ -50,7 +50,7 @@ def _seed(rows: int = 2048, hidden: int = 5120, dtype: str = "float32"):
     g = DataflowGraph("fused_rmsnorm")
     x = g.add_input("x", [rows, hidden], dtype)
     w = g.add_input("w", [hidden], dtype)
-    g.add_output(g.rms_norm(x, w, "norm"))
+    g.add_output(g.rms_norm(x, w, name="norm"))
     return g
 
 

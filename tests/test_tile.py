@@ -231,10 +231,10 @@ def g_gemms(dtype):
     x = g.add_input("x", [72, 40], dtype)
     w = g.add_input("w", [40, 24], dtype)
     bias = g.add_input("bias", [24], dtype)
-    y = g.gelu(x @ w + bias, "y")
+    y = g.gelu(x @ w + bias, name="y")
     q = g.add_input("q", [2, 3, 64, 16], dtype)
     k = g.add_input("k", [3, 80, 16], dtype)
-    s = g.matmul(q, k, "s", transpose_b=True)
+    s = g.matmul(q, k, name="s", transpose_b=True)
     g.add_output(y)
     g.add_output(s)
     return g

@@ -166,6 +166,8 @@ def unravel_vector(
     """The multi-indices of elements `base` ... `base + width - 1` of `shape`,
     where `width` divides the innermost dimension and `base` is a multiple
     of `width`, so that they share all but the innermost component."""
+    if not shape:  # a rank-0 tensor: its one element has the empty index
+        return [[]]
     first = unravel(e, base, shape)
     return [[*first[:-1], e.iadd(first[-1], i)] for i in range(width)]
 

@@ -29,7 +29,7 @@ def lower_pointwise(
     domain = kernel.iteration_domain(outputs)
     n = math.prod(domain)
     block = schedule.block.data
-    width = checked_vector_width(kfunc, schedule, domain[-1])
+    width = checked_vector_width(kfunc, schedule, domain[-1] if domain else 1)
     # The grid gives each thread about elements_per_thread elements in all.
     runs = n // width
     runs_per_thread = max(1, schedule.elements_per_thread.data // width)

@@ -408,6 +408,15 @@ func.func @rms_norm_negative_eps(%x: tensor<4x8xf32>, %w: tensor<8xf32>) {
 
 // -----
 
+// rms_norm: an eps beyond float32's range (the kernels compute in f32)
+func.func @rms_norm_eps_beyond_f32(%x: tensor<4x8xf32>, %w: tensor<8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.rms_norm: eps 1e+308 is beyond float32's range (+-3.402823e+38), in which the kernels compute{{$}}
+  %0 = molten.rms_norm %x, %w eps = 1.000000e+308 : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
 // rms_norm: a NaN eps (generic form: the custom form takes a decimal literal)
 func.func @rms_norm_nan_eps(%x: tensor<4x8xf32>, %w: tensor<8xf32>) {
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.rms_norm: eps must be finite and >= 0, got nan{{$}}
