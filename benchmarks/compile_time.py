@@ -36,7 +36,7 @@ def seed() -> DataflowGraph:
     g = DataflowGraph("fused_rmsnorm")
     x = g.add_input("x", [2048, 5120])
     w = g.add_input("w", [5120])
-    g.add_output(g.rms_norm(x, w, "norm"))
+    g.add_output(g.rms_norm(x, w, name="norm"))
     return g
 
 
@@ -60,7 +60,7 @@ def attention(
 ) -> DataflowGraph:
     g = DataflowGraph("attention")
     q, k, v = (g.add_input(n, [batch, heads, seq, dim], "float16") for n in "qkv")
-    g.add_output(g.attention(q, k, v, "o", causal=True))
+    g.add_output(g.attention(q, k, v, name="o", causal=True))
     return g
 
 

@@ -16,7 +16,7 @@ from molten.ir import DataflowGraph, TensorShape
 g = DataflowGraph("fused_rmsnorm")
 x = g.add_input("x", TensorShape([2048, 5120]))  # dtype defaults to float32
 w = g.add_input("w", TensorShape([5120]))
-out = g.rms_norm(x, w, "norm")
+out = g.rms_norm(x, w, name="norm")
 g.add_output(out)
 
 print("// The math spec:")
