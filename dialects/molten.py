@@ -214,8 +214,27 @@ class MoltenOp(IRDLOperation, ABC):
             )
 
 
+MAX_TENSOR_BYTES = 2**38
+"""256 GiB: more than any one GPU holds (an H200 has 141 GB), and far below
+where Molten's 64-bit element offsets could overflow. A larger tensor is a
+mistake in a spec, not a workload."""
+
+
+def check_tensor_size(op_name: str, what: str, t: TensorType) -> None:
+    """A ShapeError if `t` (static, f32/f16/bf16) is larger than one GPU."""
+    elements = math.prod(t.get_shape())
+    width = t.element_type.bitwidth // 8  # type: ignore[attr-defined]
+    if elements * width > MAX_TENSOR_BYTES:
+        raise ShapeError(
+            f"{op_name}: {what} {t} holds {elements} elements "
+            f"({elements * width / 2**30:.4g} GiB), more than one GPU holds "
+            f"(Molten's bound is {MAX_TENSOR_BYTES // 2**30} GiB a tensor)"
+        )
+
+
 def check_tensor_type(op_name: str, what: str, t: Attribute) -> TensorType:
-    """`t` as a static-shape tensor of f32, f16 or bf16, or a DTypeError/ShapeError."""
+    """`t` as a static-shape tensor of f32, f16 or bf16 that fits a GPU, or a
+    DTypeError/ShapeError."""
     if not isinstance(t, TensorType):
         raise DTypeError(f"{op_name}: {what} has type {t}, not a ranked tensor")
     if not isinstance(t.element_type, ELEMENT_TYPES):
@@ -227,6 +246,7 @@ def check_tensor_type(op_name: str, what: str, t: Attribute) -> TensorType:
         raise ShapeError(f"{op_name}: {what} {t} has a dynamic dimension")
     if any(d == 0 for d in t.get_shape()):
         raise ShapeError(f"{op_name}: {what} {t} has a zero-size dimension")
+    check_tensor_size(op_name, what, t)
     return t
 
 

@@ -325,9 +325,9 @@ class DataflowGraph:
             raise GraphError(
                 f"graph '{self.name}' already has an input or output named '{clean}'"
             )
-        arg = self._block.insert_arg(
-            TensorType(element_type(dtype), list(shape.dims)), len(self._block.args)
-        )
+        tensor_type = TensorType(element_type(dtype), list(shape.dims))
+        molten.check_tensor_size("add_input", f"input '{clean}'", tensor_type)
+        arg = self._block.insert_arg(tensor_type, len(self._block.args))
         arg.name_hint = clean
         return Tensor(self, arg)
 

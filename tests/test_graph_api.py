@@ -747,3 +747,18 @@ def test_wrong_option_types_are_errors_at_the_call(call, message):
 def test_tensor_shape_refuses_what_is_not_a_shape(dims):
     with pytest.raises(ShapeError, match=r"TensorShape\("):
         TensorShape(dims)
+
+
+@pytest.mark.parametrize("dims", [[2**63], [2**20, 2**20, 2**20], [2**37, 2]])
+def test_inputs_larger_than_a_gpu_are_refused(dims):
+    g = DataflowGraph("huge")
+    with pytest.raises(ShapeError, match=r"add_input: input 'x' .* more than one GPU"):
+        g.add_input("x", dims)
+
+
+def test_the_largest_tensor_a_gpu_holds_is_accepted():
+    g = DataflowGraph("large")
+    x = g.add_input("x", [2**36, 2], "float16")  # 256 GiB exactly
+    assert g.exp(x).shape == TensorShape([2**36, 2])
+    with pytest.raises(ShapeError, match="more than one GPU holds"):
+        g.cast(x, "float32")

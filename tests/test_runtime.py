@@ -226,6 +226,116 @@ def test_disabled_cache_writes_nothing(cache_dir, monkeypatch):
     assert not cache_dir.exists() or not _entries(cache_dir)
 
 
+@pytest.fixture
+def fresh_cache_warnings(monkeypatch):
+    """The cache warns once per directory and failure: forget earlier ones."""
+    from molten.runtime import cache
+
+    monkeypatch.setattr(cache, "_warned", set())
+
+
+class _FailingStore:
+    """A cache store whose every file operation fails as `error` does."""
+
+    def __init__(self, error: OSError):
+        self.error = error
+
+    def get(self, key):
+        raise self.error
+
+    def __setitem__(self, key, value):
+        raise self.error
+
+    def __delitem__(self, key):
+        raise self.error
+
+
+@needs_nvrtc
+def test_cache_dir_that_is_a_file_warns_and_compiles(
+    cache_dir, fresh_cache_warnings, tmp_path, monkeypatch
+):
+    from molten.runtime import nvrtc
+    from molten.runtime.cache import CacheWarning
+
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("MOLTEN_CACHE_DIR", str(blocker))
+    source = compiled_case("rms_norm_5x31", "float32").source
+    with pytest.warns(CacheWarning, match=r"a_file could not be created.*in memory"):
+        cubin = nvrtc.compile_cubin(source, "sm_90")
+    assert cubin[:4] == b"\x7fELF"
+
+
+@needs_nvrtc
+def test_cache_entry_that_is_a_directory_warns_and_compiles(
+    cache_dir, fresh_cache_warnings
+):
+    from molten.runtime import nvrtc
+    from molten.runtime.cache import CacheWarning
+
+    source = compiled_case("rms_norm_5x31", "float32").source
+    good = nvrtc.compile_cubin(source, "sm_90")
+    (entry,) = _entries(cache_dir)
+    entry.unlink()
+    entry.mkdir()
+    with pytest.warns(CacheWarning) as caught:
+        assert nvrtc.compile_cubin(source, "sm_90") == good
+    messages = " ".join(str(w.message) for w in caught)
+    assert "could not be read" in messages and "could not be written" in messages
+
+
+@needs_nvrtc
+@pytest.mark.parametrize(
+    "error",
+    [PermissionError(13, "Permission denied"), OSError(28, "No space left on device")],
+    ids=["unwritable", "full"],
+)
+def test_unusable_cache_store_warns_once_and_compiles(
+    cache_dir, fresh_cache_warnings, monkeypatch, error
+):
+    """Reads, writes and the dropping of a damaged entry that fail (no
+    permission, a full disk) never fail the call."""
+    from molten.runtime import cache, nvrtc
+    from molten.runtime.cache import CacheWarning
+
+    def failing_cache(self, directory=None):
+        self.directory, self._store = cache_dir, _FailingStore(error)
+
+    monkeypatch.setattr(cache.ProgramCache, "__init__", failing_cache)
+    source = compiled_case("rms_norm_5x31", "float16").source
+    with pytest.warns(CacheWarning) as caught:
+        first = nvrtc.compile_cubin(source, "sm_90")
+        again = nvrtc.compile_cubin(source, "sm_90")
+    assert first == again and first[:4] == b"\x7fELF"
+    messages = [str(w.message) for w in caught]
+    # one warning for reads and one for writes, not one a call
+    assert sum("could not be read" in m for m in messages) == 1, messages
+    assert sum("could not be written" in m for m in messages) == 1, messages
+    store = cache.ProgramCache()
+    with pytest.warns(CacheWarning, match="drop a damaged entry"):
+        store.discard(b"key")
+
+
+@pytest.mark.parametrize(
+    ("value", "enabled"),
+    [("", True), ("0", True), ("false", True), ("No", True), ("OFF", True),
+     ("1", False), ("true", False), ("YES", False), ("on", False)],
+)  # fmt: skip
+def test_disable_cache_accepts_the_usual_spellings(value, enabled, monkeypatch):
+    from molten.runtime.cache import cache_enabled
+
+    monkeypatch.setenv("MOLTEN_DISABLE_CACHE", value)
+    assert cache_enabled() is enabled
+
+
+def test_disable_cache_with_an_unknown_value_warns_and_disables(monkeypatch):
+    from molten.runtime.cache import CacheWarning, cache_enabled
+
+    monkeypatch.setenv("MOLTEN_DISABLE_CACHE", "maybe")
+    with pytest.warns(CacheWarning, match="'maybe' is neither true"):
+        assert cache_enabled() is False
+
+
 def _compile_in_child(args) -> bytes:
     source, directory = args
     os.environ["MOLTEN_CACHE_DIR"] = directory

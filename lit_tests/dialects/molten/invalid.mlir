@@ -408,6 +408,15 @@ func.func @rms_norm_negative_eps(%x: tensor<4x8xf32>, %w: tensor<8xf32>) {
 
 // -----
 
+// a tensor larger than any one GPU (its offsets would also overflow 64 bits)
+func.func @tensor_beyond_a_gpu(%x: tensor<99999999999999999999xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.exp: operand 'input' tensor<99999999999999999999xf32> holds 99999999999999999999 elements (3.725e+11 GiB), more than one GPU holds (Molten's bound is 256 GiB a tensor){{$}}
+  %0 = molten.exp %x : tensor<99999999999999999999xf32>
+  func.return
+}
+
+// -----
+
 // rms_norm: an eps beyond float32's range (the kernels compute in f32)
 func.func @rms_norm_eps_beyond_f32(%x: tensor<4x8xf32>, %w: tensor<8xf32>) {
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.rms_norm: eps 1e+308 is beyond float32's range (+-3.402823e+38), in which the kernels compute{{$}}
