@@ -28,10 +28,13 @@ def parse_module(text: str, name: str = "<string>") -> ModuleOp:
     """Parses and verifies MLIR text in Molten's context; errors point at the
     text's lines (a parse error as a ParseError, a rule broken as the rule's
     MoltenError, other verifier errors as a GraphError)."""
-    from molten.diagnostics import locate, parse_located
+    from molten.diagnostics import Diagnostic, locate, parse_located
     from molten.errors import GraphError, MoltenError
 
-    module = parse_located(molten_context(), text, name)
+    try:
+        module = parse_located(molten_context(), text, name)
+    except Diagnostic as error:  # well-formed text, ill-formed IR (dominance)
+        raise GraphError(str(error)) from None
     try:
         module.verify()
     except VerifyException as error:

@@ -11,7 +11,7 @@ import re
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation, Region
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
@@ -81,11 +81,91 @@ def parse_located(
         return ModuleOp([])
     parser = LocatingParser(ctx, text, name, line_offset=line_offset)
     try:
-        return parser.parse_module(implicit_module)
+        module = parser.parse_module(implicit_module)
     except MoltenParseError:
         raise
     except ParseError as error:
         raise MoltenParseError(error.span, error.msg) from None
+    if (misuse := first_use_before_definition(module)) is not None:
+        op, index = misuse
+        value = op.operands[index]
+        shown = f"%{value.name_hint}" if value.name_hint else "a value"
+        own = "its own result" if value.owner is op else f"{shown}, defined later"
+        error = VerifyException(
+            f"{op.name}: operand {index} uses {own}: a value must be defined "
+            "before its first use (SSA dominance)"
+        )
+        raise Diagnostic(locate_op(op, error, text, line_offset)) from None
+    return module
+
+
+def first_use_before_definition(module: Operation) -> tuple[Operation, int] | None:
+    """The first op (in text order) with an operand not defined before it: by
+    an earlier op of its block or of an enclosing block, or as an argument of
+    its block or of an enclosing one. xDSL's verifier does not check
+    dominance, and passes then fail in ways that say nothing of the spec.
+    """
+    visible: set[object] = set()
+
+    def walk(block: Block) -> tuple[Operation, int] | None:
+        # What this block adds (a region of several blocks made all of its
+        # values visible up front; they stay until the region is done).
+        defined = [arg for arg in block.args if arg not in visible]
+        visible.update(defined)
+        for op in block.ops:
+            for index, operand in enumerate(op.operands):
+                if operand not in visible:
+                    return op, index
+            for region in op.regions:
+                if (found := walk_region(region)) is not None:
+                    return found
+            fresh = [result for result in op.results if result not in visible]
+            visible.update(fresh)
+            defined.extend(fresh)
+        visible.difference_update(defined)
+        return None
+
+    def walk_region(region: Region) -> tuple[Operation, int] | None:
+        # Several blocks form a CFG, where an earlier block need not
+        # dominate a later one: that is the verifier's business (Molten's
+        # regions have one block); only uses before definitions inside
+        # each block are reported.
+        several = len(region.blocks) > 1
+        everything = (
+            [
+                value
+                for block in region.blocks
+                for value in (*block.args, *(r for op in block.ops for r in op.results))
+            ]
+            if several
+            else []
+        )
+        visible.update(everything)
+        for block in region.blocks:
+            if (found := walk(block)) is not None:
+                return found
+        visible.difference_update(everything)
+        return None
+
+    for region in module.regions:
+        if (found := walk_region(region)) is not None:
+            return found
+    return None
+
+
+def locate_op(op: Operation, error: Exception, source: str, line_offset: int) -> str:
+    """`error` as `file:line:col: error: message` and the source line of `op`."""
+    message = str(error)
+    location = op.location
+    if not isinstance(location, FileLineColLoc):
+        return f"error: {message}\n  in op: {op}"
+    line, col = location.line.data, location.column.data
+    header = f"{location.filename.data}:{line}:{col}: error: {message}"
+    lines = source.splitlines()
+    index = line - line_offset - 1
+    if not 0 <= index < len(lines):
+        return header
+    return f"{header}\n{lines[index]}\n{' ' * (col - 1)}^"
 
 
 class Diagnostic(DiagnosticException):

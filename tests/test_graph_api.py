@@ -762,3 +762,25 @@ def test_the_largest_tensor_a_gpu_holds_is_accepted():
     assert g.exp(x).shape == TensorShape([2**36, 2])
     with pytest.raises(ShapeError, match="more than one GPU holds"):
         g.cast(x, "float32")
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "%y = molten.exp %z : tensor<4xf32>\n  %z = molten.exp %x : tensor<4xf32>",
+            "<string>:2:3: error: molten.exp: operand 0 uses %z, defined later",
+        ),
+        (
+            "%y = molten.add %y, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>",
+            "<string>:2:3: error: molten.add: operand 0 uses its own result",
+        ),
+    ],
+)
+def test_from_mlir_refuses_a_use_before_its_definition(body, message):
+    text = (
+        "func.func @g(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        f"  {body}\n  func.return %y : tensor<4xf32>\n}}\n"
+    )
+    with pytest.raises(GraphError, match=re.escape(message)):
+        DataflowGraph.from_mlir(text)
