@@ -59,6 +59,26 @@ class LocatingParser(Parser):
         return op
 
 
+_BOM = "\ufeff"
+
+
+def decode_spec(data: bytes, name: str) -> str:
+    """A spec's bytes as text: UTF-8, a leading byte-order mark dropped (as
+    editors on Windows write one). Bytes that are not UTF-8 are an error at
+    their line and column, not characters silently replaced."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = data[: error.start]
+        line = before.count(b"\n") + 1
+        column = error.start - (before.rfind(b"\n") + 1) + 1
+        raise Diagnostic(
+            f"{name}:{line}:{column}: error: byte 0x{data[error.start]:02x} is not "
+            "UTF-8 text; a spec is UTF-8"
+        ) from None
+    return text.removeprefix(_BOM)
+
+
 def is_blank(source: str) -> bool:
     """Whether `source` holds only whitespace and `//` comments."""
     return all(
@@ -79,13 +99,19 @@ def parse_located(
     mlir-opt."""
     if is_blank(text):
         return ModuleOp([])
-    parser = LocatingParser(ctx, text, name, line_offset=line_offset)
+    text = text.removeprefix(_BOM)
     try:
+        # The lexer reads the first token as the parser is made: its errors
+        # (an unexpected character) are parse errors too.
+        parser = LocatingParser(ctx, text, name, line_offset=line_offset)
         module = parser.parse_module(implicit_module)
     except MoltenParseError:
         raise
     except ParseError as error:
         raise MoltenParseError(error.span, error.msg) from None
+    if (problem := first_unusable_function(module)) is not None:
+        op, error = problem
+        raise Diagnostic(locate_op(op, error, text, line_offset)) from None
     if (misuse := first_use_before_definition(module)) is not None:
         op, index = misuse
         value = op.operands[index]
@@ -97,6 +123,45 @@ def parse_located(
         )
         raise Diagnostic(locate_op(op, error, text, line_offset)) from None
     return module
+
+
+def first_unusable_function(
+    module: Operation,
+) -> tuple[Operation, VerifyException] | None:
+    """The first function that is only a declaration (no body: nothing for
+    Molten to compile) or that redefines a symbol of its module."""
+
+    for scope in module.walk():
+        seen: set[str] = set()
+        for region in scope.regions:
+            for block in region.blocks:
+                for op in block.ops:
+                    symbol = getattr(op, "sym_name", None)
+                    if not isinstance(symbol, StringAttr):
+                        continue
+                    if _is_declaration(op):
+                        return op, VerifyException(
+                            f"func.func @{symbol.data} is a declaration without a "
+                            "body; Molten compiles functions with bodies only"
+                        )
+                    if symbol.data in seen:
+                        return op, VerifyException(
+                            f"{op.name} @{symbol.data} is defined twice in its "
+                            "module; symbols must be unique"
+                        )
+                    seen.add(symbol.data)
+    return None
+
+
+def _is_declaration(op: Operation) -> bool:
+    """A func.func with a signature and no body (`func.func private @f(...)`);
+    an empty `func.func @f() {}` is harmless and stays allowed."""
+    from xdsl.dialects import func
+
+    if not isinstance(op, func.FuncOp) or op.body.blocks:
+        return False
+    signature = op.function_type
+    return bool(signature.inputs.data or signature.outputs.data)
 
 
 def first_use_before_definition(module: Operation) -> tuple[Operation, int] | None:

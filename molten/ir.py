@@ -425,6 +425,16 @@ class DataflowGraph:
         from molten.interpreters import entry_function
 
         func = entry_function(parse_module(text, name), entry)
+        if not func.function_type.outputs.data:
+            from xdsl.utils.exceptions import VerifyException
+
+            from molten.diagnostics import locate_op
+
+            nothing = VerifyException(
+                f"func.func @{func.sym_name.data} returns nothing; a graph must "
+                "return at least one tensor for Molten to compute"
+            )
+            raise GraphError(locate_op(func, nothing, text, 0))
         graph = cls(func.sym_name.data)
         mapping: dict[SSAValue, SSAValue] = {}
         for i, arg in enumerate(func.body.block.args):

@@ -26,7 +26,7 @@ import pytest
 from molten import ZeroCompiler
 from molten.context import parse_module
 from molten.ir import DataflowGraph
-from molten.pipeline import DEFAULT_PIPELINE, run_pipeline
+from molten.pipeline import DEFAULT_PIPELINE, KERNEL_LEVEL_PIPELINE, run_pipeline
 from molten.targets.cuda import float_literal, print_cuda
 
 # One worker runs the module: its tests share the session fixture `units`
@@ -862,6 +862,83 @@ def test_cli_reports_a_located_error(tmp_path, spec, where, message):
     assert "Traceback" not in run.stderr and "internal error" not in run.stderr
     assert not out.exists() or not any(out.iterdir())
     assert run.stdout == ""
+
+
+SIGNATURE = "func.func @g(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+BODY = "  func.return %x : tensor<4xf32>\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("spec", "where", "message"),
+    [
+        (
+            b"func.func private @decl(tensor<4xf32>) -> tensor<4xf32>\n",
+            "1:1",
+            "func.func @decl is a declaration without a body; Molten compiles "
+            "functions with bodies only",
+        ),
+        (
+            (SIGNATURE + "  // caf").encode() + b"\xe9\n" + BODY.encode(),
+            "2:9",
+            "byte 0xe9 is not UTF-8 text; a spec is UTF-8",
+        ),
+        (
+            (SIGNATURE + BODY + SIGNATURE + BODY).encode(),
+            "4:1",
+            "func.func @g is defined twice in its module; symbols must be unique",
+        ),
+        (b"\x01" + (SIGNATURE + BODY).encode(), "1:1", "Unexpected character"),
+    ],
+    ids=["declaration", "not_utf8", "duplicate_symbol", "lexer_error"],
+)
+def test_both_tools_report_a_malformed_spec_at_its_place(
+    tmp_path, spec, where, message
+):
+    path = tmp_path / "spec.mlir"
+    path.write_bytes(spec)
+    for run in (
+        molten_cli("compile", str(path), "-o", str(tmp_path / "out")),
+        subprocess.run(
+            [sys.executable, "-m", "molten.tools.molten_opt", str(path)],
+            capture_output=True,
+            text=True,
+        ),
+    ):
+        assert run.returncode == 1, (run.stdout, run.stderr)
+        first = run.stderr.splitlines()[0]
+        assert first.startswith(f"{path}:{where}: error: {message}"), run.stderr
+        assert "Traceback" not in run.stderr
+
+
+def test_a_byte_order_mark_is_dropped(tmp_path):
+    path = tmp_path / "spec.mlir"
+    path.write_bytes("\ufeff".encode() + (SIGNATURE + BODY).encode())
+    run = molten_cli("compile", str(path), "-o", str(tmp_path / "out"))
+    assert run.returncode == 0, run.stderr
+
+
+def test_a_graph_returning_nothing_is_a_located_error(tmp_path):
+    path = tmp_path / "spec.mlir"
+    path.write_text(
+        "func.func @g(%x: tensor<4xf32>) {\n"
+        "  %y = molten.exp %x : tensor<4xf32>\n  func.return\n}\n"
+    )
+    run = molten_cli("compile", str(path), "-o", str(tmp_path / "out"))
+    assert run.returncode == 1
+    assert run.stderr.startswith(
+        f"{path}:1:1: error: func.func @g returns nothing; a graph must return "
+        "at least one tensor"
+    ), run.stderr
+    lowered = subprocess.run(
+        [sys.executable, "-m", "molten.tools.molten_opt", str(path), "-p",
+         f"{KERNEL_LEVEL_PIPELINE},lower-kernel-to-cuda"],
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    assert lowered.returncode == 1
+    assert lowered.stderr.startswith(
+        "molten-opt: error: lower-kernel-to-cuda: @g returns nothing"
+    ), lowered.stderr
 
 
 # --------------------------------------------------------------------------

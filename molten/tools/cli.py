@@ -20,10 +20,12 @@ from molten.errors import MoltenError
 
 def _compile(args: argparse.Namespace) -> int:
     from molten import ZeroCompiler
+    from molten.diagnostics import decode_spec
     from molten.ir import DataflowGraph
 
     spec = Path(args.spec)
-    graph = DataflowGraph.from_mlir(spec.read_text(), entry=args.entry, name=str(spec))
+    text = decode_spec(spec.read_bytes(), str(spec))
+    graph = DataflowGraph.from_mlir(text, entry=args.entry, name=str(spec))
     compiler = ZeroCompiler(arch=args.arch)
     compiled = compiler.compile(graph)
     for path in compiler.save(compiled, args.output):

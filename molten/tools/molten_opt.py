@@ -26,7 +26,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from molten.diagnostics import Diagnostic, MoltenParseError, locate, parse_located
+from molten.diagnostics import (
+    Diagnostic,
+    MoltenParseError,
+    decode_spec,
+    locate,
+    parse_located,
+)
 from molten.errors import MoltenError
 from molten.pipeline import DEFAULT_PIPELINE
 
@@ -59,7 +65,7 @@ class MoltenOptMain(xDSLOptMain):
         self.available_frontends["mlir"] = self._parse_mlir
 
     def _parse_mlir(self, io: IO[bytes]) -> ModuleOp:
-        self._source = io.read().decode("utf-8", errors="replace")
+        self._source = decode_spec(io.read(), self.get_input_name())
         return parse_located(
             self.ctx,
             self._source,
@@ -93,7 +99,9 @@ def main(args: Sequence[str] | None = None) -> int:
         print(str(MoltenParseError(error.span, error.msg)), file=sys.stderr)
         return 1
     except (DiagnosticException, MoltenError) as error:
-        print(str(error).rstrip(), file=sys.stderr)
+        message = str(error).rstrip()
+        located = ": error: " in message.split("\n", 1)[0]
+        print(message if located else f"molten-opt: error: {message}", file=sys.stderr)
         return 1
     except NotImplementedError as error:
         print(f"molten-opt: error: not implemented yet: {error}", file=sys.stderr)

@@ -14,6 +14,7 @@ from xdsl.ir import Block, Region, SSAValue
 
 from molten.dialects import cuda, kernel
 from molten.dialects.molten import shape_of
+from molten.errors import GraphError
 from molten.ir import output_name, sanitize_name
 from molten.passes.lowering.emitter import element_of
 from molten.passes.lowering.kernels import LoweredKernel, pointer_type
@@ -26,6 +27,11 @@ def lower_graph(
     ret = block.last_op
     assert isinstance(ret, func.ReturnOp)
     returned = list(ret.arguments)
+    if not returned:
+        raise GraphError(
+            f"lower-kernel-to-cuda: @{graph.sym_name.data} returns nothing; a "
+            "graph must return at least one tensor for Molten to compute"
+        )
     names = [a.name_hint or f"in{i}" for i, a in enumerate(block.args)]
     out_names = [
         output_name(graph, i) or value.name_hint or f"out{i}"
