@@ -79,6 +79,49 @@ def decode_spec(data: bytes, name: str) -> str:
     return text.removeprefix(_BOM)
 
 
+MAX_NESTING = 64
+"""Brackets a spec may nest ((, [, {, <): real specs nest a handful; xDSL's
+parser recurses per level and would run out of Python stack near a few
+hundred."""
+
+
+def too_deep(source: str, name: str, line_offset: int = 0) -> str | None:
+    """A located error at the first bracket nested deeper than MAX_NESTING
+    (outside comments and string literals), or None."""
+    depth, line, column, i, n = 0, 1, 0, 0, len(source)
+    while i < n:
+        char = source[i]
+        column += 1
+        if char == "\n":
+            line, column = line + 1, 0
+        elif char == "/" and source.startswith("//", i):
+            i = source.find("\n", i)
+            if i < 0:
+                break
+            continue
+        elif char == '"':
+            i += 1
+            while i < n and source[i] != '"' and source[i] != "\n":
+                i += 2 if source[i] == "\\" else 1
+                column += 1
+        elif char in "([{<":
+            depth += 1
+            if depth > MAX_NESTING:
+                header = (
+                    f"{name}:{line + line_offset}:{column}: error: brackets nested "
+                    f"more than {MAX_NESTING} deep; Molten reads specs nested less "
+                    "deeply"
+                )
+                text = source.splitlines()[line - 1]
+                if column > 160:  # a long line: the caret would say little
+                    return header
+                return f"{header}\n{text}\n{' ' * (column - 1)}^"
+        elif char in ")]}" or (char == ">" and source[i - 1 : i] != "-"):
+            depth = max(0, depth - 1)
+        i += 1
+    return None
+
+
 def is_blank(source: str) -> bool:
     """Whether `source` holds only whitespace and `//` comments."""
     return all(
@@ -100,6 +143,8 @@ def parse_located(
     if is_blank(text):
         return ModuleOp([])
     text = text.removeprefix(_BOM)
+    if (deep := too_deep(text, name, line_offset)) is not None:
+        raise Diagnostic(deep)
     try:
         # The lexer reads the first token as the parser is made: its errors
         # (an unexpected character) are parse errors too.
@@ -109,6 +154,10 @@ def parse_located(
         raise
     except ParseError as error:
         raise MoltenParseError(error.span, error.msg) from None
+    except RecursionError:  # nesting the bracket count does not see
+        raise Diagnostic(
+            f"{name}: error: the spec nests too deeply for Molten to read"
+        ) from None
     if (problem := first_unusable_function(module)) is not None:
         op, error = problem
         raise Diagnostic(locate_op(op, error, text, line_offset)) from None
