@@ -788,9 +788,12 @@ def test_from_mlir_refuses_a_use_before_its_definition(body, message):
 
 @pytest.mark.parametrize(
     "text",
-    ["builtin.module {" * 500 + "}" * 500, "func.func @g() attributes {a = " + "[" * 5000 + "]" * 5000 + "} {\n}"],
+    [
+        "builtin.module {" * 500 + "}" * 500,
+        "func.func @g() attributes {a = " + "[" * 5000 + "]" * 5000 + "} {\n}",
+    ],
     ids=["500_nested_modules", "5000_nested_brackets"],
-)  # fmt: skip
+)
 def test_from_mlir_refuses_nesting_too_deep_to_read(text):
     with pytest.raises(GraphError, match="brackets nested more than 64 deep"):
         DataflowGraph.from_mlir(text)
