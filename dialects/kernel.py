@@ -133,6 +133,10 @@ SPLIT_THREADS_PER_SM = 1024
 lowering makes it so."""
 
 
+MAX_BLOCK = 1024
+"""The most threads a CUDA block holds (every arch Molten targets)."""
+
+
 @irdl_attr_definition
 class ScheduleAttr(ParametrizedAttribute):
     """How a kernel runs: threads per block, rows per block, vector width,
@@ -258,6 +262,11 @@ class ScheduleAttr(ParametrizedAttribute):
         for f in SCHEDULE_ARRAY_FIELDS:
             if any(t.data < 1 for t in getattr(self, f)):
                 raise VerifyException(f"#kernel.schedule: {f} sizes must be >= 1")
+        if self.block.data > MAX_BLOCK:
+            raise VerifyException(
+                f"#kernel.schedule: block = {self.block.data} is more threads than "
+                f"a CUDA block holds ({MAX_BLOCK})"
+            )
         if self.block.data % self.rows_per_block.data:
             raise VerifyException(
                 f"#kernel.schedule: rows_per_block = {self.rows_per_block.data} "

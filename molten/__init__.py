@@ -16,6 +16,7 @@ from molten.errors import (
     MoltenError,
     RuntimeUnavailableError,
     ShapeError,
+    UnsupportedError,
 )
 from molten.interpreters import interpret
 from molten.ir import DataflowGraph, Tensor, TensorShape
@@ -40,6 +41,7 @@ __all__ = [
     "InputError",
     "MoltenError",
     "ShapeError",
+    "UnsupportedError",
     "Tensor",
     "TensorShape",
     "ZeroCompiler",

@@ -27,6 +27,11 @@ class GraphError(MoltenError, ValueError):
     """The graph is misused: an unknown value, a duplicate name, no outputs."""
 
 
+class UnsupportedError(MoltenError, NotImplementedError):
+    """A well-formed graph that Molten cannot compile yet; the message names
+    what is missing and, where there is one, the way around it."""
+
+
 class InputError(MoltenError, ValueError):
     """An array given to run a graph does not match the graph's input."""
 

@@ -319,8 +319,14 @@ class DataflowGraph:
                 f"add_input: the name must be a string, got {name!r} "
                 f"({type(name).__name__})"
             )
-        shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
         clean = sanitize_name(name)
+        try:
+            shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
+        except ShapeError as error:
+            raise ShapeError(
+                f"add_input: input '{clean}' of graph '{self.name}': {error}; "
+                "Molten tensors have no zero-size or negative dimensions"
+            ) from None
         if clean in self._names_in_use():
             raise GraphError(
                 f"graph '{self.name}' already has an input or output named '{clean}'"

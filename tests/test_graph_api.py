@@ -797,3 +797,17 @@ def test_from_mlir_refuses_a_use_before_its_definition(body, message):
 def test_from_mlir_refuses_nesting_too_deep_to_read(text):
     with pytest.raises(GraphError, match="brackets nested more than 64 deep"):
         DataflowGraph.from_mlir(text)
+
+
+def test_a_zero_size_input_names_the_input_and_graph():
+    g = DataflowGraph("zeros")
+    with pytest.raises(ShapeError, match="add_input: input 'x' of graph 'zeros'"):
+        g.add_input("x", [0, 3])
+
+
+def test_a_constant_array_in_a_kernel_is_an_unsupported_error_with_a_way_out():
+    g = DataflowGraph("table")
+    x = g.add_input("x", [3])
+    g.add_output(x + g.constant([1.0, 2.0, 3.0]))
+    with pytest.raises(molten.UnsupportedError, match=r"pass the values as a graph"):
+        molten.ZeroCompiler().compile(g)

@@ -17,6 +17,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from molten.dialects import cuda, molten
 from molten.dialects.molten import shape_of
+from molten.errors import UnsupportedError
 from molten.passes.lowering.emitter import (
     F32,
     Emitter,
@@ -194,9 +195,10 @@ def _gelu(ev: Evaluator, op: molten.GeluOp, index: list[Index]) -> Rule:
 def _constant(ev: Evaluator, op: molten.ConstantOp, index: list[Index]) -> Rule:
     value = op.splat_value()
     if value is None:
-        raise NotImplementedError(
+        raise UnsupportedError(
             "lower-kernel-to-cuda: constants with more than one distinct value "
-            f"({op.result.type}) are not supported in kernels yet"
+            f"({op.result.type}) are not supported in kernels yet; pass the "
+            "values as a graph input instead (g.add_input)"
         )
     return ev.e.f32(value)
     yield  # a rule that needs no operand

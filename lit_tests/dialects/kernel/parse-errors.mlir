@@ -86,6 +86,16 @@ func.func @block_zero() attributes {s = #kernel.schedule<block = 0>} {
 
 // -----
 
+// block = 1000000: more threads than a CUDA block holds, caught as read
+// (not after lowering)
+func.func @block_too_large() attributes {s = #kernel.schedule<block = 1000000>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: block = 1000000 is more threads than a CUDA block holds (1024){{$}}
+
+// -----
+
 // rows_per_block = 0, on kernel.func
 kernel.func @rows_zero(%a: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<rows_per_block = 0, block = 8> {
   kernel.yield %a : tensor<4xf32>
