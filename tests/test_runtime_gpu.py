@@ -340,7 +340,7 @@ import numpy as np
 import molten
 g = molten.DataflowGraph("seed")
 x = g.add_input("x", [7, 4099]); w = g.add_input("w", [4099])
-g.add_output(g.rms_norm(x, w, "norm"))
+g.add_output(g.rms_norm(x, w, name="norm"))
 compiled = molten.ZeroCompiler().compile(g)
 xs = np.random.default_rng().standard_normal((7, 4099)).astype(np.float32)
 ws = np.random.default_rng().standard_normal(4099).astype(np.float32)
