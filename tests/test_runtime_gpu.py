@@ -136,6 +136,37 @@ def test_seed_on_jax_arrays(seed):
     _check(np.asarray(y), _reference(graph, xs, ws), "float32")
 
 
+@pytest.mark.parametrize("made_by", ["device_put", "from_dlpack_of_torch"])
+def test_jax_arrays_through_compiled_and_zero(seed, made_by):
+    """JAX arrays, put on the GPU by JAX or taken from torch by DLPack, run
+    through a compiled graph and through @zero (which once refused them:
+    JAX rejects DLPack's stream -1)."""
+    jax = pytest.importorskip("jax")
+    try:
+        device = jax.devices("gpu")[0]
+    except RuntimeError:
+        pytest.skip("jax has no GPU backend here")
+    graph, compiled = seed
+    xs, ws = _host_inputs(graph, np.random.default_rng())
+    xs, ws = xs.astype(np.float32), ws.astype(np.float32)
+    if made_by == "device_put":
+        x, w = jax.device_put(xs, device), jax.device_put(ws, device)
+    else:
+        torch = pytest.importorskip("torch")
+        x = jax.dlpack.from_dlpack(torch.tensor(xs).cuda())
+        w = jax.dlpack.from_dlpack(torch.tensor(ws).cuda())
+    want = _reference(graph, xs, ws)
+    _check(np.asarray(compiled(x, w)), want, "float32")
+
+    @molten.zero
+    def rms(x, w):
+        return ops.rms_norm(x, w, eps=1e-6)
+
+    y = rms(x, w)
+    assert isinstance(y, jax.Array)
+    _check(np.asarray(y), want, "float32")
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_seed_in_half_precision_on_device_arrays(dtype):
     graph = _seed(3, 4099, dtype)

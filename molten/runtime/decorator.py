@@ -34,6 +34,22 @@ from molten.errors import InputError, MoltenError
 from molten.ir import DataflowGraph
 from molten.runtime.arrays import _NotAnArray, view_of
 
+LEGACY_DEFAULT_STREAM = 1
+"""DLPack's name for CUDA's legacy default stream."""
+
+
+def _metadata_view(array: Any) -> Any:
+    """`array`'s shape, dtype and device, read without ordering any stream
+    (DLPack's stream -1: the call itself orders the streams). JAX refuses
+    stream -1 (CUDA_ERROR_INVALID_HANDLE, jax 0.11); it is then asked on the
+    legacy default stream, which every producer can order work against."""
+    try:
+        return view_of(array, -1)
+    except _NotAnArray:
+        if not hasattr(array, "__dlpack__"):
+            raise
+        return view_of(array, LEGACY_DEFAULT_STREAM)
+
 
 class ZeroFallbackWarning(UserWarning):
     """A `@zero(fallback=...)` function ran its fallback instead of Molten."""
@@ -96,7 +112,7 @@ class ZeroFunction:
     ) -> tuple[str, tuple[int, ...], str, int]:
         name = self._name(index)
         try:
-            view = view_of(array, -1)  # metadata only; the call orders the streams
+            view = _metadata_view(array)
         except _NotAnArray:
             raise InputError(
                 f"@zero {self.fn.__name__}: argument '{name}' is a "
