@@ -87,7 +87,8 @@ hundred."""
 
 def too_deep(source: str, name: str, line_offset: int = 0) -> str | None:
     """A located error at the first bracket nested deeper than MAX_NESTING
-    (outside comments and string literals), or None."""
+    (outside comments and string literals) or the first string literal not
+    closed on its line, or None."""
     depth, line, column, i, n = 0, 1, 0, 0, len(source)
     while i < n:
         char = source[i]
@@ -100,10 +101,18 @@ def too_deep(source: str, name: str, line_offset: int = 0) -> str | None:
                 break
             continue
         elif char == '"':
+            start_column = column
             i += 1
             while i < n and source[i] != '"' and source[i] != "\n":
                 i += 2 if source[i] == "\\" else 1
                 column += 1
+            if i >= n or source[i] != '"':
+                # xDSL's lexer backtracks exponentially on an unclosed string
+                # on a long line (its regex nests quantifiers): say it here.
+                return (
+                    f"{name}:{line + line_offset}:{start_column}: error: string "
+                    "literal not closed on its line"
+                )
         elif char in "([{<":
             depth += 1
             if depth > MAX_NESTING:
