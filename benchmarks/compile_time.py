@@ -64,13 +64,15 @@ def attention(
     return g
 
 
-def chain(ops: int, softmax_every: int = 0) -> Build:
-    """`ops` elementwise ops in a chain over (64, 1024) f32, with a softmax
-    in place of every `softmax_every`-th one (0: none)."""
+def chain(
+    ops: int, softmax_every: int = 0, shape: tuple[int, int] = (64, 1024)
+) -> Build:
+    """`ops` elementwise ops in a chain over `shape` f32, with a softmax in
+    place of every `softmax_every`-th one (0: none)."""
 
     def build() -> DataflowGraph:
         g = DataflowGraph(f"chain{ops}")
-        x = g.add_input("x", [64, 1024])
+        x = g.add_input("x", list(shape))
         y = x
         for i in range(1, ops + 1):
             if softmax_every and i % softmax_every == 0:

@@ -63,9 +63,9 @@ _BOM = "\ufeff"
 
 
 def decode_spec(data: bytes, name: str) -> str:
-    """A spec's bytes as text: UTF-8, a leading byte-order mark dropped (as
-    editors on Windows write one). Bytes that are not UTF-8 are an error at
-    their line and column, not characters silently replaced."""
+    """A spec's bytes as UTF-8 text (`parse_located` drops a leading
+    byte-order mark). Bytes that are not UTF-8 are an error at their line and
+    column, not characters silently replaced."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -76,7 +76,7 @@ def decode_spec(data: bytes, name: str) -> str:
             f"{name}:{line}:{column}: error: byte 0x{data[error.start]:02x} is not "
             "UTF-8 text; a spec is UTF-8"
         ) from None
-    return text.removeprefix(_BOM)
+    return text
 
 
 MAX_NESTING = 64
@@ -85,7 +85,7 @@ parser recurses per level and would run out of Python stack near a few
 hundred."""
 
 
-def too_deep(source: str, name: str, line_offset: int = 0) -> str | None:
+def unreadable(source: str, name: str, line_offset: int = 0) -> str | None:
     """A located error at the first bracket nested deeper than MAX_NESTING
     (outside comments and string literals) or the first string literal not
     closed on its line, or None."""
@@ -151,9 +151,9 @@ def parse_located(
     mlir-opt."""
     if is_blank(text):
         return ModuleOp([])
-    text = text.removeprefix(_BOM)
-    if (deep := too_deep(text, name, line_offset)) is not None:
-        raise Diagnostic(deep)
+    text = text.removeprefix(_BOM)  # as editors on Windows write one
+    if (problem := unreadable(text, name, line_offset)) is not None:
+        raise Diagnostic(problem)
     try:
         # The lexer reads the first token as the parser is made: its errors
         # (an unexpected character) are parse errors too.
@@ -189,25 +189,23 @@ def first_unusable_function(
     """The first function that is only a declaration (no body: nothing for
     Molten to compile) or that redefines a symbol of its module."""
 
-    for scope in module.walk():
-        seen: set[str] = set()
-        for region in scope.regions:
-            for block in region.blocks:
-                for op in block.ops:
-                    symbol = getattr(op, "sym_name", None)
-                    if not isinstance(symbol, StringAttr):
-                        continue
-                    if _is_declaration(op):
-                        return op, VerifyException(
-                            f"func.func @{symbol.data} is a declaration without a "
-                            "body; Molten compiles functions with bodies only"
-                        )
-                    if symbol.data in seen:
-                        return op, VerifyException(
-                            f"{op.name} @{symbol.data} is defined twice in its "
-                            "module; symbols must be unique"
-                        )
-                    seen.add(symbol.data)
+    seen: set[tuple[Block | None, str]] = set()
+    for op in module.walk():
+        symbol = getattr(op, "sym_name", None)
+        if not isinstance(symbol, StringAttr):
+            continue
+        if _is_declaration(op):
+            return op, VerifyException(
+                f"func.func @{symbol.data} is a declaration without a body; "
+                "Molten compiles functions with bodies only"
+            )
+        key = (op.parent_block(), symbol.data)  # symbols are unique per block
+        if key in seen:
+            return op, VerifyException(
+                f"{op.name} @{symbol.data} is defined twice in its module; "
+                "symbols must be unique"
+            )
+        seen.add(key)
     return None
 
 
@@ -276,12 +274,20 @@ def first_use_before_definition(module: Operation) -> tuple[Operation, int] | No
     return None
 
 
-def locate_op(op: Operation, error: Exception, source: str, line_offset: int) -> str:
-    """`error` as `file:line:col: error: message` and the source line of `op`."""
-    message = str(error)
+def error_message(error: Exception) -> str:
+    return str(error).removeprefix("Operation does not verify: ")
+
+
+def locate_op(
+    op: Operation, error: Exception, source: str, line_offset: int, name: str = ""
+) -> str:
+    """`error` as `file:line:col: error: message` and the source line of `op`;
+    for an op without a source location (one a pass made), `name: error:`
+    and the op."""
+    message = error_message(error)
     location = op.location
     if not isinstance(location, FileLineColLoc):
-        return f"error: {message}\n  in op: {op}"
+        return f"{name}: error: {message}\n  in op: {op}"
     line, col = location.line.data, location.column.data
     header = f"{location.filename.data}:{line}:{col}: error: {message}"
     lines = source.splitlines()
@@ -289,6 +295,13 @@ def locate_op(op: Operation, error: Exception, source: str, line_offset: int) ->
     if not 0 <= index < len(lines):
         return header
     return f"{header}\n{lines[index]}\n{' ' * (col - 1)}^"
+
+
+def error_line(message: str, tool: str) -> str:
+    """`message` as a tool prints it: as it is when it already says where
+    (`file:line:col: error:`), else after `tool: error:`."""
+    located = ": error: " in message.split("\n", 1)[0]
+    return message if located else f"{tool}: error: {message}"
 
 
 class Diagnostic(DiagnosticException):
@@ -311,18 +324,7 @@ def locate(
     """`error` as `file:line:col: error: message` plus the source line, about
     the first op whose verifier fails (or the error alone if none does)."""
     failing = first_failing_op(module)
-    op, error = failing if failing is not None else (None, error)
-    message = str(error).removeprefix("Operation does not verify: ")
-    location = op.location if op is not None else None
-    if not isinstance(location, FileLineColLoc):
-        if op is None:
-            return f"{name}: error: {message}"
-        # An op a pass created: show it instead of a source line.
-        return f"{name}: error: {message}\n  in op: {op}"
-    line, col = location.line.data, location.column.data
-    header = f"{location.filename.data}:{line}:{col}: error: {message}"
-    lines = source.splitlines()
-    index = line - line_offset - 1
-    if not 0 <= index < len(lines):
-        return header
-    return f"{header}\n{lines[index]}\n{' ' * (col - 1)}^"
+    if failing is None:
+        return f"{name}: error: {error_message(error)}"
+    op, error = failing
+    return locate_op(op, error, source, line_offset, name)

@@ -17,6 +17,7 @@ from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter
 
 import molten
+from benchmarks.compile_time import chain
 from molten import pipeline
 from molten.dialects import kernel
 from molten.dialects import molten as dialect
@@ -1099,19 +1100,7 @@ def test_a_chain_of_2000_ops_compiles_and_keeps_its_meaning(rng):
     chain once ended in RecursionError) and fusion grows groups in linear
     time: 2,000 elementwise ops with a softmax every 50 compile, and the
     kernel level computes what the graph does."""
-    g = DataflowGraph("chain")
-    x = g.add_input("x", [3, 40])
-    y = x
-    for i in range(1, 2001):
-        if i % 50 == 0:
-            y = g.softmax(y)
-        elif i % 3 == 0:
-            y = g.tanh(y)
-        elif i % 3 == 1:
-            y = y * 1.0001
-        else:
-            y = y + x
-    g.add_output(y, "y")
+    g = chain(2000, softmax_every=50, shape=(3, 40))()
     compiled = molten.ZeroCompiler().compile(g)
     assert len(compiled) >= 1 and "__global__" in compiled.source
     xs = rng.uniform(-1, 1, (3, 40)).astype(np.float32)

@@ -121,12 +121,17 @@ def test_seed_on_cupy_arrays(seed):
     _check(cupy.asnumpy(y), _reference(graph, xs, ws), "float32")
 
 
-def test_seed_on_jax_arrays(seed):
+def _jax_gpu():
+    """jax and its first GPU, or the test skipped saying which is missing."""
     jax = pytest.importorskip("jax")
     try:
-        device = jax.devices("gpu")[0]
+        return jax, jax.devices("gpu")[0]
     except RuntimeError:
         pytest.skip("jax has no GPU backend here")
+
+
+def test_seed_on_jax_arrays(seed):
+    jax, device = _jax_gpu()
     graph, compiled = seed
     xs, ws = _host_inputs(graph, np.random.default_rng())
     x = jax.device_put(xs.astype(np.float32), device)
@@ -141,11 +146,7 @@ def test_jax_arrays_through_compiled_and_zero(seed, made_by):
     """JAX arrays, put on the GPU by JAX or taken from torch by DLPack, run
     through a compiled graph and through @zero (which once refused them:
     JAX rejects DLPack's stream -1)."""
-    jax = pytest.importorskip("jax")
-    try:
-        device = jax.devices("gpu")[0]
-    except RuntimeError:
-        pytest.skip("jax has no GPU backend here")
+    jax, device = _jax_gpu()
     graph, compiled = seed
     xs, ws = _host_inputs(graph, np.random.default_rng())
     xs, ws = xs.astype(np.float32), ws.astype(np.float32)

@@ -22,6 +22,7 @@ import hashlib
 import logging
 import os
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -103,20 +104,23 @@ class ProgramCache:
         from cuda.core.utils import FileStreamProgramCache
 
         self.directory = directory or cache_dir()
-        self._store: Any = None
-        try:
+        # A directory that cannot be made leaves an in-memory store, which
+        # lives as long as this object: one compile.
+        self._store: Any = {}
+        with self._tolerating("be created"):
             self._store = FileStreamProgramCache(self.directory / "programs")
+
+    @contextlib.contextmanager
+    def _tolerating(self, doing: str) -> Iterator[None]:
+        try:
+            yield
         except OSError as error:
-            _unusable(self.directory, "be created", error)
+            _unusable(self.directory, doing, error)
 
     def get(self, key: bytes) -> bytes | None:
-        if self._store is None:
-            return None
-        try:
+        entry = None
+        with self._tolerating("be read"):
             entry = self._store.get(key)
-        except OSError as error:
-            _unusable(self.directory, "be read", error)
-            return None
         if entry is None:
             return None
         payload = unframe(entry)
@@ -126,18 +130,9 @@ class ProgramCache:
         return payload
 
     def put(self, key: bytes, payload: bytes) -> None:
-        if self._store is None:
-            return
-        try:
+        with self._tolerating("be written"):
             self._store[key] = frame(payload)
-        except OSError as error:
-            _unusable(self.directory, "be written", error)
 
     def discard(self, key: bytes) -> None:
-        if self._store is None:
-            return
-        try:
-            with contextlib.suppress(KeyError):
-                del self._store[key]
-        except OSError as error:
-            _unusable(self.directory, "drop a damaged entry", error)
+        with self._tolerating("drop a damaged entry"), contextlib.suppress(KeyError):
+            del self._store[key]

@@ -15,12 +15,12 @@ from pathlib import Path
 
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
+from molten.diagnostics import decode_spec, error_line
 from molten.errors import MoltenError
 
 
 def _compile(args: argparse.Namespace) -> int:
     from molten import ZeroCompiler
-    from molten.diagnostics import decode_spec
     from molten.ir import DataflowGraph
 
     spec = Path(args.spec)
@@ -58,9 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ParseError as error:  # a MoltenParseError: file:line:col: error: ...
         print(error, file=sys.stderr)
     except (MoltenError, DiagnosticException) as error:
-        message = str(error)
-        located = ": error: " in message.split("\n", 1)[0]
-        print(message if located else f"molten: error: {message}", file=sys.stderr)
+        print(error_line(str(error), "molten"), file=sys.stderr)
     except NotImplementedError as error:
         print(f"molten: error: not implemented yet: {error}", file=sys.stderr)
     except OSError as error:

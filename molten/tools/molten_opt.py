@@ -30,6 +30,7 @@ from molten.diagnostics import (
     Diagnostic,
     MoltenParseError,
     decode_spec,
+    error_line,
     locate,
     parse_located,
 )
@@ -99,9 +100,7 @@ def main(args: Sequence[str] | None = None) -> int:
         print(str(MoltenParseError(error.span, error.msg)), file=sys.stderr)
         return 1
     except (DiagnosticException, MoltenError) as error:
-        message = str(error).rstrip()
-        located = ": error: " in message.split("\n", 1)[0]
-        print(message if located else f"molten-opt: error: {message}", file=sys.stderr)
+        print(error_line(str(error).rstrip(), "molten-opt"), file=sys.stderr)
         return 1
     except NotImplementedError as error:
         print(f"molten-opt: error: not implemented yet: {error}", file=sys.stderr)
