@@ -1030,36 +1030,57 @@ class KernelOp(IRDLOperation):
 @irdl_op_definition
 class HostFuncOp(IRDLOperation):
     """The `extern "C"` launcher of a graph: pointers to its inputs, then to its
-    `outputs` outputs; the body launches kernels on the caller's stream."""
+    `outputs` outputs; the body launches kernels on the caller's stream.
+    `param_names`, where given, are the C++ parameter names (the graph's own
+    names, which SSA names cannot always carry).
+
+    ```mlir
+    cuda.host_func @g(%h: !cuda.ptr<f32>, %h_1: !cuda.ptr<f32>, %y: !cuda.ptr<f32>)
+        outputs 1 attributes {param_names = ["h_0", "h_1", "y"]} { ... }
+    ```
+    """
 
     name = "cuda.host_func"
     sym_name = prop_def(StringAttr)
     function_type = prop_def(FunctionType)
     outputs = prop_def(IntAttr)
+    param_names = opt_prop_def(ArrayAttr[StringAttr])
     body = region_def("single_block")
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
 
     def __init__(
-        self, sym_name: str, params: Sequence[Attribute], outputs: int, body: Region
+        self,
+        sym_name: str,
+        params: Sequence[Attribute],
+        outputs: int,
+        body: Region,
+        param_names: Sequence[str] | None = None,
     ):
-        super().__init__(
-            properties={
-                "sym_name": StringAttr(sym_name),
-                "function_type": FunctionType.from_lists(params, []),
-                "outputs": IntAttr(outputs),
-            },
-            regions=[body],
-        )
+        properties: dict[str, Attribute] = {
+            "sym_name": StringAttr(sym_name),
+            "function_type": FunctionType.from_lists(params, []),
+            "outputs": IntAttr(outputs),
+        }
+        if param_names is not None:
+            properties["param_names"] = ArrayAttr([StringAttr(n) for n in param_names])
+        super().__init__(properties=properties, regions=[body])
 
     def verify_(self) -> None:
         _verify_pointer_args(self.name, self.body, self.function_type, True)
         if not 0 < self.outputs.data <= len(self.body.block.args):
             raise VerifyException("cuda.host_func: outputs must count trailing params")
+        if self.param_names is not None and len(self.param_names.data) != len(
+            self.body.block.args
+        ):
+            raise VerifyException("cuda.host_func: param_names must name every param")
 
     def print(self, printer: Printer) -> None:
         _print_signature(printer, self.sym_name, self.body)
         printer.print_string(f" outputs {self.outputs.data}")
-        printer.print_op_attributes(self.attributes, print_keyword=True)
+        extra = (
+            {"param_names": self.param_names} if self.param_names is not None else {}
+        )
+        printer.print_op_attributes({**self.attributes, **extra}, print_keyword=True)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
 
@@ -1069,16 +1090,16 @@ class HostFuncOp(IRDLOperation):
         parser.parse_keyword("outputs")
         outputs = parser.parse_integer(allow_negative=False)
         attributes = parser.parse_optional_attr_dict_with_keyword()
+        extra = dict(attributes.data) if attributes is not None else {}
         body = parser.parse_region(args)
-        return cls.create(
-            properties={
-                "sym_name": sym_name,
-                "function_type": FunctionType.from_lists([a.type for a in args], []),
-                "outputs": IntAttr(outputs),
-            },
-            attributes=dict(attributes.data) if attributes is not None else {},
-            regions=[body],
-        )
+        properties: dict[str, Attribute] = {
+            "sym_name": sym_name,
+            "function_type": FunctionType.from_lists([a.type for a in args], []),
+            "outputs": IntAttr(outputs),
+        }
+        if "param_names" in extra:
+            properties["param_names"] = extra.pop("param_names")
+        return cls.create(properties=properties, attributes=extra, regions=[body])
 
 
 class LaunchedKernel(SymbolUserOpInterface):

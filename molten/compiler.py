@@ -10,7 +10,7 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
-from molten.ir import dtype_name, output_name
+from molten.ir import dtype_name, input_name, output_name
 from molten.pipeline import DEFAULT_PIPELINE, KERNEL_LEVEL_PIPELINE
 from molten.runtime.program import Step, TensorSpec, host_program
 
@@ -201,7 +201,9 @@ def _signature(
     """The graph's inputs and outputs (names as the graph gave them)."""
     (graph,) = (op for op in module.ops if isinstance(op, func.FuncOp))
     args = graph.body.block.args
-    inputs = tuple(_spec(a.name_hint or f"in{i}", a.type) for i, a in enumerate(args))
+    inputs = tuple(
+        _spec(input_name(graph, i) or f"in{i}", a.type) for i, a in enumerate(args)
+    )
     returned = graph.body.block.last_op
     assert isinstance(returned, func.ReturnOp)
     outputs = tuple(

@@ -8,12 +8,22 @@ error is about.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Block, Operation, Region
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+)
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Span
 
 
 class MoltenParseError(ParseError):
@@ -39,6 +49,19 @@ class LocatingParser(Parser):
     def __init__(self, *args, line_offset: int = 0, **kwargs):
         super().__init__(*args, **kwargs)
         self.line_offset = line_offset
+        self.clipped_names: dict[SSAValue, str] = {}
+        """Block arguments whose SSA name lost a trailing `_<digits>` (xDSL
+        reads `%h_0` as `h`), with the name as written."""
+
+    def _register_ssa_definition(
+        self, name: str, values: Sequence[SSAValue], span: Span
+    ) -> None:
+        super()._register_ssa_definition(name, values, span)
+        if not SSAValue.is_valid_name(name):  # %0 names nothing
+            return
+        for value in values:
+            if isinstance(value, BlockArgument) and value.name_hint != name:
+                self.clipped_names[value] = name
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
@@ -159,6 +182,7 @@ def parse_located(
         # (an unexpected character) are parse errors too.
         parser = LocatingParser(ctx, text, name, line_offset=line_offset)
         module = parser.parse_module(implicit_module)
+        _keep_input_names(module, parser.clipped_names)
     except MoltenParseError:
         raise
     except ParseError as error:
@@ -181,6 +205,31 @@ def parse_located(
         )
         raise Diagnostic(locate_op(op, error, text, line_offset)) from None
     return module
+
+
+def _keep_input_names(module: ModuleOp, written: dict[SSAValue, str]) -> None:
+    """Gives each `func.func` input whose SSA name lost part of its written
+    name a `molten.name` attribute holding the name as written, so `%h_0`
+    and `%h_1` stay two inputs named as the spec names them."""
+    from molten.ir import NAME_ATTR
+
+    for func in module.walk():
+        if not isinstance(func, FuncOp) or not func.body.blocks:
+            continue
+        args = func.body.block.args
+        if not any(arg in written for arg in args):
+            continue
+        old = (
+            func.arg_attrs.data if func.arg_attrs else [DictionaryAttr({})] * len(args)
+        )
+        func.arg_attrs = ArrayAttr(
+            [
+                DictionaryAttr({NAME_ATTR: StringAttr(written[arg]), **attrs.data})
+                if arg in written
+                else attrs
+                for arg, attrs in zip(args, old, strict=True)
+            ]
+        )
 
 
 def first_unusable_function(

@@ -53,7 +53,11 @@ from xdsl.printer import Printer
 from molten.dialects import molten
 from molten.errors import DTypeError, GraphError, MoltenError, ShapeError
 
-OUTPUT_NAME_ATTR = "molten.name"
+NAME_ATTR = "molten.name"
+"""Argument and result attribute of a graph's `func.func` holding a name that
+an SSA name cannot carry: xDSL drops a trailing `_<digits>` from SSA names
+(`%h_0` reads back as `h`), so inputs `h_0` and `h_1` keep their names here."""
+OUTPUT_NAME_ATTR = NAME_ATTR
 
 
 def output_name(func: FuncOp, index: int) -> str | None:
@@ -61,11 +65,30 @@ def output_name(func: FuncOp, index: int) -> str | None:
     result attribute), if any."""
     if func.res_attrs is None:
         return None
-    attr = func.res_attrs.data[index].data.get(OUTPUT_NAME_ATTR)
+    attr = func.res_attrs.data[index].data.get(NAME_ATTR)
     return attr.data if isinstance(attr, StringAttr) else None
 
 
-"""Result attribute of the graph's `func.func` that holds each output's name."""
+def input_name(func: FuncOp, index: int) -> str | None:
+    """The name of a graph function's input `index`: its `molten.name`
+    argument attribute if it has one, else its SSA name."""
+    if func.arg_attrs is not None:
+        attr = func.arg_attrs.data[index].data.get(NAME_ATTR)
+        if isinstance(attr, StringAttr):
+            return attr.data
+    return func.body.block.args[index].name_hint
+
+
+def name_value(value: SSAValue, name: str) -> str:
+    """Gives `value` the SSA name nearest `name` (sanitized) and returns the
+    sanitized name. The SSA name may lose a trailing `_<digits>`; whoever needs
+    the exact name keeps the returned one."""
+    clean = sanitize_name(name)
+    value.name_hint = clean
+    if not value.name_hint:  # "_1" has nothing left before its suffix
+        value.name_hint = None
+    return clean
+
 
 DTYPES: dict[str, Attribute] = {
     "float32": Float32Type(),
@@ -239,7 +262,7 @@ class Tensor:
 
     @property
     def name(self) -> str | None:
-        return self.value.name_hint
+        return self.graph._names.get(self.value) or self.value.name_hint
 
     def __repr__(self) -> str:
         return f"Tensor(%{self.name or '?'}: {self.type})"
@@ -288,6 +311,8 @@ class DataflowGraph:
         self.name = sanitize_name(name)
         self._block = Block()
         self._outputs: list[tuple[SSAValue, str]] = []
+        self._names: dict[SSAValue, str] = {}
+        """The exact names of inputs and named values (see `name_value`)."""
 
     # ----------------------------------------------------------------------
     # Inputs, outputs, IR.
@@ -306,7 +331,7 @@ class DataflowGraph:
         return [name for _, name in self._outputs]
 
     def _names_in_use(self) -> set[str]:
-        return {a.name_hint for a in self._block.args if a.name_hint} | {
+        return {self._names[a] for a in self._block.args} | {
             name for _, name in self._outputs
         }
 
@@ -334,7 +359,7 @@ class DataflowGraph:
         tensor_type = TensorType(element_type(dtype), list(shape.dims))
         molten.check_tensor_size("add_input", f"input '{clean}'", tensor_type)
         arg = self._block.insert_arg(tensor_type, len(self._block.args))
-        arg.name_hint = clean
+        self._names[arg] = name_value(arg, clean)
         return Tensor(self, arg)
 
     def add_output(self, tensor: Tensor, name: str | None = None) -> None:
@@ -366,16 +391,33 @@ class DataflowGraph:
         for old, new in zip(self._block.args, body.block.args, strict=True):
             new.name_hint = old.name_hint
             mapping[old] = new
+        # An input's name goes in an attribute only where its SSA name cannot
+        # carry it: a suffix was dropped, or the printer will add one because
+        # an earlier input has the same SSA name. The usual signature stays plain.
+        printed: set[str | None] = set()
+        attrs = []
+        for arg in self._block.args:
+            exact = self._names[arg] == arg.name_hint and arg.name_hint not in printed
+            attrs.append(
+                DictionaryAttr(
+                    {} if exact else {NAME_ATTR: StringAttr(self._names[arg])}
+                )
+            )
+            printed.add(arg.name_hint)
+        arg_attrs = ArrayAttr(attrs)
         for op in self._block.ops:
             body.block.add_op(op.clone(mapping))
         body.block.add_op(ReturnOp(*(mapping[v] for v, _ in self._outputs)))
         res_attrs = ArrayAttr(
-            [
-                DictionaryAttr({OUTPUT_NAME_ATTR: StringAttr(name)})
-                for _, name in self._outputs
-            ]
+            [DictionaryAttr({NAME_ATTR: StringAttr(name)}) for _, name in self._outputs]
         )
-        func = FuncOp(self.name, (inputs, outputs), body, res_attrs=res_attrs)
+        func = FuncOp(
+            self.name,
+            (inputs, outputs),
+            body,
+            arg_attrs=arg_attrs if any(d.data for d in arg_attrs.data) else None,
+            res_attrs=res_attrs,
+        )
         return ModuleOp([func])
 
     def to_mlir(self, generic: bool = False) -> str:
@@ -444,7 +486,7 @@ class DataflowGraph:
         graph = cls(func.sym_name.data)
         mapping: dict[SSAValue, SSAValue] = {}
         for i, arg in enumerate(func.body.block.args):
-            name = arg.name_hint or f"arg{i}"
+            name = input_name(func, i) or f"arg{i}"
             mapping[arg] = graph.add_input(
                 name, arg.type.get_shape(), arg.type.element_type
             ).value
@@ -517,7 +559,7 @@ class DataflowGraph:
                 [t.value for t in operands], properties, result_type
             )
         if name is not None:
-            op.results[0].name_hint = sanitize_name(name)
+            self._names[op.results[0]] = name_value(op.results[0], name)
         self._block.add_op(op)
         return Tensor(self, op.results[0])
 
@@ -658,7 +700,7 @@ class DataflowGraph:
         if shape is not None and tuple(shape) != array.shape:
             return self.broadcast_to(result, shape, name=name)
         if name is not None:
-            op.result.name_hint = sanitize_name(name)
+            self._names[op.result] = name_value(op.result, name)
         return result
 
     def _axes(self, op_name: str, x: Tensor, axes: int | Sequence[int]) -> list[int]:

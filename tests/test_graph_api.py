@@ -811,3 +811,61 @@ def test_a_constant_array_in_a_kernel_is_an_unsupported_error_with_a_way_out():
     g.add_output(x + g.constant([1.0, 2.0, 3.0]))
     with pytest.raises(molten.UnsupportedError, match=r"pass the values as a graph"):
         molten.ZeroCompiler().compile(g)
+
+
+# --------------------------------------------------------------------------
+# Names ending in _<digits>: xDSL's SSA names drop that suffix; Molten keeps it.
+# --------------------------------------------------------------------------
+
+
+def test_names_ending_in_digits_are_kept_through_text_and_compile(rng):
+    g = DataflowGraph("g")
+    h0, h1 = g.add_input("h_0", [4]), g.add_input("h_1", [4])
+    g.add_output(g.sub(h0, h1, name="y_2"))
+    assert [t.name for t in g.inputs] == ["h_0", "h_1"]
+    assert g.output_names == ["y_2"]
+    again = DataflowGraph.from_mlir(g.to_mlir())
+    assert [t.name for t in again.inputs] == ["h_0", "h_1"]
+    assert again.output_names == ["y_2"]
+    compiled = molten.ZeroCompiler().compile(again)
+    assert [s.name for s in compiled.inputs] == ["h_0", "h_1"]
+    assert [s.name for s in compiled.outputs] == ["y_2"]
+    assert "g(const float* h_0, const float* h_1, float* y_2," in compiled.header
+    a, b = rng.standard_normal(4), rng.standard_normal(4)
+    np.testing.assert_allclose(molten.interpret(again, a, b, reference=True), a - b)
+
+
+def test_a_name_and_its_digit_suffixed_twin_are_two_inputs():
+    g = DataflowGraph("g")
+    g.add_input("x_1", [2])
+    x = g.add_input("x", [2])  # was a spurious duplicate of 'x_1'
+    with pytest.raises(GraphError, match="named 'x_1'"):
+        g.add_input("x_1", [2])
+    g.add_output(x)
+    assert [t.name for t in DataflowGraph.from_mlir(g.to_mlir()).inputs] == [
+        "x_1",
+        "x",
+    ]
+
+
+def test_a_digit_name_is_an_identifier():
+    g = DataflowGraph("g")
+    one = g.add_input("1", [2])
+    g.add_output(g.neg(one, name="2"))
+    assert one.name == "_1" and g.output_names == ["_2"]
+    again = DataflowGraph.from_mlir(g.to_mlir())
+    assert [t.name for t in again.inputs] == ["_1"] and again.output_names == ["_2"]
+
+
+def test_digit_suffixed_ssa_names_in_a_spec_are_distinct_inputs():
+    spec = """
+    func.func @g(%h_0: tensor<4xf32>, %h_1: tensor<4xf32>) -> tensor<4xf32> {
+      %y = molten.add %h_0, %h_1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      func.return %y : tensor<4xf32>
+    }
+    """
+    g = DataflowGraph.from_mlir(spec)
+    assert [t.name for t in g.inputs] == ["h_0", "h_1"]
+    assert "g(const float* h_0, const float* h_1," in (
+        molten.ZeroCompiler().compile(g).header
+    )

@@ -13,6 +13,7 @@ from xdsl.interpreters.func import FuncFunctions
 from molten.errors import GraphError, InputError
 from molten.interpreters.kernel import KernelFunctions
 from molten.interpreters.molten import MoltenFunctions, round_to, storage_dtype
+from molten.ir import input_name
 
 
 def entry_function(module: ModuleOp, entry: str | None = None) -> FuncOp:
@@ -48,7 +49,7 @@ def _as_module(program: Any) -> ModuleOp:
 
 
 def _input_name(func: FuncOp, index: int) -> str:
-    name = func.body.block.args[index].name_hint
+    name = input_name(func, index)
     return f"input {index} ('{name}')" if name else f"input {index}"
 
 

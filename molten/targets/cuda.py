@@ -730,9 +730,11 @@ def _stored_pointers(body: Block) -> set[SSAValue]:
     }
 
 
-def _param(scope: Scope, arg: SSAValue, const: bool) -> tuple[str, str]:
+def _param(
+    scope: Scope, arg: SSAValue, const: bool, hint: str | None = None
+) -> tuple[str, str]:
     assert isinstance(arg.type, cuda.PointerType)
-    name = scope.fresh(arg.name_hint, "p")
+    name = scope.fresh(hint or arg.name_hint, "p")
     qualifier = "const " if const else ""
     return name, f"{qualifier}{c_type(arg.type.element_type)}* __restrict__ {name}"
 
@@ -871,9 +873,14 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
         launcher_names[launcher.sym_name.data] = launcher_name
         args = launcher.body.block.args
         n_inputs = len(args) - launcher.outputs.data
+        hints = (
+            [n.data for n in launcher.param_names.data]
+            if launcher.param_names is not None
+            else [None] * len(args)
+        )
         params, doc = [], []
-        for i, arg in enumerate(args):
-            name, decl = _param(scope, arg, const=i < n_inputs)
+        for i, (arg, hint) in enumerate(zip(args, hints, strict=True)):
+            name, decl = _param(scope, arg, const=i < n_inputs, hint=hint)
             printer.names[arg] = name
             params.append(decl.replace(" __restrict__", ""))
             role = "input" if i < n_inputs else "output"

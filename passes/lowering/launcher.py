@@ -15,7 +15,7 @@ from xdsl.ir import Block, Region, SSAValue
 from molten.dialects import cuda, kernel
 from molten.dialects.molten import shape_of
 from molten.errors import GraphError
-from molten.ir import output_name, sanitize_name
+from molten.ir import input_name, output_name, sanitize_name
 from molten.passes.lowering.emitter import element_of
 from molten.passes.lowering.kernels import LoweredKernel, pointer_type
 
@@ -32,15 +32,16 @@ def lower_graph(
             f"lower-kernel-to-cuda: @{graph.sym_name.data} returns nothing; a "
             "graph must return at least one tensor for Molten to compute"
         )
-    names = [a.name_hint or f"in{i}" for i, a in enumerate(block.args)]
+    names = [input_name(graph, i) or f"in{i}" for i in range(len(block.args))]
     out_names = [
         output_name(graph, i) or value.name_hint or f"out{i}"
         for i, value in enumerate(returned)
     ]
     params = [pointer_type(a) for a in block.args] + [pointer_type(v) for v in returned]
     entry = Block(arg_types=params)
-    for arg, name in zip(entry.args, names + out_names, strict=True):
-        arg.name_hint = sanitize_name(name)
+    param_names = [sanitize_name(name) for name in names + out_names]
+    for arg, name in zip(entry.args, param_names, strict=True):
+        arg.name_hint = name
     buffers: dict[SSAValue, SSAValue] = dict(zip(block.args, entry.args, strict=False))
     # An output that is an input, or a value returned again, is copied into
     # its output buffer after the kernels.
@@ -94,4 +95,12 @@ def lower_graph(
     for buffer in temporaries:
         entry.add_op(cuda.FreeOp(buffer))
     entry.add_op(cuda.ReturnOp())
-    return cuda.HostFuncOp(graph.sym_name.data, params, len(returned), Region(entry))
+    # The names go in the op only where SSA names lost part of them.
+    exact = all(a.name_hint == n for a, n in zip(entry.args, param_names, strict=True))
+    return cuda.HostFuncOp(
+        graph.sym_name.data,
+        params,
+        len(returned),
+        Region(entry),
+        None if exact else param_names,
+    )
