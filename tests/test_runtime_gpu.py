@@ -9,6 +9,7 @@ Frameworks other than torch are tested when installed.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -123,6 +124,9 @@ def test_seed_on_cupy_arrays(seed):
 
 def _jax_gpu():
     """jax and its first GPU, or the test skipped saying which is missing."""
+    # JAX takes 75% of the GPU's memory when it starts; beside the other
+    # pytest workers on the same GPU, it should take what it uses.
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     jax = pytest.importorskip("jax")
     try:
         return jax, jax.devices("gpu")[0]
