@@ -154,6 +154,20 @@ def torch_matmul(x, w, b):
     return x @ w
 
 
+def molten_attention(causal: bool) -> Callable[..., Any]:
+    def attention(q, k, v):
+        return ops.attention(q, k, v, causal=causal)
+
+    return attention
+
+
+def torch_attention(causal: bool) -> Callable[..., Any]:
+    def attention(q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+    return attention
+
+
 # ---------------------------------------------------------------------------
 # The suites.
 # ---------------------------------------------------------------------------
@@ -264,6 +278,30 @@ def gemm_suite() -> list[Case]:
     ]
 
 
+def attention_suite() -> list[Case]:
+    """Prefill: softmax(q @ kᵀ / sqrt(d) [+ causal mask]) @ v against
+    torch's scaled_dot_product_attention; FLOPs 4 B H S² D, half of it when
+    causal (the masked half is not computed)."""
+    cases = []
+    for dtype in ("float16", "bfloat16"):
+        for b, h, s, d in ((1, 32, 8192, 128), (4, 32, 2048, 128), (8, 16, 1024, 64)):
+            for causal in (False, True):
+                shape = (b, h, s, d)
+                cases.append(
+                    Case(
+                        "attention",
+                        "attention-causal" if causal else "attention",
+                        shape,
+                        dtype,
+                        tuple(Operand(name, shape) for name in "qkv"),
+                        molten_attention(causal),
+                        torch_attention(causal),
+                        flops=4 * b * h * s * s * d // (2 if causal else 1),
+                    )
+                )
+    return cases
+
+
 def smoke_suite() -> list[Case]:
     """Small shapes of each family, for testing the harness itself."""
     return [
@@ -308,8 +346,9 @@ SUITES: dict[str, Callable[[], list[Case]]] = {
     "norms": norms_suite,
     "elementwise": elementwise_suite,
     "gemm": gemm_suite,
+    "attention": attention_suite,
     "smoke": smoke_suite,
 }
 """Every suite; `all` on the command line means all but `smoke`."""
 
-MAIN_SUITES = ("seed", "norms", "elementwise", "gemm")
+MAIN_SUITES = ("seed", "norms", "elementwise", "gemm", "attention")

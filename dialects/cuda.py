@@ -635,6 +635,37 @@ class MmaOp(IRDLOperation):
             )
 
 
+@irdl_op_definition
+class PackOp(IRDLOperation):
+    """Two f32 values rounded to `operand` (f16 or bf16) and packed into one
+    fragment register, `lo` in the low half: an mma operand made from values
+    a warp holds in registers (attention's probabilities, the left operand
+    of P V, laid out as the accumulators of Q K^T that gave them).
+
+    ```mlir
+    %r = cuda.pack f16 %lo, %hi
+    ```
+    """
+
+    name = "cuda.pack"
+    operand = prop_def(Attribute)
+    lo = operand_def(Float32Type)
+    hi = operand_def(Float32Type)
+    result = result_def(FRAGMENT)
+    assembly_format = "$operand $lo `,` $hi attr-dict"
+
+    def __init__(self, operand: Attribute, lo: SSAValue, hi: SSAValue):
+        super().__init__(
+            operands=[lo, hi], properties={"operand": operand}, result_types=[FRAGMENT]
+        )
+
+    def verify_(self) -> None:
+        if not isinstance(self.operand, MMA_OPERAND_TYPES):
+            raise VerifyException(
+                f"cuda.pack: packs into f16 or bf16 pairs, not {self.operand}"
+            )
+
+
 DESCRIPTOR = IntegerType(64)
 """A wgmma matrix descriptor: where an operand tile lies in shared memory
 and how it is laid out (the 128-byte swizzle, its two strides)."""
@@ -1351,6 +1382,7 @@ Cuda = Dialect(
         CpAsyncWaitOp,
         LdMatrixOp,
         MmaOp,
+        PackOp,
         WgmmaDescriptorOp,
         WgmmaOp,
         WgmmaFenceOp,

@@ -27,6 +27,12 @@ def _molten_decompose():
     return MoltenDecompose
 
 
+def _fuse_attention():
+    from molten.passes.fuse_attention import FuseAttention
+
+    return FuseAttention
+
+
 def _fuse_reduction():
     from molten.passes.fuse_reduction import FuseReduction
 
@@ -95,6 +101,7 @@ MOLTEN_UNIVERSE = Universe(
     },
     all_passes={
         "molten-decompose": _molten_decompose,
+        "fuse-attention": _fuse_attention,
         "fuse-reduction": _fuse_reduction,
         "fuse-epilogue": _fuse_epilogue,
         "fuse-elementwise": _fuse_elementwise,

@@ -41,6 +41,8 @@ from this attribute and invents none. The heuristics, for a device of
   `arch=sm_90a` the tensor-core gemm runs on wgmma instead: two
   warpgroups on 128x256 output tiles (128x128 for at most 128 columns), a
   K step of 64 (one 128-byte swizzled row), four stages.
+* attention: four warps of 16 query rows each against tiles of 64 keys
+  (32 above head dimension 128), two stages of K and V tiles.
 
 A schedule already present (written by hand or by an autotuner) is kept.
 """
@@ -70,6 +72,7 @@ from xdsl.utils.exceptions import PassFailedException
 from molten.dialects import kernel, molten
 from molten.dialects.cuda import STATIC_SHARED_BYTES, VECTOR_BYTES, element_bytes
 from molten.dialects.molten import shape_of
+from molten.passes.fuse_attention import attention_in
 
 H100_SMS = 132
 WARP = 32
@@ -327,6 +330,28 @@ def gemm_schedule(
     )
 
 
+ATTENTION_WARPS = 4
+"""Warps of an attention block, each computing 16 query rows (one mma's M)."""
+
+
+def attention_schedule(body) -> kernel.ScheduleAttr:
+    """An attention kernel's: a block of four warps takes 64 query rows
+    (tile M) against K and V tiles of 64 keys (tile N; 32 above head
+    dimension 128, where each warp's output accumulators are larger), the
+    whole head dimension (tile K) at once, two tiles of K and V in flight;
+    each warp's tile is 16 rows by the value head dimension."""
+    found = attention_in(body, "kernel-schedule")
+    head = shape_of(found.query)[-1]
+    value_head = shape_of(found.value)[-1]
+    keys = 64 if max(head, value_head) <= 128 else 32
+    return kernel.ScheduleAttr(
+        WARP * ATTENTION_WARPS,
+        tile=[16 * ATTENTION_WARPS, keys, head],
+        warp=[16, value_head],
+        stages=2,
+    )
+
+
 def schedule_for(
     kind: kernel.KernelKind,
     body_ops: list[Operation],
@@ -348,6 +373,8 @@ def schedule_for(
         domain = kernel.iteration_domain(outputs)
         width = vector_width(domain[-1] if domain else 1, tensors)
         return pointwise_schedule(math.prod(domain), width, sm_count)
+    if kind == kernel.KernelKind.ATTENTION:
+        return attention_schedule(body_ops[0].parent_block())
     raise NotImplementedError(f"kernel-schedule: no heuristic for {kind.value} kernels")
 
 

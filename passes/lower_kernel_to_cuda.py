@@ -56,6 +56,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel
+from molten.passes.lowering.attention import lower_attention
 from molten.passes.lowering.gemm import lower_gemm
 from molten.passes.lowering.gemm_mma import MMA_SHAPE
 from molten.passes.lowering.kernels import LoweredKernel
@@ -69,6 +70,7 @@ LOWERINGS = {
     kernel.KernelKind.POINTWISE: lower_pointwise,
     kernel.KernelKind.ROW_REDUCE: lower_row_reduce,
     kernel.KernelKind.GEMM: lower_gemm,
+    kernel.KernelKind.ATTENTION: lower_attention,
 }
 """The lowering of each kernel kind."""
 

@@ -156,9 +156,15 @@ def gemv_batched(batch: list[int], m: int, k: int, n: int) -> Builder:
     return build
 
 
-def attention(batch: int, seq: int, dim: int, causal: bool) -> Builder:
+def attention(
+    batch: int, seq: int, dim: int, causal: bool, keys: int | None = None
+) -> Builder:
+    """softmax(q @ kᵀ / sqrt(dim) [+ causal mask]) @ v, `keys` keys (default:
+    `seq`); one attention kernel in f16 and bf16, gemm kernels in f32."""
+
     def build(g: DataflowGraph, dtype: str) -> None:
-        q, k, v = (g.add_input(n, [batch, seq, dim], dtype) for n in "qkv")
+        q = g.add_input("q", [batch, seq, dim], dtype)
+        k, v = (g.add_input(n, [batch, keys or seq, dim], dtype) for n in "kv")
         g.add_output(g.attention(q, k, v, name="o", causal=causal))
 
     return build
@@ -276,6 +282,8 @@ CASES: dict[str, Builder] = {
     "gemv_batched_2x3x1x200x72": gemv_batched([2, 3], 1, 200, 72),
     "gemv_transpose_a_2x33x48": gemm_transpose_a(2, 33, 48),
     "attention_causal_2x37x16": attention(2, 37, 16, True),
+    "attention_2x17x1000x80": attention(2, 17, 80, False, keys=1000),
+    "attention_causal_1x130x100x64": attention(1, 130, 64, True, keys=100),
     "passthrough_1000": passthrough(1000),
     "unary_ops_3x517": unary_ops(3, 517),
     "binary_ops_5x129": binary_ops(5, 129),

@@ -1,15 +1,37 @@
-// RUN: not molten-opt %s -p kernel-schedule 2>&1 | filecheck %s
+// RUN: sed '/^\/\/ -----$/,$d' %s | molten-opt -p kernel-schedule | filecheck %s
+// RUN: sed '1,/^\/\/ -----$/d' %s | not molten-opt -p kernel-schedule 2>&1 | filecheck %s --check-prefix=ERROR
 
-// kernel-schedule has no heuristic for attention kernels (the pipeline makes
-// none: attention is decomposed, kernel-schedule.mlir keeps a given one). An
-// attention kernel without a schedule is reported as not implemented yet:
-// a one-line error, a non-zero exit, no module and no internal error.
+// An attention kernel (from fuse-attention) gets four warps of 16 query rows
+// against tiles of 64 keys, the whole head dimension, two stages.
 
-kernel.func @attention_kernel(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) attention {
+kernel.func @attention_kernel(%q: tensor<2x100x64xf16>, %k: tensor<2x130x64xf16>, %v: tensor<2x130x64xf16>) -> (tensor<2x100x64xf16>) attention {
+  %cst = molten.constant dense<1.250000e-01> : tensor<f32>
+  %q_f32 = molten.cast %q : tensor<2x100x64xf16> to tensor<2x100x64xf32>
+  %k_f32 = molten.cast %k : tensor<2x130x64xf16> to tensor<2x130x64xf32>
+  %v_f32 = molten.cast %v : tensor<2x130x64xf16> to tensor<2x130x64xf32>
+  %s = molten.matmul %q_f32, %k_f32 transpose_b : (tensor<2x100x64xf32>, tensor<2x130x64xf32>) -> tensor<2x100x130xf32>
+  %t = molten.mul %s, %cst : (tensor<2x100x130xf32>, tensor<f32>) -> tensor<2x100x130xf32>
+  %m = molten.reduce_max %t axes = [2] keepdim : tensor<2x100x130xf32> -> tensor<2x100x1xf32>
+  %d = molten.sub %t, %m : (tensor<2x100x130xf32>, tensor<2x100x1xf32>) -> tensor<2x100x130xf32>
+  %e = molten.exp %d : tensor<2x100x130xf32>
+  %l = molten.reduce_sum %e axes = [2] keepdim : tensor<2x100x130xf32> -> tensor<2x100x1xf32>
+  %p = molten.div %e, %l : (tensor<2x100x130xf32>, tensor<2x100x1xf32>) -> tensor<2x100x130xf32>
+  %o = molten.matmul %p, %v_f32 : (tensor<2x100x130xf32>, tensor<2x130x64xf32>) -> tensor<2x100x64xf32>
+  %out = molten.cast %o : tensor<2x100x64xf32> to tensor<2x100x64xf16>
+  kernel.yield %out : tensor<2x100x64xf16>
+}
+
+// CHECK: kernel.func @attention_kernel({{.*}}) -> (tensor<2x100x64xf16>) attention schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
+
+// -----
+
+// A body that is not the attention pattern (the composite itself, on f32) is
+// reported as not implemented: a one-line error, no module, no internal error.
+
+kernel.func @composite(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) attention {
   %o = molten.attention %q, %q, %q scale = 1.250000e-01 : (tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
   kernel.yield %o : tensor<16x64xf32>
 }
 
-// CHECK-NOT: builtin.module
-// CHECK:     {{^}}molten-opt: error: not implemented yet: kernel-schedule: no heuristic for attention kernels{{$}}
-// CHECK-NOT: {{Traceback|internal error|builtin.module}}
+// ERROR:     {{^}}molten-opt: error: not implemented yet: kernel-schedule: the attention kernel's body is not softmax(q @ kᵀ * scale [+ causal mask]) @ v on f16 or bf16 tensors{{$}}
+// ERROR-NOT: {{Traceback|internal error}}

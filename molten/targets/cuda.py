@@ -313,6 +313,7 @@ _CALLS = {
     arith.MinimumfOp: "molten_fmin",
     arith.MinSIOp: "molten_imin",
     mathd.ExpOp: "expf",
+    mathd.Exp2Op: "exp2f",
     mathd.LogOp: "logf",
     mathd.SqrtOp: "sqrtf",
     mathd.RsqrtOp: "rsqrtf",
@@ -452,6 +453,10 @@ class BodyPrinter:
             kind = "bf16" if isinstance(op.operand, BFloat16Type) else "f16"
             args = ", ".join([*names, *(self.name(v) for v in (*op.a, *op.b, *op.c))])
             self.emit(f"molten_mma_{kind}({args});")
+        elif isinstance(op, cuda.PackOp):
+            kind = "bf16" if isinstance(op.operand, BFloat16Type) else "f16"
+            lo, hi = self.name(op.lo), self.name(op.hi)
+            self.define(op.result, f"molten_pack_{kind}({lo}, {hi})", "pair")
         elif isinstance(op, cuda.WgmmaDescriptorOp):
             address = f"{self.name(op.ptr)} + {self.name(op.index)}"
             self.define(
@@ -911,6 +916,7 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             for k in kernels
             for op in k.walk()
         ),
+        "pack": any(isinstance(op, cuda.PackOp) for k in kernels for op in k.walk()),
         "wgmma_helpers": wgmma_helpers(kernels),
         "group_barrier": any(
             isinstance(op, cuda.GroupBarrierOp) for k in kernels for op in k.walk()

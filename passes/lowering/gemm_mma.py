@@ -5,17 +5,14 @@ by cp.async.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from xdsl.dialects import scf
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Region
 
 from molten.dialects import cuda, kernel
 from molten.passes.lowering.emitter import (
     F32,
     INDEX,
     WARP,
-    Emitter,
     Index,
     close_if,
     element_of,
@@ -23,74 +20,10 @@ from molten.passes.lowering.emitter import (
 )
 from molten.passes.lowering.epilogue import Staging, finish
 from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
-from molten.passes.lowering.matmul import GemmShape, issue_copies
+from molten.passes.lowering.matmul import GemmShape, StagedOperand
 
 MMA_SHAPE = (16, 8, 16)
 """The tensor-core instruction the warps run: mma.sync m16n8k16."""
-
-
-@dataclass
-class _StagedOperand:
-    """One matmul operand passing through shared memory: per stage a tile of
-    `rows` x `cols` elements in the operand's storage order (cols along its
-    contiguous axis), `pitch` elements a row. `k_rows`: the rows are the K
-    axis (A transposed, B not), else the columns are."""
-
-    ptr: SSAValue
-    base: Index
-    buffer: SSAValue
-    rows: int
-    cols: int
-    pitch: int
-    k_rows: bool
-    outer0: Index
-    """The first row (of M or N) of the block's tile."""
-    outer_total: int
-    k_total: int
-    outer_partial: bool
-    """Whether the last tile along M (or N) sticks out of the operand."""
-    k_partial: bool
-
-    @property
-    def row_length(self) -> int:
-        """Elements a row of the operand's storage (its contiguous axis)."""
-        return self.k_total if not self.k_rows else self.outer_total
-
-    def copies(self, e: Emitter, tid: Index, threads: int, width: int):
-        """Per 16-byte copy of this thread: where it goes in a stage, its global
-        offset at K = 0, its row or column along K, and whether it lies inside
-        the operand along M or N (None: always, the tiles divide it)."""
-        per_row = self.cols // width
-        result = []
-        for copy in range(self.rows * per_row // threads):
-            flat = e.iadd(tid, copy * threads)
-            row, col = e.idiv(flat, per_row), e.imul(e.irem(flat, per_row), width)
-            target = e.iadd(e.imul(row, self.pitch), col)
-            outer, k = (col, row) if self.k_rows else (row, col)
-            outer = e.iadd(self.outer0, outer)
-            inside = None
-            if self.outer_partial:
-                inside = e.icmp(outer, self.outer_total, "slt")
-            if self.k_rows:
-                offset = e.iadd(e.imul(k, self.row_length), outer)
-            else:
-                offset = e.iadd(e.imul(outer, self.row_length), k)
-            result.append((target, e.iadd(self.base, offset), k, inside))
-        return result
-
-    def issue(self, e: Emitter, copies, stage: Index, k0: Index) -> None:
-        """cp.async of the tile at K offset `k0` into `stage` (zeros where it
-        lies outside the operand)."""
-        issue_copies(
-            e,
-            self.buffer,
-            self.ptr,
-            copies,
-            e.imul(stage, self.rows * self.pitch),
-            k0,
-            self.row_length if self.k_rows else 1,
-            self.k_total if self.k_partial else None,
-        )
 
 
 def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKernel:
@@ -139,7 +72,7 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
             )
         buffer = e.add(cuda.SharedAllocOp(element, stages * rows * pitch))
         buffer.name_hint = name
-        return _StagedOperand(
+        return StagedOperand(
             ptr,
             base,
             buffer,
@@ -199,7 +132,7 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
             e.imul(e.irem(quad, 2), 8),
         )
 
-    def fragment_offset(operand: _StagedOperand, outer: Index, k: Index) -> Index:
+    def fragment_offset(operand: StagedOperand, outer: Index, k: Index) -> Index:
         if operand.k_rows:
             return e.iadd(e.imul(k, operand.pitch), outer)
         return e.iadd(e.imul(outer, operand.pitch), k)
@@ -313,7 +246,7 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
     )
 
 
-def fragment_offset_const(operand: _StagedOperand, outer: int, k: int) -> int:
+def fragment_offset_const(operand: StagedOperand, outer: int, k: int) -> int:
     """The offset in a stage of the fragment at (outer, k) from a lane's own."""
     if operand.k_rows:
         return k * operand.pitch + outer

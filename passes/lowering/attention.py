@@ -1,0 +1,381 @@
+"""Attention in one kernel on tensor cores (mma.sync m16n8k16, sm_80 and
+later), flash-style: the scores and probabilities stay in registers.
+
+A block takes a tile of query rows, each warp 16 of them. The block's Q tile
+goes to shared memory once and into each warp's fragment registers; K and V
+flow through shared memory in tiles of keys, `stages` in flight by cp.async.
+Per KV tile each warp computes S = Q Kᵀ into accumulators, scales it (in
+log2 units, for exp2), masks keys past the end and, for the causal mask,
+keys after the query; then the online softmax: the running row max m and
+sum l in f32, the output rescaled by exp2(m_old - m_new) as each tile
+arrives. P = exp2(S - m) is rounded to the operand type and packed
+straight into the A fragments of P V: an m16n8k16 accumulator pair has
+the layout of an A fragment, so P never leaves registers. A causal block
+stops at the last tile of keys its rows see, and the heaviest blocks are
+launched first. The output, O / l, goes through the gemm epilogue (the
+cast, the staged store).
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects import math as mathd
+from xdsl.ir import Block, BlockArgument, Region, SSAValue
+
+from molten.dialects import cuda, kernel
+from molten.dialects.molten import shape_of
+from molten.passes.fuse_attention import attention_in
+from molten.passes.lowering.emitter import (
+    F32,
+    INDEX,
+    WARP,
+    Emitter,
+    Index,
+    unravel,
+)
+from molten.passes.lowering.epilogue import Staging, finish
+from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
+from molten.passes.lowering.matmul import GemmShape, StagedOperand
+from molten.passes.tile import Gemm
+
+WARP_ROWS = 16
+"""Query rows per warp: one mma's M."""
+LOG2E = math.log2(math.e)
+
+
+def _not_supported(what: str) -> NotImplementedError:
+    return NotImplementedError(f"lower-kernel-to-cuda: an attention kernel {what}")
+
+
+def _row_tile(
+    e: Emitter,
+    ptr: SSAValue,
+    base: Index,
+    element,
+    stages: int,
+    rows: int,
+    cols: int,
+    total_rows: int,
+    name: str,
+) -> StagedOperand:
+    """`stages` tiles of `rows` consecutive rows of a [total_rows, cols]
+    matrix in shared memory, rows padded by 16 bytes (ldmatrix's eight rows
+    then fall in distinct banks); a tile moves along the rows."""
+    width = cuda.ASYNC_COPY_BYTES // cuda.element_bytes(element)
+    pitch = cols + width
+    buffer = e.add(cuda.SharedAllocOp(element, stages * rows * pitch))
+    buffer.name_hint = name
+    return StagedOperand(
+        ptr,
+        base,
+        buffer,
+        rows,
+        cols,
+        pitch,
+        k_rows=True,
+        outer0=0,
+        outer_total=cols,
+        k_total=total_rows,
+        outer_partial=False,
+        k_partial=total_rows % rows != 0,
+    )
+
+
+def _quad_reduce(e: Emitter, value: SSAValue, make) -> SSAValue:
+    """`make` over the four lanes that hold one row of an accumulator."""
+    for offset in (1, 2):
+        value = e.add(make(value, e.add(cuda.ShflXorOp(value, offset))))
+    return value
+
+
+def lower_attention(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr | None
+) -> LoweredKernel:
+    """An attention kernel as its schedule has it: tile = [query rows, keys,
+    head dim], warp = [16, value head dim], `stages` K and V tiles in
+    flight (see the module docstring)."""
+    where = f"@{kfunc.sym_name.data}"
+    found = attention_in(kfunc.body.block, "lower-kernel-to-cuda")
+    if schedule is None:
+        raise _not_supported(f"{where} needs a schedule (run kernel-schedule)")
+    for tensor in (found.query, found.key, found.value):
+        if not isinstance(tensor, BlockArgument):
+            raise _not_supported(f"{where} computing q, k or v inside it")
+    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    element = found.query.type.element_type  # type: ignore[attr-defined]
+    q_shape, k_shape, v_shape = (
+        shape_of(t) for t in (found.query, found.key, found.value)
+    )
+    batch_shape = list(q_shape[:-2])
+    sq, head = q_shape[-2:]
+    sk, value_head = k_shape[-2], v_shape[-1]
+    bm, bn, bd = (t.data for t in schedule.tile)
+    wm, wn = (t.data for t in schedule.warp)
+    stages = schedule.stages.data
+    warps = bm // WARP_ROWS
+    block = WARP * warps
+    width = cuda.ASYNC_COPY_BYTES // cuda.element_bytes(element)
+    if (
+        (bd, wm, wn) != (head, WARP_ROWS, value_head)
+        or bm % WARP_ROWS
+        or bn % 16
+        or head % 16
+        or value_head % 16
+        or stages < 2
+        or schedule.block.data != block
+        or any(
+            (rows * cols // width) % block
+            for rows, cols in ((bm, head), (bn, head), (bn, value_head))
+        )
+    ):
+        raise _not_supported(
+            f"{where} with schedule {schedule} (it takes tile = [16 w, 16 n, "
+            f"{head}], warp = [16, {value_head}], block = 32 w, two or more "
+            "stages, and tiles that the block's 16-byte copies divide)"
+        )
+    batches = math.prod(batch_shape)
+    q_tiles = -(-sq // bm)
+    if batches > 65535:
+        raise _not_supported(f"{where} over {batches} batches (grid y holds 65535)")
+    grid = (q_tiles, batches, 1)
+
+    tid = e.add(cuda.ThreadIdxOp())
+    tid.name_hint = "tid"
+    lane, warp = e.irem(tid, WARP), e.idiv(tid, WARP)
+    lane.name_hint, warp.name_hint = "lane", "warp"
+    tile_x = e.add(cuda.BlockIdxOp(cuda.Dim.X))
+    # Causal blocks further down see more keys: those are launched first.
+    tile_m = e.isub(q_tiles - 1, tile_x) if found.causal else tile_x
+    batch = e.add(cuda.BlockIdxOp(cuda.Dim.Y))
+    batch_index = unravel(e, batch, batch_shape) if batch_shape else []
+    row0 = e.imul(tile_m, bm)
+    row0.name_hint = "row0"
+
+    q = _row_tile(
+        e,
+        pointers[found.query],
+        e.imul(batch, sq * head),
+        element,
+        1,
+        bm,
+        head,
+        sq,
+        "q_tile",
+    )
+    k = _row_tile(
+        e,
+        pointers[found.key],
+        e.imul(batch, sk * head),
+        element,
+        stages,
+        bn,
+        head,
+        sk,
+        "k_tile",
+    )
+    v = _row_tile(
+        e,
+        pointers[found.value],
+        e.imul(batch, sk * value_head),
+        element,
+        stages,
+        bn,
+        value_head,
+        sk,
+        "v_tile",
+    )
+    q_copies = q.copies(e, tid, block, width)
+    k_copies = k.copies(e, tid, block, width)
+    v_copies = v.copies(e, tid, block, width)
+
+    kv_tiles = -(-sk // bn)
+    kv_end: Index = kv_tiles
+    if found.causal:  # the keys up to the block's last row
+        kv_end = e.add(
+            arith.MinSIOp(
+                e.index(kv_tiles), e.index(e.idiv(e.iadd(row0, bm + bn - 1), bn))
+            )
+        )
+        kv_end.name_hint = "kv_end"
+
+    def wanted(em: Emitter, t: Index) -> SSAValue | None:
+        if isinstance(t, int) and isinstance(kv_end, int):
+            return None
+        return em.icmp(t, kv_end, "slt")
+
+    q.issue(e, q_copies, 0, row0)
+    for stage in range(stages - 1):
+        if isinstance(kv_end, int) and stage >= kv_end:
+            e.add(cuda.CpAsyncCommitOp())
+            continue
+        k.issue(e, k_copies, stage, stage * bn, wanted(e, stage))
+        v.issue(e, v_copies, stage, stage * bn, wanted(e, stage))
+        e.add(cuda.CpAsyncCommitOp())
+    # The first commit group (Q and the first K, V tiles) has landed.
+    e.add(cuda.CpAsyncWaitOp(stages - 2))
+    e.add(cuda.SyncThreadsOp())
+
+    quad, eighth = e.idiv(lane, 8), e.irem(lane, 8)
+    warp_row = e.imul(warp, WARP_ROWS)
+    # ldmatrix x4 rows: lane l gives row l % 8 of matrix l / 8. Q [m][k] as
+    # A; K [n][k] as B (two n8 fragments per load); V [k][n] transposed as B.
+    q_lane = e.iadd(
+        e.imul(e.iadd(warp_row, e.irem(lane, 16)), q.pitch), e.imul(e.idiv(lane, 16), 8)
+    )
+    k_lane = e.iadd(
+        e.imul(e.iadd(eighth, e.imul(e.idiv(quad, 2), 8)), k.pitch),
+        e.imul(e.irem(quad, 2), 8),
+    )
+    v_lane = e.iadd(
+        e.imul(e.iadd(eighth, e.imul(e.irem(quad, 2), 8)), v.pitch),
+        e.imul(e.idiv(quad, 2), 8),
+    )
+    q_frags = [
+        e.add(cuda.LdMatrixOp(q.buffer, e.index(e.iadd(q_lane, kk * 16)))).owner.results
+        for kk in range(head // 16)
+    ]
+
+    s_frags, o_frags = bn // 8, value_head // 8
+    carried = 2 + 2 + 4 * o_frags  # m, l for the lane's two rows; O
+    loop_body = Block(arg_types=[INDEX, *[F32] * carried])
+    initial = [e.f32(-math.inf)] * 2 + [e.f32(0.0)] * (2 + 4 * o_frags)
+    loop = scf.ForOp(
+        e.index(0), e.index(kv_end), e.index(1), initial, Region(loop_body)
+    )
+    e.block.add_op(loop)
+    lb = e.nested(loop_body)
+    kv = loop_body.args[0]
+    kv.name_hint = "kv_tile"
+    m_old = list(loop_body.args[1:3])
+    l_old = list(loop_body.args[3:5])
+    o = list(loop_body.args[5:])
+    lb.add(cuda.CpAsyncWaitOp(stages - 2))
+    lb.add(cuda.SyncThreadsOp())
+    # The tile `stages - 1` ahead goes into the stage read last iteration.
+    ahead = lb.iadd(kv, stages - 1)
+    fetch = lb.irem(ahead, stages)
+    k.issue(lb, k_copies, fetch, lb.imul(ahead, bn), wanted(lb, ahead))
+    v.issue(lb, v_copies, fetch, lb.imul(ahead, bn), wanted(lb, ahead))
+    lb.add(cuda.CpAsyncCommitOp())
+    stage = lb.irem(kv, stages)
+    k_stage = lb.iadd(lb.imul(stage, k.rows * k.pitch), k_lane)
+    v_stage = lb.iadd(lb.imul(stage, v.rows * v.pitch), v_lane)
+
+    # S = Q Kᵀ.
+    zero = lb.f32(0.0)
+    s = [[zero] * 4 for _ in range(s_frags)]
+    for kk in range(head // 16):
+        for pair in range(s_frags // 2):
+            at = lb.iadd(k_stage, pair * 16 * k.pitch + kk * 16)
+            b = lb.add(cuda.LdMatrixOp(k.buffer, lb.index(at))).owner.results
+            for half in range(2):
+                f = 2 * pair + half
+                mma = cuda.MmaOp(element, q_frags[kk], b[2 * half : 2 * half + 2], s[f])
+                lb.add(mma)
+                s[f] = list(mma.results)
+
+    # Scaled to log2 units; keys past the end, or after the query, masked.
+    scale = lb.f32(found.scale * LOG2E)
+    minus_inf = lb.f32(-math.inf)
+    lane_row = lb.iadd(lb.iadd(row0, warp_row), lb.idiv(lane, 4))
+    lane_col = lb.iadd(lb.imul(kv, bn), lb.imul(lb.irem(lane, 4), 2))
+    for f in range(s_frags):
+        for r in range(4):
+            value = lb.add(arith.MulfOp(s[f][r], scale))
+            col = lb.iadd(lane_col, f * 8 + r % 2)
+            masked = lb.icmp(col, sk, "sge") if sk % bn else None
+            if found.causal:
+                row = lb.iadd(lane_row, 8 * (r // 2))
+                after = lb.icmp(col, row, "sgt")
+                masked = after if masked is None else lb.add(arith.OrIOp(masked, after))
+            if masked is not None:
+                value = lb.select(masked, minus_inf, value)
+            s[f][r] = value
+
+    # The online softmax, per row h of the lane's two.
+    m_new, l_new, alpha = [], [], []
+    for h in range(2):
+        row_max = s[0][2 * h]
+        for f in range(s_frags):
+            for r in (2 * h, 2 * h + 1):
+                if (f, r) != (0, 2 * h):
+                    row_max = lb.add(arith.MaximumfOp(row_max, s[f][r]))
+        row_max = _quad_reduce(lb, row_max, arith.MaximumfOp)
+        m_new.append(lb.add(arith.MaximumfOp(m_old[h], row_max)))
+        alpha.append(lb.add(mathd.Exp2Op(lb.add(arith.SubfOp(m_old[h], m_new[h])))))
+    p = [
+        [
+            lb.add(mathd.Exp2Op(lb.add(arith.SubfOp(s[f][r], m_new[r // 2]))))
+            for r in range(4)
+        ]
+        for f in range(s_frags)
+    ]
+    for h in range(2):
+        total = lb.add(arith.MulfOp(l_old[h], alpha[h]))
+        for f in range(s_frags):
+            for r in (2 * h, 2 * h + 1):
+                total = lb.add(arith.AddfOp(total, p[f][r]))
+        l_new.append(total)
+    o = [lb.add(arith.MulfOp(value, alpha[(i % 4) // 2])) for i, value in enumerate(o)]
+
+    # O += P V, P packed from the accumulators into A fragments.
+    for kk in range(bn // 16):
+        lo, hi = p[2 * kk], p[2 * kk + 1]
+        a = [
+            lb.add(cuda.PackOp(element, lo[0], lo[1])),
+            lb.add(cuda.PackOp(element, lo[2], lo[3])),
+            lb.add(cuda.PackOp(element, hi[0], hi[1])),
+            lb.add(cuda.PackOp(element, hi[2], hi[3])),
+        ]
+        for pair in range(o_frags // 2):
+            at = lb.iadd(v_stage, kk * 16 * v.pitch + pair * 16)
+            b = lb.add(
+                cuda.LdMatrixOp(v.buffer, lb.index(at), trans=True)
+            ).owner.results
+            for half in range(2):
+                f = 2 * pair + half
+                mma = cuda.MmaOp(
+                    element, a, b[2 * half : 2 * half + 2], o[4 * f : 4 * f + 4]
+                )
+                lb.add(mma)
+                o[4 * f : 4 * f + 4] = mma.results
+    loop_body.add_op(scf.YieldOp(*m_new, *l_new, *o))
+    e.add(cuda.CpAsyncWaitOp(0))
+
+    # Each lane summed its own columns: the row's sum is its quad's.
+    results = list(loop.results)
+    inverse = [
+        e.add(arith.DivfOp(e.f32(1.0), _quad_reduce(e, results[2 + h], arith.AddfOp)))
+        for h in range(2)
+    ]
+    out_row = e.iadd(e.iadd(row0, warp_row), e.idiv(lane, 4))
+    out_col = e.imul(e.irem(lane, 4), 2)
+    accumulators = [
+        (
+            e.iadd(out_row, 8 * (r // 2)),
+            e.iadd(out_col, f * 8 + r % 2),
+            e.add(arith.MulfOp(results[4 + 4 * f + r], inverse[r // 2])),
+        )
+        for f in range(o_frags)
+        for r in range(4)
+    ]
+    gemm = GemmShape(**vars(Gemm.of(found.weighted)), matmul=found.weighted)
+    return finish(
+        gemm,
+        kfunc,
+        region,
+        e,
+        pointers,
+        outputs,
+        out_ptrs,
+        batch_index,
+        accumulators,
+        {"m"} if sq % bm else set(),
+        block,
+        grid,
+        staging=Staging(
+            (q.buffer, k.buffer, v.buffer), (bm, value_head), (row0, 0), tid
+        ),
+    )

@@ -1,0 +1,78 @@
+"""fuse-attention and the attention kernel, without a GPU: which attentions
+become one kernel, that the kernel level computes what the graph computes
+(the float64 interpreter before and after), and the CUDA source it lowers
+to. tests/test_attention_gpu.py runs the kernels."""
+
+import numpy as np
+import pytest
+
+import molten
+from molten import ZeroCompiler
+from molten.context import parse_module
+from molten.dialects import kernel
+from molten.interpreters import round_to
+from molten.ir import DataflowGraph
+from molten.pipeline import run_pipeline
+
+
+def _graph(dtype, sq=33, sk=47, d=32, dv=32, causal=False, by_hand=False, same=False):
+    g = DataflowGraph("attention")
+    q = g.add_input("q", [2, sq, d], dtype)
+    k = q if same else g.add_input("k", [2, sk, d], dtype)
+    v = q if same else g.add_input("v", [2, sk, dv], dtype)
+    if not by_hand:
+        g.add_output(g.attention(q, k, v, causal=causal))
+        return g
+    scores = g.matmul(q, k, transpose_b=True) * (1 / d**0.5)
+    if causal:
+        scores = scores + g.causal_mask(sq, sk, dtype)
+    g.add_output(g.matmul(g.softmax(scores), v))
+    return g
+
+
+def _kinds(module) -> list[str]:
+    return [op.kind.data.value for op in module.walk() if isinstance(op, kernel.FuncOp)]
+
+
+VARIANTS = {
+    "plain": {},
+    "causal": {"causal": True},
+    "causal_more_queries": {"causal": True, "sq": 60, "sk": 20},
+    "value_head_16": {"dv": 16},
+    "by_hand": {"by_hand": True},
+    "by_hand_causal": {"by_hand": True, "causal": True},
+    "self_attention": {"same": True, "sq": 20},
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_attention_is_one_kernel_computing_the_graph(variant, dtype):
+    g = _graph(dtype, **VARIANTS[variant])
+    compiler = ZeroCompiler()
+    module = compiler.optimize(g)
+    assert _kinds(module) == ["attention"]
+    rng = np.random.default_rng(7)
+    arrays = [
+        round_to(rng.standard_normal(t.shape.dims), t.type.element_type)
+        for t in g.inputs
+    ]
+    want = molten.interpret(g, *arrays, reference=True)
+    np.testing.assert_allclose(
+        molten.interpret(module, *arrays, reference=True), want, rtol=1e-12, atol=1e-12
+    )
+    compiled = compiler.compile(g)
+    assert len(compiled) == 1
+    assert "molten_mma_" in compiled.source and "molten_pack_" in compiled.source
+
+
+def test_f32_attention_stays_in_gemm_kernels():
+    g = _graph("float32", causal=True)
+    assert "attention" not in _kinds(ZeroCompiler().optimize(g))
+
+
+def test_an_attention_kernel_with_a_foreign_schedule_is_a_clear_error():
+    g = _graph("float16")
+    text = str(ZeroCompiler().optimize(g)).replace("warp = [16, 32]", "warp = [32, 32]")
+    with pytest.raises(NotImplementedError, match="an attention kernel @attention_"):
+        run_pipeline(parse_module(text), "lower-kernel-to-cuda")

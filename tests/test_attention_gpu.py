@@ -1,0 +1,99 @@
+"""The fused attention kernel on the GPU against the float64 interpreter.
+
+Marker `gpu`. Each case is compiled (one attention kernel, checked), run on
+fresh random inputs with NaN-poisoned outputs, and compared by relative L2
+error at awkward sizes: sequences of 1, 17, 1000 and 4099, head dims 64, 80
+and 128, Sq != Sk, causal with Sq < Sk and Sq > Sk (top-left aligned, as
+the interpreter and torch), batch 1, f16 and bf16; and the same kernel from
+the attention a user writes with primitives.
+"""
+
+import numpy as np
+import pytest
+
+import molten
+from molten import ZeroCompiler
+from molten.interpreters import round_to
+from molten.ir import DataflowGraph
+
+torch = pytest.importorskip("torch", reason="the GPU tests hold device memory in torch")
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU or driver"),
+]
+
+TOLERANCE = {"float16": 2e-3, "bfloat16": 1.6e-2}
+TORCH_DTYPE = {"float16": torch.float16, "bfloat16": torch.bfloat16}
+
+CASES = [
+    # batch, heads, Sq, Sk, D, Dv, causal
+    (1, 1, 1, 1, 64, 64, False),
+    (1, 2, 17, 17, 64, 64, True),
+    (2, 3, 17, 1000, 80, 80, False),
+    (1, 2, 1000, 17, 128, 128, True),
+    (1, 1, 4099, 4099, 64, 64, True),
+    (1, 2, 1000, 1000, 80, 80, True),
+    (2, 2, 300, 4099, 128, 128, True),
+    (1, 4, 257, 129, 128, 64, False),
+    (3, 1, 64, 64, 128, 128, False),
+]
+
+
+def _attention_graph(b, h, sq, sk, d, dv, causal, dtype, by_hand=False):
+    g = DataflowGraph("attention")
+    q = g.add_input("q", [b, h, sq, d], dtype)
+    k = g.add_input("k", [b, h, sk, d], dtype)
+    v = g.add_input("v", [b, h, sk, dv], dtype)
+    if not by_hand:
+        g.add_output(g.attention(q, k, v, causal=causal))
+        return g
+    # softmax(q @ kᵀ * s + mask) @ v, as a user writes it, in f32.
+    qf, kf, vf = (g.cast(t, "float32") for t in (q, k, v))
+    scores = g.mul(g.matmul(qf, kf, transpose_b=True), 1 / d**0.5)
+    if causal:
+        scores = g.add(scores, g.causal_mask(sq, sk))
+    g.add_output(g.cast(g.matmul(g.softmax(scores, -1), vf), dtype))
+    return g
+
+
+def _run(g: DataflowGraph, dtype: str, arch: str):
+    compiled = ZeroCompiler(arch=arch).compile(g)
+    assert [k.name for k in compiled] == ["attention_attention0"], [
+        k.name for k in compiled
+    ]
+    rng = np.random.default_rng()
+    arrays = [
+        round_to(rng.standard_normal(t.shape.dims), t.type.element_type)
+        for t in g.inputs
+    ]
+    inputs = [
+        torch.tensor(a.astype(np.float32)).to(TORCH_DTYPE[dtype]).cuda() for a in arrays
+    ]
+    (out,) = g.outputs
+    result = torch.full(out.shape.dims, float("nan"), dtype=TORCH_DTYPE[dtype]).cuda()
+    compiled(*inputs, out=[result])
+    torch.cuda.synchronize()
+    got = result.float().cpu().numpy().astype(np.float64)
+    want = molten.interpret(g, *arrays, reference=True)
+    assert not np.isnan(got).any(), "NaN in the output (unwritten or wrong)"
+    return float(np.linalg.norm(got - want) / np.linalg.norm(want))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize(
+    "case",
+    CASES,
+    ids=["x".join(map(str, c[:6])) + ("-causal" if c[6] else "") for c in CASES],
+)
+def test_attention_kernel_matches_the_interpreter(case, dtype):
+    g = _attention_graph(*case, dtype)
+    error = _run(g, dtype, "sm_90")
+    assert error < TOLERANCE[dtype], f"relative L2 error {error:.2e}"
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_90a"])
+def test_attention_written_by_hand_is_the_same_kernel(arch):
+    g = _attention_graph(2, 3, 129, 200, 64, 64, True, "bfloat16", by_hand=True)
+    error = _run(g, "bfloat16", arch)
+    assert error < TOLERANCE["bfloat16"], f"relative L2 error {error:.2e}"
