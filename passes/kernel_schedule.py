@@ -331,7 +331,9 @@ def gemm_schedule(
 
 
 ATTENTION_WARPS = 4
-"""Warps of an attention block, each computing 16 query rows (one mma's M)."""
+"""Warps of an attention block."""
+ATTENTION_WARP_ROWS = 16
+"""Query rows of each warp of an attention block (one mma's M)."""
 
 
 def attention_schedule(body) -> kernel.ScheduleAttr:
@@ -346,8 +348,8 @@ def attention_schedule(body) -> kernel.ScheduleAttr:
     keys = 64 if max(head, value_head) <= 128 else 32
     return kernel.ScheduleAttr(
         WARP * ATTENTION_WARPS,
-        tile=[16 * ATTENTION_WARPS, keys, head],
-        warp=[16, value_head],
+        tile=[ATTENTION_WARP_ROWS * ATTENTION_WARPS, keys, head],
+        warp=[ATTENTION_WARP_ROWS, value_head],
         stages=2,
     )
 

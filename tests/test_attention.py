@@ -76,3 +76,12 @@ def test_an_attention_kernel_with_a_foreign_schedule_is_a_clear_error():
     text = str(ZeroCompiler().optimize(g)).replace("warp = [16, 32]", "warp = [32, 32]")
     with pytest.raises(NotImplementedError, match="an attention kernel @attention_"):
         run_pipeline(parse_module(text), "lower-kernel-to-cuda")
+
+
+def test_warps_of_32_query_rows_lower(monkeypatch):
+    monkeypatch.setattr("molten.passes.kernel_schedule.ATTENTION_WARP_ROWS", 32)
+    g = _graph("bfloat16", causal=True)
+    module = ZeroCompiler().optimize(g)
+    assert "tile = [128, 64, 32], warp = [32, 32]" in str(module)
+    compiled = ZeroCompiler().compile(g)
+    assert compiled.kernels[0].block == (128, 1, 1)

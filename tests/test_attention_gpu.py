@@ -92,6 +92,15 @@ def test_attention_kernel_matches_the_interpreter(case, dtype):
     assert error < TOLERANCE[dtype], f"relative L2 error {error:.2e}"
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_warps_of_32_query_rows(dtype, monkeypatch):
+    """Two row fragments a warp (each K and V fragment serves both)."""
+    monkeypatch.setattr("molten.passes.kernel_schedule.ATTENTION_WARP_ROWS", 32)
+    g = _attention_graph(1, 2, 300, 129, 64, 64, True, dtype)
+    error = _run(g, dtype, "sm_90")
+    assert error < TOLERANCE[dtype], f"relative L2 error {error:.2e}"
+
+
 @pytest.mark.parametrize("arch", ["sm_90", "sm_90a"])
 def test_attention_written_by_hand_is_the_same_kernel(arch):
     g = _attention_graph(2, 3, 129, 200, 64, 64, True, "bfloat16", by_hand=True)

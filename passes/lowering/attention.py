@@ -40,8 +40,8 @@ from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
 from molten.passes.lowering.matmul import GemmShape, StagedOperand
 from molten.passes.tile import Gemm
 
-WARP_ROWS = 16
-"""Query rows per warp: one mma's M."""
+FRAGMENT_ROWS = 16
+"""Query rows of one mma's M; a warp takes one or more such fragments."""
 LOG2E = math.log2(math.e)
 
 
@@ -114,12 +114,15 @@ def lower_attention(
     bm, bn, bd = (t.data for t in schedule.tile)
     wm, wn = (t.data for t in schedule.warp)
     stages = schedule.stages.data
-    warps = bm // WARP_ROWS
+    warps = bm // wm if wm else 0
+    fragments = wm // FRAGMENT_ROWS  # of 16 query rows, per warp
     block = WARP * warps
     width = cuda.ASYNC_COPY_BYTES // cuda.element_bytes(element)
     if (
-        (bd, wm, wn) != (head, WARP_ROWS, value_head)
-        or bm % WARP_ROWS
+        (bd, wn) != (head, value_head)
+        or wm % FRAGMENT_ROWS
+        or not warps
+        or bm % wm
         or bn % 16
         or head % 16
         or value_head % 16
@@ -131,8 +134,9 @@ def lower_attention(
         )
     ):
         raise _not_supported(
-            f"{where} with schedule {schedule} (it takes tile = [16 w, 16 n, "
-            f"{head}], warp = [16, {value_head}], block = 32 w, two or more "
+            f"{where} with schedule {schedule} (it takes tile = [m w, 16 n, "
+            f"{head}], warp = [m, {value_head}] with m a multiple of 16, block = "
+            "32 w, two or more "
             "stages, and tiles that the block's 16-byte copies divide)"
         )
     batches = math.prod(batch_shape)
@@ -218,7 +222,7 @@ def lower_attention(
     e.add(cuda.SyncThreadsOp())
 
     quad, eighth = e.idiv(lane, 8), e.irem(lane, 8)
-    warp_row = e.imul(warp, WARP_ROWS)
+    warp_row = e.imul(warp, wm)
     # ldmatrix x4 rows: lane l gives row l % 8 of matrix l / 8. Q [m][k] as
     # A; K [n][k] as B (two n8 fragments per load); V [k][n] transposed as B.
     q_lane = e.iadd(
@@ -233,14 +237,22 @@ def lower_attention(
         e.imul(e.idiv(quad, 2), 8),
     )
     q_frags = [
-        e.add(cuda.LdMatrixOp(q.buffer, e.index(e.iadd(q_lane, kk * 16)))).owner.results
-        for kk in range(head // 16)
+        [
+            e.add(
+                cuda.LdMatrixOp(
+                    q.buffer, e.index(e.iadd(q_lane, i * 16 * q.pitch + kk * 16))
+                )
+            ).owner.results
+            for kk in range(head // 16)
+        ]
+        for i in range(fragments)
     ]
 
     s_frags, o_frags = bn // 8, value_head // 8
-    carried = 2 + 2 + 4 * o_frags  # m, l for the lane's two rows; O
+    rows = 2 * fragments  # the lane's rows: two per fragment
+    carried = 2 * rows + 4 * o_frags * fragments  # m, l per row; O
     loop_body = Block(arg_types=[INDEX, *[F32] * carried])
-    initial = [e.f32(-math.inf)] * 2 + [e.f32(0.0)] * (2 + 4 * o_frags)
+    initial = [e.f32(-math.inf)] * rows + [e.f32(0.0)] * (carried - rows)
     loop = scf.ForOp(
         e.index(0), e.index(kv_end), e.index(1), initial, Region(loop_body)
     )
@@ -248,9 +260,11 @@ def lower_attention(
     lb = e.nested(loop_body)
     kv = loop_body.args[0]
     kv.name_hint = "kv_tile"
-    m_old = list(loop_body.args[1:3])
-    l_old = list(loop_body.args[3:5])
-    o = list(loop_body.args[5:])
+    m_old = list(loop_body.args[1 : 1 + rows])
+    l_old = list(loop_body.args[1 + rows : 1 + 2 * rows])
+    o_flat = list(loop_body.args[1 + 2 * rows :])
+    # o[i][4 f + r]: fragment i's accumulators; row h of the lane = 2 i + r // 2.
+    o = [o_flat[i * 4 * o_frags : (i + 1) * 4 * o_frags] for i in range(fragments)]
     lb.add(cuda.CpAsyncWaitOp(stages - 2))
     lb.add(cuda.SyncThreadsOp())
     # The tile `stages - 1` ahead goes into the stage read last iteration.
@@ -265,99 +279,136 @@ def lower_attention(
 
     # S = Q Kᵀ.
     zero = lb.f32(0.0)
-    s = [[zero] * 4 for _ in range(s_frags)]
+    s = [[[zero] * 4 for _ in range(s_frags)] for _ in range(fragments)]
     for kk in range(head // 16):
         for pair in range(s_frags // 2):
             at = lb.iadd(k_stage, pair * 16 * k.pitch + kk * 16)
             b = lb.add(cuda.LdMatrixOp(k.buffer, lb.index(at))).owner.results
-            for half in range(2):
-                f = 2 * pair + half
-                mma = cuda.MmaOp(element, q_frags[kk], b[2 * half : 2 * half + 2], s[f])
-                lb.add(mma)
-                s[f] = list(mma.results)
+            for i in range(fragments):  # each K fragment serves every row fragment
+                for half in range(2):
+                    f = 2 * pair + half
+                    mma = cuda.MmaOp(
+                        element, q_frags[i][kk], b[2 * half : 2 * half + 2], s[i][f]
+                    )
+                    lb.add(mma)
+                    s[i][f] = list(mma.results)
 
     # Scaled to log2 units; keys past the end, or after the query, masked.
     scale = lb.f32(found.scale * LOG2E)
     minus_inf = lb.f32(-math.inf)
     lane_row = lb.iadd(lb.iadd(row0, warp_row), lb.idiv(lane, 4))
     lane_col = lb.iadd(lb.imul(kv, bn), lb.imul(lb.irem(lane, 4), 2))
-    for f in range(s_frags):
-        for r in range(4):
-            value = lb.add(arith.MulfOp(s[f][r], scale))
-            col = lb.iadd(lane_col, f * 8 + r % 2)
-            masked = lb.icmp(col, sk, "sge") if sk % bn else None
-            if found.causal:
-                row = lb.iadd(lane_row, 8 * (r // 2))
-                after = lb.icmp(col, row, "sgt")
-                masked = after if masked is None else lb.add(arith.OrIOp(masked, after))
-            if masked is not None:
-                value = lb.select(masked, minus_inf, value)
-            s[f][r] = value
-
-    # The online softmax, per row h of the lane's two.
-    m_new, l_new, alpha = [], [], []
-    for h in range(2):
-        row_max = s[0][2 * h]
+    for i in range(fragments):
         for f in range(s_frags):
-            for r in (2 * h, 2 * h + 1):
-                if (f, r) != (0, 2 * h):
-                    row_max = lb.add(arith.MaximumfOp(row_max, s[f][r]))
+            for r in range(4):
+                value = lb.add(arith.MulfOp(s[i][f][r], scale))
+                col = lb.iadd(lane_col, f * 8 + r % 2)
+                masked = lb.icmp(col, sk, "sge") if sk % bn else None
+                if found.causal:
+                    row = lb.iadd(lane_row, i * 16 + 8 * (r // 2))
+                    after = lb.icmp(col, row, "sgt")
+                    masked = (
+                        after if masked is None else lb.add(arith.OrIOp(masked, after))
+                    )
+                if masked is not None:
+                    value = lb.select(masked, minus_inf, value)
+                s[i][f][r] = value
+
+    # The online softmax, per row of the lane's: h = 2 i + r // 2.
+    m_new, l_new, alpha = [], [], []
+    for h in range(rows):
+        i, half = divmod(h, 2)
+        values = [s[i][f][r] for f in range(s_frags) for r in (2 * half, 2 * half + 1)]
+        row_max = values[0]
+        for value in values[1:]:
+            row_max = lb.add(arith.MaximumfOp(row_max, value))
         row_max = _quad_reduce(lb, row_max, arith.MaximumfOp)
         m_new.append(lb.add(arith.MaximumfOp(m_old[h], row_max)))
         alpha.append(lb.add(mathd.Exp2Op(lb.add(arith.SubfOp(m_old[h], m_new[h])))))
     p = [
         [
-            lb.add(mathd.Exp2Op(lb.add(arith.SubfOp(s[f][r], m_new[r // 2]))))
-            for r in range(4)
+            [
+                lb.add(
+                    mathd.Exp2Op(
+                        lb.add(arith.SubfOp(s[i][f][r], m_new[2 * i + r // 2]))
+                    )
+                )
+                for r in range(4)
+            ]
+            for f in range(s_frags)
         ]
-        for f in range(s_frags)
+        for i in range(fragments)
     ]
-    for h in range(2):
+    for h in range(rows):
+        i, half = divmod(h, 2)
         total = lb.add(arith.MulfOp(l_old[h], alpha[h]))
         for f in range(s_frags):
-            for r in (2 * h, 2 * h + 1):
-                total = lb.add(arith.AddfOp(total, p[f][r]))
+            for r in (2 * half, 2 * half + 1):
+                total = lb.add(arith.AddfOp(total, p[i][f][r]))
         l_new.append(total)
-    o = [lb.add(arith.MulfOp(value, alpha[(i % 4) // 2])) for i, value in enumerate(o)]
+    o = [
+        [
+            lb.add(arith.MulfOp(value, alpha[2 * i + (n % 4) // 2]))
+            for n, value in enumerate(o[i])
+        ]
+        for i in range(fragments)
+    ]
 
     # O += P V, P packed from the accumulators into A fragments.
     for kk in range(bn // 16):
-        lo, hi = p[2 * kk], p[2 * kk + 1]
-        a = [
-            lb.add(cuda.PackOp(element, lo[0], lo[1])),
-            lb.add(cuda.PackOp(element, lo[2], lo[3])),
-            lb.add(cuda.PackOp(element, hi[0], hi[1])),
-            lb.add(cuda.PackOp(element, hi[2], hi[3])),
-        ]
+        a = []
+        for i in range(fragments):
+            lo, hi = p[i][2 * kk], p[i][2 * kk + 1]
+            a.append(
+                [
+                    lb.add(cuda.PackOp(element, lo[0], lo[1])),
+                    lb.add(cuda.PackOp(element, lo[2], lo[3])),
+                    lb.add(cuda.PackOp(element, hi[0], hi[1])),
+                    lb.add(cuda.PackOp(element, hi[2], hi[3])),
+                ]
+            )
         for pair in range(o_frags // 2):
             at = lb.iadd(v_stage, kk * 16 * v.pitch + pair * 16)
             b = lb.add(
                 cuda.LdMatrixOp(v.buffer, lb.index(at), trans=True)
             ).owner.results
-            for half in range(2):
-                f = 2 * pair + half
-                mma = cuda.MmaOp(
-                    element, a, b[2 * half : 2 * half + 2], o[4 * f : 4 * f + 4]
-                )
-                lb.add(mma)
-                o[4 * f : 4 * f + 4] = mma.results
-    loop_body.add_op(scf.YieldOp(*m_new, *l_new, *o))
+            for i in range(fragments):
+                for half in range(2):
+                    f = 2 * pair + half
+                    mma = cuda.MmaOp(
+                        element,
+                        a[i],
+                        b[2 * half : 2 * half + 2],
+                        o[i][4 * f : 4 * f + 4],
+                    )
+                    lb.add(mma)
+                    o[i][4 * f : 4 * f + 4] = mma.results
+    loop_body.add_op(scf.YieldOp(*m_new, *l_new, *(v for frag in o for v in frag)))
     e.add(cuda.CpAsyncWaitOp(0))
 
     # Each lane summed its own columns: the row's sum is its quad's.
     results = list(loop.results)
     inverse = [
-        e.add(arith.DivfOp(e.f32(1.0), _quad_reduce(e, results[2 + h], arith.AddfOp)))
-        for h in range(2)
+        e.add(
+            arith.DivfOp(e.f32(1.0), _quad_reduce(e, results[rows + h], arith.AddfOp))
+        )
+        for h in range(rows)
     ]
     out_row = e.iadd(e.iadd(row0, warp_row), e.idiv(lane, 4))
     out_col = e.imul(e.irem(lane, 4), 2)
+    base = 2 * rows
     accumulators = [
         (
-            e.iadd(out_row, 8 * (r // 2)),
+            e.iadd(out_row, i * 16 + 8 * (r // 2)),
             e.iadd(out_col, f * 8 + r % 2),
-            e.add(arith.MulfOp(results[4 + 4 * f + r], inverse[r // 2])),
+            e.add(
+                arith.MulfOp(
+                    results[base + (i * o_frags + f) * 4 + r],
+                    inverse[2 * i + r // 2],
+                )
+            ),
         )
+        for i in range(fragments)
         for f in range(o_frags)
         for r in range(4)
     ]
