@@ -1,12 +1,14 @@
-"""`fuse-attention`: softmax(q @ kᵀ * scale [+ causal mask]) @ v as one kernel.
+"""`fuse-attention`: softmax(f(q @ kᵀ)) @ v as one kernel.
 
 The pattern is found in the decomposed IR, the math a user writes or that
 `molten-decompose` makes of `molten.attention`:
 
     s = matmul(q, k, transpose_b)        q [..., Sq, D], k [..., Sk, D]
-    s = mul(s, c) | div(s, c)            any number of scalar factors
-    s = add(s, causal_mask)              optional, top-left aligned
-    p = softmax(s) over the last axis    max-subtracted or not, in f32
+    x = f(s, ...)                        elementwise ops on the scores: a
+                                         scale, the causal mask, an additive
+                                         mask or bias given as a tensor
+                                         (ALiBi written as math), casts
+    p = softmax(x) over the last axis    max-subtracted or not, in f32
                                          between casts or not
     o = matmul(p, v)                     v [..., Sk, Dv]
     o = cast(o)                          optional
@@ -14,12 +16,17 @@ The pattern is found in the decomposed IR, the math a user writes or that
 where q, k and v are f16 or bf16 tensors, read as they are or through a cast
 up to f32 (the decomposition's own). The whole chain becomes one
 `kernel.fused` of kind `attention`: the scores and probabilities never
-leave the kernel. Each intermediate must have no other user.
+leave the kernel, which evaluates f per element of each tile of scores.
+Each intermediate must have no other user.
+
+k and v may be shared across batch axes: broadcast by the matmuls, or
+repeated by broadcast_to and reshape of their batch axes (grouped-query and
+multi-query attention, as Hugging Face's repeat_kv writes it); the kernel
+reads each stored KV head where a query head needs it.
 
 What does not fuse (and stays the gemm, row_reduce, gemm kernels it was):
 f32 operands (the kernel multiplies on tensor cores), head dimensions that
-are not a multiple of 16, batch axes that differ between q, k and v
-(broadcast KV heads), and masks or biases other than the causal mask.
+are not a multiple of 16.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ from xdsl.pattern_rewriter import (
 
 from molten.dialects import kernel, molten
 from molten.dialects.molten import shape_of
-from molten.passes.fusion import fuse, is_convex, is_fusible_root
+from molten.passes.fusion import ELEMENTWISE, fuse, is_convex, is_fusible_root
 
 HEAD_DIM_MULTIPLE = 16
 """Head dimensions the kernel takes: multiples of one mma's K (and of the
@@ -60,10 +67,13 @@ class AttentionPattern:
     query: SSAValue
     key: SSAValue
     value: SSAValue
-    scale: float
     causal: bool
+    """Whether the scores end in the causal mask (see `_ends_in_causal_mask`)."""
     scores: molten.MatmulOp
     """q @ kᵀ."""
+    logits: SSAValue
+    """The softmax's input: the scores after the elementwise ops on them
+    (scale, mask, bias), which the kernel evaluates per element."""
     weighted: molten.MatmulOp
     """p @ v."""
     output: SSAValue
@@ -78,13 +88,6 @@ def _only_user(value: SSAValue) -> Operation | None:
 
 def _owner(value: SSAValue, kind: type[Operation]) -> Operation | None:
     return value.owner if isinstance(value.owner, kind) else None
-
-
-def _splat(value: SSAValue) -> float | None:
-    op = _owner(value, molten.ConstantOp)
-    if op is None or shape_of(value):
-        return None
-    return op.splat_value()
 
 
 def _last_axis_keepdim(op: Operation | None, x: SSAValue) -> bool:
@@ -123,60 +126,71 @@ def _softmax_of(probs: SSAValue) -> tuple[SSAValue, list[Operation]] | None:
     return shifted, ops
 
 
-def _scaled_scores(
-    x: SSAValue,
-) -> tuple[molten.MatmulOp, float, bool, list[Operation]] | None:
-    """Back from the softmax's input through scalar factors and the causal
-    mask to q @ kᵀ."""
-    scale, causal, ops = 1.0, False, []
-    while not isinstance(x.owner, molten.MatmulOp):
-        op = x.owner
-        if not isinstance(
-            op, molten.MulOp | molten.DivOp | molten.AddOp | molten.CastOp
-        ):
-            return None
-        if isinstance(op, molten.CastOp):  # the softmax's own upcast
-            x = op.input
-        elif isinstance(op, molten.AddOp):
-            lhs_mask = isinstance(op.lhs.owner, molten.CausalMaskOp)
-            mask, rest = (op.lhs, op.rhs) if lhs_mask else (op.rhs, op.lhs)
-            if causal or not isinstance(mask.owner, molten.CausalMaskOp):
-                return None
-            if shape_of(mask)[-2:] != shape_of(rest)[-2:]:
-                return None
-            causal, x = True, rest
-        else:
-            factor = _splat(op.rhs)
-            rest = op.lhs
-            if factor is None and isinstance(op, molten.MulOp):
-                factor, rest = _splat(op.lhs), op.rhs
-            if factor is None or factor == 0.0:
-                return None
-            scale = scale * factor if isinstance(op, molten.MulOp) else scale / factor
-            x = rest
-        if _only_user(x) is not op:
-            return None
-        ops.append(op)
-    mm = x.owner
-    if mm.transpose_a is not None or mm.transpose_b is None:
+MAX_SCORE_OPS = 16
+"""The most elementwise ops between q @ kᵀ and the softmax that are searched."""
+
+
+def _score_path(x: SSAValue, depth: int = 0) -> list[Operation] | None:
+    """The ops from q @ kᵀ to the softmax's input `x`: a matmul with kᵀ, then
+    elementwise ops each taking the previous one's single-use result (their
+    other operands are read per element: a scale, a mask, a bias)."""
+    op = x.owner
+    if isinstance(op, molten.MatmulOp):
+        if op.transpose_a is None and op.transpose_b is not None:
+            return [op]
         return None
-    return mm, scale, causal, [mm, *reversed(ops)]
+    if depth >= MAX_SCORE_OPS or not isinstance(op, ELEMENTWISE):
+        return None
+    for operand in op.operands:
+        if _only_user(operand) is not op or shape_of(operand) != shape_of(x):
+            continue
+        path = _score_path(operand, depth + 1)
+        if path is not None:
+            return [*path, op]
+    return None
+
+
+def _ends_in_causal_mask(path: list[Operation]) -> bool:
+    """Whether the last op before the softmax (casts aside) adds the causal
+    mask: keys after the query then weigh exactly nothing, and the kernel
+    skips the tiles that hold only such keys."""
+    for op in reversed(path):
+        if isinstance(op, molten.CastOp):
+            continue
+        return isinstance(op, molten.AddOp) and any(
+            isinstance(v.owner, molten.CausalMaskOp) for v in op.operands
+        )
+    return False
+
+
+_HEAD_MAPS = (molten.CastOp, molten.BroadcastToOp, molten.ReshapeOp)
+"""Ops between a stored q, k or v and its matmul that the kernel folds into
+where it reads: a cast up to f32, and KV heads repeated for grouped-query
+attention (a broadcast and reshapes of the batch axes only)."""
 
 
 def _stored(
     operand: SSAValue, matmuls: tuple[Operation, ...]
 ) -> tuple[SSAValue, list[Operation]]:
-    """The tensor a matmul operand reads: through its cast up to f32, when
-    only the attention's `matmuls` use the cast (self-attention reads one
-    tensor three times)."""
-    cast = _owner(operand, molten.CastOp)
-    if (
-        cast is not None
-        and isinstance(operand.type.element_type, Float32Type)  # type: ignore[attr-defined]
-        and all(use.operation in matmuls for use in operand.uses)
-    ):
-        return cast.input, [cast]
-    return operand, []
+    """The tensor a matmul operand reads, through casts, broadcasts and
+    reshapes that keep its last two axes, each used only on the way to the
+    attention's `matmuls` (self-attention reads one tensor three times)."""
+    ops: list[Operation] = []
+    users: tuple[Operation, ...] = matmuls
+    while isinstance(op := operand.owner, _HEAD_MAPS):
+        source = op.operands[0]
+        if not all(use.operation in users for use in operand.uses):
+            break
+        if shape_of(source)[-2:] != shape_of(operand)[-2:] or len(shape_of(source)) < 2:
+            break
+        if isinstance(op, molten.CastOp) and not isinstance(
+            operand.type.element_type,  # type: ignore[attr-defined]
+            Float32Type,
+        ):
+            break
+        ops.append(op)
+        operand, users = source, (op,)
+    return operand, list(reversed(ops))
 
 
 def match_attention(weighted: molten.MatmulOp) -> AttentionPattern | None:
@@ -195,10 +209,11 @@ def match_attention(weighted: molten.MatmulOp) -> AttentionPattern | None:
     if softmax is None:
         return None
     x, softmax_ops = softmax
-    scores = _scaled_scores(x)
-    if scores is None:
+    score_ops = _score_path(x)
+    if score_ops is None:
         return None
-    qk, scale, causal, score_ops = scores
+    qk = score_ops[0]
+    assert isinstance(qk, molten.MatmulOp)
     matmuls = (qk, weighted)
     query, q_ops = _stored(qk.lhs, matmuls)
     key, k_ops = _stored(qk.rhs, matmuls)
@@ -208,9 +223,7 @@ def match_attention(weighted: molten.MatmulOp) -> AttentionPattern | None:
         next(iter(elements)), Float16Type | BFloat16Type
     ):
         return None
-    q_shape, k_shape, v_shape = (shape_of(t) for t in (query, key, value))
-    if not (q_shape[:-2] == k_shape[:-2] == v_shape[:-2]):
-        return None
+    q_shape, v_shape = shape_of(query), shape_of(value)
     if q_shape[-1] % HEAD_DIM_MULTIPLE or v_shape[-1] % HEAD_DIM_MULTIPLE:
         return None
     output, out_ops = weighted.result, []
@@ -231,7 +244,9 @@ def match_attention(weighted: molten.MatmulOp) -> AttentionPattern | None:
             ]
         )
     )
-    return AttentionPattern(query, key, value, scale, causal, qk, weighted, output, ops)
+    return AttentionPattern(
+        query, key, value, _ends_in_causal_mask(score_ops), qk, x, weighted, output, ops
+    )
 
 
 def attention_in(body: Block, where: str) -> AttentionPattern:
@@ -240,8 +255,8 @@ def attention_in(body: Block, where: str) -> AttentionPattern:
         if isinstance(op, molten.MatmulOp) and (found := match_attention(op)):
             return found
     raise NotImplementedError(
-        f"{where}: the attention kernel's body is not softmax(q @ kᵀ * scale "
-        "[+ causal mask]) @ v on f16 or bf16 tensors"
+        f"{where}: the attention kernel's body is not softmax(f(q @ kᵀ)) @ v "
+        "on f16 or bf16 tensors"
     )
 
 
@@ -262,8 +277,8 @@ class FuseAttentionPattern(RewritePattern):
 
 @dataclass(frozen=True)
 class FuseAttention(ModulePass):
-    """Fuses each softmax(q @ kᵀ * scale [+ causal mask]) @ v into one
-    attention kernel."""
+    """Fuses each softmax(f(q @ kᵀ)) @ v (f: a scale, masks, biases) into
+    one attention kernel."""
 
     name = "fuse-attention"
 

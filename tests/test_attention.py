@@ -15,15 +15,30 @@ from molten.ir import DataflowGraph
 from molten.pipeline import run_pipeline
 
 
-def _graph(dtype, sq=33, sk=47, d=32, dv=32, causal=False, by_hand=False, same=False):
+def _graph(
+    dtype,
+    sq=33,
+    sk=47,
+    d=32,
+    dv=32,
+    causal=False,
+    by_hand=False,
+    same=False,
+    bias=False,
+    softcap=False,
+):
     g = DataflowGraph("attention")
     q = g.add_input("q", [2, sq, d], dtype)
     k = q if same else g.add_input("k", [2, sk, d], dtype)
     v = q if same else g.add_input("v", [2, sk, dv], dtype)
-    if not by_hand:
+    if not (by_hand or bias or softcap):
         g.add_output(g.attention(q, k, v, causal=causal))
         return g
     scores = g.matmul(q, k, transpose_b=True) * (1 / d**0.5)
+    if softcap:  # tanh soft-capping of the logits, as Gemma 2 writes it
+        scores = g.tanh(scores / 30.0) * 30.0
+    if bias:  # an additive bias over (query, key), broadcast over the batch
+        scores = scores + g.add_input("bias", [sq, sk], dtype)
     if causal:
         scores = scores + g.causal_mask(sq, sk, dtype)
     g.add_output(g.matmul(g.softmax(scores), v))
@@ -42,6 +57,9 @@ VARIANTS = {
     "by_hand": {"by_hand": True},
     "by_hand_causal": {"by_hand": True, "causal": True},
     "self_attention": {"same": True, "sq": 20},
+    "bias": {"bias": True},
+    "bias_causal": {"bias": True, "causal": True},
+    "softcap": {"softcap": True},
 }
 
 
@@ -85,3 +103,47 @@ def test_warps_of_32_query_rows_lower(monkeypatch):
     assert "tile = [128, 64, 32], warp = [32, 32]" in str(module)
     compiled = ZeroCompiler().compile(g)
     assert compiled.kernels[0].block == (128, 1, 1)
+
+
+def _grouped(dtype, style, sq=40, sk=70, d=32, causal=True):
+    """Eight query heads on four KV heads (or one, multi-query), each KV head
+    repeated as a user writes it."""
+    g = DataflowGraph("attention")
+    if style == "broadcast":  # batch axes (B, KV heads, group) broadcast
+        q = g.add_input("q", [2, 4, 2, sq, d], dtype)
+        k, v = (g.add_input(n, [2, 4, 1, sk, d], dtype) for n in "kv")
+    elif style == "multi_query":  # one KV head for every query head
+        q = g.add_input("q", [2, 8, sq, d], dtype)
+        k, v = (g.add_input(n, [2, 1, sk, d], dtype) for n in "kv")
+    else:  # repeat_kv: k[:, :, None].expand(...).reshape(B, H, S, D)
+        q = g.add_input("q", [2, 8, sq, d], dtype)
+        stored = [g.add_input(n, [2, 4, sk, d], dtype) for n in "kv"]
+        k, v = (
+            g.reshape(
+                g.broadcast_to(g.reshape(t, [2, 4, 1, sk, d]), [2, 4, 2, sk, d]),
+                [2, 8, sk, d],
+            )
+            for t in stored
+        )
+    g.add_output(g.attention(q, k, v, causal=causal))
+    return g
+
+
+@pytest.mark.parametrize("style", ["broadcast", "multi_query", "repeat_kv"])
+def test_grouped_query_attention_is_one_kernel_computing_the_graph(style):
+    g = _grouped("bfloat16", style)
+    compiler = ZeroCompiler()
+    module = compiler.optimize(g)
+    assert _kinds(module) == ["attention"]
+    rng = np.random.default_rng(3)
+    arrays = [
+        round_to(rng.standard_normal(t.shape.dims), t.type.element_type)
+        for t in g.inputs
+    ]
+    np.testing.assert_allclose(
+        molten.interpret(module, *arrays, reference=True),
+        molten.interpret(g, *arrays, reference=True),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+    assert len(compiler.compile(g)) == 1

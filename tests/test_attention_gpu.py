@@ -40,7 +40,7 @@ CASES = [
 ]
 
 
-def _attention_graph(b, h, sq, sk, d, dv, causal, dtype, by_hand=False):
+def _attention_graph(b, h, sq, sk, d, dv, causal, dtype, by_hand=False, bias=False):
     g = DataflowGraph("attention")
     q = g.add_input("q", [b, h, sq, d], dtype)
     k = g.add_input("k", [b, h, sk, d], dtype)
@@ -51,13 +51,17 @@ def _attention_graph(b, h, sq, sk, d, dv, causal, dtype, by_hand=False):
     # softmax(q @ kᵀ * s + mask) @ v, as a user writes it, in f32.
     qf, kf, vf = (g.cast(t, "float32") for t in (q, k, v))
     scores = g.mul(g.matmul(qf, kf, transpose_b=True), 1 / d**0.5)
+    if bias:  # per head, query and key: ALiBi's shape, a padding mask's
+        scores = g.add(
+            scores, g.cast(g.add_input("bias", [h, sq, sk], dtype), "float32")
+        )
     if causal:
         scores = g.add(scores, g.causal_mask(sq, sk))
     g.add_output(g.cast(g.matmul(g.softmax(scores, -1), vf), dtype))
     return g
 
 
-def _run(g: DataflowGraph, dtype: str, arch: str):
+def _run(g: DataflowGraph, dtype: str, arch: str, bias_masked: bool = False):
     compiled = ZeroCompiler(arch=arch).compile(g)
     assert [k.name for k in compiled] == ["attention_attention0"], [
         k.name for k in compiled
@@ -67,6 +71,9 @@ def _run(g: DataflowGraph, dtype: str, arch: str):
         round_to(rng.standard_normal(t.shape.dims), t.type.element_type)
         for t in g.inputs
     ]
+    if bias_masked:  # keys 5, 6 and every 7th from 20 on masked out
+        bias = arrays[-1]
+        bias[..., [5, 6, *range(20, bias.shape[-1], 7)]] = -np.inf
     inputs = [
         torch.tensor(a.astype(np.float32)).to(TORCH_DTYPE[dtype]).cuda() for a in arrays
     ]
@@ -101,8 +108,29 @@ def test_warps_of_32_query_rows(dtype, monkeypatch):
     assert error < TOLERANCE[dtype], f"relative L2 error {error:.2e}"
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("causal", [False, True])
+def test_an_additive_bias_with_masked_keys(causal, dtype):
+    """A bias tensor read per score, with -inf on some keys (a padding mask;
+    no row masked whole), at partial tiles."""
+    g = _attention_graph(2, 3, 77, 150, 64, 64, causal, dtype, by_hand=True, bias=True)
+    error = _run(g, dtype, "sm_90", bias_masked=True)
+    assert error < TOLERANCE[dtype], f"relative L2 error {error:.2e}"
+
+
 @pytest.mark.parametrize("arch", ["sm_90", "sm_90a"])
 def test_attention_written_by_hand_is_the_same_kernel(arch):
     g = _attention_graph(2, 3, 129, 200, 64, 64, True, "bfloat16", by_hand=True)
     error = _run(g, "bfloat16", arch)
     assert error < TOLERANCE["bfloat16"], f"relative L2 error {error:.2e}"
+
+
+@pytest.mark.parametrize("style", ["broadcast", "multi_query", "repeat_kv"])
+def test_grouped_query_attention(style):
+    """Eight query heads on four KV heads (or one), each KV head read where
+    its query heads need it."""
+    from test_attention import _grouped
+
+    g = _grouped("float16", style, sq=100, sk=130, d=64)
+    error = _run(g, "float16", "sm_90")
+    assert error < TOLERANCE["float16"], f"relative L2 error {error:.2e}"

@@ -1,8 +1,8 @@
 // RUN: molten-opt %s --split-input-file -p molten-decompose,canonicalize,cse,fuse-attention | filecheck %s
 
-// fuse-attention: softmax(q @ kᵀ * scale [+ causal mask]) @ v, found in the
-// decomposed IR, becomes one `attention` kernel.fused reading q, k and v as
-// stored. Each case is a spec put through the molten-level passes and this
+// fuse-attention: softmax(f(q @ kᵀ)) @ v, f elementwise (a scale, the causal
+// mask, a bias), found in the decomposed IR, becomes one `attention`
+// kernel.fused reading q, k and v as stored. Each case is a spec put through the molten-level passes and this
 // one; what does not fuse says why and stays as it was (gemm, row_reduce and
 // gemm kernels after the other fusion passes).
 
@@ -76,8 +76,8 @@ func.func @head_dim_24(%q: tensor<16x24xf16>, %k: tensor<16x24xf16>, %v: tensor<
 // -----
 
 
-// Not fused: an additive bias that is a tensor, not the causal mask (the
-// kernel does not read one yet).
+// An additive bias given as a tensor (ALiBi written as math, a padding
+// mask): the kernel reads it per element of the scores, an input like q, k, v.
 func.func @bias(%q: tensor<16x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x64xf16>, %bias: tensor<16x16xf16>) -> tensor<16x64xf16> {
   %s = molten.matmul %q, %k transpose_b : (tensor<16x64xf16>, tensor<16x64xf16>) -> tensor<16x16xf16>
   %b = molten.add %s, %bias : (tensor<16x16xf16>, tensor<16x16xf16>) -> tensor<16x16xf16>
@@ -87,8 +87,8 @@ func.func @bias(%q: tensor<16x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x64xf
 }
 
 // CHECK-LABEL: func.func @bias(
-// CHECK-NOT:     kernel.fused
-// CHECK:         func.return
+// CHECK:         %o = kernel.fused attention(%q, %k, %bias, %v) : (tensor<16x64xf16>, tensor<16x64xf16>, tensor<16x16xf16>, tensor<16x64xf16>) -> tensor<16x64xf16> {
+// CHECK:         func.return %o
 
 // -----
 
@@ -111,13 +111,14 @@ func.func @probabilities_returned(%q: tensor<16x64xf16>, %k: tensor<16x64xf16>, 
 // -----
 
 
-// Not fused: keys and values shared across the batch (batch axes that differ
-// from the queries'; broadcast KV heads are not read by the kernel yet).
+// Keys and values shared across the batch (multi-query attention; grouped
+// KV heads likewise): the kernel reads the one KV matrix for every query
+// matrix.
 func.func @shared_kv(%q: tensor<4x16x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x64xf16>) -> tensor<4x16x64xf16> {
   %o = molten.attention %q, %k, %v scale = 1.250000e-01 : (tensor<4x16x64xf16>, tensor<16x64xf16>, tensor<16x64xf16>) -> tensor<4x16x64xf16>
   func.return %o : tensor<4x16x64xf16>
 }
 
 // CHECK-LABEL: func.func @shared_kv(
-// CHECK-NOT:     kernel.fused
-// CHECK:         func.return
+// CHECK:         %o = kernel.fused attention(%q, %k, %v) : (tensor<4x16x64xf16>, tensor<16x64xf16>, tensor<16x64xf16>) -> tensor<4x16x64xf16> {
+// CHECK:         func.return %o

@@ -33,5 +33,5 @@ kernel.func @composite(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) attention {
   kernel.yield %o : tensor<16x64xf32>
 }
 
-// ERROR:     {{^}}molten-opt: error: not implemented yet: kernel-schedule: the attention kernel's body is not softmax(q @ kᵀ * scale [+ causal mask]) @ v on f16 or bf16 tensors{{$}}
+// ERROR:     {{^}}molten-opt: error: not implemented yet: kernel-schedule: the attention kernel's body is not softmax(f(q @ kᵀ)) @ v on f16 or bf16 tensors{{$}}
 // ERROR-NOT: {{Traceback|internal error}}

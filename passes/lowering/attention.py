@@ -24,7 +24,7 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
 from xdsl.ir import Block, BlockArgument, Region, SSAValue
 
-from molten.dialects import cuda, kernel
+from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import shape_of
 from molten.passes.fuse_attention import attention_in
 from molten.passes.lowering.emitter import (
@@ -33,9 +33,13 @@ from molten.passes.lowering.emitter import (
     WARP,
     Emitter,
     Index,
+    broadcast_index,
+    element_of,
+    ravel,
     unravel,
 )
 from molten.passes.lowering.epilogue import Staging, finish
+from molten.passes.lowering.evaluator import Evaluator, round_to
 from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
 from molten.passes.lowering.matmul import GemmShape, StagedOperand
 from molten.passes.tile import Gemm
@@ -83,6 +87,33 @@ def _row_tile(
     )
 
 
+def _matrix_base(
+    e: Emitter,
+    operand: SSAValue,
+    stored: SSAValue,
+    batch_index: list[Index],
+    batch_shape: list[int],
+) -> Index:
+    """Where the matrix a matmul `operand` reads for the block's batch index
+    starts in the `stored` tensor it comes from: the matmul's broadcast of
+    batch axes, then back through the casts, broadcasts and reshapes between
+    them (KV heads repeated for grouped-query attention), which keep the
+    last two axes."""
+    shape = shape_of(operand)
+    index = [*broadcast_index(batch_index, shape[:-2], batch_shape), 0, 0]
+    value = operand
+    while value is not stored:
+        op = value.owner
+        source = op.operands[0]  # type: ignore[union-attr]
+        if isinstance(op, molten.BroadcastToOp):
+            index = broadcast_index(index, shape_of(source), shape_of(value))
+        elif isinstance(op, molten.ReshapeOp):
+            linear = ravel(e, index, shape_of(value))
+            index = unravel(e, linear, shape_of(source))
+        value = source
+    return ravel(e, index, shape_of(stored))
+
+
 def _quad_reduce(e: Emitter, value: SSAValue, make) -> SSAValue:
     """`make` over the four lanes that hold one row of an accumulator."""
     for offset in (1, 2):
@@ -108,7 +139,7 @@ def lower_attention(
     q_shape, k_shape, v_shape = (
         shape_of(t) for t in (found.query, found.key, found.value)
     )
-    batch_shape = list(q_shape[:-2])
+    batch_shape = list(shape_of(found.weighted.result)[:-2])
     sq, head = q_shape[-2:]
     sk, value_head = k_shape[-2], v_shape[-1]
     bm, bn, bd = (t.data for t in schedule.tile)
@@ -157,10 +188,13 @@ def lower_attention(
     row0 = e.imul(tile_m, bm)
     row0.name_hint = "row0"
 
+    def base(operand: SSAValue, stored: SSAValue) -> Index:
+        return _matrix_base(e, operand, stored, batch_index, batch_shape)
+
     q = _row_tile(
         e,
         pointers[found.query],
-        e.imul(batch, sq * head),
+        base(found.scores.lhs, found.query),
         element,
         1,
         bm,
@@ -171,7 +205,7 @@ def lower_attention(
     k = _row_tile(
         e,
         pointers[found.key],
-        e.imul(batch, sk * head),
+        base(found.scores.rhs, found.key),
         element,
         stages,
         bn,
@@ -182,7 +216,7 @@ def lower_attention(
     v = _row_tile(
         e,
         pointers[found.value],
-        e.imul(batch, sk * value_head),
+        base(found.weighted.rhs, found.value),
         element,
         stages,
         bn,
@@ -293,29 +327,36 @@ def lower_attention(
                     lb.add(mma)
                     s[i][f] = list(mma.results)
 
-    # Scaled to log2 units; keys past the end, or after the query, masked.
-    scale = lb.f32(found.scale * LOG2E)
+    # The logits: the ops on the scores (scale, masks, biases) evaluated per
+    # element, at an index kept inside the tensors (rows and keys past the
+    # end are not stored or are masked), then in log2 units for exp2; keys
+    # past the end are masked.
+    ev = Evaluator(lb, pointers)
+    log2e = lb.f32(LOG2E)
     minus_inf = lb.f32(-math.inf)
     lane_row = lb.iadd(lb.iadd(row0, warp_row), lb.idiv(lane, 4))
     lane_col = lb.iadd(lb.imul(kv, bn), lb.imul(lb.irem(lane, 4), 2))
+    scores_type = element_of(found.scores.result)
     for i in range(fragments):
         for f in range(s_frags):
             for r in range(4):
-                value = lb.add(arith.MulfOp(s[i][f][r], scale))
+                row = lb.iadd(lane_row, i * 16 + 8 * (r // 2))
                 col = lb.iadd(lane_col, f * 8 + r % 2)
-                masked = lb.icmp(col, sk, "sge") if sk % bn else None
-                if found.causal:
-                    row = lb.iadd(lane_row, i * 16 + 8 * (r // 2))
-                    after = lb.icmp(col, row, "sgt")
-                    masked = (
-                        after if masked is None else lb.add(arith.OrIOp(masked, after))
-                    )
-                if masked is not None:
-                    value = lb.select(masked, minus_inf, value)
+                index = [
+                    *batch_index,
+                    lb.imin(row, sq - 1) if sq % bm else row,
+                    lb.imin(col, sk - 1) if sk % bn else col,
+                ]
+                ev.define(
+                    found.scores.result, index, round_to(lb, s[i][f][r], scores_type)
+                )
+                value = lb.add(arith.MulfOp(ev.at(found.logits, index), log2e))
+                if sk % bn:
+                    value = lb.select(lb.icmp(col, sk, "sge"), minus_inf, value)
                 s[i][f][r] = value
 
     # The online softmax, per row of the lane's: h = 2 i + r // 2.
-    m_new, l_new, alpha = [], [], []
+    m_new, m_use, l_new, alpha = [], [], [], []
     for h in range(rows):
         i, half = divmod(h, 2)
         values = [s[i][f][r] for f in range(s_frags) for r in (2 * half, 2 * half + 1)]
@@ -324,13 +365,17 @@ def lower_attention(
             row_max = lb.add(arith.MaximumfOp(row_max, value))
         row_max = _quad_reduce(lb, row_max, arith.MaximumfOp)
         m_new.append(lb.add(arith.MaximumfOp(m_old[h], row_max)))
-        alpha.append(lb.add(mathd.Exp2Op(lb.add(arith.SubfOp(m_old[h], m_new[h])))))
+        # A row masked whole so far subtracts 0, not -inf (exp2(-inf - -inf)
+        # would be NaN): its weights and rescaling stay 0.
+        empty = lb.add(arith.CmpfOp(m_new[h], minus_inf, "oeq"))
+        m_use.append(lb.select(empty, lb.f32(0.0), m_new[h]))
+        alpha.append(lb.add(mathd.Exp2Op(lb.add(arith.SubfOp(m_old[h], m_use[h])))))
     p = [
         [
             [
                 lb.add(
                     mathd.Exp2Op(
-                        lb.add(arith.SubfOp(s[i][f][r], m_new[2 * i + r // 2]))
+                        lb.add(arith.SubfOp(s[i][f][r], m_use[2 * i + r // 2]))
                     )
                 )
                 for r in range(4)

@@ -27,5 +27,5 @@ kernel.func @attention_kernel(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) atte
 // END ATTENTION
 
 // ATTENTION-NOT: builtin.module
-// ATTENTION:     {{^}}molten-opt: error: not implemented yet: lower-kernel-to-cuda: the attention kernel's body is not softmax(q @ kᵀ * scale [+ causal mask]) @ v on f16 or bf16 tensors{{$}}
+// ATTENTION:     {{^}}molten-opt: error: not implemented yet: lower-kernel-to-cuda: the attention kernel's body is not softmax(f(q @ kᵀ)) @ v on f16 or bf16 tensors{{$}}
 // ATTENTION-NOT: {{Traceback|internal error|builtin.module}}
