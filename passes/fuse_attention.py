@@ -150,6 +150,22 @@ def _score_path(x: SSAValue, depth: int = 0) -> list[Operation] | None:
     return None
 
 
+def _operand_producers(path: list[Operation]) -> list[Operation]:
+    """The casts, broadcasts and reshapes that make the other operands of the
+    ops on the scores (a bias cast up to f32), used nowhere else: the kernel
+    computes them per element where it reads the operand."""
+    producers: list[Operation] = []
+    for op in path[1:]:
+        for operand in op.operands:
+            user = op
+            while isinstance(producer := operand.owner, _HEAD_MAPS):
+                if producer in path or _only_user(operand) is not user:
+                    break
+                producers.append(producer)
+                operand, user = producer.operands[0], producer
+    return producers
+
+
 def _ends_in_causal_mask(path: list[Operation]) -> bool:
     """Whether the last op before the softmax (casts aside) adds the causal
     mask: keys after the query then weigh exactly nothing, and the kernel
@@ -236,6 +252,7 @@ def match_attention(weighted: molten.MatmulOp) -> AttentionPattern | None:
                 *q_ops,
                 *k_ops,
                 *v_ops,
+                *_operand_producers(score_ops),
                 *score_ops,
                 *softmax_ops,
                 *prob_ops,

@@ -147,3 +147,17 @@ def test_grouped_query_attention_is_one_kernel_computing_the_graph(style):
         atol=1e-12,
     )
     assert len(compiler.compile(g)) == 1
+
+
+def test_a_bias_cast_up_is_computed_in_the_kernel():
+    """The bias's cast to f32 (as a user writes it beside f32 scores) goes
+    into the attention kernel, not a kernel of its own."""
+    g = DataflowGraph("attention")
+    q, k, v = (g.add_input(n, [2, 3, 40, 32], "float16") for n in "qkv")
+    qf, kf, vf = (g.cast(t, "float32") for t in (q, k, v))
+    bias = g.cast(g.add_input("bias", [3, 40, 40], "float16"), "float32")
+    scores = g.matmul(qf, kf, transpose_b=True) * 0.125 + bias
+    g.add_output(g.cast(g.matmul(g.softmax(scores), vf), "float16"))
+    assert [kernel.name for kernel in ZeroCompiler().compile(g)] == [
+        "attention_attention0"
+    ]
