@@ -188,41 +188,24 @@ def lower_attention(
     row0 = e.imul(tile_m, bm)
     row0.name_hint = "row0"
 
-    def base(operand: SSAValue, stored: SSAValue) -> Index:
-        return _matrix_base(e, operand, stored, batch_index, batch_shape)
-
-    q = _row_tile(
-        e,
-        pointers[found.query],
-        base(found.scores.lhs, found.query),
-        element,
-        1,
-        bm,
-        head,
-        sq,
-        "q_tile",
-    )
-    k = _row_tile(
-        e,
-        pointers[found.key],
-        base(found.scores.rhs, found.key),
-        element,
-        stages,
-        bn,
-        head,
-        sk,
-        "k_tile",
-    )
-    v = _row_tile(
-        e,
-        pointers[found.value],
-        base(found.weighted.rhs, found.value),
-        element,
-        stages,
-        bn,
-        value_head,
-        sk,
-        "v_tile",
+    # (operand as the matmul reads it, stored tensor, stages, rows, name)
+    q, k, v = (
+        _row_tile(
+            e,
+            pointers[stored],
+            _matrix_base(e, operand, stored, batch_index, batch_shape),
+            element,
+            tiles,
+            rows,
+            shape_of(stored)[-1],
+            shape_of(stored)[-2],
+            name,
+        )
+        for operand, stored, tiles, rows, name in (
+            (found.scores.lhs, found.query, 1, bm, "q_tile"),
+            (found.scores.rhs, found.key, stages, bn, "k_tile"),
+            (found.weighted.rhs, found.value, stages, bn, "v_tile"),
+        )
     )
     q_copies = q.copies(e, tid, block, width)
     k_copies = k.copies(e, tid, block, width)
