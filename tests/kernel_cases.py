@@ -170,6 +170,36 @@ def attention(
     return build
 
 
+def attention_bias_grouped(
+    heads: int, kv_heads: int, seq: int, keys: int, dim: int
+) -> Builder:
+    """Grouped-query attention as Hugging Face writes it (KV heads repeated
+    by repeat_kv), with an additive bias per head, query and key, causal."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        group = heads // kv_heads
+        q = g.add_input("q", [2, heads, seq, dim], dtype)
+        k, v = (
+            g.reshape(
+                g.broadcast_to(
+                    g.reshape(
+                        g.add_input(n, [2, kv_heads, keys, dim], dtype),
+                        [2, kv_heads, 1, keys, dim],
+                    ),
+                    [2, kv_heads, group, keys, dim],
+                ),
+                [2, heads, keys, dim],
+            )
+            for n in "kv"
+        )
+        bias = g.add_input("bias", [heads, seq, keys], dtype)
+        scores = g.matmul(q, k, transpose_b=True) * (1 / dim**0.5) + bias
+        scores = scores + g.causal_mask(seq, keys, dtype)
+        g.add_output(g.matmul(g.softmax(scores), v, name="o"))
+
+    return build
+
+
 def passthrough(n: int) -> Builder:
     """Outputs that are an input and a value returned twice (copies)."""
 
@@ -284,6 +314,7 @@ CASES: dict[str, Builder] = {
     "attention_causal_2x37x16": attention(2, 37, 16, True),
     "attention_2x17x1000x80": attention(2, 17, 80, False, keys=1000),
     "attention_causal_1x130x100x64": attention(1, 130, 64, True, keys=100),
+    "attention_bias_grouped_8x4x40x70x64": attention_bias_grouped(8, 4, 40, 70, 64),
     "passthrough_1000": passthrough(1000),
     "unary_ops_3x517": unary_ops(3, 517),
     "binary_ops_5x129": binary_ops(5, 129),
