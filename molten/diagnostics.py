@@ -25,6 +25,8 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
+from molten.ir import NAME_ATTR
+
 
 class MoltenParseError(ParseError):
     """A parse error printed as `file:line:col: error: message`, the source line
@@ -211,8 +213,6 @@ def _keep_input_names(module: ModuleOp, written: dict[SSAValue, str]) -> None:
     """Gives each `func.func` input whose SSA name lost part of its written
     name a `molten.name` attribute holding the name as written, so `%h_0`
     and `%h_1` stay two inputs named as the spec names them."""
-    from molten.ir import NAME_ATTR
-
     for func in module.walk():
         if not isinstance(func, FuncOp) or not func.body.blocks:
             continue

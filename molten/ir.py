@@ -57,7 +57,6 @@ NAME_ATTR = "molten.name"
 """Argument and result attribute of a graph's `func.func` holding a name that
 an SSA name cannot carry: xDSL drops a trailing `_<digits>` from SSA names
 (`%h_0` reads back as `h`), so inputs `h_0` and `h_1` keep their names here."""
-OUTPUT_NAME_ATTR = NAME_ATTR
 
 
 def output_name(func: FuncOp, index: int) -> str | None:
@@ -388,22 +387,21 @@ class DataflowGraph:
         outputs = [value.type for value, _ in self._outputs]
         body = Region(Block(arg_types=inputs))
         mapping: dict[SSAValue, SSAValue] = {}
-        for old, new in zip(self._block.args, body.block.args, strict=True):
-            new.name_hint = old.name_hint
-            mapping[old] = new
         # An input's name goes in an attribute only where its SSA name cannot
         # carry it: a suffix was dropped, or the printer will add one because
         # an earlier input has the same SSA name. The usual signature stays plain.
         printed: set[str | None] = set()
         attrs = []
-        for arg in self._block.args:
-            exact = self._names[arg] == arg.name_hint and arg.name_hint not in printed
+        for old, new in zip(self._block.args, body.block.args, strict=True):
+            new.name_hint = old.name_hint
+            mapping[old] = new
+            exact = self._names[old] == old.name_hint and old.name_hint not in printed
             attrs.append(
                 DictionaryAttr(
-                    {} if exact else {NAME_ATTR: StringAttr(self._names[arg])}
+                    {} if exact else {NAME_ATTR: StringAttr(self._names[old])}
                 )
             )
-            printed.add(arg.name_hint)
+            printed.add(old.name_hint)
         arg_attrs = ArrayAttr(attrs)
         for op in self._block.ops:
             body.block.add_op(op.clone(mapping))

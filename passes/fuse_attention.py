@@ -31,6 +31,7 @@ are not a multiple of 16.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -40,7 +41,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     ModuleOp,
 )
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -61,8 +62,8 @@ HEAD_DIM_MULTIPLE = 16
 @dataclass(frozen=True)
 class AttentionPattern:
     """One attention found in the IR: the tensors q, k and v as stored (f16
-    or bf16), the product of the scalar factors, whether the causal mask is
-    added, and its ops from the casts to the output."""
+    or bf16), its two matmuls, the softmax's input, whether the scores end
+    in the causal mask, and its ops from the stored tensors to the output."""
 
     query: SSAValue
     key: SSAValue
@@ -150,6 +151,13 @@ def _score_path(x: SSAValue, depth: int = 0) -> list[Operation] | None:
     return None
 
 
+_HEAD_MAPS = (molten.CastOp, molten.BroadcastToOp, molten.ReshapeOp)
+"""Ops the kernel folds into where it reads a tensor: between a stored q, k
+or v and its matmul, a cast up to f32 and KV heads repeated for
+grouped-query attention (a broadcast and reshapes of the batch axes only);
+before an operand of the ops on the scores, a bias cast up to f32."""
+
+
 def _operand_producers(path: list[Operation]) -> list[Operation]:
     """The casts, broadcasts and reshapes that make the other operands of the
     ops on the scores (a bias cast up to f32), used nowhere else: the kernel
@@ -177,12 +185,6 @@ def _ends_in_causal_mask(path: list[Operation]) -> bool:
             isinstance(v.owner, molten.CausalMaskOp) for v in op.operands
         )
     return False
-
-
-_HEAD_MAPS = (molten.CastOp, molten.BroadcastToOp, molten.ReshapeOp)
-"""Ops between a stored q, k or v and its matmul that the kernel folds into
-where it reads: a cast up to f32, and KV heads repeated for grouped-query
-attention (a broadcast and reshapes of the batch axes only)."""
 
 
 def _stored(
@@ -266,9 +268,9 @@ def match_attention(weighted: molten.MatmulOp) -> AttentionPattern | None:
     )
 
 
-def attention_in(body: Block, where: str) -> AttentionPattern:
-    """The attention an attention kernel's `body` computes."""
-    for op in body.ops:
+def attention_in(body: Iterable[Operation], where: str) -> AttentionPattern:
+    """The attention the ops of an attention kernel's body compute."""
+    for op in body:
         if isinstance(op, molten.MatmulOp) and (found := match_attention(op)):
             return found
     raise NotImplementedError(

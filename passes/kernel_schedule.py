@@ -336,13 +336,13 @@ ATTENTION_WARP_ROWS = 16
 """Query rows of each warp of an attention block (one mma's M)."""
 
 
-def attention_schedule(body) -> kernel.ScheduleAttr:
+def attention_schedule(body_ops: list[Operation]) -> kernel.ScheduleAttr:
     """An attention kernel's: a block of four warps takes 64 query rows
     (tile M) against K and V tiles of 64 keys (tile N; 32 above head
     dimension 128, where each warp's output accumulators are larger), the
     whole head dimension (tile K) at once, two tiles of K and V in flight;
     each warp's tile is 16 rows by the value head dimension."""
-    found = attention_in(body, "kernel-schedule")
+    found = attention_in(body_ops, "kernel-schedule")
     head = shape_of(found.query)[-1]
     value_head = shape_of(found.value)[-1]
     keys = 64 if max(head, value_head) <= 128 else 32
@@ -376,7 +376,7 @@ def schedule_for(
         width = vector_width(domain[-1] if domain else 1, tensors)
         return pointwise_schedule(math.prod(domain), width, sm_count)
     if kind == kernel.KernelKind.ATTENTION:
-        return attention_schedule(body_ops[0].parent_block())
+        return attention_schedule(body_ops)
     raise NotImplementedError(f"kernel-schedule: no heuristic for {kind.value} kernels")
 
 

@@ -49,6 +49,24 @@ def _kinds(module) -> list[str]:
     return [op.kind.data.value for op in module.walk() if isinstance(op, kernel.FuncOp)]
 
 
+def _check_one_attention_kernel(g: DataflowGraph, seed: int) -> None:
+    """The graph's kernel level is one attention kernel that computes what
+    the graph computes, in the float64 interpreter."""
+    module = ZeroCompiler().optimize(g)
+    assert _kinds(module) == ["attention"]
+    rng = np.random.default_rng(seed)
+    arrays = [
+        round_to(rng.standard_normal(t.shape.dims), t.type.element_type)
+        for t in g.inputs
+    ]
+    np.testing.assert_allclose(
+        molten.interpret(module, *arrays, reference=True),
+        molten.interpret(g, *arrays, reference=True),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+
+
 VARIANTS = {
     "plain": {},
     "causal": {"causal": True},
@@ -67,19 +85,8 @@ VARIANTS = {
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_attention_is_one_kernel_computing_the_graph(variant, dtype):
     g = _graph(dtype, **VARIANTS[variant])
-    compiler = ZeroCompiler()
-    module = compiler.optimize(g)
-    assert _kinds(module) == ["attention"]
-    rng = np.random.default_rng(7)
-    arrays = [
-        round_to(rng.standard_normal(t.shape.dims), t.type.element_type)
-        for t in g.inputs
-    ]
-    want = molten.interpret(g, *arrays, reference=True)
-    np.testing.assert_allclose(
-        molten.interpret(module, *arrays, reference=True), want, rtol=1e-12, atol=1e-12
-    )
-    compiled = compiler.compile(g)
+    _check_one_attention_kernel(g, seed=7)
+    compiled = ZeroCompiler().compile(g)
     assert len(compiled) == 1
     assert "molten_mma_" in compiled.source and "molten_pack_" in compiled.source
 
@@ -132,21 +139,8 @@ def _grouped(dtype, style, sq=40, sk=70, d=32, causal=True):
 @pytest.mark.parametrize("style", ["broadcast", "multi_query", "repeat_kv"])
 def test_grouped_query_attention_is_one_kernel_computing_the_graph(style):
     g = _grouped("bfloat16", style)
-    compiler = ZeroCompiler()
-    module = compiler.optimize(g)
-    assert _kinds(module) == ["attention"]
-    rng = np.random.default_rng(3)
-    arrays = [
-        round_to(rng.standard_normal(t.shape.dims), t.type.element_type)
-        for t in g.inputs
-    ]
-    np.testing.assert_allclose(
-        molten.interpret(module, *arrays, reference=True),
-        molten.interpret(g, *arrays, reference=True),
-        rtol=1e-12,
-        atol=1e-12,
-    )
-    assert len(compiler.compile(g)) == 1
+    _check_one_attention_kernel(g, seed=3)
+    assert len(ZeroCompiler().compile(g)) == 1
 
 
 def test_a_bias_cast_up_is_computed_in_the_kernel():

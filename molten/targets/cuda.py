@@ -902,25 +902,20 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
                 "doc": [f"{launcher_name}: runs the graph on `stream`.", *doc],
             }
         )
+    kernel_ops = {type(op) for k in kernels for op in k.walk()}
     context = {
         "cooperative": any(
             isinstance(op, cuda.LaunchOp) and op.cooperative is not None
             for launcher in launchers
             for op in launcher.body.block.ops
         ),
-        "tensor_cores": any(
-            isinstance(
-                op,
-                cuda.CpAsyncOp | cuda.LdMatrixOp | cuda.MmaOp | cuda.WgmmaDescriptorOp,
-            )
-            for k in kernels
-            for op in k.walk()
+        "tensor_cores": bool(
+            kernel_ops
+            & {cuda.CpAsyncOp, cuda.LdMatrixOp, cuda.MmaOp, cuda.WgmmaDescriptorOp}
         ),
-        "pack": any(isinstance(op, cuda.PackOp) for k in kernels for op in k.walk()),
+        "pack": cuda.PackOp in kernel_ops,
         "wgmma_helpers": wgmma_helpers(kernels),
-        "group_barrier": any(
-            isinstance(op, cuda.GroupBarrierOp) for k in kernels for op in k.walk()
-        ),
+        "group_barrier": cuda.GroupBarrierOp in kernel_ops,
         "version": version("molten"),
         "source": source_name,
         "kernels": kernel_views,

@@ -4,16 +4,17 @@ later), flash-style: the scores and probabilities stay in registers.
 A block takes a tile of query rows, each warp 16 of them. The block's Q tile
 goes to shared memory once and into each warp's fragment registers; K and V
 flow through shared memory in tiles of keys, `stages` in flight by cp.async.
-Per KV tile each warp computes S = Q Kᵀ into accumulators, scales it (in
-log2 units, for exp2), masks keys past the end and, for the causal mask,
-keys after the query; then the online softmax: the running row max m and
-sum l in f32, the output rescaled by exp2(m_old - m_new) as each tile
-arrives. P = exp2(S - m) is rounded to the operand type and packed
-straight into the A fragments of P V: an m16n8k16 accumulator pair has
-the layout of an A fragment, so P never leaves registers. A causal block
-stops at the last tile of keys its rows see, and the heaviest blocks are
-launched first. The output, O / l, goes through the gemm epilogue (the
-cast, the staged store).
+Per KV tile each warp computes S = Q Kᵀ into accumulators, evaluates the
+elementwise ops on the scores per element (a scale, masks, biases: the
+shared Evaluator), takes them to log2 units for exp2 and masks keys past
+the end; then the online softmax: the running row max m and sum l in f32,
+the output rescaled by exp2(m_old - m_new) as each tile arrives.
+P = exp2(S - m) is rounded to the operand type and packed straight into
+the A fragments of P V: an m16n8k16 accumulator pair has the layout of an
+A fragment, so P never leaves registers. When the scores end in the
+causal mask, a block stops at the last tile of keys its rows see, and the
+heaviest blocks are launched first. The output, O / l, goes through the
+gemm epilogue (the cast, the staged store).
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ from molten.passes.lowering.emitter import (
 from molten.passes.lowering.epilogue import Staging, finish
 from molten.passes.lowering.evaluator import Evaluator, round_to
 from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
-from molten.passes.lowering.matmul import GemmShape, StagedOperand
+from molten.passes.lowering.matmul import GemmShape, LdmatrixLanes, StagedOperand
+from molten.passes.lowering.reductions import lanes_reduce
 from molten.passes.tile import Gemm
 
 FRAGMENT_ROWS = 16
@@ -114,13 +116,6 @@ def _matrix_base(
     return ravel(e, index, shape_of(stored))
 
 
-def _quad_reduce(e: Emitter, value: SSAValue, make) -> SSAValue:
-    """`make` over the four lanes that hold one row of an accumulator."""
-    for offset in (1, 2):
-        value = e.add(make(value, e.add(cuda.ShflXorOp(value, offset))))
-    return value
-
-
 def lower_attention(
     kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr | None
 ) -> LoweredKernel:
@@ -128,7 +123,7 @@ def lower_attention(
     head dim], warp = [16, value head dim], `stages` K and V tiles in
     flight (see the module docstring)."""
     where = f"@{kfunc.sym_name.data}"
-    found = attention_in(kfunc.body.block, "lower-kernel-to-cuda")
+    found = attention_in(kfunc.body.block.ops, "lower-kernel-to-cuda")
     if schedule is None:
         raise _not_supported(f"{where} needs a schedule (run kernel-schedule)")
     for tensor in (found.query, found.key, found.value):
@@ -238,21 +233,20 @@ def lower_attention(
     e.add(cuda.CpAsyncWaitOp(stages - 2))
     e.add(cuda.SyncThreadsOp())
 
-    quad, eighth = e.idiv(lane, 8), e.irem(lane, 8)
     warp_row = e.imul(warp, wm)
-    # ldmatrix x4 rows: lane l gives row l % 8 of matrix l / 8. Q [m][k] as
-    # A; K [n][k] as B (two n8 fragments per load); V [k][n] transposed as B.
-    q_lane = e.iadd(
-        e.imul(e.iadd(warp_row, e.irem(lane, 16)), q.pitch), e.imul(e.idiv(lane, 16), 8)
-    )
-    k_lane = e.iadd(
-        e.imul(e.iadd(eighth, e.imul(e.idiv(quad, 2), 8)), k.pitch),
-        e.imul(e.irem(quad, 2), 8),
-    )
-    v_lane = e.iadd(
-        e.imul(e.iadd(eighth, e.imul(e.irem(quad, 2), 8)), v.pitch),
-        e.imul(e.idiv(quad, 2), 8),
-    )
+    # Each lane's row address for ldmatrix: Q [m][k] as A; K [n][k] as B
+    # (two n8 fragments per load); V [k][n] as B, read transposed.
+    lanes = LdmatrixLanes.of(e, lane)
+    m_of, k_of = lanes.a(e, False)
+    q_lane = e.iadd(e.imul(e.iadd(warp_row, m_of), q.pitch), k_of)
+    n_of, k_of = lanes.b(e, False)
+    k_lane = e.iadd(e.imul(n_of, k.pitch), k_of)
+    n_of, k_of = lanes.b(e, True)
+    v_lane = e.iadd(e.imul(k_of, v.pitch), n_of)
+    # Lane l holds rows l / 4 and l / 4 + 8 of each accumulator fragment, at
+    # columns 2 (l % 4) and 2 (l % 4) + 1.
+    lane_row = e.iadd(e.iadd(row0, warp_row), e.idiv(lane, 4))
+    lane_col = e.imul(e.irem(lane, 4), 2)
     q_frags = [
         [
             e.add(
@@ -317,14 +311,13 @@ def lower_attention(
     ev = Evaluator(lb, pointers)
     log2e = lb.f32(LOG2E)
     minus_inf = lb.f32(-math.inf)
-    lane_row = lb.iadd(lb.iadd(row0, warp_row), lb.idiv(lane, 4))
-    lane_col = lb.iadd(lb.imul(kv, bn), lb.imul(lb.irem(lane, 4), 2))
+    key_col = lb.iadd(lb.imul(kv, bn), lane_col)
     scores_type = element_of(found.scores.result)
     for i in range(fragments):
         for f in range(s_frags):
             for r in range(4):
                 row = lb.iadd(lane_row, i * 16 + 8 * (r // 2))
-                col = lb.iadd(lane_col, f * 8 + r % 2)
+                col = lb.iadd(key_col, f * 8 + r % 2)
                 index = [
                     *batch_index,
                     lb.imin(row, sq - 1) if sq % bm else row,
@@ -346,7 +339,8 @@ def lower_attention(
         row_max = values[0]
         for value in values[1:]:
             row_max = lb.add(arith.MaximumfOp(row_max, value))
-        row_max = _quad_reduce(lb, row_max, arith.MaximumfOp)
+        # A row's values are spread over the four lanes of a quad.
+        row_max = lanes_reduce(lb, molten.ReduceMaxOp, row_max, 4)
         m_new.append(lb.add(arith.MaximumfOp(m_old[h], row_max)))
         # A row masked whole so far subtracts 0, not -inf (exp2(-inf - -inf)
         # would be NaN): its weights and rescaling stay 0.
@@ -418,17 +412,17 @@ def lower_attention(
     results = list(loop.results)
     inverse = [
         e.add(
-            arith.DivfOp(e.f32(1.0), _quad_reduce(e, results[rows + h], arith.AddfOp))
+            arith.DivfOp(
+                e.f32(1.0), lanes_reduce(e, molten.ReduceSumOp, results[rows + h], 4)
+            )
         )
         for h in range(rows)
     ]
-    out_row = e.iadd(e.iadd(row0, warp_row), e.idiv(lane, 4))
-    out_col = e.imul(e.irem(lane, 4), 2)
     base = 2 * rows
     accumulators = [
         (
-            e.iadd(out_row, i * 16 + 8 * (r // 2)),
-            e.iadd(out_col, f * 8 + r % 2),
+            e.iadd(lane_row, i * 16 + 8 * (r // 2)),
+            e.iadd(lane_col, f * 8 + r % 2),
             e.add(
                 arith.MulfOp(
                     results[base + (i * o_frags + f) * 4 + r],

@@ -20,7 +20,7 @@ from molten.passes.lowering.emitter import (
 )
 from molten.passes.lowering.epilogue import Staging, finish
 from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
-from molten.passes.lowering.matmul import GemmShape, StagedOperand
+from molten.passes.lowering.matmul import GemmShape, LdmatrixLanes, StagedOperand
 
 MMA_SHAPE = (16, 8, 16)
 """The tensor-core instruction the warps run: mma.sync m16n8k16."""
@@ -111,26 +111,11 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
     b_copies = b.copies(e, tid, block, width)
     k_steps = tiling.k_steps.data
 
-    # Each lane's row address for ldmatrix (x4: lane l reads row l % 8 of
-    # matrix l / 8), relative to its warp tile's first fragment.
-    quad, eighth = e.idiv(lane, 8), e.irem(lane, 8)
-    if a.k_rows:  # [k][m]: transposed into A's row-major fragments
-        k_of, m_of = (
-            e.iadd(eighth, e.imul(e.idiv(quad, 2), 8)),
-            e.imul(e.irem(quad, 2), 8),
-        )
-    else:  # [m][k]
-        m_of, k_of = e.irem(lane, 16), e.imul(e.idiv(lane, 16), 8)
-    if b.k_rows:  # [k][n]: transposed into B's column-major fragments
-        k_of_b, n_of = (
-            e.iadd(eighth, e.imul(e.irem(quad, 2), 8)),
-            e.imul(e.idiv(quad, 2), 8),
-        )
-    else:  # [n][k]
-        n_of, k_of_b = (
-            e.iadd(eighth, e.imul(e.idiv(quad, 2), 8)),
-            e.imul(e.irem(quad, 2), 8),
-        )
+    # Each lane's row address for ldmatrix, relative to its warp tile's
+    # first fragment.
+    lanes = LdmatrixLanes.of(e, lane)
+    m_of, k_of = lanes.a(e, a.k_rows)
+    n_of, k_of_b = lanes.b(e, b.k_rows)
 
     def fragment_offset(operand: StagedOperand, outer: Index, k: Index) -> Index:
         if operand.k_rows:

@@ -188,3 +188,34 @@ class StagedOperand:
             self.k_total if self.k_partial else None,
             wanted,
         )
+
+
+@dataclass(frozen=True)
+class LdmatrixLanes:
+    """The row of an mma operand's 16 x 16 tile that each lane addresses for
+    ldmatrix.x4 (lane l gives row l % 8 of matrix l / 8), as (outer, k): for
+    the A fragment (outer: M) or two n8 fragments of B (outer: N), stored
+    [outer][k], or [k][outer] (`k_rows`: read transposed)."""
+
+    lane: Index
+    quad: Index
+    eighth: Index
+
+    @staticmethod
+    def of(e: Emitter, lane: Index) -> LdmatrixLanes:
+        return LdmatrixLanes(lane, e.idiv(lane, 8), e.irem(lane, 8))
+
+    def a(self, e: Emitter, k_rows: bool) -> tuple[Index, Index]:
+        """(m, k) of this lane's row of the A fragment."""
+        if k_rows:  # [k][m]: transposed into A's row-major fragments
+            k = e.iadd(self.eighth, e.imul(e.idiv(self.quad, 2), 8))
+            return e.imul(e.irem(self.quad, 2), 8), k
+        return e.irem(self.lane, 16), e.imul(e.idiv(self.lane, 16), 8)
+
+    def b(self, e: Emitter, k_rows: bool) -> tuple[Index, Index]:
+        """(n, k) of this lane's row of two n8 fragments of B."""
+        if k_rows:  # [k][n]: transposed into B's column-major fragments
+            k = e.iadd(self.eighth, e.imul(e.irem(self.quad, 2), 8))
+            return e.imul(e.idiv(self.quad, 2), 8), k
+        n = e.iadd(self.eighth, e.imul(e.idiv(self.quad, 2), 8))
+        return n, e.imul(e.irem(self.quad, 2), 8)

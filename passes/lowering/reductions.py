@@ -19,15 +19,19 @@ IDENTITY = {
 }
 
 
-def combine(e: Emitter, op: molten.ReductionOp, a: SSAValue, b: SSAValue) -> SSAValue:
-    if isinstance(op, molten.ReduceMaxOp):
+Reduction = molten.ReductionOp | type[molten.ReductionOp]
+"""A reduction op, or its kind where there is no op to name (attention's
+running max and sum)."""
+
+
+def combine(e: Emitter, op: Reduction, a: SSAValue, b: SSAValue) -> SSAValue:
+    kind = op if isinstance(op, type) else type(op)
+    if issubclass(kind, molten.ReduceMaxOp):
         return e.add(arith.MaximumfOp(a, b))
     return e.add(arith.AddfOp(a, b))
 
 
-def lanes_reduce(
-    e: Emitter, op: molten.ReductionOp, value: SSAValue, lanes: int
-) -> SSAValue:
+def lanes_reduce(e: Emitter, op: Reduction, value: SSAValue, lanes: int) -> SSAValue:
     """The combination of `value` over each aligned group of `lanes` (a power
     of two up to 32) consecutive lanes of a warp, held by all of them."""
     offset = lanes // 2
