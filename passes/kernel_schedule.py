@@ -339,13 +339,17 @@ ATTENTION_WARP_ROWS = 16
 def attention_schedule(body_ops: list[Operation]) -> kernel.ScheduleAttr:
     """An attention kernel's: a block of four warps takes 64 query rows
     (tile M) against K and V tiles of 64 keys (tile N; 32 above head
-    dimension 128, where each warp's output accumulators are larger), the
+    dimension 128, where each warp's output accumulators are larger, when
+    the head dims are multiples of 32), the
     whole head dimension (tile K) at once, two tiles of K and V in flight;
     each warp's tile is 16 rows by the value head dimension."""
     found = attention_in(body_ops, "kernel-schedule")
     head = shape_of(found.query)[-1]
     value_head = shape_of(found.value)[-1]
-    keys = 64 if max(head, value_head) <= 128 else 32
+    # 32 keys a tile where the accumulators are large, if the block's
+    # 16-byte copies divide such a tile (head dims that are multiples of 32).
+    narrow = max(head, value_head) > 128 and not (head % 32 or value_head % 32)
+    keys = 32 if narrow else 64
     return kernel.ScheduleAttr(
         WARP * ATTENTION_WARPS,
         tile=[ATTENTION_WARP_ROWS * ATTENTION_WARPS, keys, head],

@@ -155,3 +155,14 @@ def test_a_bias_cast_up_is_computed_in_the_kernel():
     assert [kernel.name for kernel in ZeroCompiler().compile(g)] == [
         "attention_attention0"
     ]
+
+
+@pytest.mark.parametrize(("head", "keys"), [(144, 64), (160, 32), (256, 32)])
+def test_large_head_dims_get_tiles_the_copies_divide(head, keys):
+    """Above head dim 128 the tiles hold 32 keys where the block's 16-byte
+    copies divide them (multiples of 32), else 64; each one compiles."""
+    g = DataflowGraph("attention")
+    q, k, v = (g.add_input(n, [1, 2, 40, head], "float16") for n in "qkv")
+    g.add_output(g.attention(q, k, v))
+    assert f"tile = [64, {keys}, {head}]" in str(ZeroCompiler().optimize(g))
+    assert len(ZeroCompiler().compile(g)) == 1
