@@ -168,6 +168,26 @@ def torch_attention(causal: bool) -> Callable[..., Any]:
     return attention
 
 
+def molten_decode(q, k, v):
+    """Grouped-query attention as Hugging Face's repeat_kv writes it: each KV
+    head repeated for the query heads of its group."""
+    b, kv_heads, keys, d = k.shape.dims
+    heads = q.shape.dims[1]
+    group = heads // kv_heads
+
+    def repeated(t):
+        t = ops.broadcast_to(
+            ops.reshape(t, [b, kv_heads, 1, keys, d]), [b, kv_heads, group, keys, d]
+        )
+        return ops.reshape(t, [b, heads, keys, d])
+
+    return ops.attention(q, repeated(k), repeated(v))
+
+
+def torch_decode(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+
+
 # ---------------------------------------------------------------------------
 # The suites.
 # ---------------------------------------------------------------------------
@@ -302,6 +322,45 @@ def attention_suite() -> list[Case]:
     return cases
 
 
+DECODE_HEADS = (32, 8)
+"""Query heads and KV heads (Llama-3-8B, Qwen2.5-7B has 28 and 4)."""
+
+
+def decode_suite() -> list[Case]:
+    """Decode: 1 to 8 queries against a KV cache of 1K to 32K keys, 32
+    query heads on 8 KV heads, head dim 128, against torch's
+    scaled_dot_product_attention with enable_gqa. Memory-bound: the minimal
+    bytes are K and V read once (with q and the output)."""
+    heads, kv_heads = DECODE_HEADS
+    d = 128
+    cases = []
+    for dtype in ("float16", "bfloat16"):
+        for b, sq, sk in (
+            (1, 1, 1024),
+            (1, 1, 8192),
+            (1, 1, 32768),
+            (1, 8, 8192),
+            (4, 1, 8192),
+            (8, 4, 4096),
+        ):
+            cases.append(
+                Case(
+                    "decode",
+                    "attention-gqa",
+                    (b, heads, kv_heads, sq, sk, d),
+                    dtype,
+                    (
+                        Operand("q", (b, heads, sq, d)),
+                        Operand("k", (b, kv_heads, sk, d)),
+                        Operand("v", (b, kv_heads, sk, d)),
+                    ),
+                    molten_decode,
+                    torch_decode,
+                )
+            )
+    return cases
+
+
 def smoke_suite() -> list[Case]:
     """Small shapes of each family, for testing the harness itself."""
     return [
@@ -347,8 +406,9 @@ SUITES: dict[str, Callable[[], list[Case]]] = {
     "elementwise": elementwise_suite,
     "gemm": gemm_suite,
     "attention": attention_suite,
+    "decode": decode_suite,
     "smoke": smoke_suite,
 }
 """Every suite; `all` on the command line means all but `smoke`."""
 
-MAIN_SUITES = ("seed", "norms", "elementwise", "gemm", "attention")
+MAIN_SUITES = ("seed", "norms", "elementwise", "gemm", "attention", "decode")

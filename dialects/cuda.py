@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
     UnitAttr,
+    i1,
     i64,
 )
 from xdsl.dialects.utils import EnumAttribute
@@ -439,15 +440,52 @@ class GroupBarrierOp(IRDLOperation):
         super().__init__(operands=[counters, group, target])
 
     def verify_(self) -> None:
-        assert isinstance(self.counters.type, PointerType)
-        if (
-            self.counters.type.element_type != COUNTER_TYPE
-            or self.counters.type.memory_space != MemorySpace.GLOBAL
-        ):
-            raise VerifyException(
-                f"cuda.group_barrier: the counters are a {self.counters.type}, not "
-                "a !cuda.ptr<i32>"
-            )
+        _verify_counters(self.name, self.counters)
+
+
+@irdl_op_definition
+class LastArrivalOp(IRDLOperation):
+    """The block arrives at its group's counter and learns whether it came
+    last of `count` blocks: the block's threads synchronize, one thread
+    makes what the block wrote visible and adds 1 to the counter; the
+    result, the same in every thread, is true in the `count`-th block to
+    arrive, which then sees what every block of the group wrote (coherent
+    loads). No block waits: a split computation's last block combines the
+    parts (flash-decoding's combine), in a fixed order for deterministic
+    results.
+
+    ```mlir
+    %last = cuda.last_arrival %counters[%group], %count : !cuda.ptr<i32>
+    ```
+
+    The counters start at zero (`cuda.zero`) at each launch.
+    """
+
+    name = "cuda.last_arrival"
+    counters = operand_def(PointerType)
+    group = operand_def(IndexType)
+    count = operand_def(IndexType)
+    result = result_def(IntegerType(1))
+    assembly_format = (
+        "$counters `[` $group `]` `,` $count attr-dict `:` type($counters)"
+    )
+
+    def __init__(self, counters: SSAValue, group: SSAValue, count: SSAValue):
+        super().__init__(operands=[counters, group, count], result_types=[i1])
+
+    def verify_(self) -> None:
+        _verify_counters(self.name, self.counters)
+
+
+def _verify_counters(op_name: str, counters: SSAValue) -> None:
+    assert isinstance(counters.type, PointerType)
+    if (
+        counters.type.element_type != COUNTER_TYPE
+        or counters.type.memory_space != MemorySpace.GLOBAL
+    ):
+        raise VerifyException(
+            f"{op_name}: the counters are a {counters.type}, not a !cuda.ptr<i32>"
+        )
 
 
 FRAGMENT = IntegerType(32)
@@ -1377,6 +1415,7 @@ Cuda = Dialect(
         SyncThreadsOp,
         ShflXorOp,
         GroupBarrierOp,
+        LastArrivalOp,
         CpAsyncOp,
         CpAsyncCommitOp,
         CpAsyncWaitOp,

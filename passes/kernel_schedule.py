@@ -334,9 +334,30 @@ ATTENTION_WARPS = 4
 """Warps of an attention block."""
 ATTENTION_WARP_ROWS = 16
 """Query rows of each warp of an attention block (one mma's M)."""
+ATTENTION_BLOCKS_PER_SM = 2
+"""Blocks per SM a split attention aims at (two fit in shared memory at head
+dimension 128): each keeps a tile of K and V in flight, and a decode reads
+little else, so its speed is the bytes in flight per SM."""
+ATTENTION_TILES_PER_PART = 4
+"""The fewest tiles of keys a part of a split attention takes: fewer, and
+the copy pipeline barely fills before the part is done."""
 
 
-def attention_schedule(body_ops: list[Operation]) -> kernel.ScheduleAttr:
+def attention_split(groups: int, key_tiles: int, causal: bool, sm_count: int) -> int:
+    """The parts the keys of each of `groups` blocks of query rows split
+    into (flash-decoding): none while the groups fill the SMs, else enough
+    for `ATTENTION_BLOCKS_PER_SM` blocks an SM, each part at least
+    `ATTENTION_TILES_PER_PART` tiles. A causal attention is not split (its
+    groups see different numbers of keys)."""
+    if causal or groups >= sm_count:
+        return 1
+    wanted = -(-ATTENTION_BLOCKS_PER_SM * sm_count // groups)
+    return max(1, min(wanted, key_tiles // ATTENTION_TILES_PER_PART))
+
+
+def attention_schedule(
+    body_ops: list[Operation], sm_count: int = H100_SMS
+) -> kernel.ScheduleAttr:
     """An attention kernel's: a block of four warps takes 64 query rows
     (tile M) against K and V tiles of 64 keys (tile N; 32 above head
     dimension 128, where each warp's output accumulators are larger, when
@@ -350,9 +371,14 @@ def attention_schedule(body_ops: list[Operation]) -> kernel.ScheduleAttr:
     # 16-byte copies divide such a tile (head dims that are multiples of 32).
     narrow = max(head, value_head) > 128 and not (head % 32 or value_head % 32)
     keys = 32 if narrow else 64
+    rows = ATTENTION_WARP_ROWS * ATTENTION_WARPS
+    *batch, queries, _ = shape_of(found.weighted.result)
+    groups = math.prod(batch) * -(-queries // rows)
+    key_tiles = -(-shape_of(found.key)[-2] // keys)
     return kernel.ScheduleAttr(
         WARP * ATTENTION_WARPS,
-        tile=[ATTENTION_WARP_ROWS * ATTENTION_WARPS, keys, head],
+        tile=[rows, keys, head],
+        split=attention_split(groups, key_tiles, found.causal, sm_count),
         warp=[ATTENTION_WARP_ROWS, value_head],
         stages=2,
     )
@@ -380,7 +406,7 @@ def schedule_for(
         width = vector_width(domain[-1] if domain else 1, tensors)
         return pointwise_schedule(math.prod(domain), width, sm_count)
     if kind == kernel.KernelKind.ATTENTION:
-        return attention_schedule(body_ops)
+        return attention_schedule(body_ops, sm_count)
     raise NotImplementedError(f"kernel-schedule: no heuristic for {kind.value} kernels")
 
 

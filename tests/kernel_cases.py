@@ -170,6 +170,33 @@ def attention(
     return build
 
 
+def attention_decode(
+    batch: int, heads: int, kv_heads: int, queries: int, keys: int, dim: int
+) -> Builder:
+    """Grouped-query decode: a few queries against many keys, the KV heads
+    repeated as repeat_kv writes it; the keys split across blocks."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        group = heads // kv_heads
+        q = g.add_input("q", [batch, heads, queries, dim], dtype)
+        k, v = (
+            g.reshape(
+                g.broadcast_to(
+                    g.reshape(
+                        g.add_input(n, [batch, kv_heads, keys, dim], dtype),
+                        [batch, kv_heads, 1, keys, dim],
+                    ),
+                    [batch, kv_heads, group, keys, dim],
+                ),
+                [batch, heads, keys, dim],
+            )
+            for n in "kv"
+        )
+        g.add_output(g.attention(q, k, v, name="o"))
+
+    return build
+
+
 def attention_bias_grouped(
     heads: int, kv_heads: int, seq: int, keys: int, dim: int
 ) -> Builder:
@@ -315,6 +342,7 @@ CASES: dict[str, Builder] = {
     "attention_2x17x1000x80": attention(2, 17, 80, False, keys=1000),
     "attention_causal_1x130x100x64": attention(1, 130, 64, True, keys=100),
     "attention_bias_grouped_8x4x40x70x64": attention_bias_grouped(8, 4, 40, 70, 64),
+    "attention_decode_2x8x2x3x1000x64": attention_decode(2, 8, 2, 3, 1000, 64),
     "passthrough_1000": passthrough(1000),
     "unary_ops_3x517": unary_ops(3, 517),
     "binary_ops_5x129": binary_ops(5, 129),

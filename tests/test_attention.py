@@ -166,3 +166,56 @@ def test_large_head_dims_get_tiles_the_copies_divide(head, keys):
     g.add_output(g.attention(q, k, v))
     assert f"tile = [64, {keys}, {head}]" in str(ZeroCompiler().optimize(g))
     assert len(ZeroCompiler().compile(g)) == 1
+
+
+def _decode(dtype="float16", batch=1, sq=1, sk=4099, d=64):
+    """Grouped-query decode: eight query heads on two KV heads (repeat_kv)."""
+    import kernel_cases
+
+    g = DataflowGraph("decode")
+    kernel_cases.attention_decode(batch, 8, 2, sq, sk, d)(g, dtype)
+    return g
+
+
+def _schedule(module) -> kernel.ScheduleAttr:
+    (schedule,) = [op.schedule for op in module.walk() if isinstance(op, kernel.FuncOp)]
+    return schedule
+
+
+def test_decode_splits_the_keys_across_blocks():
+    """Eight groups of query rows: each one's 65 tiles of keys go to parts
+    of at least four tiles (16 parts), one block each; the last block of a
+    group to finish combines the parts."""
+    g = _decode()
+    module = ZeroCompiler().optimize(g)
+    assert _schedule(module).split.data == 16
+    compiled = ZeroCompiler().compile(g)
+    (only,) = compiled.kernels
+    assert only.grid == (1, 8, 16)
+    assert "molten_last_arrival(attention_counters + " in compiled.source
+    _check_one_attention_kernel(_decode(sk=300), seed=11)
+
+
+@pytest.mark.parametrize(
+    ("groups", "tiles", "causal", "split"),
+    [
+        (8, 65, False, 16),  # at least 4 tiles a part
+        (8, 1000, False, 33),  # two blocks an SM: 264 / 8
+        (132, 1000, False, 1),  # the groups fill the SMs
+        (8, 3, False, 1),  # too few tiles to share
+        (8, 1000, True, 1),  # causal: not split
+    ],
+)
+def test_the_split_follows_the_groups_and_the_keys(groups, tiles, causal, split):
+    from molten.passes.kernel_schedule import attention_split
+
+    assert attention_split(groups, tiles, causal, sm_count=132) == split
+
+
+def test_a_split_causal_attention_is_a_clear_error():
+    g = _graph("float16", causal=True, sk=300)
+    text = str(ZeroCompiler().optimize(g)).replace(
+        "elements_per_thread = 1, tile", "elements_per_thread = 1, split = 2, tile"
+    )
+    with pytest.raises(NotImplementedError, match="no split of a causal attention"):
+        run_pipeline(parse_module(text), "lower-kernel-to-cuda")

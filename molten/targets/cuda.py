@@ -484,6 +484,11 @@ class BodyPrinter:
         elif isinstance(op, cuda.GroupBarrierOp):
             counters, group, target = (self.name(v) for v in op.operands)
             self.emit(f"molten_group_barrier({counters} + {group}, {target});")
+        elif isinstance(op, cuda.LastArrivalOp):
+            counters, group, count = (self.name(v) for v in op.operands)
+            self.define(
+                op.result, f"molten_last_arrival({counters} + {group}, {count})"
+            )
         elif isinstance(op, cuda.ShflXorOp):
             self.define(
                 op.result,
@@ -731,7 +736,7 @@ def _stored_pointers(body: Block) -> set[SSAValue]:
     return {
         op.ptr if isinstance(op, cuda.StoreOp) else op.counters
         for op in body.walk()
-        if isinstance(op, cuda.StoreOp | cuda.GroupBarrierOp)
+        if isinstance(op, cuda.StoreOp | cuda.GroupBarrierOp | cuda.LastArrivalOp)
     }
 
 
@@ -916,6 +921,7 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
         "pack": cuda.PackOp in kernel_ops,
         "wgmma_helpers": wgmma_helpers(kernels),
         "group_barrier": cuda.GroupBarrierOp in kernel_ops,
+        "last_arrival": cuda.LastArrivalOp in kernel_ops,
         "version": version("molten"),
         "source": source_name,
         "kernels": kernel_views,

@@ -20,10 +20,12 @@ gemm epilogue (the cast, the staged store).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
-from xdsl.ir import Block, BlockArgument, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 
 from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import shape_of
@@ -35,7 +37,9 @@ from molten.passes.lowering.emitter import (
     Emitter,
     Index,
     broadcast_index,
+    close_if,
     element_of,
+    emit_if,
     ravel,
     unravel,
 )
@@ -116,6 +120,199 @@ def _matrix_base(
     return ravel(e, index, shape_of(stored))
 
 
+@dataclass(frozen=True)
+class _Parts:
+    """The parts of a split attention (flash-decoding) in global scratch:
+    per group (a tile of query rows of one batch) and part, the
+    unnormalized output rows in f32 and each row's max and sum; and a
+    counter per group, at which the part's block arrives once its part is
+    stored. The last block to arrive combines the parts in order of part,
+    so the result does not depend on which block finished when."""
+
+    counters: SSAValue
+    outputs: SSAValue
+    stats: SSAValue
+    split: int
+    depth: int
+    """Rows of a part: the block's query rows, or all of them if fewer."""
+    width: int
+    """The value head dimension."""
+    queries: int
+    block_rows: int
+    scratch: tuple[tuple[str, Attribute, int, bool], ...]
+
+    @staticmethod
+    def of(
+        e: Emitter,
+        region: Region,
+        grid: tuple[int, int, int],
+        rows: tuple[int, int, int],
+    ) -> _Parts:
+        bm, sq, width = rows
+        groups, split = grid[0] * grid[1], grid[2]
+        depth = min(bm, sq)
+        args = []
+        for name, element in (
+            ("attention_counters", cuda.COUNTER_TYPE),
+            ("attention_parts", F32),
+            ("attention_part_stats", F32),
+        ):
+            arg = region.block.insert_arg(
+                cuda.PointerType(element), len(region.block.args)
+            )
+            arg.name_hint = name
+            args.append(arg)
+        scratch = (
+            ("attention_counters", cuda.COUNTER_TYPE, groups, True),
+            ("attention_parts", F32, groups * split * depth * width, False),
+            ("attention_part_stats", F32, groups * split * depth * 2, False),
+        )
+        return _Parts(*args, split, depth, width, sq, bm, scratch)
+
+    def _row(self, e: Emitter, group: Index, part: Index, row: Index) -> Index:
+        """Where row `row` of part `part` of `group` is in the scratch."""
+        return e.iadd(e.imul(e.iadd(e.imul(group, self.split), part), self.depth), row)
+
+    def store(
+        self,
+        e: Emitter,
+        at: tuple[Index, Index, Index, Index],
+        lane: Index,
+        lane_col: Index,
+        maxima: list[SSAValue],
+        sums: list[SSAValue],
+        outputs: list[SSAValue],
+        places: list[tuple[int, int]],
+    ) -> None:
+        """The lane's rows of the block's part, at = (group, part, the
+        block's first query row, the lane's first row in the block); rows
+        past the queries are not stored. Each row's max and sum are stored
+        by the first lane of its quad, which holds them as the others do."""
+        group, part, row0, local_row = at
+        leader = e.icmp(e.irem(lane, 4), 0, "eq")
+        for h, (m, total) in enumerate(zip(maxima, sums, strict=True)):
+            row = e.iadd(local_row, 8 * h)
+            inside = None
+            if self.queries % self.block_rows:
+                inside = e.icmp(e.iadd(row0, row), self.queries, "slt")
+            inner = e if inside is None else emit_if(e, inside)
+            slot = self._row(inner, group, part, row)
+            first = inner.iadd(inner.imul(slot, self.width), lane_col)
+            # Columns c and c + 1 of the row are neighbours: one 8-byte store.
+            pairs = [
+                (col, value)
+                for (r, col), value in zip(places, outputs, strict=True)
+                if r // 8 == h
+            ]
+            for (col, value), (_, after) in zip(pairs[::2], pairs[1::2], strict=True):
+                inner.add(
+                    cuda.StoreOp(
+                        [value, after],
+                        self.outputs,
+                        inner.index(inner.iadd(first, col)),
+                    )
+                )
+            stats = emit_if(inner, leader)
+            pair = stats.imul(slot, 2)
+            stats.add(cuda.StoreOp([m, total], self.stats, stats.index(pair)))
+            close_if(stats)
+            if inside is not None:
+                close_if(inner)
+
+    def combined(
+        self,
+        e: Emitter,
+        group: Index,
+        local_row: Index,
+        lane_col: Index,
+        places: list[tuple[int, int]],
+        rows: int,
+    ) -> tuple[list[SSAValue], list[SSAValue]]:
+        """The lane's rows over the whole of the keys, combined from the
+        parts in order: each part's weight is exp2(m_part - m) for the rows'
+        max m over the parts. Rows past the queries read the last query
+        row's parts (their results are not stored)."""
+        slots = []
+        for h in range(rows):
+            row = e.iadd(local_row, 8 * h)
+            if self.depth < self.block_rows:
+                row = e.imin(row, self.depth - 1)
+            slots.append(row)
+
+        def stats(em: Emitter, part: SSAValue, h: int) -> tuple[SSAValue, SSAValue]:
+            pair = em.imul(self._row(em, group, part, slots[h]), 2)
+            return tuple(
+                em.add(
+                    cuda.LoadOp(self.stats, em.index(em.iadd(pair, i)), coherent=True)
+                )
+                for i in (0, 1)
+            )  # type: ignore[return-value]
+
+        minus_inf = e.f32(-math.inf)
+        maxima = _for_parts(
+            e,
+            self.split,
+            [minus_inf] * rows,
+            lambda em, part, carried: [
+                em.add(arith.MaximumfOp(m, stats(em, part, h)[0]))
+                for h, m in enumerate(carried)
+            ],
+        )
+        # A row no part saw (masked whole) subtracts 0: its weights stay 0.
+        shifts = [
+            e.select(e.add(arith.CmpfOp(m, minus_inf, "oeq")), e.f32(0.0), m)
+            for m in maxima
+        ]
+
+        def add_part(em: Emitter, part: SSAValue, carried: list[SSAValue]):
+            weights, sums = [], []
+            for h in range(rows):
+                m, total = stats(em, part, h)
+                weights.append(em.add(mathd.Exp2Op(em.add(arith.SubfOp(m, shifts[h])))))
+                sums.append(
+                    em.add(
+                        arith.AddfOp(
+                            carried[h], em.add(arith.MulfOp(total, weights[h]))
+                        )
+                    )
+                )
+            outputs = []
+            for (r, col), value in zip(places, carried[rows:], strict=True):
+                slot = self._row(em, group, part, slots[r // 8])
+                at = em.iadd(em.iadd(em.imul(slot, self.width), lane_col), col)
+                part_value = em.add(
+                    cuda.LoadOp(self.outputs, em.index(at), coherent=True)
+                )
+                outputs.append(
+                    em.add(
+                        arith.AddfOp(
+                            value, em.add(arith.MulfOp(part_value, weights[r // 8]))
+                        )
+                    )
+                )
+            return sums + outputs
+
+        zero = e.f32(0.0)
+        totals = _for_parts(e, self.split, [zero] * (rows + len(places)), add_part)
+        return totals[:rows], totals[rows:]
+
+
+def _for_parts(
+    e: Emitter,
+    count: int,
+    initial: list[SSAValue],
+    body: Callable[[Emitter, SSAValue, list[SSAValue]], list[SSAValue]],
+) -> list[SSAValue]:
+    """The values `body` carries through parts 0 ... count - 1, in order."""
+    block = Block(arg_types=[INDEX, *[F32] * len(initial)])
+    loop = scf.ForOp(e.index(0), e.index(count), e.index(1), initial, Region(block))
+    e.block.add_op(loop)
+    block.args[0].name_hint = "part"
+    inner = e.nested(block)
+    block.add_op(scf.YieldOp(*body(inner, block.args[0], list(block.args[1:]))))
+    return list(loop.results)
+
+
 def lower_attention(
     kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr | None
 ) -> LoweredKernel:
@@ -140,6 +337,7 @@ def lower_attention(
     bm, bn, bd = (t.data for t in schedule.tile)
     wm, wn = (t.data for t in schedule.warp)
     stages = schedule.stages.data
+    split = schedule.split.data
     warps = bm // wm if wm else 0
     fragments = wm // FRAGMENT_ROWS  # of 16 query rows, per warp
     block = WARP * warps
@@ -153,6 +351,7 @@ def lower_attention(
         or head % 16
         or value_head % 16
         or stages < 2
+        or (split > 1 and found.causal)
         or schedule.block.data != block
         or any(
             (rows * cols // width) % block
@@ -163,13 +362,19 @@ def lower_attention(
             f"{where} with schedule {schedule} (it takes tile = [m w, 16 n, "
             f"{head}], warp = [m, {value_head}] with m a multiple of 16, block = "
             "32 w, two or more "
-            "stages, and tiles that the block's 16-byte copies divide)"
+            "stages, tiles that the block's 16-byte copies divide, and no split "
+            "of a causal attention)"
         )
     batches = math.prod(batch_shape)
     q_tiles = -(-sq // bm)
     if batches > 65535:
         raise _not_supported(f"{where} over {batches} batches (grid y holds 65535)")
-    grid = (q_tiles, batches, 1)
+    kv_tiles = -(-sk // bn)
+    if split > kv_tiles:
+        raise _not_supported(
+            f"{where} split {split} ways over {kv_tiles} tiles of keys"
+        )
+    grid = (q_tiles, batches, split)
 
     tid = e.add(cuda.ThreadIdxOp())
     tid.name_hint = "tid"
@@ -206,28 +411,43 @@ def lower_attention(
     k_copies = k.copies(e, tid, block, width)
     v_copies = v.copies(e, tid, block, width)
 
-    kv_tiles = -(-sk // bn)
-    kv_end: Index = kv_tiles
+    # The block's tiles of keys: from kv_begin, `count` of them. A split
+    # attention (flash-decoding) gives each of `split` blocks a part.
+    kv_begin: Index = 0
+    count: Index = kv_tiles
     if found.causal:  # the keys up to the block's last row
-        kv_end = e.add(
+        count = e.add(
             arith.MinSIOp(
                 e.index(kv_tiles), e.index(e.idiv(e.iadd(row0, bm + bn - 1), bn))
             )
         )
-        kv_end.name_hint = "kv_end"
+        count.name_hint = "kv_end"
+    part: Index = 0
+    if split > 1:
+        per_part = -(-kv_tiles // split)
+        part = e.add(cuda.BlockIdxOp(cuda.Dim.Z))
+        part.name_hint = "part"
+        kv_begin = e.imul(part, per_part)
+        kv_begin.name_hint = "kv_begin"
+        # Below 0 for a part past the keys: it loops over none.
+        count = e.imin(per_part, e.isub(kv_tiles, kv_begin))
+        count.name_hint = "kv_count"
 
-    def wanted(em: Emitter, t: Index) -> SSAValue | None:
-        if isinstance(t, int) and isinstance(kv_end, int):
+    def wanted(em: Emitter, j: Index) -> SSAValue | None:
+        if isinstance(j, int) and isinstance(count, int):
             return None
-        return em.icmp(t, kv_end, "slt")
+        return em.icmp(j, count, "slt")
+
+    def first_key(em: Emitter, j: Index) -> Index:
+        return em.imul(em.iadd(kv_begin, j), bn)
 
     q.issue(e, q_copies, 0, row0)
     for stage in range(stages - 1):
-        if isinstance(kv_end, int) and stage >= kv_end:
+        if isinstance(count, int) and stage >= count:
             e.add(cuda.CpAsyncCommitOp())
             continue
-        k.issue(e, k_copies, stage, stage * bn, wanted(e, stage))
-        v.issue(e, v_copies, stage, stage * bn, wanted(e, stage))
+        k.issue(e, k_copies, stage, first_key(e, stage), wanted(e, stage))
+        v.issue(e, v_copies, stage, first_key(e, stage), wanted(e, stage))
         e.add(cuda.CpAsyncCommitOp())
     # The first commit group (Q and the first K, V tiles) has landed.
     e.add(cuda.CpAsyncWaitOp(stages - 2))
@@ -264,13 +484,12 @@ def lower_attention(
     carried = 2 * rows + 4 * o_frags * fragments  # m, l per row; O
     loop_body = Block(arg_types=[INDEX, *[F32] * carried])
     initial = [e.f32(-math.inf)] * rows + [e.f32(0.0)] * (carried - rows)
-    loop = scf.ForOp(
-        e.index(0), e.index(kv_end), e.index(1), initial, Region(loop_body)
-    )
+    loop = scf.ForOp(e.index(0), e.index(count), e.index(1), initial, Region(loop_body))
     e.block.add_op(loop)
     lb = e.nested(loop_body)
-    kv = loop_body.args[0]
-    kv.name_hint = "kv_tile"
+    j = loop_body.args[0]
+    j.name_hint = "kv_tile"
+    kv = lb.iadd(kv_begin, j)
     m_old = list(loop_body.args[1 : 1 + rows])
     l_old = list(loop_body.args[1 + rows : 1 + 2 * rows])
     o_flat = list(loop_body.args[1 + 2 * rows :])
@@ -279,12 +498,12 @@ def lower_attention(
     lb.add(cuda.CpAsyncWaitOp(stages - 2))
     lb.add(cuda.SyncThreadsOp())
     # The tile `stages - 1` ahead goes into the stage read last iteration.
-    ahead = lb.iadd(kv, stages - 1)
+    ahead = lb.iadd(j, stages - 1)
     fetch = lb.irem(ahead, stages)
-    k.issue(lb, k_copies, fetch, lb.imul(ahead, bn), wanted(lb, ahead))
-    v.issue(lb, v_copies, fetch, lb.imul(ahead, bn), wanted(lb, ahead))
+    k.issue(lb, k_copies, fetch, first_key(lb, ahead), wanted(lb, ahead))
+    v.issue(lb, v_copies, fetch, first_key(lb, ahead), wanted(lb, ahead))
     lb.add(cuda.CpAsyncCommitOp())
-    stage = lb.irem(kv, stages)
+    stage = lb.irem(j, stages)
     k_stage = lb.iadd(lb.imul(stage, k.rows * k.pitch), k_lane)
     v_stage = lb.iadd(lb.imul(stage, v.rows * v.pitch), v_lane)
 
@@ -410,32 +629,40 @@ def lower_attention(
 
     # Each lane summed its own columns: the row's sum is its quad's.
     results = list(loop.results)
-    inverse = [
-        e.add(
-            arith.DivfOp(
-                e.f32(1.0), lanes_reduce(e, molten.ReduceSumOp, results[rows + h], 4)
-            )
-        )
-        for h in range(rows)
+    m_final = results[:rows]
+    sums = [
+        lanes_reduce(e, molten.ReduceSumOp, results[rows + h], 4) for h in range(rows)
     ]
-    base = 2 * rows
+    o_final = results[2 * rows :]
+    # The lane's accumulator n of fragment i: row 16 i + 8 (n % 4 // 2) of
+    # its rows, column 8 (n // 4) + n % 2 of its columns.
+    places = [
+        (16 * i + 8 * (n % 4 // 2), 8 * (n // 4) + n % 2)
+        for i in range(fragments)
+        for n in range(4 * o_frags)
+    ]
+    enclosing = None
+    if split > 1:
+        parts = _Parts.of(e, region, (q_tiles, batches, split), (bm, sq, value_head))
+        group = e.iadd(e.imul(batch, q_tiles), tile_x)
+        local_row = e.iadd(warp_row, e.idiv(lane, 4))
+        at = (group, part, row0, local_row)
+        parts.store(e, at, lane, lane_col, m_final, sums, o_final, places)
+        last = e.add(cuda.LastArrivalOp(parts.counters, e.index(group), e.index(split)))
+        last.name_hint = "last"
+        enclosing, e = e, emit_if(e, last)
+        sums, o_final = parts.combined(e, group, local_row, lane_col, places, rows)
+    inverse = [e.add(arith.DivfOp(e.f32(1.0), total)) for total in sums]
     accumulators = [
         (
-            e.iadd(lane_row, i * 16 + 8 * (r // 2)),
-            e.iadd(lane_col, f * 8 + r % 2),
-            e.add(
-                arith.MulfOp(
-                    results[base + (i * o_frags + f) * 4 + r],
-                    inverse[2 * i + r // 2],
-                )
-            ),
+            e.iadd(lane_row, row),
+            e.iadd(lane_col, col),
+            e.add(arith.MulfOp(value, inverse[row // 8])),
         )
-        for i in range(fragments)
-        for f in range(o_frags)
-        for r in range(4)
+        for (row, col), value in zip(places, o_final, strict=True)
     ]
     gemm = GemmShape(**vars(Gemm.of(found.weighted)), matmul=found.weighted)
-    return finish(
+    lowered = finish(
         gemm,
         kfunc,
         region,
@@ -451,4 +678,7 @@ def lower_attention(
         staging=Staging(
             (q.buffer, k.buffer, v.buffer), (bm, value_head), (row0, 0), tid
         ),
+        enclosing=enclosing,
     )
+    lowered.scratch = parts.scratch if split > 1 else ()
+    return lowered

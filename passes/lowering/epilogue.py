@@ -201,13 +201,16 @@ def finish(
     grid: tuple[int, int, int],
     min_blocks: int = 1,
     staging: Staging | None = None,
+    enclosing: Emitter | None = None,
 ) -> LoweredKernel:
     """A tiled gemm kernel's end: the epilogue on this thread's
     accumulators (rows and columns guarded along the partial loops), the
     return, and the kernel, bounded to `min_blocks` blocks per SM: left
     to its heuristics, ptxas caps a gemm's registers for occupancy and
     spills its accumulators. With `staging`, the outputs that fit its
-    buffers are stored through them."""
+    buffers are stored through them. With `enclosing`, `e` is the body of
+    an `scf.if` (a condition the same in every thread of the block) opened
+    in `enclosing`: the stores go in it, the return after it."""
     guard_rows, guard_cols = "m" in partial, "n" in partial
     staged = [] if staging is None else staging_tiles(gemm, outputs, out_ptrs, staging)
     if staged:
@@ -232,6 +235,8 @@ def finish(
         store_staged(
             gemm, e, staged, staging, block, batch_index, guard_rows, guard_cols
         )
-    e.add(cuda.ReturnOp())
+    if enclosing is not None:
+        close_if(e)
+    (enclosing or e).add(cuda.ReturnOp())
     op = kernel_op(kfunc, region, block, min_blocks)
     return LoweredKernel(op, grid, (block, 1, 1))

@@ -751,6 +751,16 @@ cuda.kernel @float_counters(%c: !cuda.ptr<f32>) block 32 {
 
 // -----
 
+// a last arrival counted in floats
+cuda.kernel @float_arrivals(%c: !cuda.ptr<f32>) block 32 {
+  %t = cuda.thread_idx x
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.last_arrival: the counters are a !cuda.ptr<f32>, not a !cuda.ptr<i32>{{$}}
+  %last = cuda.last_arrival %c[%t], %t : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
 // a coherent load of four elements at once
 cuda.kernel @coherent_vector(%p: !cuda.ptr<f32>) block 32 {
   %t = cuda.thread_idx x

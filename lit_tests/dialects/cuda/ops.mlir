@@ -4,7 +4,7 @@
 
 // Every op of the cuda dialect (cuda.kernel, cuda.host_func, the four special
 // registers, cuda.load, cuda.store, cuda.shared_alloc, cuda.sync_threads,
-// cuda.shfl_xor, cuda.group_barrier, the tensor-core ops cuda.cp_async,
+// cuda.shfl_xor, cuda.group_barrier, cuda.last_arrival, the tensor-core ops cuda.cp_async,
 // cuda.cp_async_commit, cuda.cp_async_wait, cuda.ldmatrix and cuda.mma,
 // sm_90a's warpgroup ops cuda.wgmma_descriptor, cuda.wgmma,
 // cuda.wgmma_fence, cuda.wgmma_commit, cuda.wgmma_wait and
@@ -455,6 +455,7 @@ cuda.kernel @parts(%x: !cuda.ptr<f32>, %counters: !cuda.ptr<i32>, %partials: !cu
   cuda.store %v, %partials[%b] : f32, !cuda.ptr<f32>
   cuda.group_barrier %counters[%b], %t : !cuda.ptr<i32>
   %p = cuda.load coherent %partials[%b] : !cuda.ptr<f32> -> f32
+  %last = cuda.last_arrival %counters[%b], %t : !cuda.ptr<i32>
   cuda.return
 }
 cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
@@ -470,6 +471,7 @@ cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
 // CHECK-LABEL: cuda.kernel @parts(%x: !cuda.ptr<f32>, %counters: !cuda.ptr<i32>, %partials: !cuda.ptr<f32>) block 64 min_blocks 16 {
 // CHECK:         cuda.group_barrier %counters[%b], %t : !cuda.ptr<i32>
 // CHECK-NEXT:    %p = cuda.load coherent %partials[%b] : !cuda.ptr<f32> -> f32
+// CHECK-NEXT:    %last = cuda.last_arrival %counters[%b], %t : !cuda.ptr<i32>
 // CHECK:       cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
 // CHECK:         cuda.zero %c, 4 : !cuda.ptr<i32>
 // CHECK-NEXT:    cuda.launch @parts grid [8, 1, 1] block [64, 1, 1](%x, %c, %p) cooperative [2] : !cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>
@@ -477,6 +479,7 @@ cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
 // CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "parts", function_type = (!cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>) -> (), block = #builtin.int<64>, min_blocks = #builtin.int<16>}>
 // CHECK-GENERIC:         "cuda.group_barrier"(%counters, %b, %t) : (!cuda.ptr<i32>, index, index) -> ()
 // CHECK-GENERIC-NEXT:    %p = "cuda.load"(%partials, %b) <{coherent}> : (!cuda.ptr<f32>, index) -> f32
+// CHECK-GENERIC-NEXT:    %last = "cuda.last_arrival"(%counters, %b, %t) : (!cuda.ptr<i32>, index, index) -> i1
 // CHECK-GENERIC:         "cuda.zero"(%c) <{size = 4 : i64}> : (!cuda.ptr<i32>) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.launch"(%x, %c, %p) <{callee = @parts, grid = array<i64: 8, 1, 1>, block = array<i64: 64, 1, 1>, cooperative = array<i64: 2>}> : (!cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>) -> ()
 
