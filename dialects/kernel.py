@@ -101,7 +101,7 @@ when above 1)."""
 SCHEDULE_ARRAY_FIELDS = ("tile", "warp")
 """The integer-list fields of `#kernel.schedule`, printed after the others
 when not empty."""
-SCHEDULE_TRAILING_FIELDS = ("stages", "k_lanes", "mma_warps")
+SCHEDULE_TRAILING_FIELDS = ("stages", "k_lanes", "mma_warps", "pack")
 """The integer fields of `#kernel.schedule` printed last, when above 1 (their
 default)."""
 SCHEDULE_DEFAULTS = {
@@ -149,7 +149,11 @@ class ScheduleAttr(ParametrizedAttribute):
     k_lanes-th element of K over `vector` consecutive columns (printed when
     above 1); and `mma_warps`, the warps that issue one tensor-core
     instruction of a gemm: 1 for mma.sync, 4 (a warpgroup) for sm_90a's
-    wgmma, whose warp tile is then a warpgroup's (printed when above 1).
+    wgmma, whose warp tile is then a warpgroup's (printed when above 1);
+    and for an attention, `pack`: the consecutive batch matrices (query
+    heads that share a KV head) whose query rows a block's rows run
+    through, so that each K and V tile read serves all of them (printed
+    when above 1).
 
     ```mlir
     #kernel.schedule<block = 256, rows_per_block = 1, vector = 4,
@@ -180,6 +184,7 @@ class ScheduleAttr(ParametrizedAttribute):
     stages: IntAttr = param_def()
     k_lanes: IntAttr = param_def()
     mma_warps: IntAttr = param_def()
+    pack: IntAttr = param_def()
 
     def __init__(
         self,
@@ -193,6 +198,7 @@ class ScheduleAttr(ParametrizedAttribute):
         stages: int = 1,
         k_lanes: int = 1,
         mma_warps: int = 1,
+        pack: int = 1,
     ):
         super().__init__(
             IntAttr(block),
@@ -205,6 +211,7 @@ class ScheduleAttr(ParametrizedAttribute):
             IntAttr(stages),
             IntAttr(k_lanes),
             IntAttr(mma_warps),
+            IntAttr(pack),
         )
 
     @classmethod

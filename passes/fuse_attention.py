@@ -31,9 +31,11 @@ are not a multiple of 16.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -266,6 +268,65 @@ def match_attention(weighted: molten.MatmulOp) -> AttentionPattern | None:
     return AttentionPattern(
         query, key, value, _ends_in_causal_mask(score_ops), qk, x, weighted, output, ops
     )
+
+
+def _matrix_offsets(
+    operand: SSAValue, stored: SSAValue, batch_shape: list[int]
+) -> np.ndarray:
+    """Where each batch matrix a matmul `operand` reads (in the row-major
+    order of the matmul's `batch_shape`) starts in the `stored` tensor it
+    comes from, through the matmul's broadcast of batch axes and the
+    casts, broadcasts and reshapes between them (which keep the last two
+    axes)."""
+    shape = list(shape_of(operand))
+    batches = np.indices(batch_shape).reshape(len(batch_shape), -1)
+    trailing = batches[len(batch_shape) - (len(shape) - 2) :]
+    index = [
+        np.zeros_like(axis) if d == 1 else axis
+        for axis, d in zip(trailing, shape[:-2], strict=True)
+    ]
+    index += [np.zeros(batches.shape[1], dtype=int)] * 2
+    value = operand
+    while value is not stored:
+        op = value.owner
+        source = op.operands[0]  # type: ignore[union-attr]
+        if isinstance(op, molten.BroadcastToOp):
+            source_shape = shape_of(source)
+            index = [
+                np.zeros_like(axis) if d == 1 else axis
+                for axis, d in zip(
+                    index[len(index) - len(source_shape) :], source_shape, strict=True
+                )
+            ]
+        elif isinstance(op, molten.ReshapeOp):
+            linear = np.ravel_multi_index(index, shape_of(value))
+            index = list(np.unravel_index(linear, shape_of(source)))
+        value = source
+    return np.ravel_multi_index(index, shape_of(stored))
+
+
+def query_group(found: AttentionPattern) -> int:
+    """How many consecutive batch matrices (query heads) share their K and V
+    matrices while their queries are consecutive in memory (one matrix of
+    q after another): the query rows an attention kernel's block may run
+    through for each K and V tile it reads. 1 where none are shared."""
+    batch_shape = list(shape_of(found.weighted.result)[:-2])
+    batches = math.prod(batch_shape)
+    if batches == 1:
+        return 1
+    sq, d = shape_of(found.scores.lhs)[-2:]
+    queries = _matrix_offsets(found.scores.lhs, found.query, batch_shape)
+    if not np.array_equal(queries, np.arange(batches) * sq * d):
+        return 1
+    keys = _matrix_offsets(found.scores.rhs, found.key, batch_shape)
+    values = _matrix_offsets(found.weighted.rhs, found.value, batch_shape)
+    for group in range(batches, 1, -1):
+        if batches % group:
+            continue
+        first = np.arange(batches) // group * group
+        if np.array_equal(keys, keys[first]) and np.array_equal(values, values[first]):
+            return group
+    return 1
 
 
 def attention_in(body: Iterable[Operation], where: str) -> AttentionPattern:

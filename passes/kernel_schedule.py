@@ -72,7 +72,7 @@ from xdsl.utils.exceptions import PassFailedException
 from molten.dialects import kernel, molten
 from molten.dialects.cuda import STATIC_SHARED_BYTES, VECTOR_BYTES, element_bytes
 from molten.dialects.molten import shape_of
-from molten.passes.fuse_attention import attention_in
+from molten.passes.fuse_attention import attention_in, query_group
 
 H100_SMS = 132
 WARP = 32
@@ -338,20 +338,20 @@ ATTENTION_BLOCKS_PER_SM = 2
 """Blocks per SM a split attention aims at (two fit in shared memory at head
 dimension 128): each keeps a tile of K and V in flight, and a decode reads
 little else, so its speed is the bytes in flight per SM."""
-ATTENTION_TILES_PER_PART = 4
+ATTENTION_TILES_PER_PART = 2
 """The fewest tiles of keys a part of a split attention takes: fewer, and
 the copy pipeline barely fills before the part is done."""
 
 
 def attention_split(groups: int, key_tiles: int, causal: bool, sm_count: int) -> int:
     """The parts the keys of each of `groups` blocks of query rows split
-    into (flash-decoding): none while the groups fill the SMs, else enough
-    for `ATTENTION_BLOCKS_PER_SM` blocks an SM, each part at least
-    `ATTENTION_TILES_PER_PART` tiles. A causal attention is not split (its
-    groups see different numbers of keys)."""
+    into (flash-decoding): none while the groups fill the SMs, else as many
+    as `ATTENTION_BLOCKS_PER_SM` blocks an SM take in one wave, each part
+    at least `ATTENTION_TILES_PER_PART` tiles. A causal attention is not
+    split (its groups see different numbers of keys)."""
     if causal or groups >= sm_count:
         return 1
-    wanted = -(-ATTENTION_BLOCKS_PER_SM * sm_count // groups)
+    wanted = ATTENTION_BLOCKS_PER_SM * sm_count // groups
     return max(1, min(wanted, key_tiles // ATTENTION_TILES_PER_PART))
 
 
@@ -373,7 +373,11 @@ def attention_schedule(
     keys = 32 if narrow else 64
     rows = ATTENTION_WARP_ROWS * ATTENTION_WARPS
     *batch, queries, _ = shape_of(found.weighted.result)
-    groups = math.prod(batch) * -(-queries // rows)
+    # Few queries (a decode) leave a block's rows idle: the query heads
+    # that share a KV head fill them, and each K and V tile is read once
+    # for all of them. (Not causal: its tiles of keys follow the rows.)
+    pack = query_group(found) if queries < rows and not found.causal else 1
+    groups = math.prod(batch) // pack * -(-pack * queries // rows)
     key_tiles = -(-shape_of(found.key)[-2] // keys)
     return kernel.ScheduleAttr(
         WARP * ATTENTION_WARPS,
@@ -381,6 +385,7 @@ def attention_schedule(
         split=attention_split(groups, key_tiles, found.causal, sm_count),
         warp=[ATTENTION_WARP_ROWS, value_head],
         stages=2,
+        pack=pack,
     )
 
 

@@ -182,16 +182,19 @@ def _schedule(module) -> kernel.ScheduleAttr:
     return schedule
 
 
-def test_decode_splits_the_keys_across_blocks():
-    """Eight groups of query rows: each one's 65 tiles of keys go to parts
-    of at least four tiles (16 parts), one block each; the last block of a
+def test_decode_packs_the_query_heads_and_splits_the_keys():
+    """One query, eight query heads on two KV heads: a block's rows are the
+    four query heads of a KV head (pack = 4), so each K and V tile is read
+    once for them; each of the two groups' 65 tiles of keys go to parts of
+    at least two tiles (32 parts), one block each; the last block of a
     group to finish combines the parts."""
     g = _decode()
     module = ZeroCompiler().optimize(g)
-    assert _schedule(module).split.data == 16
+    schedule = _schedule(module)
+    assert (schedule.pack.data, schedule.split.data) == (4, 32)
     compiled = ZeroCompiler().compile(g)
     (only,) = compiled.kernels
-    assert only.grid == (1, 8, 16)
+    assert only.grid == (1, 2, 32)
     assert "molten_last_arrival(attention_counters + " in compiled.source
     _check_one_attention_kernel(_decode(sk=300), seed=11)
 
@@ -199,8 +202,9 @@ def test_decode_splits_the_keys_across_blocks():
 @pytest.mark.parametrize(
     ("groups", "tiles", "causal", "split"),
     [
-        (8, 65, False, 16),  # at least 4 tiles a part
+        (8, 65, False, 32),  # at least 2 tiles a part
         (8, 1000, False, 33),  # two blocks an SM: 264 / 8
+        (48, 1000, False, 5),  # one wave: 5 x 48 = 240 blocks of 264
         (132, 1000, False, 1),  # the groups fill the SMs
         (8, 3, False, 1),  # too few tiles to share
         (8, 1000, True, 1),  # causal: not split
@@ -217,5 +221,5 @@ def test_a_split_causal_attention_is_a_clear_error():
     text = str(ZeroCompiler().optimize(g)).replace(
         "elements_per_thread = 1, tile", "elements_per_thread = 1, split = 2, tile"
     )
-    with pytest.raises(NotImplementedError, match="no split of a causal attention"):
+    with pytest.raises(NotImplementedError, match="no split or pack of a causal attention"):
         run_pipeline(parse_module(text), "lower-kernel-to-cuda")

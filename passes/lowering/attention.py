@@ -29,7 +29,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 
 from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import shape_of
-from molten.passes.fuse_attention import attention_in
+from molten.passes.fuse_attention import attention_in, query_group
 from molten.passes.lowering.emitter import (
     F32,
     INDEX,
@@ -43,7 +43,7 @@ from molten.passes.lowering.emitter import (
     ravel,
     unravel,
 )
-from molten.passes.lowering.epilogue import Staging, finish
+from molten.passes.lowering.epilogue import RowMap, Staging, finish
 from molten.passes.lowering.evaluator import Evaluator, round_to
 from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
 from molten.passes.lowering.matmul import GemmShape, LdmatrixLanes, StagedOperand
@@ -338,6 +338,7 @@ def lower_attention(
     wm, wn = (t.data for t in schedule.warp)
     stages = schedule.stages.data
     split = schedule.split.data
+    pack = schedule.pack.data
     warps = bm // wm if wm else 0
     fragments = wm // FRAGMENT_ROWS  # of 16 query rows, per warp
     block = WARP * warps
@@ -352,6 +353,7 @@ def lower_attention(
         or value_head % 16
         or stages < 2
         or (split > 1 and found.causal)
+        or (pack > 1 and (found.causal or query_group(found) % pack))
         or schedule.block.data != block
         or any(
             (rows * cols // width) % block
@@ -362,19 +364,24 @@ def lower_attention(
             f"{where} with schedule {schedule} (it takes tile = [m w, 16 n, "
             f"{head}], warp = [m, {value_head}] with m a multiple of 16, block = "
             "32 w, two or more "
-            "stages, tiles that the block's 16-byte copies divide, and no split "
-            "of a causal attention)"
+            "stages, tiles that the block's 16-byte copies divide, no split or "
+            "pack of a causal attention, and a pack of query heads that share "
+            "K and V)"
         )
     batches = math.prod(batch_shape)
-    q_tiles = -(-sq // bm)
-    if batches > 65535:
+    # The query rows a block's tiles run through: those of `pack`
+    # consecutive batch matrices (query heads sharing K and V), one after
+    # another in memory.
+    query_rows = pack * sq
+    q_tiles = -(-query_rows // bm)
+    if batches // pack > 65535:
         raise _not_supported(f"{where} over {batches} batches (grid y holds 65535)")
     kv_tiles = -(-sk // bn)
     if split > kv_tiles:
         raise _not_supported(
             f"{where} split {split} ways over {kv_tiles} tiles of keys"
         )
-    grid = (q_tiles, batches, split)
+    grid = (q_tiles, batches // pack, split)
 
     tid = e.add(cuda.ThreadIdxOp())
     tid.name_hint = "tid"
@@ -384,11 +391,20 @@ def lower_attention(
     # Causal blocks further down see more keys: those are launched first.
     tile_m = e.isub(q_tiles - 1, tile_x) if found.causal else tile_x
     batch = e.add(cuda.BlockIdxOp(cuda.Dim.Y))
-    batch_index = unravel(e, batch, batch_shape) if batch_shape else []
+    first = e.imul(batch, pack)  # the block's first batch matrix
+    batch_index = unravel(e, first, batch_shape) if batch_shape else []
     row0 = e.imul(tile_m, bm)
     row0.name_hint = "row0"
 
-    # (operand as the matmul reads it, stored tensor, stages, rows, name)
+    def row_prefix(em: Emitter, row: Index) -> list[Index]:
+        """The batch index and row of query row `row` of the block's."""
+        if pack == 1:
+            return [*batch_index, row]
+        matrix = em.iadd(first, em.idiv(row, sq))
+        return [*unravel(em, matrix, batch_shape), em.irem(row, sq)]
+
+    # (operand as the matmul reads it, stored tensor, stages, rows of a
+    # tile, rows in all, name)
     q, k, v = (
         _row_tile(
             e,
@@ -398,13 +414,13 @@ def lower_attention(
             tiles,
             rows,
             shape_of(stored)[-1],
-            shape_of(stored)[-2],
+            total,
             name,
         )
-        for operand, stored, tiles, rows, name in (
-            (found.scores.lhs, found.query, 1, bm, "q_tile"),
-            (found.scores.rhs, found.key, stages, bn, "k_tile"),
-            (found.weighted.rhs, found.value, stages, bn, "v_tile"),
+        for operand, stored, tiles, rows, total, name in (
+            (found.scores.lhs, found.query, 1, bm, query_rows, "q_tile"),
+            (found.scores.rhs, found.key, stages, bn, sk, "k_tile"),
+            (found.weighted.rhs, found.value, stages, bn, sk, "v_tile"),
         )
     )
     q_copies = q.copies(e, tid, block, width)
@@ -467,6 +483,14 @@ def lower_attention(
     # columns 2 (l % 4) and 2 (l % 4) + 1.
     lane_row = e.iadd(e.iadd(row0, warp_row), e.idiv(lane, 4))
     lane_col = e.imul(e.irem(lane, 4), 2)
+    # The batch index and row of each of the lane's rows, h = 2 i + r // 2,
+    # kept inside the queries (rows past the end are not stored).
+    lane_rows = []
+    for h in range(2 * fragments):
+        row = e.iadd(lane_row, 8 * h)
+        lane_rows.append(
+            row_prefix(e, e.imin(row, query_rows - 1) if query_rows % bm else row)
+        )
     q_frags = [
         [
             e.add(
@@ -535,11 +559,9 @@ def lower_attention(
     for i in range(fragments):
         for f in range(s_frags):
             for r in range(4):
-                row = lb.iadd(lane_row, i * 16 + 8 * (r // 2))
                 col = lb.iadd(key_col, f * 8 + r % 2)
                 index = [
-                    *batch_index,
-                    lb.imin(row, sq - 1) if sq % bm else row,
+                    *lane_rows[2 * i + r // 2],
                     lb.imin(col, sk - 1) if sk % bn else col,
                 ]
                 ev.define(
@@ -643,7 +665,7 @@ def lower_attention(
     ]
     enclosing = None
     if split > 1:
-        parts = _Parts.of(e, region, (q_tiles, batches, split), (bm, sq, value_head))
+        parts = _Parts.of(e, region, grid, (bm, query_rows, value_head))
         group = e.iadd(e.imul(batch, q_tiles), tile_x)
         local_row = e.iadd(warp_row, e.idiv(lane, 4))
         at = (group, part, row0, local_row)
@@ -670,9 +692,9 @@ def lower_attention(
         pointers,
         outputs,
         out_ptrs,
-        batch_index,
+        RowMap(query_rows, row_prefix),
         accumulators,
-        {"m"} if sq % bm else set(),
+        {"m"} if query_rows % bm else set(),
         block,
         grid,
         staging=Staging(

@@ -6,7 +6,7 @@ then the return and the kernel op.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import scf
@@ -32,6 +32,24 @@ from molten.passes.lowering.kernels import (
     store_scalar,
 )
 from molten.passes.lowering.matmul import GemmShape
+
+
+@dataclass(frozen=True)
+class RowMap:
+    """Where row r (0 ... count - 1) of the rows a kernel's tiles run
+    through is in the matmul's result: its batch index and row. A gemm's
+    rows are one batch matrix's; an attention with packed query heads runs
+    through the rows of consecutive matrices."""
+
+    count: int
+    prefix: Callable[[Emitter, Index], list[Index]]
+
+    @staticmethod
+    def of(gemm: GemmShape, batch_index: list[Index] | RowMap) -> RowMap:
+        """The rows of the matrix at `batch_index` (or the map given)."""
+        if isinstance(batch_index, RowMap):
+            return batch_index
+        return RowMap(gemm.m, lambda e, row: [*batch_index, row])
 
 
 @dataclass(frozen=True)
@@ -96,7 +114,7 @@ def epilogue(
     pointers: dict[SSAValue, SSAValue],
     outputs: list[SSAValue],
     out_ptrs: list[SSAValue],
-    batch_index: list[Index],
+    batch_index: list[Index] | RowMap,
     accumulators: list[tuple[Index, Index, SSAValue]],
     guard_rows: bool,
     guard_cols: bool,
@@ -110,17 +128,18 @@ def epilogue(
     goes to its tile in shared memory instead, at its place relative to
     the block tile's `origin`."""
     mm = gemm.matmul
+    rows = RowMap.of(gemm, batch_index)
     ev = Evaluator(e, pointers)
     tiles = {tile.output: tile for tile in staged}
     for row, col, accumulated in accumulators:
         inside = None
         if guard_rows:
-            inside = e.icmp(row, gemm.m, "slt")
+            inside = e.icmp(row, rows.count, "slt")
         if guard_cols:
             inside = both(e, inside, e.icmp(col, gemm.n, "slt"))
         inner = e if inside is None else emit_if(e, inside)
         scoped = ev.scoped(inner)
-        index = [*batch_index, row, col]
+        index = [*rows.prefix(inner, row), col]
         value = round_to(inner, accumulated, element_of(mm.result))
         scoped.define(mm.result, index, value)
         for output, ptr in zip(outputs, out_ptrs, strict=True):
@@ -143,7 +162,7 @@ def store_staged(
     staged: Sequence[StagingTile],
     staging: Staging,
     block: int,
-    batch_index: list[Index],
+    batch_index: list[Index] | RowMap,
     guard_rows: bool,
     guard_cols: bool,
 ) -> None:
@@ -153,6 +172,7 @@ def store_staged(
     write a few bytes of each of eight rows)."""
     bm, bn = staging.tile_shape
     origin = staging.origin
+    rows = RowMap.of(gemm, batch_index)
     for tile in staged:
         per_row = bn // tile.width
         vectors = bm * per_row
@@ -173,11 +193,11 @@ def store_staged(
         inner.add(load)
         # Rows of whole vectors: a vector starting inside the matrix
         # lies inside it.
-        guard = inner.icmp(row, gemm.m, "slt") if guard_rows else None
+        guard = inner.icmp(row, rows.count, "slt") if guard_rows else None
         if guard_cols:
             guard = both(inner, guard, inner.icmp(col, gemm.n, "slt"))
         stores = inner if guard is None else emit_if(inner, guard)
-        offset = ravel(stores, [*batch_index, row, col], gemm.result_shape)
+        offset = ravel(stores, [*rows.prefix(stores, row), col], gemm.result_shape)
         stores.add(cuda.StoreOp(list(load.values), tile.ptr, stores.index(offset)))
         if guard is not None:
             close_if(stores)
@@ -194,7 +214,7 @@ def finish(
     pointers: dict[SSAValue, SSAValue],
     outputs: list[SSAValue],
     out_ptrs: list[SSAValue],
-    batch_index: list[Index],
+    batch_index: list[Index] | RowMap,
     accumulators: list[tuple[Index, Index, SSAValue]],
     partial: set[str],
     block: int,

@@ -18,10 +18,10 @@ func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack){{$}}
 // CHECK-NEXT: {{^}}func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 4>} {{[{]$}}
 
-// FIRST:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps){{$}}
+// FIRST:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack){{$}}
 // FIRST-NOT:  error
 
 // -----
@@ -35,7 +35,7 @@ func.func @unknown_field_fused(%x: tensor<4xf32>) {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'tiles' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'tiles' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack){{$}}
 
 // -----
 
