@@ -70,7 +70,10 @@ for b, sq, sk in [(1, 1, 8192), (1, 1, 32768), (4, 1, 8192), (1, 8, 8192)]:
         schedule.attention_schedule = _variant(keys, stages, split_scale)
         g = DataflowGraph.trace(
             molten_decode,
-            [(n, list(t.shape), "float16") for n, t in zip("qkv", (q, k, v))],
+            [
+                (n, list(t.shape), "float16")
+                for n, t in zip("qkv", (q, k, v), strict=True)
+            ],
             "decode",
         )
         compiled = molten.ZeroCompiler(arch="sm_90a").compile(g)
