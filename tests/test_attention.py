@@ -221,5 +221,7 @@ def test_a_split_causal_attention_is_a_clear_error():
     text = str(ZeroCompiler().optimize(g)).replace(
         "elements_per_thread = 1, tile", "elements_per_thread = 1, split = 2, tile"
     )
-    with pytest.raises(NotImplementedError, match="no split or pack of a causal attention"):
+    with pytest.raises(
+        NotImplementedError, match="no split or pack of a causal attention"
+    ):
         run_pipeline(parse_module(text), "lower-kernel-to-cuda")

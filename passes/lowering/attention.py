@@ -222,16 +222,23 @@ class _Parts:
     def combined(
         self,
         e: Emitter,
-        group: Index,
-        local_row: Index,
+        at: tuple[Index, Index, Index],
         lane_col: Index,
         places: list[tuple[int, int]],
         rows: int,
     ) -> tuple[list[SSAValue], list[SSAValue]]:
         """The lane's rows over the whole of the keys, combined from the
-        parts in order: each part's weight is exp2(m_part - m) for the rows'
-        max m over the parts. Rows past the queries read the last query
-        row's parts (their results are not stored)."""
+        parts in order, at = (group, the block's first query row, the lane's
+        first row in the block): each part's weight is exp2(m_part - m) for
+        the rows' max m over the parts. Rows past the queries read the last
+        query row's parts, and a lane whose rows are all past them reads
+        none (their results are not stored): a decode's few query rows
+        leave most lanes idle."""
+        group, row0, local_row = at
+        parts: Index = self.split
+        if self.queries % self.block_rows:
+            inside = e.icmp(e.iadd(row0, local_row), self.queries, "slt")
+            parts = e.select(inside, e.index(self.split), e.index(0))
         slots = []
         for h in range(rows):
             row = e.iadd(local_row, 8 * h)
@@ -251,7 +258,7 @@ class _Parts:
         minus_inf = e.f32(-math.inf)
         maxima = _for_parts(
             e,
-            self.split,
+            parts,
             [minus_inf] * rows,
             lambda em, part, carried: [
                 em.add(arith.MaximumfOp(m, stats(em, part, h)[0]))
@@ -293,13 +300,13 @@ class _Parts:
             return sums + outputs
 
         zero = e.f32(0.0)
-        totals = _for_parts(e, self.split, [zero] * (rows + len(places)), add_part)
+        totals = _for_parts(e, parts, [zero] * (rows + len(places)), add_part)
         return totals[:rows], totals[rows:]
 
 
 def _for_parts(
     e: Emitter,
-    count: int,
+    count: Index,
     initial: list[SSAValue],
     body: Callable[[Emitter, SSAValue, list[SSAValue]], list[SSAValue]],
 ) -> list[SSAValue]:
@@ -673,7 +680,8 @@ def lower_attention(
         last = e.add(cuda.LastArrivalOp(parts.counters, e.index(group), e.index(split)))
         last.name_hint = "last"
         enclosing, e = e, emit_if(e, last)
-        sums, o_final = parts.combined(e, group, local_row, lane_col, places, rows)
+        at = (group, row0, local_row)
+        sums, o_final = parts.combined(e, at, lane_col, places, rows)
     inverse = [e.add(arith.DivfOp(e.f32(1.0), total)) for total in sums]
     accumulators = [
         (
