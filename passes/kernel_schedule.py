@@ -42,7 +42,10 @@ from this attribute and invents none. The heuristics, for a device of
   warpgroups on 128x256 output tiles (128x128 for at most 128 columns), a
   K step of 64 (one 128-byte swizzled row), four stages.
 * attention: four warps of 16 query rows each against tiles of 64 keys
-  (32 above head dimension 128), two stages of K and V tiles.
+  (32 above head dimension 128), two stages of K and V tiles. Fewer queries
+  than a block's rows (a decode): the query heads that share a KV head
+  packed into the block's rows (`pack`); groups of rows that leave SMs
+  idle: the keys split into parts (`split`, flash-decoding).
 
 A schedule already present (written by hand or by an autotuner) is kept.
 """

@@ -15,6 +15,11 @@ A fragment, so P never leaves registers. When the scores end in the
 causal mask, a block stops at the last tile of keys its rows see, and the
 heaviest blocks are launched first. The output, O / l, goes through the
 gemm epilogue (the cast, the staged store).
+
+For a decode, the schedule's `pack` makes a block's rows run through the
+queries of consecutive batch matrices that share K and V (grouped-query
+heads), and its `split` gives each of `split` blocks a part of the keys;
+the last block of a group to finish combines the parts (`_Parts`).
 """
 
 from __future__ import annotations
