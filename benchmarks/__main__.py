@@ -1,6 +1,6 @@
 """`python -m benchmarks`: run suites, list cases, compare runs, redraw reports.
 
-python -m benchmarks run --suite seed          # one suite (or: all)
+python -m benchmarks run --suite seed          # one suite (repeatable, or: all)
 python -m benchmarks list --suite gemm         # the cases, no GPU needed
 python -m benchmarks compare A.json B.json     # two runs side by side
 python -m benchmarks report A.json             # the .md (and .png) again
@@ -29,8 +29,14 @@ def selected_cases(
     return cases
 
 
-def suite_names(choice: str) -> list[str]:
-    return list(MAIN_SUITES) if choice == "all" else [choice]
+def suite_names(choices: list[str] | None) -> list[str]:
+    """The suites named (repeatable; `all` or none: the main suites), each once."""
+    names: list[str] = []
+    for choice in choices or ["all"]:
+        for name in MAIN_SUITES if choice == "all" else [choice]:
+            if name not in names:
+                names.append(name)
+    return names
 
 
 def write_report(path: Path, results: dict, plot: bool = True) -> None:
@@ -112,7 +118,12 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
 
     def filters(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--suite", choices=[*SUITES, "all"], default="all")
+        p.add_argument(
+            "--suite",
+            action="append",
+            choices=[*SUITES, "all"],
+            help="a suite to run (repeatable; default: all)",
+        )
         p.add_argument(
             "--dtype",
             action="append",

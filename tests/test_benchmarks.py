@@ -258,6 +258,12 @@ def test_command_line_lists_cases_and_redraws_a_report(tmp_path, capsys):
     assert "2,147.48 MB" in listed[1]
     assert main(["list", "--suite", "gemm", "--dtype", "float16", "--match", "1x"]) == 0
     assert capsys.readouterr().out.count("gelu(x@w+b)-1x4096x4096-f16") == 1
+    # --suite repeats: each suite named, once.
+    assert (
+        main(["list", "--suite", "norms", "--suite", "decode", "--suite", "norms"]) == 0
+    )
+    suites = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert suites == ["norms"] * 3 + ["decode"] * 12
     path = tmp_path / "r.json"
     path.write_text(json.dumps(_results()))
     assert main(["report", str(path), "--no-plot"]) == 0
