@@ -148,7 +148,6 @@ class _Parts:
 
     @staticmethod
     def of(
-        e: Emitter,
         region: Region,
         grid: tuple[int, int, int],
         rows: tuple[int, int, int],
@@ -251,14 +250,10 @@ class _Parts:
                 row = e.imin(row, self.depth - 1)
             slots.append(row)
 
-        def stats(em: Emitter, part: SSAValue, h: int) -> tuple[SSAValue, SSAValue]:
-            pair = em.imul(self._row(em, group, part, slots[h]), 2)
-            return tuple(
-                em.add(
-                    cuda.LoadOp(self.stats, em.index(em.iadd(pair, i)), coherent=True)
-                )
-                for i in (0, 1)
-            )  # type: ignore[return-value]
+        def stat(em: Emitter, part: SSAValue, h: int, which: int) -> SSAValue:
+            """Row h's max (which = 0) or sum (1) in part `part`."""
+            at = em.iadd(em.imul(self._row(em, group, part, slots[h]), 2), which)
+            return em.add(cuda.LoadOp(self.stats, em.index(at), coherent=True))
 
         minus_inf = e.f32(-math.inf)
         maxima = _for_parts(
@@ -266,7 +261,7 @@ class _Parts:
             parts,
             [minus_inf] * rows,
             lambda em, part, carried: [
-                em.add(arith.MaximumfOp(m, stats(em, part, h)[0]))
+                em.add(arith.MaximumfOp(m, stat(em, part, h, 0)))
                 for h, m in enumerate(carried)
             ],
         )
@@ -279,7 +274,7 @@ class _Parts:
         def add_part(em: Emitter, part: SSAValue, carried: list[SSAValue]):
             weights, sums = [], []
             for h in range(rows):
-                m, total = stats(em, part, h)
+                m, total = stat(em, part, h, 0), stat(em, part, h, 1)
                 weights.append(em.add(mathd.Exp2Op(em.add(arith.SubfOp(m, shifts[h])))))
                 sums.append(
                     em.add(
@@ -677,7 +672,7 @@ def lower_attention(
     ]
     enclosing = None
     if split > 1:
-        parts = _Parts.of(e, region, grid, (bm, query_rows, value_head))
+        parts = _Parts.of(region, grid, (bm, query_rows, value_head))
         group = e.iadd(e.imul(batch, q_tiles), tile_x)
         local_row = e.iadd(warp_row, e.idiv(lane, 4))
         at = (group, part, row0, local_row)
