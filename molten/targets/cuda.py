@@ -627,17 +627,30 @@ class BodyPrinter:
         self.emit("}")
 
     def _if(self, op: scf.IfOp) -> None:
-        if op.results:
-            raise NotImplementedError("-t cuda: scf.if with results")
-        self.emit(f"if ({self.name(op.cond)}) {{")
-        self.depth += 1
-        self.block(op.true_region.block)
-        self.depth -= 1
-        if op.false_region.blocks and list(op.false_region.block.ops)[:-1]:
-            self.emit("} else {")
+        # Results are variables declared before the if, each branch
+        # assigning what it yields.
+        results = []
+        for result in op.results:
+            name = self.scope.fresh(result.name_hint, "v")
+            self.emit(f"{c_type(result.type)} {name};")
+            self.names[result] = name
+            results.append(name)
+
+        def branch(block: Block) -> None:
             self.depth += 1
-            self.block(op.false_region.block)
+            self.block(block)
+            terminator = block.last_op
+            if results:
+                assert isinstance(terminator, scf.YieldOp)
+                for name, value in zip(results, terminator.operands, strict=True):
+                    self.emit(f"{name} = {self.name(value)};")
             self.depth -= 1
+
+        self.emit(f"if ({self.name(op.cond)}) {{")
+        branch(op.true_region.block)
+        if op.false_region.blocks and (results or list(op.false_region.block.ops)[:-1]):
+            self.emit("} else {")
+            branch(op.false_region.block)
         self.emit("}")
 
     def _alloc(self, op: cuda.AllocOp) -> None:

@@ -537,6 +537,15 @@ def lower_attention(
     stage = lb.irem(j, stages)
     k_stage = lb.iadd(lb.imul(stage, k.rows * k.pitch), k_lane)
     v_stage = lb.iadd(lb.imul(stage, v.rows * v.pitch), v_lane)
+    # A warp whose rows are all past the queries (most warps of a decode's
+    # block) skips the products and the softmax; it only copies.
+    busy_if = None
+    if warps > 1 and query_rows % bm:
+        busy = lb.icmp(lb.iadd(row0, warp_row), query_rows, "slt")
+        busy_if = scf.IfOp(busy, [F32] * carried, Region(Block()), Region(Block()))
+        lb.block.add_op(busy_if)
+        busy_if.false_region.block.add_op(scf.YieldOp(*loop_body.args[1:]))
+        lb = lb.nested(busy_if.true_region.block)
 
     # S = Q Kᵀ.
     zero = lb.f32(0.0)
@@ -653,7 +662,11 @@ def lower_attention(
                     )
                     lb.add(mma)
                     o[i][4 * f : 4 * f + 4] = mma.results
-    loop_body.add_op(scf.YieldOp(*m_new, *l_new, *(v for frag in o for v in frag)))
+    carried_next = [*m_new, *l_new, *(v for frag in o for v in frag)]
+    if busy_if is not None:
+        lb.block.add_op(scf.YieldOp(*carried_next))
+        carried_next = list(busy_if.results)
+    loop_body.add_op(scf.YieldOp(*carried_next))
     e.add(cuda.CpAsyncWaitOp(0))
 
     # Each lane summed its own columns: the row's sum is its quad's.
