@@ -296,7 +296,8 @@ func.func @scores(%q: tensor<100x32xf32>, %k: tensor<32x130xf32>, %bias: tensor<
 // ("row-max.v2", %x.in, %y$out, %m-out) become identifiers, `max` (a name
 // the generated code uses) is suffixed; a shared bf16 array; an scf.for
 // carrying two values (declared before the loop, assigned at its end); an
-// scf.if with an else branch; f16 and f32 temporaries in the launcher, a
+// scf.if with an else branch and one yielding a value (a variable declared
+// before it, assigned in each branch); f16 and f32 temporaries in the launcher, a
 // copy of an input into an output (cudaMemcpyAsync, checked).
 
 // CUDA-LEVEL INPUT
@@ -335,6 +336,14 @@ cuda.kernel @"row-max.v2"(%x.in: !cuda.ptr<bf16>, %y$out: !cuda.ptr<bf16>, %m-ou
     %rb = arith.truncf %r : f32 to bf16
     cuda.store %rb, %y$out[%tid] : bf16, !cuda.ptr<bf16>
   }
+  %big = arith.cmpf ogt, %wm, %zero : f32
+  %scaled = scf.if %big -> (f32) {
+    %d = arith.mulf %wm, %half : f32
+    scf.yield %d : f32
+  } else {
+    scf.yield %zero : f32
+  }
+  cuda.store %scaled, %m-out[%bid] : f32, !cuda.ptr<f32>
   cuda.return
 }
 cuda.host_func @graph_1(%x.in: !cuda.ptr<bf16>, %y$out: !cuda.ptr<bf16>, %x.copy: !cuda.ptr<bf16>) outputs 2 {
@@ -379,6 +388,15 @@ cuda.host_func @graph_1(%x.in: !cuda.ptr<bf16>, %y$out: !cuda.ptr<bf16>, %x.copy
 // DIRECT-NEXT:     const __nv_bfloat16 rb = __float2bfloat16_rn(r);
 // DIRECT-NEXT:     y_out[(int64_t)threadIdx.x] = rb;
 // DIRECT-NEXT:   }
+// DIRECT-NEXT:   const bool big = wm > 0.0f;
+// DIRECT-NEXT:   float scaled;
+// DIRECT-NEXT:   if (big) {
+// DIRECT-NEXT:     const float d = wm * 0.5f;
+// DIRECT-NEXT:     scaled = d;
+// DIRECT-NEXT:   } else {
+// DIRECT-NEXT:     scaled = 0.0f;
+// DIRECT-NEXT:   }
+// DIRECT-NEXT:   m_out[(int64_t)blockIdx.x] = scaled;
 // DIRECT-NEXT: }
 // DIRECT-EMPTY:
 // DIRECT-NEXT: #ifndef __CUDACC_RTC__
