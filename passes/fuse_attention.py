@@ -32,8 +32,9 @@ are not a multiple of 16.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from xdsl.context import Context
@@ -55,6 +56,7 @@ from xdsl.pattern_rewriter import (
 from molten.dialects import kernel, molten
 from molten.dialects.molten import shape_of
 from molten.passes.fusion import ELEMENTWISE, fuse, is_convex, is_fusible_root
+from molten.passes.lowering.emitter import broadcast_index
 
 HEAD_DIM_MULTIPLE = 16
 """Head dimensions the kernel takes: multiples of one mma's K (and of the
@@ -270,39 +272,33 @@ def match_attention(weighted: molten.MatmulOp) -> AttentionPattern | None:
     )
 
 
-def _matrix_offsets(
-    operand: SSAValue, stored: SSAValue, batch_shape: list[int]
-) -> np.ndarray:
-    """Where each batch matrix a matmul `operand` reads (in the row-major
-    order of the matmul's `batch_shape`) starts in the `stored` tensor it
-    comes from, through the matmul's broadcast of batch axes and the
+def stored_offset(
+    operand: SSAValue,
+    stored: SSAValue,
+    batch_index: Sequence[Any],
+    batch_shape: Sequence[int],
+    ravel: Callable[[list[Any], Sequence[int]], Any],
+    unravel: Callable[[Any, Sequence[int]], list[Any]],
+) -> Any:
+    """Where the matrix a matmul `operand` reads at `batch_index` (of the
+    matmul's `batch_shape`) starts in the `stored` tensor it comes from:
+    through the matmul's broadcast of batch axes, then back through the
     casts, broadcasts and reshapes between them (which keep the last two
-    axes)."""
-    shape = list(shape_of(operand))
-    batches = np.indices(batch_shape).reshape(len(batch_shape), -1)
-    trailing = batches[len(batch_shape) - (len(shape) - 2) :]
-    index = [
-        np.zeros_like(axis) if d == 1 else axis
-        for axis, d in zip(trailing, shape[:-2], strict=True)
-    ]
-    index += [np.zeros(batches.shape[1], dtype=int)] * 2
+    axes). `ravel(index, shape)` and `unravel(linear, shape)` do the index
+    arithmetic: on a kernel's index values, or on numpy arrays of every
+    batch at once."""
+    shape = shape_of(operand)
+    index = [*broadcast_index(batch_index, shape[:-2], batch_shape), 0, 0]
     value = operand
     while value is not stored:
         op = value.owner
         source = op.operands[0]  # type: ignore[union-attr]
         if isinstance(op, molten.BroadcastToOp):
-            source_shape = shape_of(source)
-            index = [
-                np.zeros_like(axis) if d == 1 else axis
-                for axis, d in zip(
-                    index[len(index) - len(source_shape) :], source_shape, strict=True
-                )
-            ]
+            index = broadcast_index(index, shape_of(source), shape_of(value))
         elif isinstance(op, molten.ReshapeOp):
-            linear = np.ravel_multi_index(index, shape_of(value))
-            index = list(np.unravel_index(linear, shape_of(source)))
+            index = unravel(ravel(index, shape_of(value)), shape_of(source))
         value = source
-    return np.ravel_multi_index(index, shape_of(stored))
+    return ravel(index, shape_of(stored))
 
 
 def query_group(found: AttentionPattern) -> int:
@@ -314,12 +310,25 @@ def query_group(found: AttentionPattern) -> int:
     batches = math.prod(batch_shape)
     if batches == 1:
         return 1
+    every_batch = list(np.indices(batch_shape).reshape(len(batch_shape), -1))
+
+    def offsets(operand: SSAValue, stored: SSAValue) -> np.ndarray:
+        found_offsets = stored_offset(
+            operand,
+            stored,
+            every_batch,
+            batch_shape,
+            np.ravel_multi_index,
+            lambda linear, shape: list(np.unravel_index(linear, shape)),
+        )
+        return np.broadcast_to(found_offsets, (batches,))
+
     sq, d = shape_of(found.scores.lhs)[-2:]
-    queries = _matrix_offsets(found.scores.lhs, found.query, batch_shape)
+    queries = offsets(found.scores.lhs, found.query)
     if not np.array_equal(queries, np.arange(batches) * sq * d):
         return 1
-    keys = _matrix_offsets(found.scores.rhs, found.key, batch_shape)
-    values = _matrix_offsets(found.weighted.rhs, found.value, batch_shape)
+    keys = offsets(found.scores.rhs, found.key)
+    values = offsets(found.weighted.rhs, found.value)
     for group in range(batches, 1, -1):
         if batches % group:
             continue

@@ -34,14 +34,13 @@ from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 
 from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import shape_of
-from molten.passes.fuse_attention import attention_in, query_group
+from molten.passes.fuse_attention import attention_in, query_group, stored_offset
 from molten.passes.lowering.emitter import (
     F32,
     INDEX,
     WARP,
     Emitter,
     Index,
-    broadcast_index,
     close_if,
     element_of,
     emit_if,
@@ -96,33 +95,6 @@ def _row_tile(
         outer_partial=False,
         k_partial=total_rows % rows != 0,
     )
-
-
-def _matrix_base(
-    e: Emitter,
-    operand: SSAValue,
-    stored: SSAValue,
-    batch_index: list[Index],
-    batch_shape: list[int],
-) -> Index:
-    """Where the matrix a matmul `operand` reads for the block's batch index
-    starts in the `stored` tensor it comes from: the matmul's broadcast of
-    batch axes, then back through the casts, broadcasts and reshapes between
-    them (KV heads repeated for grouped-query attention), which keep the
-    last two axes."""
-    shape = shape_of(operand)
-    index = [*broadcast_index(batch_index, shape[:-2], batch_shape), 0, 0]
-    value = operand
-    while value is not stored:
-        op = value.owner
-        source = op.operands[0]  # type: ignore[union-attr]
-        if isinstance(op, molten.BroadcastToOp):
-            index = broadcast_index(index, shape_of(source), shape_of(value))
-        elif isinstance(op, molten.ReshapeOp):
-            linear = ravel(e, index, shape_of(value))
-            index = unravel(e, linear, shape_of(source))
-        value = source
-    return ravel(e, index, shape_of(stored))
 
 
 @dataclass(frozen=True)
@@ -416,7 +388,14 @@ def lower_attention(
         _row_tile(
             e,
             pointers[stored],
-            _matrix_base(e, operand, stored, batch_index, batch_shape),
+            stored_offset(
+                operand,
+                stored,
+                batch_index,
+                batch_shape,
+                lambda index, shape: ravel(e, index, shape),
+                lambda linear, shape: unravel(e, linear, shape),
+            ),
             element,
             tiles,
             rows,
