@@ -15,32 +15,46 @@ from molten.dialects import cuda, kernel
 from molten.passes.lowering.emitter import F32, INDEX, WARP, Emitter, Index, element_of
 from molten.passes.lowering.epilogue import Staging, finish
 from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
-from molten.passes.lowering.matmul import GemmShape, issue_copies
+from molten.passes.lowering.matmul import GemmShape, StagedOperand
 
 
 @dataclass
-class _SwizzledOperand:
+class _SwizzledOperand(StagedOperand):
     """One matmul operand passing through shared memory for wgmma: per stage
     a tile of `outer` rows (of M or N) by SWIZZLE_ELEMENTS of K, in 128-byte
     swizzled rows. K-major (`k_rows` false: the operand stored [outer][K]):
     a row per row of the tile. MN-major (stored [K][outer]): blocks of 64
-    columns, each a row per K."""
+    columns, each a row per K. Its copies and their issue are a staged
+    operand's; only where a chunk lies in a stage differs (`place`)."""
 
-    ptr: SSAValue
-    base: Index
-    buffer: SSAValue
-    outer: int
-    k_rows: bool
-    outer0: Index
-    outer_total: int
-    k_total: int
-    outer_partial: bool
-    k_partial: bool
-
-    @property
-    def tile(self) -> int:
-        """Elements of one stage's tile."""
-        return self.outer * SWIZZLE_ELEMENTS
+    @staticmethod
+    def of(
+        ptr: SSAValue,
+        base: Index,
+        buffer: SSAValue,
+        outer: int,
+        k_rows: bool,
+        outer0: Index,
+        outer_total: int,
+        k_total: int,
+        outer_partial: bool,
+        k_partial: bool,
+    ) -> _SwizzledOperand:
+        rows, cols = (SWIZZLE_ELEMENTS, outer) if k_rows else (outer, SWIZZLE_ELEMENTS)
+        return _SwizzledOperand(
+            ptr,
+            base,
+            buffer,
+            rows,
+            cols,
+            cols,
+            k_rows,
+            outer0,
+            outer_total,
+            k_total,
+            outer_partial,
+            k_partial,
+        )
 
     def _row_start(self, e: Emitter, outer: Index, k: Index) -> Index:
         """Where in a stage the swizzled row holding (outer, k) starts: row
@@ -50,7 +64,7 @@ class _SwizzledOperand:
             return e.imul(outer, SWIZZLE_ELEMENTS)
         return _block_row_start(e, e.idiv(outer, SWIZZLE_ELEMENTS), k)
 
-    def _place(self, e: Emitter, outer: Index, k: Index) -> Index:
+    def place(self, e: Emitter, outer: Index, k: Index) -> Index:
         """Where the 16-byte chunk at (outer, k) of the tile lies in a stage:
         chunk c of a swizzled row r at c ^ (r % 8)."""
         chunk = CHUNK_ELEMENTS
@@ -67,50 +81,6 @@ class _SwizzledOperand:
         swizzled = e.ixor(c, e.irem(row, SWIZZLE_ROWS))
         return e.iadd(row_start, e.imul(swizzled, chunk))
 
-    def copies(self, e: Emitter, tid: Index, threads: int):
-        """Per 16-byte copy of this thread: where it goes in a stage, its global
-        offset at K = 0, its K within the tile, and whether it lies inside the
-        operand along M or N (None: always)."""
-        per_row = (self.outer if self.k_rows else SWIZZLE_ELEMENTS) // CHUNK_ELEMENTS
-        rows = SWIZZLE_ELEMENTS if self.k_rows else self.outer
-        result = []
-        for copy in range(rows * per_row // threads):
-            flat = e.iadd(tid, copy * threads)
-            row, col = (
-                e.idiv(flat, per_row),
-                e.imul(e.irem(flat, per_row), CHUNK_ELEMENTS),
-            )
-            outer, k = (col, row) if self.k_rows else (row, col)
-            target = self._place(e, outer, k)
-            outer = e.iadd(self.outer0, outer)
-            inside = None
-            if self.outer_partial:
-                inside = e.icmp(outer, self.outer_total, "slt")
-            if self.k_rows:
-                offset = e.iadd(e.imul(k, self.outer_total), outer)
-            else:
-                offset = e.iadd(e.imul(outer, self.k_total), k)
-            result.append((target, e.iadd(self.base, offset), k, inside))
-        return result
-
-    def issue(
-        self, e: Emitter, copies, stage: Index, k0: Index, wanted: SSAValue | None
-    ) -> None:
-        """cp.async of the tile at K offset `k0` into `stage`: zeros where it
-        lies outside the operand or where `wanted` (None: true) is false.
-        No branch: the copies of a step past the last are issued, empty."""
-        issue_copies(
-            e,
-            self.buffer,
-            self.ptr,
-            copies,
-            e.imul(stage, self.tile),
-            k0,
-            self.outer_total if self.k_rows else 1,
-            self.k_total if self.k_partial else None,
-            wanted,
-        )
-
     def descriptor(self, e: Emitter, stage: Index, outer: Index, k: int) -> SSAValue:
         """The wgmma descriptor of the sub-tile from row (or column) `outer`
         (a multiple of 8, of 64 when MN-major) and K offset `k` (a multiple
@@ -121,7 +91,7 @@ class _SwizzledOperand:
         else:
             start = e.iadd(self._row_start(e, outer, 0), k)
             leading = cuda.ASYNC_COPY_BYTES  # unused by K-major tiles
-        index = e.index(e.iadd(e.imul(stage, self.tile), start))
+        index = e.index(e.iadd(e.imul(stage, self.stage_size), start))
         return e.add(
             cuda.WgmmaDescriptorOp(
                 self.buffer, index, leading, SWIZZLE_ROWS * cuda.SWIZZLE_BYTES
@@ -194,7 +164,7 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
     def swizzled(ptr, base, outer, k_rows, outer0, outer_total, dim, name):
         buffer = e.add(cuda.SharedAllocOp(element, stages * outer * bk))
         buffer.name_hint = name
-        return _SwizzledOperand(
+        return _SwizzledOperand.of(
             ptr,
             base,
             buffer,
@@ -209,8 +179,8 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
 
     a = swizzled(pointers[mm.lhs], a_base, bm, a_k_rows, row0, gemm.m, "m", "a_tile")
     b = swizzled(pointers[mm.rhs], b_base, bn, b_k_rows, col0, gemm.n, "n", "b_tile")
-    a_copies = a.copies(e, tid, block)
-    b_copies = b.copies(e, tid, block)
+    a_copies = a.copies(e, tid, block, CHUNK_ELEMENTS)
+    b_copies = b.copies(e, tid, block, CHUNK_ELEMENTS)
     k_steps = tiling.k_steps.data
 
     # One commit group per step, empty past the last K step, so the wait

@@ -145,6 +145,17 @@ class StagedOperand:
         """Elements a row of the operand's storage (its contiguous axis)."""
         return self.k_total if not self.k_rows else self.outer_total
 
+    @property
+    def stage_size(self) -> int:
+        """Elements of one stage in shared memory."""
+        return self.rows * self.pitch
+
+    def place(self, e: Emitter, outer: Index, k: Index) -> Index:
+        """Where element (outer, k) of the tile lies in a stage: its row of
+        the storage order, `pitch` elements a row."""
+        row, col = (k, outer) if self.k_rows else (outer, k)
+        return e.iadd(e.imul(row, self.pitch), col)
+
     def copies(self, e: Emitter, tid: Index, threads: int, width: int):
         """Per 16-byte copy of this thread: where it goes in a stage, its global
         offset at K = 0, its row or column along K, and whether it lies inside
@@ -154,8 +165,8 @@ class StagedOperand:
         for copy in range(self.rows * per_row // threads):
             flat = e.iadd(tid, copy * threads)
             row, col = e.idiv(flat, per_row), e.imul(e.irem(flat, per_row), width)
-            target = e.iadd(e.imul(row, self.pitch), col)
             outer, k = (col, row) if self.k_rows else (row, col)
+            target = self.place(e, outer, k)
             outer = e.iadd(self.outer0, outer)
             inside = None
             if self.outer_partial:
@@ -182,7 +193,7 @@ class StagedOperand:
             self.buffer,
             self.ptr,
             copies,
-            e.imul(stage, self.rows * self.pitch),
+            e.imul(stage, self.stage_size),
             k0,
             self.row_length if self.k_rows else 1,
             self.k_total if self.k_partial else None,
