@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
-from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Region, SSAValue
 
 from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import shape_of
@@ -49,7 +49,12 @@ from molten.passes.lowering.emitter import (
 )
 from molten.passes.lowering.epilogue import RowMap, Staging, finish
 from molten.passes.lowering.evaluator import Evaluator, round_to
-from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
+from molten.passes.lowering.kernels import (
+    LoweredKernel,
+    Scratch,
+    kernel_shell,
+    scratch_params,
+)
 from molten.passes.lowering.matmul import GemmShape, LdmatrixLanes, StagedOperand
 from molten.passes.lowering.reductions import lanes_reduce
 from molten.passes.tile import Gemm
@@ -116,7 +121,7 @@ class _Parts:
     """The value head dimension."""
     queries: int
     block_rows: int
-    scratch: tuple[tuple[str, Attribute, int, bool], ...]
+    scratch: tuple[Scratch, ...]
 
     @staticmethod
     def of(
@@ -127,23 +132,13 @@ class _Parts:
         bm, sq, width = rows
         groups, split = grid[0] * grid[1], grid[2]
         depth = min(bm, sq)
-        args = []
-        for name, element in (
-            ("attention_counters", cuda.COUNTER_TYPE),
-            ("attention_parts", F32),
-            ("attention_part_stats", F32),
-        ):
-            arg = region.block.insert_arg(
-                cuda.PointerType(element), len(region.block.args)
-            )
-            arg.name_hint = name
-            args.append(arg)
         scratch = (
             ("attention_counters", cuda.COUNTER_TYPE, groups, True),
             ("attention_parts", F32, groups * split * depth * width, False),
             ("attention_part_stats", F32, groups * split * depth * 2, False),
         )
-        return _Parts(*args, split, depth, width, sq, bm, scratch)
+        params = scratch_params(region, scratch)
+        return _Parts(*params, split, depth, width, sq, bm, scratch)
 
     def _row(self, e: Emitter, group: Index, part: Index, row: Index) -> Index:
         """Where row `row` of part `part` of `group` is in the scratch."""

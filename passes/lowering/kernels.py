@@ -5,6 +5,7 @@ the `LoweredKernel` the launcher is built from.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
@@ -25,6 +26,9 @@ from molten.passes.lowering.emitter import (
 )
 from molten.passes.lowering.evaluator import Evaluator
 
+Scratch = tuple[str, Attribute, int, bool]
+"""A scratch buffer a kernel asks for: name, element type, size, zeroed."""
+
 
 @dataclass
 class LoweredKernel:
@@ -33,7 +37,7 @@ class LoweredKernel:
     block: tuple[int, int, int]
     cooperative: int | None = None
     """Blocks per group of a cooperative launch (`grid` is then the most)."""
-    scratch: tuple[tuple[str, Attribute, int, bool], ...] = ()
+    scratch: tuple[Scratch, ...] = ()
     """Buffers (name, element type, size, zeroed) the launcher allocates and
     passes after the outputs."""
     fallback: LoweredKernel | None = None
@@ -79,6 +83,17 @@ def kernel_shell(
     pointers = dict(zip(body_block.args, entry.args, strict=False))
     out_pointers = list(entry.args[len(body_block.args) :])
     return Region(entry), Emitter(entry, {}, entry), pointers, outputs, out_pointers
+
+
+def scratch_params(region: Region, buffers: Sequence[Scratch]) -> list[SSAValue]:
+    """The kernel's parameters for scratch `buffers`, after its others, in
+    the order the launcher passes them (`LoweredKernel.scratch`)."""
+    params = []
+    for name, element, _, _ in buffers:
+        arg = region.block.insert_arg(cuda.PointerType(element), len(region.block.args))
+        arg.name_hint = name
+        params.append(arg)
+    return params
 
 
 def store_output(

@@ -32,6 +32,7 @@ from molten.passes.lowering.kernels import (
     checked_vector_width,
     kernel_op,
     kernel_shell,
+    scratch_params,
     store_scalar,
 )
 from molten.passes.lowering.reductions import IDENTITY, block_reduce, combine
@@ -107,25 +108,20 @@ def lower_row_reduce(
             raise NotImplementedError(
                 f"lower-kernel-to-cuda: {name}: {rows} rows of {split} blocks each"
             )
-        counters = region.block.insert_arg(
-            cuda.PointerType(cuda.COUNTER_TYPE), len(region.block.args)
+        stages = exchange_stages(reductions)
+        slots = max(len(stage) for stage in stages)
+        # A counter per group, and two sets of `slots` x `split` partial
+        # results per group (one exchange's and the next's); there are at
+        # most `rows` groups. Only the counters must start at zero.
+        scratch = (
+            ("group_counters", cuda.COUNTER_TYPE, rows, True),
+            ("group_partials", F32, 2 * rows * split * slots, False),
         )
-        partials = region.block.insert_arg(
-            cuda.PointerType(F32), len(region.block.args)
-        )
-        counters.name_hint, partials.name_hint = "group_counters", "group_partials"
+        counters, partials = scratch_params(region, scratch)
         group, part = e.idiv(bid, split), e.irem(bid, split)
         group.name_hint, part.name_hint = "group", "part"
-        stages = exchange_stages(reductions)
         split_row = SplitRow(
-            counters,
-            partials,
-            group,
-            part,
-            split,
-            chunk,
-            shortest,
-            max(len(stage) for stage in stages),
+            counters, partials, group, part, split, chunk, shortest, slots
         )
         groups = e.add(arith.DivSIOp(gdim, e.index(split)))
         grid = rows * split
@@ -312,11 +308,5 @@ def lower_row_reduce(
     )
     if split_row is not None:
         lowered.cooperative = split
-        # A counter per group, and two sets of `width` x `split` partial
-        # results per group (one exchange's and the next's); there are at
-        # most `rows` groups. Only the counters must start at zero.
-        lowered.scratch = (
-            ("group_counters", cuda.COUNTER_TYPE, rows, True),
-            ("group_partials", F32, 2 * rows * split * split_row.width, False),
-        )
+        lowered.scratch = scratch
     return lowered
