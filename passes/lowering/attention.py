@@ -140,6 +140,11 @@ class _Parts:
         params = scratch_params(region, scratch)
         return _Parts(*params, split, depth, width, sq, bm, scratch)
 
+    @property
+    def rows_past_queries(self) -> bool:
+        """Whether some block's rows run past the queries (its last tile's)."""
+        return self.queries % self.block_rows != 0
+
     def _row(self, e: Emitter, group: Index, part: Index, row: Index) -> Index:
         """Where row `row` of part `part` of `group` is in the scratch."""
         return e.iadd(e.imul(e.iadd(e.imul(group, self.split), part), self.depth), row)
@@ -164,7 +169,7 @@ class _Parts:
         for h, (m, total) in enumerate(zip(maxima, sums, strict=True)):
             row = e.iadd(local_row, 8 * h)
             inside = None
-            if self.queries % self.block_rows:
+            if self.rows_past_queries:
                 inside = e.icmp(e.iadd(row0, row), self.queries, "slt")
             inner = e if inside is None else emit_if(e, inside)
             slot = self._row(inner, group, part, row)
@@ -207,7 +212,7 @@ class _Parts:
         leave most lanes idle."""
         group, row0, local_row = at
         parts: Index = self.split
-        if self.queries % self.block_rows:
+        if self.rows_past_queries:
             inside = e.icmp(e.iadd(row0, local_row), self.queries, "slt")
             parts = e.select(inside, e.index(self.split), e.index(0))
         slots = []
