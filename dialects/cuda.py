@@ -826,20 +826,85 @@ class WgmmaOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        if not isinstance(self.operand, MMA_OPERAND_TYPES):
+        _verify_wgmma(self.name, self.operand, self.n.value.data, self.c, self.d)
+
+
+@irdl_op_definition
+class WgmmaRegisterAOp(IRDLOperation):
+    """`cuda.wgmma` with A (64 x 16) in registers instead of shared memory:
+    four fragment registers a thread (`cuda.pack`), laid out as an mma.sync
+    m16n8k16 A fragment in the rows of the thread's warp (16 w to 16 w + 15
+    of the warpgroup), which is the layout of the accumulators of two
+    n8 columns of a `cuda.wgmma`: the probabilities of attention's P V,
+    made from the accumulators of Q Kᵀ without leaving registers. B is
+    read through its descriptor, K-major unless `trans_b`.
+
+    ```mlir
+    %d0, %d1, %d2, %d3 = cuda.wgmma_reg_a f16 n 8 trans_b [%a0, %a1, %a2, %a3],
+        %db [%c0, %c1, %c2, %c3] : f32, f32, f32, f32
+    ```
+    """
+
+    name = "cuda.wgmma_reg_a"
+    operand = prop_def(Attribute)
+    n = prop_def(IntegerAttr[I64])
+    trans_b = opt_prop_def(UnitAttr)
+    a = var_operand_def(FRAGMENT)
+    b = operand_def(DESCRIPTOR)
+    c = var_operand_def(Float32Type)
+    d = var_result_def(Float32Type)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$operand `n` $n (`trans_b` $trans_b^)? `[` $a `]` `,` $b `[` $c `]` "
+        "attr-dict `:` type($d)"
+    )
+
+    def __init__(
+        self,
+        operand: Attribute,
+        a: Sequence[SSAValue],
+        b: SSAValue,
+        c: Sequence[SSAValue],
+        trans_b: bool = False,
+    ):
+        properties: dict[str, Attribute] = {
+            "operand": operand,
+            "n": IntegerAttr(2 * len(c), i64),
+        }
+        if trans_b:
+            properties["trans_b"] = UnitAttr()
+        super().__init__(
+            operands=[a, b, c],
+            properties=properties,
+            result_types=[[Float32Type()] * len(c)],
+        )
+
+    def verify_(self) -> None:
+        _verify_wgmma(self.name, self.operand, self.n.value.data, self.c, self.d)
+        if len(self.a) != 4:
             raise VerifyException(
-                f"cuda.wgmma: multiplies f16 or bf16 operands, not {self.operand}"
+                f"{self.name}: A is four fragment registers a thread, not {len(self.a)}"
             )
-        n = self.n.value.data
-        if n % 8 or not 8 <= n <= 256:
-            raise VerifyException(
-                f"cuda.wgmma: N is a multiple of 8 from 8 to 256, not {n}"
-            )
-        if len(self.c) != n // 2 or len(self.d) != n // 2:
-            raise VerifyException(
-                f"cuda.wgmma: m64n{n}k16 takes and gives {n // 2} f32 accumulators "
-                f"a thread, not {len(self.c)} and {len(self.d)}"
-            )
+
+
+def _verify_wgmma(
+    name: str,
+    operand: Attribute,
+    n: int,
+    c: Sequence[SSAValue],
+    d: Sequence[SSAValue],
+) -> None:
+    """What a wgmma of either form takes: f16 or bf16 operands, N a multiple
+    of 8 up to 256, N / 2 accumulators a thread in and out."""
+    if not isinstance(operand, MMA_OPERAND_TYPES):
+        raise VerifyException(f"{name}: multiplies f16 or bf16 operands, not {operand}")
+    if n % 8 or not 8 <= n <= 256:
+        raise VerifyException(f"{name}: N is a multiple of 8 from 8 to 256, not {n}")
+    if len(c) != n // 2 or len(d) != n // 2:
+        raise VerifyException(
+            f"{name}: m64n{n}k16 takes and gives {n // 2} f32 accumulators "
+            f"a thread, not {len(c)} and {len(d)}"
+        )
 
 
 @irdl_op_definition
@@ -1424,6 +1489,7 @@ Cuda = Dialect(
         PackOp,
         WgmmaDescriptorOp,
         WgmmaOp,
+        WgmmaRegisterAOp,
         WgmmaFenceOp,
         WgmmaCommitOp,
         WgmmaWaitOp,

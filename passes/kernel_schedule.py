@@ -73,7 +73,12 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel, molten
-from molten.dialects.cuda import STATIC_SHARED_BYTES, VECTOR_BYTES, element_bytes
+from molten.dialects.cuda import (
+    STATIC_SHARED_BYTES,
+    VECTOR_BYTES,
+    WGMMA_M,
+    element_bytes,
+)
 from molten.dialects.molten import shape_of
 from molten.passes.fuse_attention import attention_in, query_group
 
@@ -358,8 +363,16 @@ def attention_split(groups: int, key_tiles: int, causal: bool, sm_count: int) ->
     return max(1, min(wanted, key_tiles // ATTENTION_TILES_PER_PART))
 
 
+ATTENTION_WARPGROUPS = 2
+"""Warpgroups of a wgmma attention block (sm_90a), 64 query rows each."""
+ATTENTION_WGMMA_KEYS = 128
+"""Keys of a wgmma attention's K and V tiles up to head dimension 128 (64
+above, where the output's accumulators take more registers): a thread
+holds keys / 2 f32 scores and value head / 2 outputs."""
+
+
 def attention_schedule(
-    body_ops: list[Operation], sm_count: int = H100_SMS
+    body_ops: list[Operation], sm_count: int = H100_SMS, arch: str = "sm_90"
 ) -> kernel.ScheduleAttr:
     """An attention kernel's: a block of four warps takes 64 query rows
     (tile M) against K and V tiles of 64 keys (tile N; 32 above head
@@ -380,6 +393,8 @@ def attention_schedule(
     # that share a KV head fill them, and each K and V tile is read once
     # for all of them. (Not causal: its tiles of keys follow the rows.)
     pack = query_group(found) if queries < rows and not found.causal else 1
+    if pack == 1 and arch in WGMMA_ARCHS and takes_wgmma_attention(head, value_head):
+        return wgmma_attention_schedule(found, sm_count)
     groups = math.prod(batch) // pack * -(-pack * queries // rows)
     key_tiles = -(-shape_of(found.key)[-2] // keys)
     return kernel.ScheduleAttr(
@@ -389,6 +404,33 @@ def attention_schedule(
         warp=[ATTENTION_WARP_ROWS, value_head],
         stages=2,
         pack=pack,
+    )
+
+
+def takes_wgmma_attention(head: int, value_head: int) -> bool:
+    """Whether wgmma takes an attention's products: head dims that are whole
+    128-byte swizzled rows (multiples of 64), at most 256 (wgmma's N)."""
+    return all(d % 64 == 0 and d <= 256 for d in (head, value_head))
+
+
+def wgmma_attention_schedule(found, sm_count: int) -> kernel.ScheduleAttr:
+    """An attention on sm_90a's wgmma: `ATTENTION_WARPGROUPS` warpgroups of 64
+    query rows against tiles of `ATTENTION_WGMMA_KEYS` keys (64 above head
+    dimension 128), two stages; keys split as on mma.sync."""
+    head = shape_of(found.query)[-1]
+    value_head = shape_of(found.value)[-1]
+    keys = ATTENTION_WGMMA_KEYS if max(head, value_head) <= 128 else 64
+    rows = WGMMA_M * ATTENTION_WARPGROUPS
+    *batch, queries, _ = shape_of(found.weighted.result)
+    groups = math.prod(batch) * -(-queries // rows)
+    key_tiles = -(-shape_of(found.key)[-2] // keys)
+    return kernel.ScheduleAttr(
+        WARP * kernel.WARPGROUP_WARPS * ATTENTION_WARPGROUPS,
+        tile=[rows, keys, head],
+        split=attention_split(groups, key_tiles, found.causal, sm_count),
+        warp=[WGMMA_M, value_head],
+        stages=2,
+        mma_warps=kernel.WARPGROUP_WARPS,
     )
 
 
@@ -414,7 +456,7 @@ def schedule_for(
         width = vector_width(domain[-1] if domain else 1, tensors)
         return pointwise_schedule(math.prod(domain), width, sm_count)
     if kind == kernel.KernelKind.ATTENTION:
-        return attention_schedule(body_ops, sm_count)
+        return attention_schedule(body_ops, sm_count, arch)
     raise NotImplementedError(f"kernel-schedule: no heuristic for {kind.value} kernels")
 
 

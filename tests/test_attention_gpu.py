@@ -37,6 +37,8 @@ CASES = [
     (2, 2, 300, 4099, 128, 128, True),
     (1, 4, 257, 129, 128, 64, False),
     (3, 1, 64, 64, 128, 128, False),
+    (1, 2, 200, 2000, 64, 64, False),
+    (2, 1, 383, 385, 256, 256, True),
 ]
 
 
@@ -87,15 +89,18 @@ def _run(g: DataflowGraph, dtype: str, arch: str, bias_masked: bool = False):
     return float(np.linalg.norm(got - want) / np.linalg.norm(want))
 
 
+@pytest.mark.parametrize("arch", ["sm_90", "sm_90a"])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize(
     "case",
     CASES,
     ids=["x".join(map(str, c[:6])) + ("-causal" if c[6] else "") for c in CASES],
 )
-def test_attention_kernel_matches_the_interpreter(case, dtype):
+def test_attention_kernel_matches_the_interpreter(case, dtype, arch):
+    """On mma.sync (sm_90) and, where the head dims are multiples of 64, on
+    wgmma (sm_90a)."""
     g = _attention_graph(*case, dtype)
-    error = _run(g, dtype, "sm_90")
+    error = _run(g, dtype, arch)
     assert error < TOLERANCE[dtype], f"relative L2 error {error:.2e}"
 
 
@@ -108,13 +113,14 @@ def test_warps_of_32_query_rows(dtype, monkeypatch):
     assert error < TOLERANCE[dtype], f"relative L2 error {error:.2e}"
 
 
+@pytest.mark.parametrize("arch", ["sm_90", "sm_90a"])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("causal", [False, True])
-def test_an_additive_bias_with_masked_keys(causal, dtype):
+def test_an_additive_bias_with_masked_keys(causal, dtype, arch):
     """A bias tensor read per score, with -inf on some keys (a padding mask;
     no row masked whole), at partial tiles."""
     g = _attention_graph(2, 3, 77, 150, 64, 64, causal, dtype, by_hand=True, bias=True)
-    error = _run(g, dtype, "sm_90", bias_masked=True)
+    error = _run(g, dtype, arch, bias_masked=True)
     assert error < TOLERANCE[dtype], f"relative L2 error {error:.2e}"
 
 
@@ -125,14 +131,15 @@ def test_attention_written_by_hand_is_the_same_kernel(arch):
     assert error < TOLERANCE["bfloat16"], f"relative L2 error {error:.2e}"
 
 
+@pytest.mark.parametrize("arch", ["sm_90", "sm_90a"])
 @pytest.mark.parametrize("style", ["broadcast", "multi_query", "repeat_kv"])
-def test_grouped_query_attention(style):
+def test_grouped_query_attention(style, arch):
     """Eight query heads on four KV heads (or one), each KV head read where
     its query heads need it."""
     from test_attention import _grouped
 
     g = _grouped("float16", style, sq=100, sk=130, d=64)
-    error = _run(g, "float16", "sm_90")
+    error = _run(g, "float16", arch)
     assert error < TOLERANCE["float16"], f"relative L2 error {error:.2e}"
 
 

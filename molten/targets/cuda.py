@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     SymbolRefAttr,
+    UnitAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.target import Target
@@ -469,6 +470,10 @@ class BodyPrinter:
             names = self._declare_copies(op.d, op.c, "acc")
             args = ", ".join([*names, self.name(op.a), self.name(op.b)])
             self.emit(f"{wgmma_helper_name(op)}({args});")
+        elif isinstance(op, cuda.WgmmaRegisterAOp):
+            names = self._declare_copies(op.d, op.c, "acc")
+            args = ", ".join([*names, *(self.name(r) for r in op.a), self.name(op.b)])
+            self.emit(f"{wgmma_helper_name(op)}({args});")
         elif isinstance(op, cuda.WgmmaFenceOp):
             self.emit('asm volatile("wgmma.fence.sync.aligned;" ::: "memory");')
         elif isinstance(op, cuda.WgmmaCommitOp):
@@ -784,12 +789,19 @@ _ENV = jinja2.Environment(
 )
 
 
-def wgmma_helper_name(op: cuda.WgmmaOp) -> str:
+WgmmaLike = cuda.WgmmaOp | cuda.WgmmaRegisterAOp
+
+
+def wgmma_helper_name(op: WgmmaLike) -> str:
+    """molten_wgmma_m64n<N>k16_<type>_<A><B>: A and B each `k` (K-major) or
+    `t` (MN-major), A `r` where it is in registers."""
     kind = "bf16" if isinstance(op.operand, BFloat16Type) else "f16"
-    majors = "".join(
-        "t" if flag is not None else "k" for flag in (op.trans_a, op.trans_b)
-    )
-    return f"molten_wgmma_m64n{op.n.value.data}k16_{kind}_{majors}"
+    a = "r" if isinstance(op, cuda.WgmmaRegisterAOp) else _major(op.trans_a)
+    return f"molten_wgmma_m64n{op.n.value.data}k16_{kind}_{a}{_major(op.trans_b)}"
+
+
+def _major(trans: UnitAttr | None) -> str:
+    return "t" if trans is not None else "k"
 
 
 def wgmma_helpers(kernels: list[cuda.KernelOp]) -> list[str]:
@@ -797,11 +809,11 @@ def wgmma_helpers(kernels: list[cuda.KernelOp]) -> list[str]:
     shape, operand type and majorness, one wait per accumulator count. Each
     wraps one PTX instruction whose accumulators are tied registers ("+f"),
     so the compiler keeps them in place while the tensor cores write them."""
-    mmas: dict[str, cuda.WgmmaOp] = {}
+    mmas: dict[str, WgmmaLike] = {}
     waits: set[int] = set()
     for k in kernels:
         for op in k.walk():
-            if isinstance(op, cuda.WgmmaOp):
+            if isinstance(op, WgmmaLike):
                 mmas.setdefault(wgmma_helper_name(op), op)
             elif isinstance(op, cuda.WgmmaWaitOp):
                 waits.add(len(op.values))
@@ -810,17 +822,26 @@ def wgmma_helpers(kernels: list[cuda.KernelOp]) -> list[str]:
         count = op.n.value.data // 2
         ptx_type = "bf16" if isinstance(op.operand, BFloat16Type) else "f16"
         registers = ", ".join(f"%{i}" for i in range(count))
-        trans = [int(flag is not None) for flag in (op.trans_a, op.trans_b)]
+        trans_b = int(op.trans_b is not None)
+        if isinstance(op, cuda.WgmmaRegisterAOp):
+            a_regs = ", ".join(f"%{count + i}" for i in range(4))
+            a_params = ", ".join(f"unsigned a{i}" for i in range(4))
+            sources = f"{{{a_regs}}}, %{count + 4}, 1, 1, 1, {trans_b}"
+            inputs = ", ".join([*(f'"r"(a{i})' for i in range(4)), '"l"(b)'])
+        else:
+            a_params = "unsigned long long a"
+            trans_a = int(op.trans_a is not None)
+            sources = f"%{count}, %{count + 1}, 1, 1, 1, {trans_a}, {trans_b}"
+            inputs = '"l"(a), "l"(b)'
         helpers.append(
             f"__device__ __forceinline__ void {name}("
             + ", ".join(f"float& d{i}" for i in range(count))
-            + ", unsigned long long a, unsigned long long b) {\n"
+            + f", {a_params}, unsigned long long b) {{\n"
             f'  asm volatile("wgmma.mma_async.sync.aligned.m64n{op.n.value.data}k16.'
-            f"f32.{ptx_type}.{ptx_type} {{{registers}}}, %{count}, %{count + 1}, "
-            f'1, 1, 1, {trans[0]}, {trans[1]};"\n'
+            f'f32.{ptx_type}.{ptx_type} {{{registers}}}, {sources};"\n'
             "      : "
             + ", ".join(f'"+f"(d{i})' for i in range(count))
-            + '\n      : "l"(a), "l"(b));\n}'
+            + f"\n      : {inputs});\n}}"
         )
     for count in sorted(waits):
         helpers.append(

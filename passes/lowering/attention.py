@@ -35,6 +35,7 @@ from xdsl.ir import Block, BlockArgument, Region, SSAValue
 from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import shape_of
 from molten.passes.fuse_attention import attention_in, query_group, stored_offset
+from molten.passes.lowering.attention_wgmma import WgmmaProducts, swizzled_rows
 from molten.passes.lowering.emitter import (
     F32,
     INDEX,
@@ -55,7 +56,12 @@ from molten.passes.lowering.kernels import (
     kernel_shell,
     scratch_params,
 )
-from molten.passes.lowering.matmul import GemmShape, LdmatrixLanes, StagedOperand
+from molten.passes.lowering.matmul import (
+    GemmShape,
+    LdmatrixLanes,
+    StagedOperand,
+    a_fragment,
+)
 from molten.passes.lowering.reductions import lanes_reduce
 from molten.passes.tile import Gemm
 
@@ -100,6 +106,125 @@ def _row_tile(
         outer_partial=False,
         k_partial=total_rows % rows != 0,
     )
+
+
+@dataclass(frozen=True)
+class _MmaProducts:
+    """Q Kᵀ and P V on mma.sync m16n8k16, each warp its `fragments` of 16
+    query rows: Q read into fragment registers once, K and V fragments by
+    ldmatrix from tiles whose rows are padded (`_row_tile`)."""
+
+    element: object
+    q: StagedOperand
+    k: StagedOperand
+    v: StagedOperand
+    fragments: int
+    q_frags: list[list[tuple[SSAValue, ...]]]
+    k_lane: Index
+    v_lane: Index
+    value_head: int
+    tile_row: Index
+    """The warp's first row in the block's."""
+
+    @staticmethod
+    def of(
+        e: Emitter,
+        lane: Index,
+        warp_row: Index,
+        tiles: tuple[StagedOperand, StagedOperand, StagedOperand],
+        element,
+        fragments: int,
+        dims: tuple[int, int],
+    ) -> _MmaProducts:
+        """The warp's Q fragments read from the Q tile (which has arrived)
+        and its lanes' ldmatrix addresses in the K and V tiles."""
+        q, k, v = tiles
+        head, value_head = dims
+        # Each lane's row address for ldmatrix: Q [m][k] as A; K [n][k] as
+        # B (two n8 fragments per load); V [k][n] as B, read transposed.
+        lanes = LdmatrixLanes.of(e, lane)
+        m_of, k_of = lanes.a(e, False)
+        q_lane = e.iadd(e.imul(e.iadd(warp_row, m_of), q.pitch), k_of)
+        n_of, k_of = lanes.b(e, False)
+        k_lane = e.iadd(e.imul(n_of, k.pitch), k_of)
+        n_of, k_of = lanes.b(e, True)
+        v_lane = e.iadd(e.imul(k_of, v.pitch), n_of)
+        q_frags = [
+            [
+                e.add(
+                    cuda.LdMatrixOp(
+                        q.buffer, e.index(e.iadd(q_lane, i * 16 * q.pitch + kk * 16))
+                    )
+                ).owner.results
+                for kk in range(head // 16)
+            ]
+            for i in range(fragments)
+        ]
+        return _MmaProducts(
+            element, q, k, v, fragments, q_frags, k_lane, v_lane, value_head, warp_row
+        )
+
+    def arrived(self, e: Emitter) -> None:
+        """Nothing: ldmatrix reads what a barrier made visible."""
+
+    def scores(self, e: Emitter, stage: Index, keys: int) -> list[list[list[SSAValue]]]:
+        """S = Q Kᵀ against the stage's keys, as s[i][f][r]: the lane's
+        accumulator r of row fragment i and columns 8 f to 8 f + 7."""
+        k_stage = e.iadd(e.imul(stage, self.k.rows * self.k.pitch), self.k_lane)
+        zero = e.f32(0.0)
+        s_frags = keys // 8
+        s = [[[zero] * 4 for _ in range(s_frags)] for _ in range(self.fragments)]
+        for kk in range(len(self.q_frags[0])):
+            for pair in range(s_frags // 2):
+                at = e.iadd(k_stage, pair * 16 * self.k.pitch + kk * 16)
+                b = e.add(cuda.LdMatrixOp(self.k.buffer, e.index(at))).owner.results
+                for i in range(self.fragments):  # each K fragment serves every row's
+                    for half in range(2):
+                        f = 2 * pair + half
+                        mma = cuda.MmaOp(
+                            self.element,
+                            self.q_frags[i][kk],
+                            b[2 * half : 2 * half + 2],
+                            s[i][f],
+                        )
+                        e.add(mma)
+                        s[i][f] = list(mma.results)
+        return s
+
+    def weighted(
+        self,
+        e: Emitter,
+        stage: Index,
+        p: list[list[list[SSAValue]]],
+        o: list[list[SSAValue]],
+        keys: int,
+    ) -> list[list[SSAValue]]:
+        """O += P V, P (in f32, the layout of `scores`) packed from the
+        accumulators into A fragments."""
+        v_stage = e.iadd(e.imul(stage, self.v.rows * self.v.pitch), self.v_lane)
+        o = [list(frag) for frag in o]
+        for kk in range(keys // 16):
+            a = [
+                a_fragment(e, self.element, p[i][2 * kk], p[i][2 * kk + 1])
+                for i in range(self.fragments)
+            ]
+            for pair in range(self.value_head // 16):
+                at = e.iadd(v_stage, kk * 16 * self.v.pitch + pair * 16)
+                b = e.add(
+                    cuda.LdMatrixOp(self.v.buffer, e.index(at), trans=True)
+                ).owner.results
+                for i in range(self.fragments):
+                    for half in range(2):
+                        f = 2 * pair + half
+                        mma = cuda.MmaOp(
+                            self.element,
+                            a[i],
+                            b[2 * half : 2 * half + 2],
+                            o[i][4 * f : 4 * f + 4],
+                        )
+                        e.add(mma)
+                        o[i][4 * f : 4 * f + 4] = mma.results
+        return o
 
 
 @dataclass(frozen=True)
@@ -296,8 +421,10 @@ def lower_attention(
     kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr | None
 ) -> LoweredKernel:
     """An attention kernel as its schedule has it: tile = [query rows, keys,
-    head dim], warp = [16, value head dim], `stages` K and V tiles in
-    flight (see the module docstring)."""
+    head dim], `stages` K and V tiles in flight; on mma.sync (`mma_warps` =
+    1), warp = [16 m, value head dim], each warp m fragments of 16 rows; on
+    wgmma (`mma_warps` = 4, sm_90a), warp = [64, value head dim], a
+    warpgroup's (see the module docstring)."""
     where = f"@{kfunc.sym_name.data}"
     found = attention_in(kfunc.body.block.ops, "lower-kernel-to-cuda")
     if schedule is None:
@@ -318,19 +445,25 @@ def lower_attention(
     stages = schedule.stages.data
     split = schedule.split.data
     pack = schedule.pack.data
-    warps = bm // wm if wm else 0
-    fragments = wm // FRAGMENT_ROWS  # of 16 query rows, per warp
-    block = WARP * warps
+    mma_warps = schedule.mma_warps.data
+    on_wgmma = mma_warps > 1
+    # A warp tile is a warp's (mma.sync) or a warpgroup's (wgmma): the unit
+    # that issues one product. Each of its warps holds `fragments` of 16 rows.
+    units = bm // wm if wm else 0
+    rows_per_warp = WgmmaProducts.rows_per_warp(wm) if on_wgmma else wm
+    fragments = rows_per_warp // FRAGMENT_ROWS
+    block = WARP * mma_warps * units
     width = cuda.ASYNC_COPY_BYTES // cuda.element_bytes(element)
     if (
         (bd, wn) != (head, value_head)
         or wm % FRAGMENT_ROWS
-        or not warps
+        or not units
         or bm % wm
         or bn % 16
         or head % 16
         or value_head % 16
         or stages < 2
+        or (on_wgmma and (wm != cuda.WGMMA_M or bn > 256 or value_head > 256))
         or (split > 1 and found.causal)
         or (pack > 1 and (found.causal or query_group(found) % pack))
         or schedule.block.data != block
@@ -342,7 +475,8 @@ def lower_attention(
         raise _not_supported(
             f"{where} with schedule {schedule} (it takes tile = [m w, 16 n, "
             f"{head}], warp = [m, {value_head}] with m a multiple of 16, block = "
-            "32 w, two or more "
+            "32 w, or with mma_warps = 4 (wgmma) warp = [64, "
+            f"{value_head}], block = 128 w and at most 256 keys; two or more "
             "stages, tiles that the block's 16-byte copies divide, no split or "
             "pack of a causal attention, and a pack of query heads that share "
             "K and V)"
@@ -384,8 +518,9 @@ def lower_attention(
 
     # (operand as the matmul reads it, stored tensor, stages, rows of a
     # tile, rows in all, name)
+    tile_of = swizzled_rows if on_wgmma else _row_tile
     q, k, v = (
-        _row_tile(
+        tile_of(
             e,
             pointers[stored],
             stored_offset(
@@ -453,18 +588,17 @@ def lower_attention(
         e.add(cuda.CpAsyncCommitOp())
     # The first commit group (Q and the first K, V tiles) has landed.
     e.add(cuda.CpAsyncWaitOp(stages - 2))
+    if on_wgmma:
+        e.add(cuda.FenceProxyAsyncOp())
     e.add(cuda.SyncThreadsOp())
 
-    warp_row = e.imul(warp, wm)
-    # Each lane's row address for ldmatrix: Q [m][k] as A; K [n][k] as B
-    # (two n8 fragments per load); V [k][n] as B, read transposed.
-    lanes = LdmatrixLanes.of(e, lane)
-    m_of, k_of = lanes.a(e, False)
-    q_lane = e.iadd(e.imul(e.iadd(warp_row, m_of), q.pitch), k_of)
-    n_of, k_of = lanes.b(e, False)
-    k_lane = e.iadd(e.imul(n_of, k.pitch), k_of)
-    n_of, k_of = lanes.b(e, True)
-    v_lane = e.iadd(e.imul(k_of, v.pitch), n_of)
+    warp_row = e.imul(warp, rows_per_warp)
+    if on_wgmma:
+        products = WgmmaProducts.of(e, tid, (q, k, v), element, head, wm)
+    else:
+        products = _MmaProducts.of(
+            e, lane, warp_row, (q, k, v), element, fragments, (head, value_head)
+        )
     # Lane l holds rows l / 4 and l / 4 + 8 of each accumulator fragment, at
     # columns 2 (l % 4) and 2 (l % 4) + 1.
     lane_row = e.iadd(e.iadd(row0, warp_row), e.idiv(lane, 4))
@@ -477,17 +611,6 @@ def lower_attention(
         lane_rows.append(
             row_prefix(e, e.imin(row, query_rows - 1) if query_rows % bm else row)
         )
-    q_frags = [
-        [
-            e.add(
-                cuda.LdMatrixOp(
-                    q.buffer, e.index(e.iadd(q_lane, i * 16 * q.pitch + kk * 16))
-                )
-            ).owner.results
-            for kk in range(head // 16)
-        ]
-        for i in range(fragments)
-    ]
 
     s_frags, o_frags = bn // 8, value_head // 8
     rows = 2 * fragments  # the lane's rows: two per fragment
@@ -506,6 +629,9 @@ def lower_attention(
     # o[i][4 f + r]: fragment i's accumulators; row h of the lane = 2 i + r // 2.
     o = [o_flat[i * 4 * o_frags : (i + 1) * 4 * o_frags] for i in range(fragments)]
     lb.add(cuda.CpAsyncWaitOp(stages - 2))
+    products.arrived(lb)
+    # Every product of the last iteration is done (each waited for its
+    # own), so the stage it read is free.
     lb.add(cuda.SyncThreadsOp())
     # The tile `stages - 1` ahead goes into the stage read last iteration.
     ahead = lb.iadd(j, stages - 1)
@@ -514,33 +640,18 @@ def lower_attention(
     v.issue(lb, v_copies, fetch, first_key(lb, ahead), wanted(lb, ahead))
     lb.add(cuda.CpAsyncCommitOp())
     stage = lb.irem(j, stages)
-    k_stage = lb.iadd(lb.imul(stage, k.rows * k.pitch), k_lane)
-    v_stage = lb.iadd(lb.imul(stage, v.rows * v.pitch), v_lane)
-    # A warp whose rows are all past the queries (most warps of a decode's
-    # block) skips the products and the softmax; it only copies.
+    # A warp tile whose rows are all past the queries (most warps of a
+    # decode's block) skips the products and the softmax; it only copies.
+    # (A warpgroup's warps decide together: a wgmma is the warpgroup's.)
     busy_if = None
-    if warps > 1 and query_rows % bm:
-        busy = lb.icmp(lb.iadd(row0, warp_row), query_rows, "slt")
+    if units > 1 and query_rows % bm:
+        busy = lb.icmp(lb.iadd(row0, products.tile_row), query_rows, "slt")
         busy_if = scf.IfOp(busy, [F32] * carried, Region(Block()), Region(Block()))
         lb.block.add_op(busy_if)
         busy_if.false_region.block.add_op(scf.YieldOp(*loop_body.args[1:]))
         lb = lb.nested(busy_if.true_region.block)
 
-    # S = Q Kᵀ.
-    zero = lb.f32(0.0)
-    s = [[[zero] * 4 for _ in range(s_frags)] for _ in range(fragments)]
-    for kk in range(head // 16):
-        for pair in range(s_frags // 2):
-            at = lb.iadd(k_stage, pair * 16 * k.pitch + kk * 16)
-            b = lb.add(cuda.LdMatrixOp(k.buffer, lb.index(at))).owner.results
-            for i in range(fragments):  # each K fragment serves every row fragment
-                for half in range(2):
-                    f = 2 * pair + half
-                    mma = cuda.MmaOp(
-                        element, q_frags[i][kk], b[2 * half : 2 * half + 2], s[i][f]
-                    )
-                    lb.add(mma)
-                    s[i][f] = list(mma.results)
+    s = products.scores(lb, stage, bn)
 
     # The logits: the ops on the scores (scale, masks, biases) evaluated per
     # element, at an index kept inside the tensors (rows and keys past the
@@ -612,35 +723,7 @@ def lower_attention(
         for i in range(fragments)
     ]
 
-    # O += P V, P packed from the accumulators into A fragments.
-    for kk in range(bn // 16):
-        a = []
-        for i in range(fragments):
-            lo, hi = p[i][2 * kk], p[i][2 * kk + 1]
-            a.append(
-                [
-                    lb.add(cuda.PackOp(element, lo[0], lo[1])),
-                    lb.add(cuda.PackOp(element, lo[2], lo[3])),
-                    lb.add(cuda.PackOp(element, hi[0], hi[1])),
-                    lb.add(cuda.PackOp(element, hi[2], hi[3])),
-                ]
-            )
-        for pair in range(o_frags // 2):
-            at = lb.iadd(v_stage, kk * 16 * v.pitch + pair * 16)
-            b = lb.add(
-                cuda.LdMatrixOp(v.buffer, lb.index(at), trans=True)
-            ).owner.results
-            for i in range(fragments):
-                for half in range(2):
-                    f = 2 * pair + half
-                    mma = cuda.MmaOp(
-                        element,
-                        a[i],
-                        b[2 * half : 2 * half + 2],
-                        o[i][4 * f : 4 * f + 4],
-                    )
-                    lb.add(mma)
-                    o[i][4 * f : 4 * f + 4] = mma.results
+    o = products.weighted(lb, stage, p, o, bn)
     carried_next = [*m_new, *l_new, *(v for frag in o for v in frag)]
     if busy_if is not None:
         lb.block.add_op(scf.YieldOp(*carried_next))

@@ -19,13 +19,15 @@ from molten.passes.lowering.matmul import GemmShape, StagedOperand
 
 
 @dataclass
-class _SwizzledOperand(StagedOperand):
+class SwizzledOperand(StagedOperand):
     """One matmul operand passing through shared memory for wgmma: per stage
     a tile of `outer` rows (of M or N) by SWIZZLE_ELEMENTS of K, in 128-byte
     swizzled rows. K-major (`k_rows` false: the operand stored [outer][K]):
     a row per row of the tile. MN-major (stored [K][outer]): blocks of 64
-    columns, each a row per K. Its copies and their issue are a staged
-    operand's; only where a chunk lies in a stage differs (`place`)."""
+    columns, each a row per K (`rows` of them: a gemm's K step, or the
+    rows of any tile of whole rows that moves along them, as attention's
+    are). Its copies and their issue are a staged operand's; only where a
+    chunk lies in a stage differs (`place`)."""
 
     @staticmethod
     def of(
@@ -39,9 +41,9 @@ class _SwizzledOperand(StagedOperand):
         k_total: int,
         outer_partial: bool,
         k_partial: bool,
-    ) -> _SwizzledOperand:
+    ) -> SwizzledOperand:
         rows, cols = (SWIZZLE_ELEMENTS, outer) if k_rows else (outer, SWIZZLE_ELEMENTS)
-        return _SwizzledOperand(
+        return SwizzledOperand(
             ptr,
             base,
             buffer,
@@ -62,7 +64,7 @@ class _SwizzledOperand(StagedOperand):
         of an MN-major one."""
         if not self.k_rows:
             return e.imul(outer, SWIZZLE_ELEMENTS)
-        return _block_row_start(e, e.idiv(outer, SWIZZLE_ELEMENTS), k)
+        return _block_row_start(e, e.idiv(outer, SWIZZLE_ELEMENTS), k, self.rows)
 
     def place(self, e: Emitter, outer: Index, k: Index) -> Index:
         """Where the 16-byte chunk at (outer, k) of the tile lies in a stage:
@@ -73,7 +75,7 @@ class _SwizzledOperand(StagedOperand):
                 e.idiv(outer, SWIZZLE_ELEMENTS),
                 e.irem(outer, SWIZZLE_ELEMENTS),
             )
-            row_start = _block_row_start(e, block, k)
+            row_start = _block_row_start(e, block, k, self.rows)
             row, c = k, e.idiv(column, chunk)
         else:
             row_start = self._row_start(e, outer, k)
@@ -87,10 +89,27 @@ class _SwizzledOperand(StagedOperand):
         of 16) of a stage."""
         if self.k_rows:
             start = self._row_start(e, outer, k)
-            leading = SWIZZLE_ELEMENTS * SWIZZLE_ELEMENTS * 2
+            leading = self.rows * cuda.SWIZZLE_BYTES  # between column blocks
         else:
             start = e.iadd(self._row_start(e, outer, 0), k)
             leading = cuda.ASYNC_COPY_BYTES  # unused by K-major tiles
+        return self._described(e, stage, start, leading)
+
+    def row_descriptor(self, e: Emitter, stage: Index, row: Index, k: int) -> SSAValue:
+        """The K-major wgmma descriptor of the sub-tile of an MN-major tile
+        (`k_rows`) read the other way: its rows from `row` (a multiple of
+        8) are the product's M or N and its columns from `k` (a multiple
+        of 16) its K. So a tile of whole rows of a matrix stored [rows][K]
+        (attention's Q and K) is read as K-major, as V of the same layout
+        is read as MN-major."""
+        assert self.k_rows
+        block, within = divmod(k, SWIZZLE_ELEMENTS)
+        start = e.iadd(_block_row_start(e, block, row, self.rows), within)
+        return self._described(e, stage, start, cuda.ASYNC_COPY_BYTES)
+
+    def _described(
+        self, e: Emitter, stage: Index, start: Index, leading: int
+    ) -> SSAValue:
         index = e.index(e.iadd(e.imul(stage, self.stage_size), start))
         return e.add(
             cuda.WgmmaDescriptorOp(
@@ -108,11 +127,11 @@ CHUNK_ELEMENTS = cuda.ASYNC_COPY_BYTES // 2
 WARPGROUP = 4 * WARP
 
 
-def _block_row_start(e: Emitter, block: Index, k: Index) -> Index:
+def _block_row_start(e: Emitter, block: Index, k: Index, rows: int) -> Index:
     """Where row k of 64-column block `block` of an MN-major swizzled tile
-    starts in a stage (each block 64 rows of K by 64 elements)."""
+    starts in a stage (each block `rows` rows by 64 elements)."""
     return e.iadd(
-        e.imul(block, SWIZZLE_ELEMENTS * SWIZZLE_ELEMENTS),
+        e.imul(block, rows * SWIZZLE_ELEMENTS),
         e.imul(k, SWIZZLE_ELEMENTS),
     )
 
@@ -164,7 +183,7 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
     def swizzled(ptr, base, outer, k_rows, outer0, outer_total, dim, name):
         buffer = e.add(cuda.SharedAllocOp(element, stages * outer * bk))
         buffer.name_hint = name
-        return _SwizzledOperand.of(
+        return SwizzledOperand.of(
             ptr,
             base,
             buffer,

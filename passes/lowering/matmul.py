@@ -230,3 +230,21 @@ class LdmatrixLanes:
             return e.imul(e.idiv(self.quad, 2), 8), k
         n = e.iadd(self.eighth, e.imul(e.idiv(self.quad, 2), 8))
         return n, e.imul(e.irem(self.quad, 2), 8)
+
+
+def a_fragment(
+    e: Emitter, element, left: Sequence[SSAValue], right: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """The A fragment of an m16n8k16 mma (or the A registers of a wgmma
+    from registers) made from f32 accumulators of two n8 column blocks of a
+    product's output, `left` and `right` (four each, in the accumulator
+    layout: rows l / 4 and l / 4 + 8, columns 2 (l % 4) and 2 (l % 4) + 1),
+    rounded to `element`: the accumulator pair has the A fragment's
+    layout, so a product's output is the next one's A without leaving
+    registers (attention's P V)."""
+    return [
+        e.add(cuda.PackOp(element, left[0], left[1])),
+        e.add(cuda.PackOp(element, left[2], left[3])),
+        e.add(cuda.PackOp(element, right[0], right[1])),
+        e.add(cuda.PackOp(element, right[2], right[3])),
+    ]
