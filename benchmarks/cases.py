@@ -168,6 +168,36 @@ def torch_attention(causal: bool) -> Callable[..., Any]:
     return attention
 
 
+def torch_flex_attention(causal: bool) -> Callable[..., Any]:
+    """torch's FlexAttention, compiled by torch.compile (a Triton kernel),
+    with the causal mask as a block mask made once per shape."""
+    compiled: dict[Any, Any] = {}
+
+    def attention(q, k, v):
+        from torch.nn.attention.flex_attention import (
+            create_block_mask,
+            flex_attention,
+        )
+
+        if "flex" not in compiled:
+            compiled["flex"] = torch.compile(flex_attention, dynamic=False)
+        mask = None
+        if causal:
+            shape = (q.shape[-2], k.shape[-2])
+            if shape not in compiled:
+                compiled[shape] = create_block_mask(
+                    lambda b, h, q_index, k_index: q_index >= k_index,
+                    None,
+                    None,
+                    *shape,
+                    device=q.device,
+                )
+            mask = compiled[shape]
+        return compiled["flex"](q, k, v, block_mask=mask)
+
+    return attention
+
+
 def molten_decode(q, k, v):
     """Grouped-query attention as Hugging Face's repeat_kv writes it: each KV
     head repeated for the query heads of its group."""
@@ -298,13 +328,22 @@ def gemm_suite() -> list[Case]:
     ]
 
 
+ATTENTION_SHAPES = (
+    (1, 16, 16384, 128),
+    (1, 32, 8192, 128),
+    (4, 32, 2048, 128),
+    (8, 16, 1024, 64),
+)
+"""Prefill (batch, heads, sequence, head dim): sequences of 1K to 16K."""
+
+
 def attention_suite() -> list[Case]:
     """Prefill: softmax(q @ kᵀ / sqrt(d) [+ causal mask]) @ v against
-    torch's scaled_dot_product_attention; FLOPs 4 B H S² D, half of it when
-    causal (the masked half is not computed)."""
+    torch's scaled_dot_product_attention, and FlexAttention beside it; FLOPs
+    4 B H S² D, half of it when causal (the masked half is not computed)."""
     cases = []
     for dtype in ("float16", "bfloat16"):
-        for b, h, s, d in ((1, 32, 8192, 128), (4, 32, 2048, 128), (8, 16, 1024, 64)):
+        for b, h, s, d in ATTENTION_SHAPES:
             for causal in (False, True):
                 shape = (b, h, s, d)
                 cases.append(
@@ -317,6 +356,7 @@ def attention_suite() -> list[Case]:
                         molten_attention(causal),
                         torch_attention(causal),
                         flops=4 * b * h * s * s * d // (2 if causal else 1),
+                        references={"flex": torch_flex_attention(causal)},
                     )
                 )
     return cases

@@ -22,8 +22,20 @@ NAMES = {
     "eager": "eager",
     "compile": "torch.compile",
     "cublas": "torch matmul (cuBLAS)",
+    "flex": "FlexAttention",
 }
 """Display names of the implementations; cases may add references."""
+REFERENCE_LABELS = {"cublas": ("cuBLAS mm", "cuBLAS"), "flex": ("flex", "flex")}
+"""A reference's column labels: of its time, and of its TFLOP/s and share."""
+
+
+def _reference(suite: dict[str, Any]) -> str:
+    """The reference the suite's cases are timed beside (cuBLAS if none)."""
+    for case in suite["cases"]:
+        for name in case.get("timings", {}):
+            if name in REFERENCE_LABELS:
+                return name
+    return "cublas"
 
 
 def device_slug(name: str) -> str:
@@ -162,10 +174,12 @@ def _suite_markdown(name: str, suite: dict[str, Any]) -> list[str]:
         "",
     ]
     compute_bound = any(c["flops"] for c in suite["cases"])
+    reference = _reference(suite)
+    timed, short = REFERENCE_LABELS[reference]
     if compute_bound:
         lines += [
             "| case | M x N x K | dtype | Molten us | eager us | torch.compile us | "
-            "cuBLAS mm us | Molten TFLOP/s | cuBLAS TFLOP/s | Molten % of cuBLAS | "
+            f"{timed} us | Molten TFLOP/s | {short} TFLOP/s | Molten % of {short} | "
             "Molten TB/s | vs eager | vs compile | call us Molten / eager / compile |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
@@ -199,10 +213,10 @@ def _suite_markdown(name: str, suite: dict[str, Any]) -> list[str]:
         speedups = [_x(d["speedup"].get("eager")), _x(d["speedup"].get("compile"))]
         cells = [case["op"], _shape(case), case["dtype"]]
         if compute_bound:
-            m, c = get("molten", "tflops"), get("cublas", "tflops")
+            m, c = get("molten", "tflops"), get(reference, "tflops")
             cells += [
                 molten_us,
-                *(_us(get(p, "gpu_us")) for p in ("eager", "compile", "cublas")),
+                *(_us(get(p, "gpu_us")) for p in ("eager", "compile", reference)),
                 _num(m),
                 _num(c),
                 _pct(100 * m / c if m and c else None),
@@ -301,7 +315,7 @@ def compare(
 # The plot.
 # ---------------------------------------------------------------------------
 
-MARKERS = {"molten": "o", "eager": "s", "compile": "^", "cublas": "D"}
+MARKERS = {"molten": "o", "eager": "s", "compile": "^", "cublas": "D", "flex": "v"}
 
 
 def plot(results: dict[str, Any], path: Path) -> None:
@@ -351,7 +365,7 @@ def plot(results: dict[str, Any], path: Path) -> None:
         labels = [f"{_shape(c)} {c['dtype']}" for _, c in compute]
         impls = [
             i
-            for i in ("molten", "eager", "compile", "cublas")
+            for i in ("molten", "eager", "compile", "cublas", "flex")
             if any(i in c.get("timings", {}) for _, c in compute)
         ]
         width = 0.8 / len(impls)

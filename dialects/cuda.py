@@ -779,12 +779,15 @@ class WgmmaOp(IRDLOperation):
     their descriptors, K-major unless `trans_a` / `trans_b` (MN-major), the
     N / 2 f32 accumulators of each thread in registers: thread t of the
     warpgroup holds, in accumulator j, row 16 (t / 32) + (t % 32) / 4 +
-    8 ((j / 2) % 2) and column 8 (j / 4) + 2 (t % 4) + j % 2. The results
-    are ready after a `cuda.wgmma_wait` that covers the op's group.
+    8 ((j / 2) % 2) and column 8 (j / 4) + 2 (t % 4) + j % 2. Without
+    accumulators in (`[]`), D = A B: the first product of a sum needs no
+    zeros written first. The results are ready after a `cuda.wgmma_wait`
+    that covers the op's group.
 
     ```mlir
     %d0, %d1, %d2, %d3 = cuda.wgmma f16 n 8 trans_b %da, %db [%c0, %c1, %c2, %c3]
         : f32, f32, f32, f32
+    %e0, %e1, %e2, %e3 = cuda.wgmma f16 n 8 %da, %db [] : f32, f32, f32, f32
     ```
     """
 
@@ -810,10 +813,13 @@ class WgmmaOp(IRDLOperation):
         c: Sequence[SSAValue],
         trans_a: bool = False,
         trans_b: bool = False,
+        n: int | None = None,
     ):
+        """`n` is N where `c` is empty (D = A B); else 2 len(c)."""
+        n = 2 * len(c) if n is None else n
         properties: dict[str, Attribute] = {
             "operand": operand,
-            "n": IntegerAttr(2 * len(c), i64),
+            "n": IntegerAttr(n, i64),
         }
         if trans_a:
             properties["trans_a"] = UnitAttr()
@@ -822,11 +828,12 @@ class WgmmaOp(IRDLOperation):
         super().__init__(
             operands=[a, b, c],
             properties=properties,
-            result_types=[[Float32Type()] * len(c)],
+            result_types=[[Float32Type()] * (n // 2)],
         )
 
     def verify_(self) -> None:
-        _verify_wgmma(self.name, self.operand, self.n.value.data, self.c, self.d)
+        n = self.n.value.data
+        _verify_wgmma(self.name, self.operand, n, self.c or self.d, self.d)
 
 
 @irdl_op_definition

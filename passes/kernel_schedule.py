@@ -45,7 +45,11 @@ from this attribute and invents none. The heuristics, for a device of
   (32 above head dimension 128), two stages of K and V tiles. Fewer queries
   than a block's rows (a decode): the query heads that share a KV head
   packed into the block's rows (`pack`); groups of rows that leave SMs
-  idle: the keys split into parts (`split`, flash-decoding).
+  idle: the keys split into parts (`split`, flash-decoding). For
+  `arch=sm_90a`, where the head dims are multiples of 64 (up to 256) and
+  no pack is wanted, on wgmma instead: two warpgroups of 64 query rows
+  (`mma_warps` = 4) against tiles of 128 keys at head dimension 128 (64
+  at 64 and above 128), two stages.
 
 A schedule already present (written by hand or by an autotuner) is kept.
 """
@@ -74,6 +78,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel, molten
 from molten.dialects.cuda import (
+    MAX_SHARED_BYTES,
     STATIC_SHARED_BYTES,
     VECTOR_BYTES,
     WGMMA_M,
@@ -366,9 +371,22 @@ def attention_split(groups: int, key_tiles: int, causal: bool, sm_count: int) ->
 ATTENTION_WARPGROUPS = 2
 """Warpgroups of a wgmma attention block (sm_90a), 64 query rows each."""
 ATTENTION_WGMMA_KEYS = 128
-"""Keys of a wgmma attention's K and V tiles up to head dimension 128 (64
-above, where the output's accumulators take more registers): a thread
-holds keys / 2 f32 scores and value head / 2 outputs."""
+"""Keys of a wgmma attention's K and V tiles at head dimension 128 (a thread
+holds keys / 2 f32 scores and value head / 2 outputs); 64 at head dimension
+64 and above 128. Measured on an H200 (benchmarks/experiments/
+attention_wgmma.py, 2026-11-26, f16): at head dimension 128, 128 keys ran
+5-14% faster than 64; at head dimension 64, 64 keys ran 4-14% faster
+without the causal mask and level with it."""
+
+
+ATTENTION_WGMMA_STAGES = 2
+"""K and V tiles in shared memory for a wgmma attention: one copied while
+the other is computed on. Three (where they fit) leave each tile's P V
+running beside the next tile's Q Kᵀ and softmax (FlashAttention-3's
+intra-warpgroup overlap); on an H200 that ran 4-9% slower at head dimension
+128 (benchmarks/experiments/attention_wgmma.py, 2026-11-26, f16): the two
+warpgroups of a block already overlap each other's softmax and products,
+and the kernel issues more instructions than the tensor cores wait for."""
 
 
 def attention_schedule(
@@ -413,14 +431,25 @@ def takes_wgmma_attention(head: int, value_head: int) -> bool:
     return all(d % 64 == 0 and d <= 256 for d in (head, value_head))
 
 
+def stages_bytes(rows: int, keys: int, head: int, value_head: int, stages: int) -> int:
+    """Shared memory of an attention's 16-bit Q tile and `stages` K and V tiles."""
+    return 2 * (rows * head + stages * keys * (head + value_head))
+
+
 def wgmma_attention_schedule(found, sm_count: int) -> kernel.ScheduleAttr:
     """An attention on sm_90a's wgmma: `ATTENTION_WARPGROUPS` warpgroups of 64
-    query rows against tiles of `ATTENTION_WGMMA_KEYS` keys (64 above head
-    dimension 128), two stages; keys split as on mma.sync."""
+    query rows against tiles of `ATTENTION_WGMMA_KEYS` keys (64 at head
+    dimension 64 and above 128), `ATTENTION_WGMMA_STAGES` stages where they
+    fit the shared memory, else two; keys split as on mma.sync."""
     head = shape_of(found.query)[-1]
     value_head = shape_of(found.value)[-1]
-    keys = ATTENTION_WGMMA_KEYS if max(head, value_head) <= 128 else 64
+    keys = ATTENTION_WGMMA_KEYS if 64 < max(head, value_head) <= 128 else 64
     rows = WGMMA_M * ATTENTION_WARPGROUPS
+    # A third stage lets a tile's P V run on beside the next tile's Q Kᵀ and
+    # softmax, where it fits the shared memory.
+    stages = ATTENTION_WGMMA_STAGES
+    if stages_bytes(rows, keys, head, value_head, stages) > MAX_SHARED_BYTES:
+        stages = 2
     *batch, queries, _ = shape_of(found.weighted.result)
     groups = math.prod(batch) * -(-queries // rows)
     key_tiles = -(-shape_of(found.key)[-2] // keys)
@@ -429,7 +458,7 @@ def wgmma_attention_schedule(found, sm_count: int) -> kernel.ScheduleAttr:
         tile=[rows, keys, head],
         split=attention_split(groups, key_tiles, found.causal, sm_count),
         warp=[WGMMA_M, value_head],
-        stages=2,
+        stages=stages,
         mma_warps=kernel.WARPGROUP_WARPS,
     )
 

@@ -396,6 +396,14 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_batched_2x80x40x24": gemm_batched([2], 80, 40, 24),
     "wgmma_batched_2x80x40x21": gemm_batched([2], 80, 40, 21),
     "wgmma_transpose_a_136x48x264": gemm_transpose_a(136, 48, 264),
+    # Attention on wgmma: partial tiles of queries and keys with the causal
+    # mask (head dim 128); keys split across blocks (flash-decoding's
+    # combine, head dim 64); repeat_kv's grouped heads with a bias per head.
+    "wgmma_attention_causal_2x300x257x128": attention(2, 300, 128, True, keys=257),
+    "wgmma_attention_1x200x2000x64": attention(1, 200, 64, False, keys=2000),
+    "wgmma_attention_bias_grouped_8x4x40x70x64": attention_bias_grouped(
+        8, 4, 40, 70, 64
+    ),
 }
 
 

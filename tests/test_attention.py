@@ -3,6 +3,8 @@ become one kernel, that the kernel level computes what the graph computes
 (the float64 interpreter before and after), and the CUDA source it lowers
 to. tests/test_attention_gpu.py runs the kernels."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -225,3 +227,40 @@ def test_a_split_causal_attention_is_a_clear_error():
         NotImplementedError, match="no split or pack of a causal attention"
     ):
         run_pipeline(parse_module(text), "lower-kernel-to-cuda")
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_sm_90a_attention_is_one_wgmma_kernel(causal):
+    """On sm_90a, head dims that are multiples of 64 take wgmma: Q Kᵀ from
+    shared memory (its first product with no accumulators in), P V with P
+    in registers; exp2 on the SFU. The kernel level still computes the
+    graph."""
+    g = _graph("float16", sq=150, sk=70, d=64, dv=64, causal=causal)
+    module = ZeroCompiler(arch="sm_90a").optimize(g)
+    assert "mma_warps = 4" in str(module)
+    source = ZeroCompiler(arch="sm_90a").compile(g).source
+    assert "molten_wgmma_m64n64k16_f16_kk_zero(" in source  # Q Kᵀ, D = A B
+    assert '"=f"(d0)' in source and ", 0, 1, 1, 0, 0;" in source  # scale-d 0
+    assert "molten_wgmma_m64n64k16_f16_rt(" in source  # P V, A in registers
+    assert "{%32, %33, %34, %35}, %36, 1, 1, 1, 1;" in source
+    assert "ex2.approx.ftz.f32" in source
+    assert not re.search(r"^\s+molten_mma_f16\(", source, re.M)  # no mma.sync
+    rng = np.random.default_rng(3)
+    arrays = [
+        round_to(rng.standard_normal(t.shape.dims), t.type.element_type)
+        for t in g.inputs
+    ]
+    np.testing.assert_allclose(
+        molten.interpret(module, *arrays, reference=True),
+        molten.interpret(g, *arrays, reference=True),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+
+
+def test_head_dims_not_whole_swizzled_rows_stay_on_mma_sync():
+    """wgmma's operand tiles are 64-element swizzled rows: head dim 80 runs
+    on mma.sync even for sm_90a."""
+    g = _graph("bfloat16", d=80, dv=80)
+    module = str(ZeroCompiler(arch="sm_90a").optimize(g))
+    assert "attention schedule" in module and "mma_warps" not in module

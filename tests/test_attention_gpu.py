@@ -105,6 +105,19 @@ def test_attention_kernel_matches_the_interpreter(case, dtype, arch):
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("causal", [False, True])
+def test_wgmma_with_p_v_left_running(causal, dtype, monkeypatch):
+    """Three stages on wgmma: each tile's P V runs on beside the next tile's
+    Q Kᵀ and softmax (carried as packed P), at partial tiles, a split."""
+    monkeypatch.setattr("molten.passes.kernel_schedule.ATTENTION_WGMMA_STAGES", 3)
+    for case in [(1, 2, 300, 257, 128, 128, causal), (1, 2, 130, 1000, 64, 64, causal)]:
+        g = _attention_graph(*case, dtype)
+        assert "stages = 3" in str(ZeroCompiler(arch="sm_90a").optimize(g))
+        error = _run(g, dtype, "sm_90a")
+        assert error < TOLERANCE[dtype], f"{case}: relative L2 error {error:.2e}"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_warps_of_32_query_rows(dtype, monkeypatch):
     """Two row fragments a warp (each K and V fragment serves both)."""
     monkeypatch.setattr("molten.passes.kernel_schedule.ATTENTION_WARP_ROWS", 32)

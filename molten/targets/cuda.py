@@ -311,6 +311,7 @@ _BINARY = {
 }
 _CALLS = {
     arith.MaximumfOp: "molten_fmax",
+    arith.MaxnumfOp: "fmaxf",
     arith.MinimumfOp: "molten_fmin",
     arith.MinSIOp: "molten_imin",
     mathd.ExpOp: "expf",
@@ -323,6 +324,22 @@ _CALLS = {
     mathd.PowFOp: "powf",
     mathd.AbsFOp: "fabsf",
 }
+_APPROXIMATE_CALLS = {mathd.Exp2Op: "molten_exp2_approx"}
+"""The device functions of ops whose fastmath flags allow an approximation
+(afn)."""
+
+
+def _call_name(op: Operation) -> str:
+    fastmath = getattr(op, "fastmath", None)
+    if (
+        type(op) in _APPROXIMATE_CALLS
+        and isinstance(fastmath, arith.FastMathFlagsAttr)
+        and arith.FastMathFlag.APPROX_FUNC in fastmath.data
+    ):
+        return _APPROXIMATE_CALLS[type(op)]
+    return _CALLS[type(op)]
+
+
 _PREDICATES = {
     "eq": "==",
     "ne": "!=",
@@ -399,7 +416,7 @@ class BodyPrinter:
             self.define(op.results[0], f"{a} {_BINARY[type(op)]} {b}")
         elif type(op) in _CALLS:
             args = ", ".join(self.name(v) for v in op.operands)
-            self.define(op.results[0], f"{_CALLS[type(op)]}({args})")
+            self.define(op.results[0], f"{_call_name(op)}({args})")
         elif isinstance(op, arith.NegfOp):
             self.define(op.result, f"-{self.name(op.operand)}")
         elif isinstance(op, arith.CmpiOp | arith.CmpfOp):
@@ -467,7 +484,10 @@ class BodyPrinter:
                 "desc",
             )
         elif isinstance(op, cuda.WgmmaOp):
-            names = self._declare_copies(op.d, op.c, "acc")
+            if op.c:
+                names = self._declare_copies(op.d, op.c, "acc")
+            else:  # D = A B: the helper only writes them
+                names = self._declare(op.d, "acc")
             args = ", ".join([*names, self.name(op.a), self.name(op.b)])
             self.emit(f"{wgmma_helper_name(op)}({args});")
         elif isinstance(op, cuda.WgmmaRegisterAOp):
@@ -793,11 +813,13 @@ WgmmaLike = cuda.WgmmaOp | cuda.WgmmaRegisterAOp
 
 
 def wgmma_helper_name(op: WgmmaLike) -> str:
-    """molten_wgmma_m64n<N>k16_<type>_<A><B>: A and B each `k` (K-major) or
-    `t` (MN-major), A `r` where it is in registers."""
+    """molten_wgmma_m64n<N>k16_<type>_<A><B>[_zero]: A and B each `k`
+    (K-major) or `t` (MN-major), A `r` where it is in registers; `_zero`
+    where no accumulators come in (D = A B)."""
     kind = "bf16" if isinstance(op.operand, BFloat16Type) else "f16"
     a = "r" if isinstance(op, cuda.WgmmaRegisterAOp) else _major(op.trans_a)
-    return f"molten_wgmma_m64n{op.n.value.data}k16_{kind}_{a}{_major(op.trans_b)}"
+    zero = "" if op.c else "_zero"
+    return f"molten_wgmma_m64n{op.n.value.data}k16_{kind}_{a}{_major(op.trans_b)}{zero}"
 
 
 def _major(trans: UnitAttr | None) -> str:
@@ -831,8 +853,11 @@ def wgmma_helpers(kernels: list[cuda.KernelOp]) -> list[str]:
         else:
             a_params = "unsigned long long a"
             trans_a = int(op.trans_a is not None)
-            sources = f"%{count}, %{count + 1}, 1, 1, 1, {trans_a}, {trans_b}"
+            # scale-d 0 where no accumulators come in: D = A B.
+            scale_d = int(bool(op.c))
+            sources = f"%{count}, %{count + 1}, {scale_d}, 1, 1, {trans_a}, {trans_b}"
             inputs = '"l"(a), "l"(b)'
+        output = "+f" if op.c else "=f"
         helpers.append(
             f"__device__ __forceinline__ void {name}("
             + ", ".join(f"float& d{i}" for i in range(count))
@@ -840,7 +865,7 @@ def wgmma_helpers(kernels: list[cuda.KernelOp]) -> list[str]:
             f'  asm volatile("wgmma.mma_async.sync.aligned.m64n{op.n.value.data}k16.'
             f'f32.{ptx_type}.{ptx_type} {{{registers}}}, {sources};"\n'
             "      : "
-            + ", ".join(f'"+f"(d{i})' for i in range(count))
+            + ", ".join(f'"{output}"(d{i})' for i in range(count))
             + f"\n      : {inputs});\n}}"
         )
     for count in sorted(waits):
@@ -953,6 +978,12 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             & {cuda.CpAsyncOp, cuda.LdMatrixOp, cuda.MmaOp, cuda.WgmmaDescriptorOp}
         ),
         "pack": cuda.PackOp in kernel_ops,
+        "exp2_approx": any(
+            type(op) in _APPROXIMATE_CALLS
+            and _call_name(op) == _APPROXIMATE_CALLS[type(op)]
+            for k in kernels
+            for op in k.walk()
+        ),
         "wgmma_helpers": wgmma_helpers(kernels),
         "group_barrier": cuda.GroupBarrierOp in kernel_ops,
         "last_arrival": cuda.LastArrivalOp in kernel_ops,

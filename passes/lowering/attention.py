@@ -68,6 +68,51 @@ from molten.passes.tile import Gemm
 FRAGMENT_ROWS = 16
 """Query rows of one mma's M; a warp takes one or more such fragments."""
 LOG2E = math.log2(math.e)
+APPROXIMATE = arith.FastMathFlagsAttr([arith.FastMathFlag.APPROX_FUNC])
+"""The softmax's exp2 runs on the SFU alone (ex2.approx.ftz): weights below
+2^-126 of the row's largest flush to zero, which the sum never sees."""
+
+
+def _positive_scale(found) -> tuple[SSAValue, float] | None:
+    """Where the logits are the scores times a positive constant c, then
+    only causal masks added (0 or -inf, which a positive factor leaves as
+    they are): the product and c. The softmax then takes its max on the
+    unscaled scores and folds c into exp2's factor, log2(e) c: one fused
+    multiply-add an element instead of two multiplies."""
+    value = found.logits
+    while isinstance(add := value.owner, molten.AddOp):
+        masks = [v for v in add.operands if isinstance(v.owner, molten.CausalMaskOp)]
+        others = [v for v in add.operands if v not in masks]
+        if len(masks) != 1 or len(others) != 1:
+            return None
+        value = others[0]
+    product = value.owner
+    scores = found.scores.result
+    if not isinstance(product, molten.MulOp) or element_of(scores) != F32:
+        return None
+    factors = [v for v in product.operands if v is not scores]
+    if len(factors) != 1 or len(product.operands) != 2:
+        return None
+    (factor,) = factors
+    constant = factor.owner
+    if not isinstance(constant, molten.ConstantOp) or math.prod(shape_of(factor)) != 1:
+        return None
+    c = constant.splat_value()
+    if c is None or not 0 < c < math.inf:
+        return None
+    return product.result, c
+
+
+def _causal_add(found) -> molten.AddOp | None:
+    """The op that adds the causal mask, the last before the softmax (casts
+    aside), where the scores end in it."""
+    value = found.logits
+    while isinstance(value.owner, molten.CastOp):
+        value = value.owner.operands[0]
+    add = value.owner
+    if not found.causal or not isinstance(add, molten.AddOp):
+        return None
+    return add
 
 
 def _not_supported(what: str) -> NotImplementedError:
@@ -125,6 +170,7 @@ class _MmaProducts:
     value_head: int
     tile_row: Index
     """The warp's first row in the block's."""
+    stages: int
 
     @staticmethod
     def of(
@@ -135,6 +181,7 @@ class _MmaProducts:
         element,
         fragments: int,
         dims: tuple[int, int],
+        stages: int,
     ) -> _MmaProducts:
         """The warp's Q fragments read from the Q tile (which has arrived)
         and its lanes' ldmatrix addresses in the K and V tiles."""
@@ -161,15 +208,57 @@ class _MmaProducts:
             for i in range(fragments)
         ]
         return _MmaProducts(
-            element, q, k, v, fragments, q_frags, k_lane, v_lane, value_head, warp_row
+            element,
+            q,
+            k,
+            v,
+            fragments,
+            q_frags,
+            k_lane,
+            v_lane,
+            value_head,
+            warp_row,
+            stages,
         )
 
     def arrived(self, e: Emitter) -> None:
         """Nothing: ldmatrix reads what a barrier made visible."""
 
-    def scores(self, e: Emitter, stage: Index, keys: int) -> list[list[list[SSAValue]]]:
-        """S = Q Kᵀ against the stage's keys, as s[i][f][r]: the lane's
-        accumulator r of row fragment i and columns 8 f to 8 f + 7."""
+    @staticmethod
+    def tiles_ahead(stages: int) -> int:
+        """Tiles of K and V copied ahead of the one computed on: all stages
+        but the current one's."""
+        return stages - 1
+
+    def pending_initial(self, e: Emitter, keys: int) -> list[SSAValue]:
+        """Nothing is carried from one tile's products to the next's."""
+        return []
+
+    def settled(self, e: Emitter, o: list[list[SSAValue]]) -> list[list[SSAValue]]:
+        """O: each mma.sync is done when its results are used."""
+        return o
+
+    def finished(
+        self,
+        e: Emitter,
+        o: list[list[SSAValue]],
+        pending: list[SSAValue],
+        count: Index,
+    ) -> list[list[SSAValue]]:
+        """O after the loop: complete."""
+        return o
+
+    def scores(
+        self,
+        e: Emitter,
+        tile: Index,
+        keys: int,
+        o: list[list[SSAValue]],
+        pending: list[SSAValue],
+    ) -> tuple[list[list[list[SSAValue]]], list[list[SSAValue]]]:
+        """S = Q Kᵀ against tile `tile`'s keys, as s[i][f][r]: the lane's
+        accumulator r of row fragment i and columns 8 f to 8 f + 7; and O."""
+        stage = e.irem(tile, self.stages)
         k_stage = e.iadd(e.imul(stage, self.k.rows * self.k.pitch), self.k_lane)
         zero = e.f32(0.0)
         s_frags = keys // 8
@@ -189,18 +278,19 @@ class _MmaProducts:
                         )
                         e.add(mma)
                         s[i][f] = list(mma.results)
-        return s
+        return s, o
 
     def weighted(
         self,
         e: Emitter,
-        stage: Index,
+        tile: Index,
         p: list[list[list[SSAValue]]],
         o: list[list[SSAValue]],
         keys: int,
-    ) -> list[list[SSAValue]]:
-        """O += P V, P (in f32, the layout of `scores`) packed from the
-        accumulators into A fragments."""
+    ) -> tuple[list[list[SSAValue]], list[SSAValue]]:
+        """O += P V for tile `tile`, P (in f32, the layout of `scores`) packed
+        from the accumulators into A fragments; nothing carried."""
+        stage = e.irem(tile, self.stages)
         v_stage = e.iadd(e.imul(stage, self.v.rows * self.v.pitch), self.v_lane)
         o = [list(frag) for frag in o]
         for kk in range(keys // 16):
@@ -224,7 +314,7 @@ class _MmaProducts:
                         )
                         e.add(mma)
                         o[i][4 * f : 4 * f + 4] = mma.results
-        return o
+        return o, []
 
 
 @dataclass(frozen=True)
@@ -578,8 +668,10 @@ def lower_attention(
     def first_key(em: Emitter, j: Index) -> Index:
         return em.imul(em.iadd(kv_begin, j), bn)
 
+    product_kind = WgmmaProducts if on_wgmma else _MmaProducts
+    tiles_ahead = product_kind.tiles_ahead(stages)
     q.issue(e, q_copies, 0, row0)
-    for stage in range(stages - 1):
+    for stage in range(tiles_ahead):
         if isinstance(count, int) and stage >= count:
             e.add(cuda.CpAsyncCommitOp())
             continue
@@ -587,17 +679,24 @@ def lower_attention(
         v.issue(e, v_copies, stage, first_key(e, stage), wanted(e, stage))
         e.add(cuda.CpAsyncCommitOp())
     # The first commit group (Q and the first K, V tiles) has landed.
-    e.add(cuda.CpAsyncWaitOp(stages - 2))
+    e.add(cuda.CpAsyncWaitOp(tiles_ahead - 1))
     if on_wgmma:
         e.add(cuda.FenceProxyAsyncOp())
     e.add(cuda.SyncThreadsOp())
 
     warp_row = e.imul(warp, rows_per_warp)
     if on_wgmma:
-        products = WgmmaProducts.of(e, tid, (q, k, v), element, head, wm)
+        products = WgmmaProducts.of(e, tid, (q, k, v), element, head, wm, stages)
     else:
         products = _MmaProducts.of(
-            e, lane, warp_row, (q, k, v), element, fragments, (head, value_head)
+            e,
+            lane,
+            warp_row,
+            (q, k, v),
+            element,
+            fragments,
+            (head, value_head),
+            stages,
         )
     # Lane l holds rows l / 4 and l / 4 + 8 of each accumulator fragment, at
     # columns 2 (l % 4) and 2 (l % 4) + 1.
@@ -615,129 +714,181 @@ def lower_attention(
     s_frags, o_frags = bn // 8, value_head // 8
     rows = 2 * fragments  # the lane's rows: two per fragment
     carried = 2 * rows + 4 * o_frags * fragments  # m, l per row; O
-    loop_body = Block(arg_types=[INDEX, *[F32] * carried])
-    initial = [e.f32(-math.inf)] * rows + [e.f32(0.0)] * (carried - rows)
-    loop = scf.ForOp(e.index(0), e.index(count), e.index(1), initial, Region(loop_body))
-    e.block.add_op(loop)
-    lb = e.nested(loop_body)
-    j = loop_body.args[0]
-    j.name_hint = "kv_tile"
-    kv = lb.iadd(kv_begin, j)
-    m_old = list(loop_body.args[1 : 1 + rows])
-    l_old = list(loop_body.args[1 + rows : 1 + 2 * rows])
-    o_flat = list(loop_body.args[1 + 2 * rows :])
-    # o[i][4 f + r]: fragment i's accumulators; row h of the lane = 2 i + r // 2.
-    o = [o_flat[i * 4 * o_frags : (i + 1) * 4 * o_frags] for i in range(fragments)]
-    lb.add(cuda.CpAsyncWaitOp(stages - 2))
-    products.arrived(lb)
-    # Every product of the last iteration is done (each waited for its
-    # own), so the stage it read is free.
-    lb.add(cuda.SyncThreadsOp())
-    # The tile `stages - 1` ahead goes into the stage read last iteration.
-    ahead = lb.iadd(j, stages - 1)
-    fetch = lb.irem(ahead, stages)
-    k.issue(lb, k_copies, fetch, first_key(lb, ahead), wanted(lb, ahead))
-    v.issue(lb, v_copies, fetch, first_key(lb, ahead), wanted(lb, ahead))
-    lb.add(cuda.CpAsyncCommitOp())
-    stage = lb.irem(j, stages)
-    # A warp tile whose rows are all past the queries (most warps of a
-    # decode's block) skips the products and the softmax; it only copies.
-    # (A warpgroup's warps decide together: a wgmma is the warpgroup's.)
-    busy_if = None
-    if units > 1 and query_rows % bm:
-        busy = lb.icmp(lb.iadd(row0, products.tile_row), query_rows, "slt")
-        busy_if = scf.IfOp(busy, [F32] * carried, Region(Block()), Region(Block()))
-        lb.block.add_op(busy_if)
-        busy_if.false_region.block.add_op(scf.YieldOp(*loop_body.args[1:]))
-        lb = lb.nested(busy_if.true_region.block)
+    # And what one tile's products leave to the next's (a P to multiply).
+    pending_initial = products.pending_initial(e, bn)
+    carried_types = [F32] * carried + [v.type for v in pending_initial]
 
-    s = products.scores(lb, stage, bn)
+    def tile_loop(
+        begin: Index, end: Index, initial: list[SSAValue], masked: bool
+    ) -> list[SSAValue]:
+        """The loop over tiles `begin` to `end` of the block's keys, carrying
+        each row's max and sum, O and what the products leave pending;
+        without the causal mask unless `masked` (tiles whose keys every
+        row of the block sees)."""
+        loop_body = Block(arg_types=[INDEX, *carried_types])
+        loop = scf.ForOp(
+            e.index(begin), e.index(end), e.index(1), initial, Region(loop_body)
+        )
+        e.block.add_op(loop)
+        lb = e.nested(loop_body)
+        j = loop_body.args[0]
+        j.name_hint = "kv_tile"
+        kv = lb.iadd(kv_begin, j)
+        m_old = list(loop_body.args[1 : 1 + rows])
+        l_old = list(loop_body.args[1 + rows : 1 + 2 * rows])
+        o_flat = list(loop_body.args[1 + 2 * rows : 1 + carried])
+        pending = list(loop_body.args[1 + carried :])
+        # o[i][4 f + r]: fragment i's accumulators; row h of the lane = 2 i + r // 2.
+        o = [o_flat[i * 4 * o_frags : (i + 1) * 4 * o_frags] for i in range(fragments)]
+        lb.add(cuda.CpAsyncWaitOp(tiles_ahead - 1))
+        products.arrived(lb)
+        # Every product that read the stage copied into next is done (each
+        # waited for in its warp tile before this barrier).
+        lb.add(cuda.SyncThreadsOp())
+        # The tile `tiles_ahead` on goes into the stage read last (or, with a
+        # P V left running, the one before).
+        ahead = lb.iadd(j, tiles_ahead)
+        fetch = lb.irem(ahead, stages)
+        k.issue(lb, k_copies, fetch, first_key(lb, ahead), wanted(lb, ahead))
+        v.issue(lb, v_copies, fetch, first_key(lb, ahead), wanted(lb, ahead))
+        lb.add(cuda.CpAsyncCommitOp())
+        # A warp tile whose rows are all past the queries (most warps of a
+        # decode's block) skips the products and the softmax; it only copies.
+        # (A warpgroup's warps decide together: a wgmma is the warpgroup's.)
+        busy_if = None
+        if units > 1 and query_rows % bm:
+            busy = lb.icmp(lb.iadd(row0, products.tile_row), query_rows, "slt")
+            busy_if = scf.IfOp(busy, carried_types, Region(Block()), Region(Block()))
+            lb.block.add_op(busy_if)
+            busy_if.false_region.block.add_op(scf.YieldOp(*loop_body.args[1:]))
+            lb = lb.nested(busy_if.true_region.block)
 
-    # The logits: the ops on the scores (scale, masks, biases) evaluated per
-    # element, at an index kept inside the tensors (rows and keys past the
-    # end are not stored or are masked), then in log2 units for exp2; keys
-    # past the end are masked.
-    ev = Evaluator(lb, pointers)
-    log2e = lb.f32(LOG2E)
-    minus_inf = lb.f32(-math.inf)
-    key_col = lb.iadd(lb.imul(kv, bn), lane_col)
-    scores_type = element_of(found.scores.result)
-    for i in range(fragments):
-        for f in range(s_frags):
-            for r in range(4):
-                col = lb.iadd(key_col, f * 8 + r % 2)
-                index = [
-                    *lane_rows[2 * i + r // 2],
-                    lb.imin(col, sk - 1) if sk % bn else col,
-                ]
-                ev.define(
-                    found.scores.result, index, round_to(lb, s[i][f][r], scores_type)
-                )
-                value = lb.add(arith.MulfOp(ev.at(found.logits, index), log2e))
-                if sk % bn:
-                    value = lb.select(lb.icmp(col, sk, "sge"), minus_inf, value)
-                s[i][f][r] = value
+        s, o = products.scores(lb, j, bn, o, pending)
 
-    # The online softmax, per row of the lane's: h = 2 i + r // 2.
-    m_new, m_use, l_new, alpha = [], [], [], []
-    for h in range(rows):
-        i, half = divmod(h, 2)
-        values = [s[i][f][r] for f in range(s_frags) for r in (2 * half, 2 * half + 1)]
-        row_max = values[0]
-        for value in values[1:]:
-            row_max = lb.add(arith.MaximumfOp(row_max, value))
-        # A row's values are spread over the four lanes of a quad.
-        row_max = lanes_reduce(lb, molten.ReduceMaxOp, row_max, 4)
-        m_new.append(lb.add(arith.MaximumfOp(m_old[h], row_max)))
-        # A row masked whole so far subtracts 0, not -inf (exp2(-inf - -inf)
-        # would be NaN): its weights and rescaling stay 0.
-        empty = lb.add(arith.CmpfOp(m_new[h], minus_inf, "oeq"))
-        m_use.append(lb.select(empty, lb.f32(0.0), m_new[h]))
-        alpha.append(lb.add(mathd.Exp2Op(lb.add(arith.SubfOp(m_old[h], m_use[h])))))
-    p = [
-        [
-            [
-                lb.add(
-                    mathd.Exp2Op(
-                        lb.add(arith.SubfOp(s[i][f][r], m_use[2 * i + r // 2]))
-                    )
-                )
-                for r in range(4)
+        # The logits: the ops on the scores (scale, masks, biases) evaluated per
+        # element, at an index kept inside the tensors (rows and keys past the
+        # end are not stored or are masked); keys past the end are masked.
+        ev = Evaluator(lb, pointers)
+        unmasked = None if masked else _causal_add(found)
+        if unmasked is not None:
+            (unmasked_input,) = [
+                v
+                for v in unmasked.operands
+                if not isinstance(v.owner, molten.CausalMaskOp)
             ]
-            for f in range(s_frags)
-        ]
-        for i in range(fragments)
-    ]
-    for h in range(rows):
-        i, half = divmod(h, 2)
-        total = lb.add(arith.MulfOp(l_old[h], alpha[h]))
-        for f in range(s_frags):
-            for r in (2 * half, 2 * half + 1):
-                total = lb.add(arith.AddfOp(total, p[i][f][r]))
-        l_new.append(total)
-    o = [
-        [
-            lb.add(arith.MulfOp(value, alpha[2 * i + (n % 4) // 2]))
-            for n, value in enumerate(o[i])
-        ]
-        for i in range(fragments)
-    ]
+        scaled = _positive_scale(found)
+        # The logits' units: the scale folded into exp2's factor where it can be.
+        given, log2e = found.scores.result, lb.f32(LOG2E)
+        if scaled is not None:
+            given, log2e = scaled[0], lb.f32(LOG2E * scaled[1])
+        minus_inf = lb.f32(-math.inf)
+        key_col = lb.iadd(lb.imul(kv, bn), lane_col)
+        scores_type = element_of(found.scores.result)
+        for i in range(fragments):
+            for f in range(s_frags):
+                for r in range(4):
+                    col = lb.iadd(key_col, f * 8 + r % 2)
+                    index = [
+                        *lane_rows[2 * i + r // 2],
+                        lb.imin(col, sk - 1) if sk % bn else col,
+                    ]
+                    ev.define(given, index, round_to(lb, s[i][f][r], scores_type))
+                    if unmasked is not None:  # the mask adds 0 to every score
+                        ev.define(unmasked.result, index, ev.at(unmasked_input, index))
+                    value = ev.at(found.logits, index)
+                    if sk % bn:
+                        value = lb.select(lb.icmp(col, sk, "sge"), minus_inf, value)
+                    s[i][f][r] = value
 
-    o = products.weighted(lb, stage, p, o, bn)
-    carried_next = [*m_new, *l_new, *(v for frag in o for v in frag)]
-    if busy_if is not None:
-        lb.block.add_op(scf.YieldOp(*carried_next))
-        carried_next = list(busy_if.results)
-    loop_body.add_op(scf.YieldOp(*carried_next))
+        # The online softmax, per row of the lane's: h = 2 i + r // 2, its max
+        # and sum in log2 units for exp2: the max of the logits is taken to them
+        # once a row (log2(e) > 0 keeps the max the same), and each weight is
+        # exp2(logit log2(e) - m), one fused multiply-add before the exp2.
+        m_new, m_use, l_new, alpha = [], [], [], []
+        for h in range(rows):
+            i, half = divmod(h, 2)
+            values = [
+                s[i][f][r] for f in range(s_frags) for r in (2 * half, 2 * half + 1)
+            ]
+            # fmaxf (arith.maxnumf): a NaN score reaches the output through the
+            # row's sum; NaN-propagating maxima would branch on each.
+            row_max = values[0]
+            for value in values[1:]:
+                row_max = lb.add(arith.MaxnumfOp(row_max, value))
+            # A row's values are spread over the four lanes of a quad.
+            row_max = lanes_reduce(lb, arith.MaxnumfOp, row_max, 4)
+            row_max = lb.add(arith.MulfOp(row_max, log2e))
+            m_new.append(lb.add(arith.MaxnumfOp(m_old[h], row_max)))
+            # A row masked whole so far subtracts 0, not -inf (exp2(-inf - -inf)
+            # would be NaN): its weights and rescaling stay 0.
+            empty = lb.add(arith.CmpfOp(m_new[h], minus_inf, "oeq"))
+            m_use.append(lb.select(empty, lb.f32(0.0), m_new[h]))
+            shift = lb.add(arith.SubfOp(m_old[h], m_use[h]))
+            alpha.append(lb.add(mathd.Exp2Op(shift, APPROXIMATE)))
+        p = [
+            [
+                [
+                    lb.add(
+                        mathd.Exp2Op(
+                            lb.add(
+                                arith.SubfOp(
+                                    lb.add(arith.MulfOp(s[i][f][r], log2e)),
+                                    m_use[2 * i + r // 2],
+                                )
+                            ),
+                            APPROXIMATE,
+                        )
+                    )
+                    for r in range(4)
+                ]
+                for f in range(s_frags)
+            ]
+            for i in range(fragments)
+        ]
+        for h in range(rows):
+            i, half = divmod(h, 2)
+            total = lb.add(arith.MulfOp(l_old[h], alpha[h]))
+            for f in range(s_frags):
+                for r in (2 * half, 2 * half + 1):
+                    total = lb.add(arith.AddfOp(total, p[i][f][r]))
+            l_new.append(total)
+        o = [
+            [
+                lb.add(arith.MulfOp(value, alpha[2 * i + (n % 4) // 2]))
+                for n, value in enumerate(frag)
+            ]
+            for i, frag in enumerate(products.settled(lb, o))
+        ]
+
+        o, pending = products.weighted(lb, j, p, o, bn)
+        carried_next = [*m_new, *l_new, *(v for frag in o for v in frag), *pending]
+        if busy_if is not None:
+            lb.block.add_op(scf.YieldOp(*carried_next))
+            carried_next = list(busy_if.results)
+        loop_body.add_op(scf.YieldOp(*carried_next))
+        return list(loop.results)
+
+    initial = [e.f32(-math.inf)] * rows + [e.f32(0.0)] * (carried - rows)
+    initial += pending_initial
+    if found.causal:
+        # Tiles of keys up to the block's first row are seen whole.
+        seen = e.imin(e.idiv(e.iadd(row0, 1), bn), count)
+        seen.name_hint = "kv_seen"
+        results = tile_loop(0, seen, initial, False)
+        results = tile_loop(seen, count, results, True)
+    else:
+        results = tile_loop(0, count, initial, True)
     e.add(cuda.CpAsyncWaitOp(0))
 
     # Each lane summed its own columns: the row's sum is its quad's.
-    results = list(loop.results)
     m_final = results[:rows]
     sums = [
         lanes_reduce(e, molten.ReduceSumOp, results[rows + h], 4) for h in range(rows)
     ]
-    o_final = results[2 * rows :]
+    # O, once the last tile's P V is done.
+    (o_final,) = products.finished(
+        e, [results[2 * rows : carried]], results[carried:], count
+    )
     # The lane's accumulator n of fragment i: row 16 i + 8 (n % 4 // 2) of
     # its rows, column 8 (n // 4) + n % 2 of its columns.
     places = [

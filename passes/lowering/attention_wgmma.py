@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import SSAValue
 
 from molten.dialects import cuda
@@ -66,13 +68,22 @@ def swizzled_rows(
 @dataclass(frozen=True)
 class WgmmaProducts:
     """Q Kᵀ and P V of a warpgroup's 64 query rows on wgmma (see the module
-    docstring); each warp of it holds one fragment of 16 rows."""
+    docstring); each warp of it holds one fragment of 16 rows.
+
+    With three or more stages (`overlapped`), a tile's P V runs beside the
+    next tile's softmax: P is packed and carried into the next iteration,
+    whose Q Kᵀ is issued first and its P V (of the tile before) after it,
+    so that waiting for all but the newest group gives the scores while
+    P V still runs; O is waited for only where it is rescaled. The V that
+    P V reads stays in its stage for that iteration: the copies run
+    `stages - 2` tiles ahead. FlashAttention-3's intra-warpgroup overlap."""
 
     element: object
     q: SwizzledOperand
     k: SwizzledOperand
     v: SwizzledOperand
     head: int
+    stages: int
     tile_row: Index
     """The warpgroup's first row in the block's (and in the Q tile)."""
 
@@ -86,9 +97,20 @@ class WgmmaProducts:
         element,
         head: int,
         group_rows: int,
+        stages: int,
     ) -> WgmmaProducts:
         tile_row = e.imul(e.idiv(tid, WARPGROUP), group_rows)
-        return WgmmaProducts(element, *tiles, head, tile_row)
+        return WgmmaProducts(element, *tiles, head, stages, tile_row)
+
+    @property
+    def overlapped(self) -> bool:
+        return self.stages > 2
+
+    @staticmethod
+    def tiles_ahead(stages: int) -> int:
+        """Tiles of K and V copied ahead of the one computed on: all stages
+        but the current one's, and but the one a running P V reads."""
+        return stages - 2 if stages > 2 else 1
 
     @staticmethod
     def rows_per_warp(group_rows: int) -> int:
@@ -98,48 +120,107 @@ class WgmmaProducts:
         """Copies by cp.async become visible to the tensor cores' reads."""
         e.add(cuda.FenceProxyAsyncOp())
 
-    def scores(self, e: Emitter, stage: Index, keys: int) -> list[list[list[SSAValue]]]:
-        """S = Q Kᵀ of the warpgroup's rows against the stage's keys, as
-        s[0][f][r]: the thread's accumulator r of columns 8 f to 8 f + 7."""
+    def pending_initial(self, e: Emitter, keys: int) -> list[SSAValue]:
+        """The P carried into the first iteration (`overlapped`): zeros, so
+        that its P V adds nothing (it reads the first tile's V, finite)."""
+        if not self.overlapped:
+            return []
+        zero = e.add(arith.ConstantOp(IntegerAttr(0, cuda.FRAGMENT)))
+        return [zero] * (keys // 4)
+
+    def scores(
+        self,
+        e: Emitter,
+        tile: Index,
+        keys: int,
+        o: list[list[SSAValue]],
+        pending: list[SSAValue],
+    ) -> tuple[list[list[list[SSAValue]]], list[list[SSAValue]]]:
+        """S = Q Kᵀ of the warpgroup's rows against tile `tile`'s keys, as
+        s[0][f][r]: the thread's accumulator r of columns 8 f to 8 f + 7;
+        and O, to which (`overlapped`) the tile before's P V, issued after
+        Q Kᵀ, is still adding."""
         e.add(cuda.WgmmaFenceOp())
-        acc = [e.f32(0.0)] * (keys // 2)
+        stage = e.irem(tile, self.stages)
+        acc: list[SSAValue] = []  # the first product is D = A B
         for kk in range(0, self.head, cuda.WGMMA_K):
             da = self.q.row_descriptor(e, 0, self.tile_row, kk)
             db = self.k.row_descriptor(e, stage, 0, kk)
-            mma = e.add(cuda.WgmmaOp(self.element, da, db, acc)).owner
-            acc = list(mma.results)
-        s = self._wait(e, acc)
-        return [[s[4 * f : 4 * f + 4] for f in range(keys // 8)]]
+            mma = cuda.WgmmaOp(self.element, da, db, acc, n=keys)
+            acc = list(e.add(mma).owner.results)
+        e.add(cuda.WgmmaCommitOp())
+        if not self.overlapped:
+            s = self._wait(e, 0, acc)
+            return [[s[4 * f : 4 * f + 4] for f in range(keys // 8)]], o
+        # The first tile's pending P (zeros) reads its own V.
+        before = e.isub(tile, e.imin(tile, 1))
+        o = [self._issue(e, e.irem(before, self.stages), pending, o[0])]
+        done = self._wait(e, 1, [*acc, *o[0]])
+        s, o = done[: len(acc)], [done[len(acc) :]]
+        return [[s[4 * f : 4 * f + 4] for f in range(keys // 8)]], o
+
+    def settled(self, e: Emitter, o: list[list[SSAValue]]) -> list[list[SSAValue]]:
+        """O once every P V that writes it is done."""
+        if not self.overlapped:
+            return o
+        return [self._wait(e, 0, o[0])]
 
     def weighted(
         self,
         e: Emitter,
-        stage: Index,
+        tile: Index,
         p: list[list[list[SSAValue]]],
         o: list[list[SSAValue]],
         keys: int,
-    ) -> list[list[SSAValue]]:
-        """O += P V, P (in f32, the layout of `scores`) packed into A
-        registers per 16 keys, V read MN-major from the stage."""
+    ) -> tuple[list[list[SSAValue]], list[SSAValue]]:
+        """O += P V for tile `tile`, P (in f32, the layout of `scores`) packed
+        into A registers per 16 keys, V read MN-major from the stage; or
+        (`overlapped`) the packed P, for the next iteration to issue."""
         (p_rows,) = p
-        (acc,) = o
         a = [
-            a_fragment(e, self.element, p_rows[2 * kk], p_rows[2 * kk + 1])
+            reg
             for kk in range(keys // cuda.WGMMA_K)
+            for reg in a_fragment(e, self.element, p_rows[2 * kk], p_rows[2 * kk + 1])
         ]
-        # The rescaled accumulators and all of P are written before the
-        # wgmmas that read them (a register written between two wgmmas
-        # makes ptxas wait for the first).
+        if self.overlapped:
+            return o, a
+        acc = self._issue(e, e.irem(tile, self.stages), a, o[0])
+        return [self._wait(e, 0, acc)], []
+
+    def finished(
+        self,
+        e: Emitter,
+        o: list[list[SSAValue]],
+        pending: list[SSAValue],
+        count: Index,
+    ) -> list[list[SSAValue]]:
+        """O after the loop over `count` tiles: (`overlapped`) with the last
+        tile's P V, issued and waited for."""
+        if not self.overlapped:
+            return o
+        last = e.isub(count, e.imin(count, 1))  # a part past the keys: 0
+        return [
+            self._wait(e, 0, self._issue(e, e.irem(last, self.stages), pending, o[0]))
+        ]
+
+    def _issue(
+        self, e: Emitter, stage: Index, a: list[SSAValue], acc: list[SSAValue]
+    ) -> list[SSAValue]:
+        """Issues and commits acc += P V for P packed in `a` (four registers
+        per 16 keys) and the stage's V, MN-major."""
+        # The accumulators and all of P are written before the wgmmas that
+        # read them (a register written between two wgmmas makes ptxas
+        # wait for the first).
         e.add(cuda.WgmmaFenceOp())
-        for kk, a_kk in enumerate(a):
+        for kk in range(len(a) // 4):
             db = self.v.descriptor(e, stage, 0, kk * cuda.WGMMA_K)
-            mma = e.add(
-                cuda.WgmmaRegisterAOp(self.element, a_kk, db, acc, trans_b=True)
-            ).owner
-            acc = list(mma.results)
-        return [self._wait(e, acc)]
+            mma = cuda.WgmmaRegisterAOp(
+                self.element, a[4 * kk : 4 * kk + 4], db, acc, trans_b=True
+            )
+            acc = list(e.add(mma).owner.results)
+        e.add(cuda.WgmmaCommitOp())
+        return acc
 
     @staticmethod
-    def _wait(e: Emitter, acc: list[SSAValue]) -> list[SSAValue]:
-        e.add(cuda.WgmmaCommitOp())
-        return list(e.add(cuda.WgmmaWaitOp(0, acc)).owner.results)
+    def _wait(e: Emitter, pending: int, values: list[SSAValue]) -> list[SSAValue]:
+        return list(e.add(cuda.WgmmaWaitOp(pending, values)).owner.results)

@@ -19,13 +19,21 @@ IDENTITY = {
 }
 
 
-Reduction = molten.ReductionOp | type[molten.ReductionOp]
+Reduction = (
+    molten.ReductionOp
+    | type[molten.ReductionOp]
+    | type[arith.FloatingPointLikeBinaryOperation]
+)
 """A reduction op, or its kind where there is no op to name (attention's
-running max and sum)."""
+running sum), or the arith op that combines two values (attention's row
+max, arith.MaxnumfOp: a NaN score reaches the output through the sum, so
+the max need not propagate it, and fmaxf has no branch)."""
 
 
 def combine(e: Emitter, op: Reduction, a: SSAValue, b: SSAValue) -> SSAValue:
     kind = op if isinstance(op, type) else type(op)
+    if issubclass(kind, arith.FloatingPointLikeBinaryOperation):
+        return e.add(kind(a, b))
     if issubclass(kind, molten.ReduceMaxOp):
         return e.add(arith.MaximumfOp(a, b))
     return e.add(arith.AddfOp(a, b))

@@ -985,7 +985,7 @@ cuda.kernel @mma_i16_registers(%y: !cuda.ptr<f32>) block 32 {
 
 // -----
 
-// -- wgmma (sm_90a): cuda.wgmma_descriptor, cuda.wgmma, cuda.wgmma_wait ------
+// -- wgmma (sm_90a): cuda.wgmma_descriptor, cuda.wgmma, cuda.wgmma_reg_a, cuda.wgmma_wait
 
 // a wgmma of f32 operands
 cuda.kernel @wgmma_f32(%y: !cuda.ptr<f32>) block 128 {
@@ -1051,6 +1051,46 @@ cuda.kernel @wgmma_results(%y: !cuda.ptr<f32>) block 128 {
   %d = cuda.wgmma_descriptor %s[%c0] leading 16 stride 1024 : !cuda.ptr<f16, shared>
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma: m64n8k16 takes and gives 4 f32 accumulators a thread, not 4 and 8{{$}}
   %d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7 = "cuda.wgmma"(%d, %d, %z, %z, %z, %z) <{operand = f16, n = 8 : i64}> : (i64, i64, f32, f32, f32, f32) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+  cuda.return
+}
+
+// -----
+
+// no accumulators in (D = A B), but fewer results than n 8 gives
+cuda.kernel @wgmma_fresh_results(%y: !cuda.ptr<f32>) block 128 {
+  %c0 = arith.constant 0 : index
+  %s = cuda.shared_alloc 4096 : !cuda.ptr<f16, shared>
+  %d = cuda.wgmma_descriptor %s[%c0] leading 16 stride 1024 : !cuda.ptr<f16, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma: m64n8k16 takes and gives 4 f32 accumulators a thread, not 2 and 2{{$}}
+  %d0, %d1 = cuda.wgmma f16 n 8 %d, %d [] : f32, f32
+  cuda.return
+}
+
+// -----
+
+// A from registers: three fragment registers, not four
+cuda.kernel @wgmma_reg_a_three(%y: !cuda.ptr<f32>) block 128 {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.000000e+00 : f32
+  %s = cuda.shared_alloc 4096 : !cuda.ptr<f16, shared>
+  %d = cuda.wgmma_descriptor %s[%c0] leading 8192 stride 1024 : !cuda.ptr<f16, shared>
+  %p = cuda.pack f16 %z, %z
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma_reg_a: A is four fragment registers a thread, not 3{{$}}
+  %d0, %d1, %d2, %d3 = cuda.wgmma_reg_a f16 n 8 trans_b [%p, %p, %p], %d [%z, %z, %z, %z] : f32, f32, f32, f32
+  cuda.return
+}
+
+// -----
+
+// A from registers on f32 operands
+cuda.kernel @wgmma_reg_a_f32(%y: !cuda.ptr<f32>) block 128 {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.000000e+00 : f32
+  %s = cuda.shared_alloc 4096 : !cuda.ptr<f16, shared>
+  %d = cuda.wgmma_descriptor %s[%c0] leading 8192 stride 1024 : !cuda.ptr<f16, shared>
+  %p = cuda.pack f16 %z, %z
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma_reg_a: multiplies f16 or bf16 operands, not f32{{$}}
+  %d0, %d1, %d2, %d3 = cuda.wgmma_reg_a f32 n 8 [%p, %p, %p, %p], %d [%z, %z, %z, %z] : f32, f32, f32, f32
   cuda.return
 }
 

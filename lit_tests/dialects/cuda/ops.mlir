@@ -6,7 +6,7 @@
 // registers, cuda.load, cuda.store, cuda.shared_alloc, cuda.sync_threads,
 // cuda.shfl_xor, cuda.group_barrier, cuda.last_arrival, the tensor-core ops cuda.cp_async,
 // cuda.cp_async_commit, cuda.cp_async_wait, cuda.ldmatrix and cuda.mma,
-// sm_90a's warpgroup ops cuda.wgmma_descriptor, cuda.wgmma,
+// sm_90a's warpgroup ops cuda.wgmma_descriptor, cuda.wgmma, cuda.wgmma_reg_a,
 // cuda.wgmma_fence, cuda.wgmma_commit, cuda.wgmma_wait and
 // cuda.fence_proxy_async, cuda.launch, cuda.alloc, cuda.free, cuda.zero,
 // cuda.copy, cuda.return)
@@ -660,6 +660,40 @@ cuda.kernel @warpgroup(%y: !cuda.ptr<f32>) block 128 {
 // CHECK-GENERIC-NEXT:    "cuda.store"(%g0, %g1, %g2, %g3, %y, %t) : (f32, f32, f32, f32, !cuda.ptr<f32>, index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
+
+// -----
+
+// The first product of a sum without accumulators in (D = A B: `[]`, `n` a
+// property, as many results as it says), and a product whose A comes from
+// registers (cuda.wgmma_reg_a: four fragment registers a thread, packed from
+// f32 values; B MN-major) accumulating onto it.
+cuda.kernel @warpgroup_forms(%y: !cuda.ptr<f32>) block 128 {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.000000e+00 : f32
+  %t = cuda.thread_idx x
+  %sh = cuda.shared_alloc 8192 : !cuda.ptr<f16, shared>
+  %da = cuda.wgmma_descriptor %sh[%c0] leading 16 stride 1024 : !cuda.ptr<f16, shared>
+  %db = cuda.wgmma_descriptor %sh[%c0] leading 8192 stride 1024 : !cuda.ptr<f16, shared>
+  cuda.wgmma_fence
+  %d0, %d1, %d2, %d3 = cuda.wgmma f16 n 8 %da, %da [] : f32, f32, f32, f32
+  %p = cuda.pack f16 %one, %one
+  %e0, %e1, %e2, %e3 = cuda.wgmma_reg_a f16 n 8 trans_b [%p, %p, %p, %p], %db [%d0, %d1, %d2, %d3] : f32, f32, f32, f32
+  cuda.wgmma_commit
+  %g0, %g1, %g2, %g3 = cuda.wgmma_wait 0 [%e0, %e1, %e2, %e3] : f32, f32, f32, f32
+  cuda.store %g0, %g1, %g2, %g3, %y[%t] : f32, f32, f32, f32, !cuda.ptr<f32>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @warpgroup_forms(%y: !cuda.ptr<f32>) block 128 {
+// CHECK:         cuda.wgmma_fence
+// CHECK-NEXT:    %d0, %d1, %d2, %d3 = cuda.wgmma f16 n 8 %da, %da[] : f32, f32, f32, f32
+// CHECK-NEXT:    %p = cuda.pack f16 %one, %one
+// CHECK-NEXT:    %e0, %e1, %e2, %e3 = cuda.wgmma_reg_a f16 n 8 trans_b[%p, %p, %p, %p], %db[%d0, %d1, %d2, %d3] : f32, f32, f32, f32
+// CHECK-NEXT:    cuda.wgmma_commit
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "warpgroup_forms", function_type = (!cuda.ptr<f32>) -> (), block = #builtin.int<128>}> ({
+// CHECK-GENERIC:         %d0, %d1, %d2, %d3 = "cuda.wgmma"(%da, %da) <{operand = f16, n = 8 : i64}> : (i64, i64) -> (f32, f32, f32, f32)
+// CHECK-GENERIC:         %e0, %e1, %e2, %e3 = "cuda.wgmma_reg_a"(%p, %p, %p, %p, %db, %d0, %d1, %d2, %d3) <{operand = f16, n = 8 : i64, trans_b, operandSegmentSizes = array<i32: 4, 1, 4>}> : (i32, i32, i32, i32, i64, f32, f32, f32, f32) -> (f32, f32, f32, f32)
 
 // -----
 

@@ -4,9 +4,11 @@
 // causal, 40 queries against 50 keys, head dimension 32, f16. The Q tile
 // (64 rows padded to 40 elements) and two stages of K and V tiles live in
 // shared memory; Q goes into fragment registers once; the loop over KV tiles
-// stops at the block's last row (kv_end); per tile Q Kᵀ on mma.sync, the row
-// max across each quad of lanes, exp2, P packed into A fragments for P V
-// (V read transposed by ldmatrix); the output through the gemm epilogue.
+// stops at the block's last row (kv_end), the tiles every row of the block
+// sees whole (to kv_seen) in a loop of their own that evaluates no mask; per
+// tile Q Kᵀ on mma.sync, the row max across each quad of lanes, exp2 on the
+// SFU (fastmath afn), P packed into A fragments for P V (V read transposed
+// by ldmatrix); the output through the gemm epilogue.
 
 builtin.module {
   kernel.func @attn_attention0(%q: tensor<2x40x32xf16>, %k: tensor<2x50x32xf16>, %v: tensor<2x50x32xf16>) -> (tensor<2x40x32xf16>) attention schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 32], warp = [16, 32], stages = 2> attributes {fused_ops = ["cast", "cast", "cast", "matmul", "mul", "add", "reduce_max", "sub", "exp", "reduce_sum", "div", "matmul", "cast"]} {
@@ -39,15 +41,20 @@ builtin.module {
 // CHECK:         %kv_end = arith.minsi
 // CHECK:         cuda.cp_async_commit
 // CHECK:         cuda.ldmatrix %q_tile
-// CHECK:         scf.for %kv_tile = %{{.*}} to %kv_end step %{{.*}} iter_args(
+// CHECK:         %kv_seen = arith.minsi %{{.*}}, %kv_end
+// CHECK:         scf.for %kv_tile = %{{.*}} to %kv_seen step %{{.*}} iter_args(
 // CHECK:           cuda.ldmatrix %k_tile
 // CHECK-NEXT:      cuda.mma f16 a[
 // CHECK:           cuda.shfl_xor %{{.*}}, 1 : f32
 // CHECK:           cuda.shfl_xor %{{.*}}, 2 : f32
-// CHECK:           math.exp2
+// CHECK:           math.exp2 %{{.*}} fastmath<afn> : f32
 // CHECK:           cuda.pack f16
 // CHECK:           cuda.ldmatrix trans %v_tile
 // CHECK:           cuda.mma f16 a[
+// CHECK:           scf.yield
+// CHECK:         scf.for %kv_tile{{.*}} = %kv_seen to %kv_end step %{{.*}} iter_args(
+// CHECK:           cuda.mma f16 a[
+// CHECK:           math.exp2 %{{.*}} fastmath<afn> : f32
 // CHECK:           scf.yield
 // CHECK:         cuda.cp_async_wait 0
 // CHECK:         cuda.return
