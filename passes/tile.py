@@ -62,6 +62,7 @@ from molten.dialects.cuda import (
     element_bytes,
 )
 from molten.dialects.molten import shape_of
+from molten.passes.fuse_attention import attention_in, query_group
 from molten.passes.kernel_schedule import MMA_ELEMENT_TYPES, WARP
 
 DOMAIN_DIMS = ("b", "i", "j", "k")
@@ -369,6 +370,64 @@ def wgmma_fragment(
     return WGMMA_M, warp[1], WGMMA_K
 
 
+ATTENTION_FRAGMENT_ROWS = 16
+"""Query rows of one mma.sync's M: a warp's share of an attention block."""
+
+
+def attention_schedule_problem(found, schedule: kernel.ScheduleAttr) -> str | None:
+    """What an attention kernel's schedule asks that its lowering does not
+    take, or None. On mma.sync: tile = [m w, 16 n, head dim], warp = [m,
+    value head dim], m a multiple of 16, block = 32 w. On wgmma (mma_warps =
+    4): warp = [64, value head dim], block = 128 w, head dims multiples of
+    64 and at most 256 keys and value head dims. Either way two or more
+    stages, tiles that the block's 16-byte copies divide, no split or pack
+    of a causal attention, a pack of query heads that share K and V."""
+    head = shape_of(found.query)[-1]
+    value_head = shape_of(found.value)[-1]
+    bm, bn, bd = (
+        (t.data for t in schedule.tile) if len(schedule.tile) == 3 else (0,) * 3
+    )
+    wm, wn = (t.data for t in schedule.warp) if len(schedule.warp) == 2 else (0, 0)
+    mma_warps = schedule.mma_warps.data
+    split, pack = schedule.split.data, schedule.pack.data
+    on_wgmma = mma_warps > 1
+    units = bm // wm if wm else 0
+    block = 32 * mma_warps * units
+    width = VECTOR_BYTES // element_bytes(found.query.type.element_type)
+    if (
+        (bd, wn) != (head, value_head)
+        or not units
+        or wm % ATTENTION_FRAGMENT_ROWS
+        or bm % wm
+        or bn % 16
+        or head % 16
+        or value_head % 16
+        or schedule.stages.data < 2
+        or (split > 1 and found.causal)
+        or (pack > 1 and (found.causal or query_group(found) % pack))
+        or schedule.block.data != block
+        or any(
+            (rows * cols // width) % block
+            for rows, cols in ((bm, head), (bn, head), (bn, value_head))
+        )
+    ):
+        return (
+            f"it takes tile = [m w, 16 n, {head}], warp = [m, {value_head}] with m "
+            "a multiple of 16, block = 32 w, or with mma_warps = 4 (wgmma) warp "
+            f"= [64, {value_head}], block = 128 w; two or more stages, tiles "
+            "that the block's 16-byte copies divide, no split or pack of a "
+            "causal attention, and a pack of query heads that share K and V"
+        )
+    if on_wgmma and (
+        wm != WGMMA_M or bn > 256 or head % 64 or value_head % 64 or value_head > 256
+    ):
+        return (
+            f"on wgmma it takes warp = [{WGMMA_M}, {value_head}], at most 256 keys "
+            "a tile and head dims that are multiples of 64 up to 256"
+        )
+    return None
+
+
 def gemm_of(kfunc: kernel.FuncOp) -> Gemm:
     matmuls = [op for op in kfunc.body.block.ops if isinstance(op, molten.MatmulOp)]
     if len(matmuls) != 1:
@@ -446,6 +505,12 @@ class Tile(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kfunc in [o for o in op.walk() if isinstance(o, kernel.FuncOp)]:
+            if kfunc.kind.data == kernel.KernelKind.ATTENTION and kfunc.schedule:
+                found = attention_in(kfunc.body.block.ops, "tile")
+                problem = attention_schedule_problem(found, kfunc.schedule)
+                if problem is not None:
+                    raise _fail(kfunc, f"schedule {kfunc.schedule} ({problem})")
+                continue
             if kfunc.kind.data != kernel.KernelKind.GEMM or kfunc.tiling is not None:
                 continue
             if kfunc.schedule is None:

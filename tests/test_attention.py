@@ -264,3 +264,22 @@ def test_head_dims_not_whole_swizzled_rows_stay_on_mma_sync():
     g = _graph("bfloat16", d=80, dv=80)
     module = str(ZeroCompiler(arch="sm_90a").optimize(g))
     assert "attention schedule" in module and "mma_warps" not in module
+
+
+def test_the_tile_pass_checks_an_attention_schedule():
+    """A wgmma schedule (mma_warps = 4) on head dim 80, which is not whole
+    128-byte swizzled rows: the tile pass names the kernel and what the
+    lowering takes."""
+    from xdsl.utils.exceptions import PassFailedException
+
+    g = _graph("float16", d=80, dv=80)
+    text = str(ZeroCompiler(arch="sm_90a").optimize(g))
+    text = text.replace(
+        "tile = [64, 64, 80], warp = [16, 80], stages = 2>",
+        "tile = [128, 128, 80], warp = [64, 80], stages = 2, mma_warps = 4>",
+    ).replace("block = 128,", "block = 256,")
+    assert "mma_warps = 4" in text
+    with pytest.raises(PassFailedException, match=r"tile: @attention_\w+: schedule"):
+        run_pipeline(parse_module(text), "tile")
+    with pytest.raises(NotImplementedError, match="head dims that are multiples of 64"):
+        run_pipeline(parse_module(text), "lower-kernel-to-cuda")

@@ -34,7 +34,7 @@ from xdsl.ir import Block, BlockArgument, Region, SSAValue
 
 from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import shape_of
-from molten.passes.fuse_attention import attention_in, query_group, stored_offset
+from molten.passes.fuse_attention import attention_in, stored_offset
 from molten.passes.lowering.attention_wgmma import WgmmaProducts, swizzled_rows
 from molten.passes.lowering.emitter import (
     F32,
@@ -63,10 +63,12 @@ from molten.passes.lowering.matmul import (
     a_fragment,
 )
 from molten.passes.lowering.reductions import lanes_reduce
-from molten.passes.tile import Gemm
+from molten.passes.tile import (
+    ATTENTION_FRAGMENT_ROWS,
+    Gemm,
+    attention_schedule_problem,
+)
 
-FRAGMENT_ROWS = 16
-"""Query rows of one mma's M; a warp takes one or more such fragments."""
 LOG2E = math.log2(math.e)
 APPROXIMATE = arith.FastMathFlagsAttr([arith.FastMathFlag.APPROX_FUNC])
 """The softmax's exp2 runs on the SFU alone (ex2.approx.ftz): weights below
@@ -522,6 +524,8 @@ def lower_attention(
     for tensor in (found.query, found.key, found.value):
         if not isinstance(tensor, BlockArgument):
             raise _not_supported(f"{where} computing q, k or v inside it")
+    if (problem := attention_schedule_problem(found, schedule)) is not None:
+        raise _not_supported(f"{where} with schedule {schedule} ({problem})")
     region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
     element = found.query.type.element_type  # type: ignore[attr-defined]
     q_shape, k_shape, v_shape = (
@@ -530,8 +534,8 @@ def lower_attention(
     batch_shape = list(shape_of(found.weighted.result)[:-2])
     sq, head = q_shape[-2:]
     sk, value_head = k_shape[-2], v_shape[-1]
-    bm, bn, bd = (t.data for t in schedule.tile)
-    wm, wn = (t.data for t in schedule.warp)
+    bm, bn, _ = (t.data for t in schedule.tile)
+    wm, _ = (t.data for t in schedule.warp)
     stages = schedule.stages.data
     split = schedule.split.data
     pack = schedule.pack.data
@@ -541,36 +545,9 @@ def lower_attention(
     # that issues one product. Each of its warps holds `fragments` of 16 rows.
     units = bm // wm if wm else 0
     rows_per_warp = WgmmaProducts.rows_per_warp(wm) if on_wgmma else wm
-    fragments = rows_per_warp // FRAGMENT_ROWS
+    fragments = rows_per_warp // ATTENTION_FRAGMENT_ROWS
     block = WARP * mma_warps * units
     width = cuda.ASYNC_COPY_BYTES // cuda.element_bytes(element)
-    if (
-        (bd, wn) != (head, value_head)
-        or wm % FRAGMENT_ROWS
-        or not units
-        or bm % wm
-        or bn % 16
-        or head % 16
-        or value_head % 16
-        or stages < 2
-        or (on_wgmma and (wm != cuda.WGMMA_M or bn > 256 or value_head > 256))
-        or (split > 1 and found.causal)
-        or (pack > 1 and (found.causal or query_group(found) % pack))
-        or schedule.block.data != block
-        or any(
-            (rows * cols // width) % block
-            for rows, cols in ((bm, head), (bn, head), (bn, value_head))
-        )
-    ):
-        raise _not_supported(
-            f"{where} with schedule {schedule} (it takes tile = [m w, 16 n, "
-            f"{head}], warp = [m, {value_head}] with m a multiple of 16, block = "
-            "32 w, or with mma_warps = 4 (wgmma) warp = [64, "
-            f"{value_head}], block = 128 w and at most 256 keys; two or more "
-            "stages, tiles that the block's 16-byte copies divide, no split or "
-            "pack of a causal attention, and a pack of query heads that share "
-            "K and V)"
-        )
     batches = math.prod(batch_shape)
     # The query rows a block's tiles run through: those of `pack`
     # consecutive batch matrices (query heads sharing K and V), one after

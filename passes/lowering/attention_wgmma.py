@@ -42,11 +42,7 @@ def swizzled_rows(
     """`stages` tiles of `rows` consecutive rows of a [total_rows, cols]
     matrix in shared memory, each a block of `rows` swizzled 128-byte rows
     per 64 columns; a tile moves along the rows."""
-    if cols % SWIZZLE_ELEMENTS:
-        raise NotImplementedError(
-            f"lower-kernel-to-cuda: a wgmma attention's head dims are multiples "
-            f"of {SWIZZLE_ELEMENTS}, not {cols}"
-        )
+    assert cols % SWIZZLE_ELEMENTS == 0, "tile.attention_schedule_problem"
     buffer = e.add(cuda.SharedAllocOp(element, stages * rows * cols))
     buffer.name_hint = name
     return SwizzledOperand(
