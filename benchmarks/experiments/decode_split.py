@@ -40,8 +40,8 @@ def _variant(keys, stages, split_scale):
     """kernel-schedule's attention schedule with other key tiles, stages and
     a scaled split."""
 
-    def attention_schedule(body_ops, sm_count=schedule.H100_SMS):
-        s = PICKED(body_ops, sm_count)
+    def attention_schedule(body_ops, sm_count=schedule.H100_SMS, arch="sm_90"):
+        s = PICKED(body_ops, sm_count, arch)
         rows, _, head = (t.data for t in s.tile)
         return kernel.ScheduleAttr(
             s.block.data,
