@@ -817,17 +817,9 @@ class WgmmaOp(IRDLOperation):
     ):
         """`n` is N where `c` is empty (D = A B); else 2 len(c)."""
         n = 2 * len(c) if n is None else n
-        properties: dict[str, Attribute] = {
-            "operand": operand,
-            "n": IntegerAttr(n, i64),
-        }
-        if trans_a:
-            properties["trans_a"] = UnitAttr()
-        if trans_b:
-            properties["trans_b"] = UnitAttr()
         super().__init__(
             operands=[a, b, c],
-            properties=properties,
+            properties=_wgmma_properties(operand, n, trans_a=trans_a, trans_b=trans_b),
             result_types=[[Float32Type()] * (n // 2)],
         )
 
@@ -874,15 +866,9 @@ class WgmmaRegisterAOp(IRDLOperation):
         c: Sequence[SSAValue],
         trans_b: bool = False,
     ):
-        properties: dict[str, Attribute] = {
-            "operand": operand,
-            "n": IntegerAttr(2 * len(c), i64),
-        }
-        if trans_b:
-            properties["trans_b"] = UnitAttr()
         super().__init__(
             operands=[a, b, c],
-            properties=properties,
+            properties=_wgmma_properties(operand, 2 * len(c), trans_b=trans_b),
             result_types=[[Float32Type()] * len(c)],
         )
 
@@ -892,6 +878,16 @@ class WgmmaRegisterAOp(IRDLOperation):
             raise VerifyException(
                 f"{self.name}: A is four fragment registers a thread, not {len(self.a)}"
             )
+
+
+def _wgmma_properties(
+    operand: Attribute, n: int, **transposed: bool
+) -> dict[str, Attribute]:
+    """A wgmma's properties: its operand type, N, and the unit properties
+    `trans_a` / `trans_b` given true."""
+    properties: dict[str, Attribute] = {"operand": operand, "n": IntegerAttr(n, i64)}
+    properties |= {name: UnitAttr() for name, flag in transposed.items() if flag}
+    return properties
 
 
 def _verify_wgmma(

@@ -136,23 +136,8 @@ def _row_tile(
     matrix in shared memory, rows padded by 16 bytes (ldmatrix's eight rows
     then fall in distinct banks); a tile moves along the rows."""
     width = cuda.ASYNC_COPY_BYTES // cuda.element_bytes(element)
-    pitch = cols + width
-    buffer = e.add(cuda.SharedAllocOp(element, stages * rows * pitch))
-    buffer.name_hint = name
-    return StagedOperand(
-        ptr,
-        base,
-        buffer,
-        rows,
-        cols,
-        pitch,
-        k_rows=True,
-        outer0=0,
-        outer_total=cols,
-        k_total=total_rows,
-        outer_partial=False,
-        k_partial=total_rows % rows != 0,
-    )
+    shape = (stages, rows, cols, total_rows)
+    return StagedOperand.of_rows(e, ptr, base, element, shape, cols + width, name)
 
 
 @dataclass(frozen=True)

@@ -43,22 +43,8 @@ def swizzled_rows(
     matrix in shared memory, each a block of `rows` swizzled 128-byte rows
     per 64 columns; a tile moves along the rows."""
     assert cols % SWIZZLE_ELEMENTS == 0, "tile.attention_schedule_problem"
-    buffer = e.add(cuda.SharedAllocOp(element, stages * rows * cols))
-    buffer.name_hint = name
-    return SwizzledOperand(
-        ptr,
-        base,
-        buffer,
-        rows,
-        cols,
-        cols,
-        k_rows=True,
-        outer0=0,
-        outer_total=cols,
-        k_total=total_rows,
-        outer_partial=False,
-        k_partial=total_rows % rows != 0,
-    )
+    shape = (stages, rows, cols, total_rows)
+    return SwizzledOperand.of_rows(e, ptr, base, element, shape, cols, name)
 
 
 @dataclass(frozen=True)

@@ -140,6 +140,39 @@ class StagedOperand:
     """Whether the last tile along M (or N) sticks out of the operand."""
     k_partial: bool
 
+    @classmethod
+    def of_rows(
+        cls,
+        e: Emitter,
+        ptr: SSAValue,
+        base: Index,
+        element,
+        shape: tuple[int, int, int, int],
+        pitch: int,
+        name: str,
+    ):
+        """`stages` tiles of `rows` consecutive rows of a [total_rows, cols]
+        matrix (shape = (stages, rows, cols, total_rows)) in a new shared
+        buffer, `pitch` elements a row; a tile moves along the rows (the K
+        of its copies)."""
+        stages, rows, cols, total_rows = shape
+        buffer = e.add(cuda.SharedAllocOp(element, stages * rows * pitch))
+        buffer.name_hint = name
+        return cls(
+            ptr,
+            base,
+            buffer,
+            rows,
+            cols,
+            pitch,
+            k_rows=True,
+            outer0=0,
+            outer_total=cols,
+            k_total=total_rows,
+            outer_partial=False,
+            k_partial=total_rows % rows != 0,
+        )
+
     @property
     def row_length(self) -> int:
         """Elements a row of the operand's storage (its contiguous axis)."""
