@@ -48,8 +48,8 @@ from this attribute and invents none. The heuristics, for a device of
   idle: the keys split into parts (`split`, flash-decoding). For
   `arch=sm_90a`, where the head dims are multiples of 64 (up to 256) and
   no pack is wanted, on wgmma instead: two warpgroups of 64 query rows
-  (`mma_warps` = 4) against tiles of 128 keys at head dimension 128 (64
-  at 64 and above 128), two stages.
+  (`mma_warps` = 4; one at head dimension 64) against tiles of 128 keys
+  at head dimension 128 (64 at 64 and above 128), two stages.
 
 A schedule already present (written by hand or by an autotuner) is kept.
 """
@@ -369,7 +369,13 @@ def attention_split(groups: int, key_tiles: int, causal: bool, sm_count: int) ->
 
 
 ATTENTION_WARPGROUPS = 2
-"""Warpgroups of a wgmma attention block (sm_90a), 64 query rows each."""
+"""Warpgroups of a wgmma attention block (sm_90a), 64 query rows each, above
+head dimension 64; one at 64, where two blocks of one fit an SM and run
+out of step with each other (each waits at its own barrier per tile of
+keys). Measured on the H100 (benchmarks/experiments/attention_wgmma.py,
+2026-11-26, f16): at head dimension 64 one warpgroup ran 2% faster without
+the causal mask and 12% with it; at 128, two ran 4-9% faster at 8K keys
+and level at 2K."""
 ATTENTION_WGMMA_KEYS = 128
 """Keys of a wgmma attention's K and V tiles at head dimension 128 (a thread
 holds keys / 2 f32 scores and value head / 2 outputs); 64 at head dimension
@@ -438,13 +444,15 @@ def stages_bytes(rows: int, keys: int, head: int, value_head: int, stages: int) 
 
 def wgmma_attention_schedule(found, sm_count: int) -> kernel.ScheduleAttr:
     """An attention on sm_90a's wgmma: `ATTENTION_WARPGROUPS` warpgroups of 64
-    query rows against tiles of `ATTENTION_WGMMA_KEYS` keys (64 at head
-    dimension 64 and above 128), `ATTENTION_WGMMA_STAGES` stages where they
-    fit the shared memory, else two; keys split as on mma.sync."""
+    query rows (one at head dimension 64) against tiles of
+    `ATTENTION_WGMMA_KEYS` keys (64 at head dimension 64 and above 128),
+    `ATTENTION_WGMMA_STAGES` stages where they fit the shared memory, else
+    two; keys split as on mma.sync."""
     head = shape_of(found.query)[-1]
     value_head = shape_of(found.value)[-1]
     keys = ATTENTION_WGMMA_KEYS if 64 < max(head, value_head) <= 128 else 64
-    rows = WGMMA_M * ATTENTION_WARPGROUPS
+    groups_of_rows = ATTENTION_WARPGROUPS if max(head, value_head) > 64 else 1
+    rows = WGMMA_M * groups_of_rows
     # A third stage lets a tile's P V run on beside the next tile's Q Kᵀ and
     # softmax, where it fits the shared memory.
     stages = ATTENTION_WGMMA_STAGES
@@ -454,7 +462,7 @@ def wgmma_attention_schedule(found, sm_count: int) -> kernel.ScheduleAttr:
     groups = math.prod(batch) * -(-queries // rows)
     key_tiles = -(-shape_of(found.key)[-2] // keys)
     return kernel.ScheduleAttr(
-        WARP * kernel.WARPGROUP_WARPS * ATTENTION_WARPGROUPS,
+        WARP * kernel.WARPGROUP_WARPS * groups_of_rows,
         tile=[rows, keys, head],
         split=attention_split(groups, key_tiles, found.causal, sm_count),
         warp=[WGMMA_M, value_head],

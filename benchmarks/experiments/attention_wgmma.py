@@ -1,5 +1,5 @@
 """Experiment: the wgmma attention's schedule (sm_90a). Times the kernel with
-two warpgroups, 64 or 128 keys a tile and two or three stages
+one or two warpgroups, 64 or 128 keys a tile and two or three stages
 (three: P V left running beside the next tile's softmax) beside torch's
 SDPA, at the attention suite's prefill shapes (f16). Medians of 30 calls by
 CUDA events; not a harness result (no L2 flush, no checks), only for
@@ -31,10 +31,11 @@ def _time(fn, *args, calls=30, **kwargs):
 
 
 VARIANTS = [  # (warpgroups, keys, stages)
-    (2, 128, 3),
     (2, 128, 2),
-    (2, 64, 3),
     (2, 64, 2),
+    (1, 64, 2),
+    (1, 64, 3),
+    (1, 128, 2),
 ]
 
 for b, h, s, d, causal in [

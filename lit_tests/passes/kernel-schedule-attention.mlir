@@ -24,10 +24,11 @@ kernel.func @attention_kernel(%q: tensor<2x100x64xf16>, %k: tensor<2x130x64xf16>
 
 // CHECK: kernel.func @attention_kernel({{.*}}) -> (tensor<2x100x64xf16>) attention schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
 
-// For sm_90a (head dims multiples of 64): on wgmma, two warpgroups of 64
-// query rows (256 threads) against 64 keys at head dimension 64, two stages.
+// For sm_90a (head dims multiples of 64): on wgmma, a warpgroup of 64
+// query rows (128 threads; two above head dimension 64) against 64 keys at
+// head dimension 64, two stages.
 
-// WGMMA: kernel.func @attention_kernel({{.*}}) -> (tensor<2x100x64xf16>) attention schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 64, 64], warp = [64, 64], stages = 2, mma_warps = 4> {
+// WGMMA: kernel.func @attention_kernel({{.*}}) -> (tensor<2x100x64xf16>) attention schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 2, mma_warps = 4> {
 
 // -----
 
