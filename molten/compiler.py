@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,6 +10,7 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
+from molten.errors import MoltenError
 from molten.ir import dtype_name, input_name, output_name
 from molten.pipeline import DEFAULT_PIPELINE, KERNEL_LEVEL_PIPELINE
 from molten.runtime.program import Step, TensorSpec, host_program
@@ -52,9 +53,37 @@ class CompiledGraph:
     arch: str = "sm_90"
     """The target it was compiled for; an arch-specific one (sm_90a) is what
     the runtime compiles the source for, on a device of that arch only."""
+    retarget: Callable[[str], CompiledGraph] | None = field(
+        default=None, repr=False, compare=False
+    )
+    """The same graph compiled for another target, where no arch was pinned
+    (`ZeroCompiler()`): the JIT runs the device's best target (`jit_target`)."""
     _executables: dict[int, Any] = field(
         default_factory=dict, repr=False, compare=False
     )
+    _retargeted: dict[str, CompiledGraph] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def jit_target(self, native: str) -> CompiledGraph:
+        """What the JIT runs on a device whose best target is `native`: this
+        graph where its arch was pinned or is that target, else the graph
+        compiled for `native` (sm_90a on an H100: wgmma), once. Should that
+        compile fail, or give other inputs or outputs (the graph changed
+        since), this one. Other targets generate what the portable one
+        does, so NVRTC only compiles this source for them."""
+        from molten.passes.kernel_schedule import WGMMA_ARCHS
+
+        if self.retarget is None or native == self.arch or native not in WGMMA_ARCHS:
+            return self
+        if native not in self._retargeted:
+            try:
+                other = self.retarget(native)
+            except (NotImplementedError, MoltenError):
+                other = self
+            same = (other.inputs, other.outputs) == (self.inputs, self.outputs)
+            self._retargeted[native] = other if same else self
+        return self._retargeted[native]
 
     def __len__(self) -> int:
         """The number of kernels, so that `len(compiler.compile(g))` counts
@@ -75,12 +104,18 @@ class CompiledGraph:
 
     def executable(self, device: int | None = None) -> Any:
         """The graph compiled by NVRTC for `device` (default: the current
-        one) and loaded, as a `molten.runtime.Executable`; built once."""
+        one) and loaded, as a `molten.runtime.Executable`; built once. Unless
+        an arch was pinned, it is the graph for the device's best target
+        (`jit_target`)."""
         from molten.runtime import Executable, current_device_id
+        from molten.runtime.device import device_native_arch
 
         device_id = current_device_id() if device is None else device
         if device_id not in self._executables:
-            self._executables[device_id] = Executable(self, device_id)
+            target = self
+            if self.retarget is not None:
+                target = self.jit_target(device_native_arch(device_id))
+            self._executables[device_id] = Executable(target, device_id)
         return self._executables[device_id]
 
     def __call__(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
@@ -94,18 +129,30 @@ class CompiledGraph:
         return executable(*inputs, out=out, stream=stream)
 
 
+PORTABLE_ARCH = "sm_90"
+"""The target of a `ZeroCompiler()` that pins none: its `.cu` builds for any
+sm_90 or later device."""
+
+
 class ZeroCompiler:
     """Compiles `DataflowGraph`s into fused CUDA kernels for `arch` (e.g. "sm_90").
 
     `compile` runs `molten.DEFAULT_PIPELINE` and prints the result with the
     `-t cuda` target; `save` writes it out. A kernel the lowering does not
     cover raises NotImplementedError naming what is missing.
+
+    Without an `arch`, the source is the portable sm_90's, and calling the
+    compiled graph runs it compiled for the device at hand (sm_90a on an
+    H100 or H200: gemms and attention on wgmma). A pinned `arch` is what
+    the JIT runs too.
     """
 
     def __init__(
-        self, arch: str = "sm_90", sm_count: int | None = None, **options: Any
+        self, arch: str | None = None, sm_count: int | None = None, **options: Any
     ):
-        self.arch = arch
+        self.pinned = arch is not None
+        """Whether the JIT runs `arch` whatever the device (else its best)."""
+        self.arch = arch or PORTABLE_ARCH
         self.sm_count = sm_count
         """The SMs of the device the schedules are chosen for (kernel-schedule's
         default, the H100's 132, when None)."""
@@ -176,7 +223,15 @@ class ZeroCompiler:
             unit.origins,
             value_ops,
             arch=self.arch,
+            retarget=None if self.pinned else self._retarget(graph),
         )
+
+    def _retarget(self, graph: Any) -> Callable[[str], CompiledGraph]:
+        def compile_for(arch: str) -> CompiledGraph:
+            compiler = ZeroCompiler(arch, self.sm_count, **self.options)
+            return compiler.compile(graph)
+
+        return compile_for
 
     def save(self, compiled: CompiledGraph, directory: str | Path) -> list[Path]:
         """Writes `<graph>.cu`, `<graph>.h` and the final IR, `<graph>.final.mlir`,

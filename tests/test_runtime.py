@@ -537,3 +537,42 @@ def test_unconsumed_dlpack_capsule_releases_its_owner():
     del capsule
     gc.collect()
     assert alive() is None
+
+
+# -- the target the JIT runs -----------------------------------------------------
+
+
+def _matmul_graph():
+    from molten.ir import DataflowGraph
+
+    g = DataflowGraph("mm")
+    x = g.add_input("x", [128, 64], "float16")
+    w = g.add_input("w", [64, 128], "float16")
+    g.add_output(g.matmul(x, w))
+    return g
+
+
+def test_an_unpinned_compile_runs_the_devices_best_target():
+    """ZeroCompiler() writes the portable sm_90 source; on a device whose best
+    target is sm_90a the JIT runs the graph compiled for it (wgmma), made
+    once; on an sm_90-only target, or with an arch pinned, the graph as
+    compiled."""
+    compiled = ZeroCompiler().compile(_matmul_graph())
+    assert compiled.arch == "sm_90" and "wgmma" not in compiled.source
+    native = compiled.jit_target("sm_90a")
+    assert native.arch == "sm_90a" and "wgmma.mma_async" in native.source
+    assert (native.inputs, native.outputs) == (compiled.inputs, compiled.outputs)
+    assert compiled.jit_target("sm_90a") is native
+    assert compiled.jit_target("sm_90") is compiled
+    assert compiled.jit_target("sm_100") is compiled  # generates what sm_90 does
+    pinned = ZeroCompiler(arch="sm_90").compile(_matmul_graph())
+    assert pinned.jit_target("sm_90a") is pinned
+
+
+def test_a_graph_changed_after_compiling_runs_as_compiled():
+    """The JIT's recompile for the device sees the graph as it is then: one
+    with another output keeps the compiled graph."""
+    g = _matmul_graph()
+    compiled = ZeroCompiler().compile(g)
+    g.add_output(g.matmul(g.inputs[0], g.inputs[1]))
+    assert compiled.jit_target("sm_90a") is compiled

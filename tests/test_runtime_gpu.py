@@ -463,3 +463,28 @@ def test_a_misaligned_gemm_operand_takes_the_simt_variant(dtype, misaligned):
     for got in (compiled(xd, wd), compiled(xd.clone(), wd.clone())):
         torch.cuda.synchronize()
         _check(got.float().cpu().numpy(), want, dtype)
+
+
+def test_an_unpinned_compile_runs_on_the_devices_best_target():
+    """ZeroCompiler() pins no arch: the JIT runs the graph compiled for the
+    device's best target (sm_90a on an H100: the gemm on wgmma), and gets
+    the graph's result."""
+    torch = pytest.importorskip("torch")
+    from molten.runtime.device import current_native_arch
+
+    g = DataflowGraph("mm")
+    x = g.add_input("x", [200, 64], "float16")
+    w = g.add_input("w", [64, 136], "float16")
+    g.add_output(g.matmul(x, w))
+    compiled = ZeroCompiler().compile(g)
+    assert compiled.arch == "sm_90"
+    native = current_native_arch()
+    ran = compiled.executable().compiled
+    assert ran.arch == (native if native.endswith("a") else "sm_90")
+    rng = np.random.default_rng()
+    xs, ws = _host_inputs(g, rng)
+    out = compiled(
+        torch.tensor(xs, dtype=torch.float16, device="cuda"),
+        torch.tensor(ws, dtype=torch.float16, device="cuda"),
+    )
+    _check(out.float().cpu().numpy(), _reference(g, xs, ws), "float16")

@@ -69,7 +69,12 @@ def native_arch(device_arch: str) -> str:
 def current_native_arch() -> str:
     """The best target (`native_arch`) for the current CUDA device: what `@zero`
     and the benchmarks compile for."""
-    device_id = current_device_id()  # a clear error without cuda-python or a GPU
+    # current_device_id: a clear error without cuda-python or a GPU.
+    return device_native_arch(current_device_id())
+
+
+def device_native_arch(device_id: int) -> str:
+    """The best target (`native_arch`) for CUDA device `device_id`."""
     from cuda.core import Device
 
     major, minor = Device(device_id).compute_capability
