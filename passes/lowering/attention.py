@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
@@ -138,6 +139,45 @@ def _row_tile(
     width = cuda.ASYNC_COPY_BYTES // cuda.element_bytes(element)
     shape = (stages, rows, cols, total_rows)
     return StagedOperand.of_rows(e, ptr, base, element, shape, cols + width, name)
+
+
+Fragments = list[list[SSAValue]]
+"""Per 16-row fragment of a warp's rows, a lane's f32 accumulators: o[i][4 f
++ r] is accumulator r of columns 8 f to 8 f + 7."""
+Scores = list[list[list[SSAValue]]]
+"""s[i][f][r]: accumulator r of fragment i's columns 8 f to 8 f + 7."""
+
+
+class TileProducts(Protocol):
+    """The two products of the flash loop, per tile of keys: S = Q Kᵀ and
+    O += P V, on mma.sync (`_MmaProducts`) or wgmma (`WgmmaProducts`). The
+    loop calls, per tile: `arrived` before its barrier, `scores`, the
+    softmax, `settled` before O is rescaled, then `weighted`; `finished`
+    after the loop. `pending` is what one tile leaves to the next (a P for
+    wgmma's overlapped P V), starting from `pending_initial`."""
+
+    fragments: int
+    tile_row: Index
+    """The first row, in the block's, of the rows the unit issuing one
+    product holds (a warp's, or a warpgroup's)."""
+
+    def arrived(self, e: Emitter) -> None: ...
+
+    def pending_initial(self, e: Emitter, keys: int) -> list[SSAValue]: ...
+
+    def scores(
+        self, e: Emitter, tile: Index, keys: int, o: Fragments, pending: list[SSAValue]
+    ) -> tuple[Scores, Fragments]: ...
+
+    def settled(self, e: Emitter, o: Fragments) -> Fragments: ...
+
+    def weighted(
+        self, e: Emitter, tile: Index, p: Scores, o: Fragments, keys: int
+    ) -> tuple[Fragments, list[SSAValue]]: ...
+
+    def finished(
+        self, e: Emitter, o: Fragments, pending: list[SSAValue], count: Index
+    ) -> Fragments: ...
 
 
 @dataclass(frozen=True)
@@ -647,6 +687,7 @@ def lower_attention(
     e.add(cuda.SyncThreadsOp())
 
     warp_row = e.imul(warp, rows_per_warp)
+    products: TileProducts
     if on_wgmma:
         products = WgmmaProducts.of(e, tid, (q, k, v), element, head, wm, stages)
     else:
