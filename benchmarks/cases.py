@@ -154,6 +154,19 @@ def torch_matmul(x, w, b):
     return x @ w
 
 
+def molten_linear_gelu(x, w, b):
+    """gelu(x @ w.T + b), w stored [N, K] as nn.Linear stores it."""
+    return ops.gelu(ops.matmul(x, w, transpose_b=True) + b)
+
+
+def torch_linear_gelu(x, w, b):
+    return F.gelu(F.linear(x, w, b))
+
+
+def torch_linear(x, w, b):
+    return x @ w.T
+
+
 def molten_attention(causal: bool) -> Callable[..., Any]:
     def attention(q, k, v):
         return ops.attention(q, k, v, causal=causal)
@@ -325,6 +338,21 @@ def gemm_suite() -> list[Case]:
         )
         for dtype in DTYPES
         for m, n, k in ((1, 4096, 4096), (2048, 4096, 4096), (4096, 4096, 4096))
+    ] + [
+        Case(
+            "gemm",
+            "gelu(x@w.T+b)",
+            (m, n, k),
+            dtype,
+            (Operand("x", (m, k)), Operand("w", (n, k), "scaled"), Operand("b", (n,))),
+            molten_linear_gelu,
+            torch_linear_gelu,
+            flops=2 * m * n * k,
+            compile_mode="max-autotune-no-cudagraphs",
+            references={"cublas": torch_linear},
+        )
+        for dtype in DTYPES
+        for m, n, k in ((1, 4096, 4096),)
     ]
 
 

@@ -24,6 +24,10 @@ from this attribute and invents none. The heuristics, for a device of
     wait for each other (a cooperative launch: the lowering makes two such
     blocks fit an SM, so at most 2 x `sm_count` blocks per row); a row too
     long even for that is walked again for each pass over it;
+* gemm of at most GEMV_MAX_M rows (decode) whose B is stored [N, K]
+  (x @ w.T, nn.Linear's layout): a GEMV with a warp per column of B, each
+  lane summing `vector` consecutive elements of K (16 bytes where K
+  allows) at a time, four in flight, 256 threads a block;
 * gemm of at most GEMV_MAX_M rows (decode) whose B is stored [K, N]: a
   GEMV that streams B once, 16 bytes a load: each thread sums `vector`
   consecutive columns of every row over every `k_lanes`-th row of B, four
@@ -302,10 +306,33 @@ def gemv_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAttr
     )
 
 
+GEMV_NK_BLOCK = 256
+"""Threads of a GEMV block whose B is stored [N, K]: a warp a column."""
+
+
+def gemv_nk_schedule(matmul: molten.MatmulOp) -> kernel.ScheduleAttr:
+    """The schedule of a gemm of few rows whose B is stored [N, K] (x @ w.T,
+    nn.Linear's weight): a warp per column of B, its lanes taking `vector`
+    consecutive elements of K each (16 bytes where K allows), so that a
+    warp reads 32 vectors of a row of B at once, `stages` of them in flight;
+    the lanes' sums added by shuffles."""
+    result = shape_of(matmul.result)
+    m = result[-2]
+    k = shape_of(matmul.rhs)[-1]
+    width = vector_width(k, [matmul.lhs, matmul.rhs])
+    return kernel.ScheduleAttr(
+        GEMV_NK_BLOCK,
+        vector=width,
+        tile=(m, GEMV_NK_BLOCK // WARP, _round_up(k, WARP * width)),
+        stages=GEMV_ROWS_IN_FLIGHT,
+        k_lanes=WARP,
+    )
+
+
 def is_gemv(matmul: molten.MatmulOp) -> bool:
-    """Whether a gemm is a GEMV: at most GEMV_MAX_M rows, B stored [K, N]."""
-    rows = shape_of(matmul.result)[-2]
-    return rows <= GEMV_MAX_M and matmul.transpose_b is None
+    """Whether a gemm is a GEMV: at most GEMV_MAX_M rows (B stored [K, N], or
+    [N, K] as x @ w.T)."""
+    return shape_of(matmul.result)[-2] <= GEMV_MAX_M
 
 
 def wgmma_schedule(matmul: molten.MatmulOp) -> kernel.ScheduleAttr:
@@ -329,6 +356,8 @@ def gemm_schedule(
     where they take its matmul (wgmma on sm_90a, else mma.sync), else on
     the SIMT cores."""
     (matmul,) = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
+    if is_gemv(matmul) and matmul.transpose_b is not None:
+        return gemv_nk_schedule(matmul)
     if is_gemv(matmul):
         return gemv_schedule(matmul, sm_count)
     if not takes_tensor_cores(matmul):

@@ -333,6 +333,16 @@ def gemv_fragment(
         schedule.k_lanes.data,
         schedule.block.data,
     )
+    if gemm_of(kfunc).transpose_b:
+        # B stored [N, K]: `lanes` threads a column, each `vector` of K at a time.
+        if bk % (lanes * width) or block != bn * lanes:
+            raise _fail(
+                kfunc,
+                f"block tile {_format(tile)} with B stored [N, K] takes k_lanes = "
+                f"{lanes} threads a column ({bn * lanes}, not block = {block}) "
+                f"and a K step that is whole rounds of {lanes} x vector = {width}",
+            )
+        return bm, 1, bk // lanes
     if bn % width or bk % lanes:
         raise _fail(
             kfunc,

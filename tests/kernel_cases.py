@@ -119,6 +119,18 @@ def gemm_bias_gelu(m: int, k: int, n: int) -> Builder:
     return build
 
 
+def gemm_nk_bias_gelu(m: int, k: int, n: int) -> Builder:
+    """gelu(x @ w.T + b) with w stored [N, K], as nn.Linear stores it."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [m, k], dtype)
+        w = g.add_input("w", [n, k], dtype)
+        b = g.add_input("b", [n], dtype)
+        g.add_output(g.gelu(g.matmul(x, w, transpose_b=True) + b), "y")
+
+    return build
+
+
 def gemm_batched(batch: list[int], m: int, k: int, n: int) -> Builder:
     """A batched matmul with a broadcast weight, transposed, a residual add, and
     the matmul result also an output."""
@@ -338,6 +350,14 @@ CASES: dict[str, Builder] = {
     "gemv_bias_gelu_8x264x104": gemm_bias_gelu(8, 264, 104),
     "gemv_batched_2x3x1x200x72": gemv_batched([2, 3], 1, 200, 72),
     "gemv_transpose_a_2x33x48": gemm_transpose_a(2, 33, 48),
+    # GEMV with B stored [N, K] (x @ w.T): a warp a column, K in 16-byte
+    # vectors (a partial last round: K not a whole 32 vectors), the last
+    # block's columns past N, 8 rows; K odd (one element a lane); batched
+    # with the weight broadcast, the matmul also an output.
+    "gemv_nk_bias_gelu_1x1000x517": gemm_nk_bias_gelu(1, 1000, 517),
+    "gemv_nk_bias_gelu_8x264x104": gemm_nk_bias_gelu(8, 264, 104),
+    "gemv_nk_bias_gelu_3x17x33": gemm_nk_bias_gelu(3, 17, 33),
+    "gemv_nk_batched_2x3x40x24": gemm_batched([2], 3, 40, 24),
     "attention_causal_2x37x16": attention(2, 37, 16, True),
     "attention_2x17x1000x80": attention(2, 17, 80, False, keys=1000),
     "attention_causal_1x130x100x64": attention(1, 130, 64, True, keys=100),

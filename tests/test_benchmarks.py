@@ -38,7 +38,8 @@ def test_the_issue_s_suites_and_shapes_are_all_there():
         len(ids["elementwise"]) == 6
         and "gelu(x*a+b)*c-134217728-bf16" in ids["elementwise"]
     )
-    assert len(ids["gemm"]) == 9 and "gelu(x@w+b)-4096x4096x4096-f32" in ids["gemm"]
+    assert len(ids["gemm"]) == 12 and "gelu(x@w+b)-4096x4096x4096-f32" in ids["gemm"]
+    assert "gelu(x@w.T+b)-1x4096x4096-bf16" in ids["gemm"]  # nn.Linear's weight
     every = [c.id for c in ALL_CASES]
     assert len(every) == len(set(every))
 

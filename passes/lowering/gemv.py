@@ -48,10 +48,7 @@ def lower_gemv(
     runs = bn // width
     warps = block // WARP
     if gemm.transpose_b:
-        raise NotImplementedError(
-            f"lower-kernel-to-cuda: @{name}: a GEMV schedule with B transposed "
-            "(stored [N, K])"
-        )
+        return _lower_gemv_nk(kfunc, schedule, tiling)
     if n % width:
         raise NotImplementedError(
             f"lower-kernel-to-cuda: @{name}'s schedule has vector = {width}, "
@@ -189,5 +186,146 @@ def lower_gemv(
     if inside is not None:
         close_if(final)
     close_if(reader)
+    e.add(cuda.ReturnOp())
+    return LoweredKernel(kernel_op(kfunc, region, block), grid, (block, 1, 1))
+
+
+def _lower_gemv_nk(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, tiling: kernel.TilingAttr
+) -> LoweredKernel:
+    """A gemm of few rows whose B is stored [N, K] (x @ w.T): `lanes`
+    consecutive threads a column of the block's, lane l summing elements
+    l w to l w + w - 1 of each round of lanes x w along K (w = `vector`,
+    consecutive in B's rows and, unless A is transposed, in A's: one 16-byte
+    load each where K allows), `stages` rounds loaded before they are used;
+    the lanes' sums added by shuffles, and lane 0 applies the epilogue to
+    the column's outputs."""
+    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    gemm = GemmShape.of(kfunc)
+    mm = gemm.matmul
+    n, k = gemm.n, gemm.k
+    block = schedule.block.data
+    lanes, in_flight = schedule.k_lanes.data, schedule.stages.data
+    width = schedule.vector.data
+    bm, bn, _ = (t.data for t in tiling.block)
+    partial = {d.data for d in tiling.partial}
+    if WARP % lanes or k % width or "m" in partial:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: @{kfunc.sym_name.data}: a GEMV of B stored "
+            f"[N, K] with k_lanes = {lanes} (a divisor of a warp), vector = "
+            f"{width} (a divisor of K = {k}) and every row in one block"
+        )
+    grid = gemm.grid(tiling)
+
+    tid = e.add(cuda.ThreadIdxOp())
+    row0, col0, a_base, b_base, batch_index = gemm.block_origin(e, bm, bn)
+    lane = e.irem(tid, lanes)
+    col = e.iadd(col0, e.idiv(tid, lanes))
+    # A column past N (the last block's) reads the last one, stores nothing.
+    b_col = e.imin(col, n - 1) if "n" in partial else col
+    for value, hint in ((lane, "k_lane"), (col, "col")):
+        if isinstance(value, SSAValue):
+            value.name_hint = hint
+    b_start = e.iadd(b_base, e.imul(b_col, k))
+    # offset(row, kk) = offset(row, 0) + offset(0, kk), A transposed or not.
+    a_starts = [
+        e.iadd(
+            a_base, gemm_offset(e, e.iadd(row0, r), 0, gemm.a_shape, gemm.transpose_a)
+        )
+        for r in range(bm)
+    ]
+    zero = e.f32(0.0)
+    step = lanes * width  # elements of K a round
+    lane_k = e.imul(lane, width)
+
+    def accumulate(em: Emitter, starts: list[Index], acc, valid=None):
+        """acc[r] plus row r of A times the column over `width` elements of
+        K from each of `starts`; all loads first, so that they are in flight
+        at once."""
+        ev = Evaluator(em, pointers)
+        loaded = []
+        for kk in starts:
+            b = [
+                ev.load(pointers[mm.rhs], em.iadd(b_start, em.iadd(kk, j)))
+                for j in range(width)
+            ]
+            a = [
+                [
+                    ev.load(
+                        pointers[mm.lhs],
+                        em.iadd(
+                            start,
+                            gemm_offset(
+                                em, 0, em.iadd(kk, j), gemm.a_shape, gemm.transpose_a
+                            ),
+                        ),
+                    )
+                    for j in range(width)
+                ]
+                for start in a_starts
+            ]
+            if valid is not None:
+                b = [em.select(valid, v, zero) for v in b]
+            loaded.append((a, b))
+        for a, b in loaded:
+            for r in range(bm):
+                for j in range(width):
+                    product = em.add(arith.MulfOp(a[r][j], b[j]))
+                    acc[r] = em.add(arith.AddfOp(acc[r], product))
+        return acc
+
+    # Whole rounds of K: a loop over groups of `in_flight`, then the groups'
+    # remainder; a last, partial round with each lane's vector kept inside
+    # K (K is a whole number of vectors) and counted only if it was there.
+    trips = k // step
+    looped = trips - trips % in_flight
+    acc = [zero] * bm
+    if looped:
+        body = Block(arg_types=[INDEX, *[F32] * bm])
+        loop = scf.ForOp(
+            e.index(0),
+            e.index(looped * step),
+            e.index(in_flight * step),
+            acc,
+            Region(body),
+        )
+        e.block.add_op(loop)
+        lb = e.nested(body)
+        starts = [
+            lb.iadd(lb.iadd(body.args[0], i * step), lane_k) for i in range(in_flight)
+        ]
+        body.add_op(scf.YieldOp(*accumulate(lb, starts, list(body.args[1:]))))
+        acc = list(loop.results)
+    tail = [e.iadd(i * step, lane_k) for i in range(looped, trips)]
+    if tail:
+        acc = accumulate(e, tail, acc)
+    if k % step:
+        kk = e.iadd(trips * step, lane_k)
+        valid = e.icmp(kk, k, "slt")
+        acc = accumulate(e, [e.imin(kk, k - width)], acc, valid)
+
+    # The column's lanes are consecutive: their sums added by shuffles.
+    offset = 1
+    while offset < lanes:
+        acc = [e.add(arith.AddfOp(v, e.add(cuda.ShflXorOp(v, offset)))) for v in acc]
+        offset *= 2
+    writer = emit_if(e, e.icmp(lane, 0, "eq"))
+    inside = writer.icmp(col, n, "slt") if "n" in partial else None
+    final = writer if inside is None else emit_if(writer, inside)
+    accumulators = [(final.iadd(row0, r), col, acc[r]) for r in range(bm)]
+    epilogue(
+        gemm,
+        final,
+        pointers,
+        outputs,
+        out_ptrs,
+        batch_index,
+        accumulators,
+        False,
+        False,
+    )
+    if inside is not None:
+        close_if(final)
+    close_if(writer)
     e.add(cuda.ReturnOp())
     return LoweredKernel(kernel_op(kfunc, region, block), grid, (block, 1, 1))
