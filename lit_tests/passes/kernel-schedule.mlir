@@ -327,7 +327,9 @@ kernel.func @gemv_rows8(%x: tensor<8x2048xf16>, %w: tensor<2048x8192xf16>) -> (t
   %m = molten.matmul %x, %w : (tensor<8x2048xf16>, tensor<2048x8192xf16>) -> tensor<8x8192xf16>
   kernel.yield %m : tensor<8x8192xf16>
 }
-// Not a GEMV: B stored [N, K] (transposed), or 9 rows: SIMT
+// B stored [N, K] (transposed, nn.Linear's weight): a GEMV with a warp a
+// column of B (k_lanes = 32, 8 columns a block), 16-byte vectors along K.
+// 9 rows: not a GEMV, SIMT.
 kernel.func @gemv_transposed_b(%x: tensor<1x256xf16>, %w: tensor<512x256xf16>) -> (tensor<1x512xf16>) gemm {
   %m = molten.matmul %x, %w transpose_b : (tensor<1x256xf16>, tensor<512x256xf16>) -> tensor<1x512xf16>
   kernel.yield %m : tensor<1x512xf16>
@@ -341,7 +343,7 @@ kernel.func @gemm_m9(%x: tensor<9x256xf32>, %w: tensor<256x512xf32>) -> (tensor<
 // CHECK:       kernel.func @gemv_odd(%x: tensor<3x300xf32>, %w: tensor<300x1001xf32>) -> (tensor<3x1001xf32>) gemm schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [3, 16, 320], stages = 4, k_lanes = 64> {
 // CHECK:       kernel.func @gemv_batched(%x: tensor<4x3x512xbf16>, %w: tensor<4x512x1024xbf16>) -> (tensor<4x3x1024xbf16>) gemm schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [3, 32, 512], stages = 4, k_lanes = 128> {
 // CHECK:       kernel.func @gemv_rows8(%x: tensor<8x2048xf16>, %w: tensor<2048x8192xf16>) -> (tensor<8x8192xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [8, 64, 2048], stages = 4, k_lanes = 32> {
-// CHECK:       kernel.func @gemv_transposed_b(%x: tensor<1x256xf16>, %w: tensor<512x256xf16>) -> (tensor<1x512xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
+// CHECK:       kernel.func @gemv_transposed_b(%x: tensor<1x256xf16>, %w: tensor<512x256xf16>) -> (tensor<1x512xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [1, 8, 256], stages = 4, k_lanes = 32> {
 // CHECK:       kernel.func @gemm_m9(%x: tensor<9x256xf32>, %w: tensor<256x512xf32>) -> (tensor<9x512xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
 // FEW-LABEL: kernel.func @gemv_decode(%x: tensor<1x4096xf16>, %w: tensor<4096x4096xf16>) -> (tensor<1x4096xf16>) gemm schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [1, 256, 4096], stages = 4, k_lanes = 32> {
 
