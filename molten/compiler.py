@@ -112,9 +112,7 @@ class CompiledGraph:
 
         device_id = current_device_id() if device is None else device
         if device_id not in self._executables:
-            target = self
-            if self.retarget is not None:
-                target = self.jit_target(device_native_arch(device_id))
+            target = self.jit_target(device_native_arch(device_id))
             self._executables[device_id] = Executable(target, device_id)
         return self._executables[device_id]
 

@@ -356,9 +356,9 @@ def gemm_schedule(
     where they take its matmul (wgmma on sm_90a, else mma.sync), else on
     the SIMT cores."""
     (matmul,) = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
-    if is_gemv(matmul) and matmul.transpose_b is not None:
-        return gemv_nk_schedule(matmul)
     if is_gemv(matmul):
+        if matmul.transpose_b is not None:
+            return gemv_nk_schedule(matmul)
         return gemv_schedule(matmul, sm_count)
     if not takes_tensor_cores(matmul):
         return simt_gemm_schedule(matmul, sm_count)
@@ -412,8 +412,6 @@ holds keys / 2 f32 scores and value head / 2 outputs); 64 at head dimension
 attention_wgmma.py, 2026-11-26, f16): at head dimension 128, 128 keys ran
 5-14% faster than 64; at head dimension 64, 64 keys ran 4-14% faster
 without the causal mask and level with it."""
-
-
 ATTENTION_WGMMA_STAGES = 2
 """K and V tiles in shared memory for a wgmma attention: one copied while
 the other is computed on. Three (where they fit) leave each tile's P V
@@ -482,8 +480,7 @@ def wgmma_attention_schedule(found, sm_count: int) -> kernel.ScheduleAttr:
     keys = ATTENTION_WGMMA_KEYS if 64 < max(head, value_head) <= 128 else 64
     groups_of_rows = ATTENTION_WARPGROUPS if max(head, value_head) > 64 else 1
     rows = WGMMA_M * groups_of_rows
-    # A third stage lets a tile's P V run on beside the next tile's Q Kᵀ and
-    # softmax, where it fits the shared memory.
+    # Three stages (P V left running) where they fit the shared memory.
     stages = ATTENTION_WGMMA_STAGES
     if stages_bytes(rows, keys, head, value_head, stages) > MAX_SHARED_BYTES:
         stages = 2

@@ -106,16 +106,19 @@ def _positive_scale(found) -> tuple[SSAValue, float] | None:
     return product.result, c
 
 
-def _causal_add(found) -> molten.AddOp | None:
-    """The op that adds the causal mask, the last before the softmax (casts
-    aside), where the scores end in it."""
+def _causal_add(found) -> tuple[SSAValue, SSAValue] | None:
+    """Where the scores end in the causal mask: the sum that adds it, the
+    last op before the softmax (casts aside), and its other operand."""
     value = found.logits
     while isinstance(value.owner, molten.CastOp):
         value = value.owner.operands[0]
     add = value.owner
     if not found.causal or not isinstance(add, molten.AddOp):
         return None
-    return add
+    (unmasked,) = [
+        v for v in add.operands if not isinstance(v.owner, molten.CausalMaskOp)
+    ]
+    return add.result, unmasked
 
 
 def _not_supported(what: str) -> NotImplementedError:
@@ -166,13 +169,20 @@ class TileProducts(Protocol):
     def pending_initial(self, e: Emitter, keys: int) -> list[SSAValue]: ...
 
     def scores(
-        self, e: Emitter, tile: Index, keys: int, o: Fragments, pending: list[SSAValue]
-    ) -> tuple[Scores, Fragments]: ...
+        self,
+        e: Emitter,
+        tile: tuple[Index, Index],
+        keys: int,
+        o: Fragments,
+        pending: list[SSAValue],
+    ) -> tuple[Scores, Fragments]:
+        """S for the tile of keys at `tile` = (its index, its stage)."""
+        ...
 
     def settled(self, e: Emitter, o: Fragments) -> Fragments: ...
 
     def weighted(
-        self, e: Emitter, tile: Index, p: Scores, o: Fragments, keys: int
+        self, e: Emitter, stage: Index, p: Scores, o: Fragments, keys: int
     ) -> tuple[Fragments, list[SSAValue]]: ...
 
     def finished(
@@ -197,7 +207,6 @@ class _MmaProducts:
     value_head: int
     tile_row: Index
     """The warp's first row in the block's."""
-    stages: int
 
     @staticmethod
     def of(
@@ -208,7 +217,6 @@ class _MmaProducts:
         element,
         fragments: int,
         dims: tuple[int, int],
-        stages: int,
     ) -> _MmaProducts:
         """The warp's Q fragments read from the Q tile (which has arrived)
         and its lanes' ldmatrix addresses in the K and V tiles."""
@@ -245,7 +253,6 @@ class _MmaProducts:
             v_lane,
             value_head,
             warp_row,
-            stages,
         )
 
     def arrived(self, e: Emitter) -> None:
@@ -261,31 +268,28 @@ class _MmaProducts:
         """Nothing is carried from one tile's products to the next's."""
         return []
 
-    def settled(self, e: Emitter, o: list[list[SSAValue]]) -> list[list[SSAValue]]:
+    def settled(self, e: Emitter, o: Fragments) -> Fragments:
         """O: each mma.sync is done when its results are used."""
         return o
 
     def finished(
-        self,
-        e: Emitter,
-        o: list[list[SSAValue]],
-        pending: list[SSAValue],
-        count: Index,
-    ) -> list[list[SSAValue]]:
+        self, e: Emitter, o: Fragments, pending: list[SSAValue], count: Index
+    ) -> Fragments:
         """O after the loop: complete."""
         return o
 
     def scores(
         self,
         e: Emitter,
-        tile: Index,
+        tile: tuple[Index, Index],
         keys: int,
-        o: list[list[SSAValue]],
+        o: Fragments,
         pending: list[SSAValue],
-    ) -> tuple[list[list[list[SSAValue]]], list[list[SSAValue]]]:
-        """S = Q Kᵀ against tile `tile`'s keys, as s[i][f][r]: the lane's
-        accumulator r of row fragment i and columns 8 f to 8 f + 7; and O."""
-        stage = e.irem(tile, self.stages)
+    ) -> tuple[Scores, Fragments]:
+        """S = Q Kᵀ against the keys of `tile` = (index, stage), as
+        s[i][f][r]: the lane's accumulator r of row fragment i and columns
+        8 f to 8 f + 7; and O."""
+        _, stage = tile
         k_stage = e.iadd(e.imul(stage, self.k.rows * self.k.pitch), self.k_lane)
         zero = e.f32(0.0)
         s_frags = keys // 8
@@ -308,16 +312,11 @@ class _MmaProducts:
         return s, o
 
     def weighted(
-        self,
-        e: Emitter,
-        tile: Index,
-        p: list[list[list[SSAValue]]],
-        o: list[list[SSAValue]],
-        keys: int,
-    ) -> tuple[list[list[SSAValue]], list[SSAValue]]:
-        """O += P V for tile `tile`, P (in f32, the layout of `scores`) packed
-        from the accumulators into A fragments; nothing carried."""
-        stage = e.irem(tile, self.stages)
+        self, e: Emitter, stage: Index, p: Scores, o: Fragments, keys: int
+    ) -> tuple[Fragments, list[SSAValue]]:
+        """O += P V for the tile in `stage`, P (in f32, the layout of
+        `scores`) packed from the accumulators into A fragments; nothing
+        carried."""
         v_stage = e.iadd(e.imul(stage, self.v.rows * self.v.pitch), self.v_lane)
         o = [list(frag) for frag in o]
         for kk in range(keys // 16):
@@ -699,7 +698,6 @@ def lower_attention(
             element,
             fragments,
             (head, value_head),
-            stages,
         )
     # Lane l holds rows l / 4 and l / 4 + 8 of each accumulator fragment, at
     # columns 2 (l % 4) and 2 (l % 4) + 1.
@@ -720,6 +718,12 @@ def lower_attention(
     # And what one tile's products leave to the next's (a P to multiply).
     pending_initial = products.pending_initial(e, bn)
     carried_types = [F32] * carried + [v.type for v in pending_initial]
+
+    causal_add = _causal_add(found)
+    # The logits' units: the scale folded into exp2's factor where it can be.
+    given, log2_factor = found.scores.result, LOG2E
+    if (scaled := _positive_scale(found)) is not None:
+        given, log2_factor = scaled[0], LOG2E * scaled[1]
 
     def tile_loop(
         begin: Index, end: Index, initial: list[SSAValue], masked: bool
@@ -755,6 +759,7 @@ def lower_attention(
         k.issue(lb, k_copies, fetch, first_key(lb, ahead), wanted(lb, ahead))
         v.issue(lb, v_copies, fetch, first_key(lb, ahead), wanted(lb, ahead))
         lb.add(cuda.CpAsyncCommitOp())
+        stage = lb.irem(j, stages)
         # A warp tile whose rows are all past the queries (most warps of a
         # decode's block) skips the products and the softmax; it only copies.
         # (A warpgroup's warps decide together: a wgmma is the warpgroup's.)
@@ -766,24 +771,13 @@ def lower_attention(
             busy_if.false_region.block.add_op(scf.YieldOp(*loop_body.args[1:]))
             lb = lb.nested(busy_if.true_region.block)
 
-        s, o = products.scores(lb, j, bn, o, pending)
+        s, o = products.scores(lb, (j, stage), bn, o, pending)
 
         # The logits: the ops on the scores (scale, masks, biases) evaluated per
         # element, at an index kept inside the tensors (rows and keys past the
         # end are not stored or are masked); keys past the end are masked.
         ev = Evaluator(lb, pointers)
-        unmasked = None if masked else _causal_add(found)
-        if unmasked is not None:
-            (unmasked_input,) = [
-                v
-                for v in unmasked.operands
-                if not isinstance(v.owner, molten.CausalMaskOp)
-            ]
-        scaled = _positive_scale(found)
-        # The logits' units: the scale folded into exp2's factor where it can be.
-        given, log2e = found.scores.result, lb.f32(LOG2E)
-        if scaled is not None:
-            given, log2e = scaled[0], lb.f32(LOG2E * scaled[1])
+        log2e = lb.f32(log2_factor)
         minus_inf = lb.f32(-math.inf)
         key_col = lb.iadd(lb.imul(kv, bn), lane_col)
         scores_type = element_of(found.scores.result)
@@ -796,8 +790,9 @@ def lower_attention(
                         lb.imin(col, sk - 1) if sk % bn else col,
                     ]
                     ev.define(given, index, round_to(lb, s[i][f][r], scores_type))
-                    if unmasked is not None:  # the mask adds 0 to every score
-                        ev.define(unmasked.result, index, ev.at(unmasked_input, index))
+                    if not masked and causal_add is not None:  # the mask adds 0
+                        sum_, unmasked = causal_add
+                        ev.define(sum_, index, ev.at(unmasked, index))
                     value = ev.at(found.logits, index)
                     if sk % bn:
                         value = lb.select(lb.icmp(col, sk, "sge"), minus_inf, value)
@@ -863,7 +858,7 @@ def lower_attention(
             for i, frag in enumerate(products.settled(lb, o))
         ]
 
-        o, pending = products.weighted(lb, j, p, o, bn)
+        o, pending = products.weighted(lb, stage, p, o, bn)
         carried_next = [*m_new, *l_new, *(v for frag in o for v in frag), *pending]
         if busy_if is not None:
             lb.block.add_op(scf.YieldOp(*carried_next))

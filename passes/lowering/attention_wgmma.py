@@ -113,17 +113,17 @@ class WgmmaProducts:
     def scores(
         self,
         e: Emitter,
-        tile: Index,
+        tile: tuple[Index, Index],
         keys: int,
         o: list[list[SSAValue]],
         pending: list[SSAValue],
     ) -> tuple[list[list[list[SSAValue]]], list[list[SSAValue]]]:
-        """S = Q Kᵀ of the warpgroup's rows against tile `tile`'s keys, as
-        s[0][f][r]: the thread's accumulator r of columns 8 f to 8 f + 7;
-        and O, to which (`overlapped`) the tile before's P V, issued after
-        Q Kᵀ, is still adding."""
+        """S = Q Kᵀ of the warpgroup's rows against the keys of `tile` =
+        (index, stage), as s[0][f][r]: the thread's accumulator r of columns
+        8 f to 8 f + 7; and O, to which (`overlapped`) the tile before's
+        P V, issued after Q Kᵀ, is still adding."""
         e.add(cuda.WgmmaFenceOp())
-        stage = e.irem(tile, self.stages)
+        index, stage = tile
         acc: list[SSAValue] = []  # the first product is D = A B
         for kk in range(0, self.head, cuda.WGMMA_K):
             da = self.q.row_descriptor(e, 0, self.tile_row, kk)
@@ -135,7 +135,7 @@ class WgmmaProducts:
             s = self._wait(e, 0, acc)
             return [[s[4 * f : 4 * f + 4] for f in range(keys // 8)]], o
         # The first tile's pending P (zeros) reads its own V.
-        before = e.isub(tile, e.imin(tile, 1))
+        before = e.isub(index, e.imin(index, 1))
         o = [self._issue(e, e.irem(before, self.stages), pending, o[0])]
         done = self._wait(e, 1, [*acc, *o[0]])
         s, o = done[: len(acc)], [done[len(acc) :]]
@@ -150,13 +150,13 @@ class WgmmaProducts:
     def weighted(
         self,
         e: Emitter,
-        tile: Index,
+        stage: Index,
         p: list[list[list[SSAValue]]],
         o: list[list[SSAValue]],
         keys: int,
     ) -> tuple[list[list[SSAValue]], list[SSAValue]]:
-        """O += P V for tile `tile`, P (in f32, the layout of `scores`) packed
-        into A registers per 16 keys, V read MN-major from the stage; or
+        """O += P V for the tile in `stage`, P (in f32, the layout of
+        `scores`) packed into A registers per 16 keys, V read MN-major; or
         (`overlapped`) the packed P, for the next iteration to issue."""
         (p_rows,) = p
         a = [
@@ -166,7 +166,7 @@ class WgmmaProducts:
         ]
         if self.overlapped:
             return o, a
-        acc = self._issue(e, e.irem(tile, self.stages), a, o[0])
+        acc = self._issue(e, stage, a, o[0])
         return [self._wait(e, 0, acc)], []
 
     def finished(

@@ -5,10 +5,12 @@ shared memory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.dialects import arith, scf
 from xdsl.ir import Block, Region, SSAValue
 
-from molten.dialects import cuda, kernel
+from molten.dialects import cuda, kernel, molten
 from molten.passes.lowering.emitter import (
     F32,
     INDEX,
@@ -23,6 +25,7 @@ from molten.passes.lowering.epilogue import epilogue
 from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.kernels import LoweredKernel, kernel_op, kernel_shell
 from molten.passes.lowering.matmul import GemmShape, gemm_offset
+from molten.passes.lowering.reductions import lanes_reduce
 
 
 def lower_gemv(
@@ -107,27 +110,16 @@ def lower_gemv(
         return acc
 
     # Rows k_lane + i * lanes of B for i < k // lanes are inside for every
-    # thread: a loop over groups of `in_flight`, then the groups' remainder;
-    # the last, partial round of K guarded.
+    # thread; the last, partial round of K guarded.
     trips = k // lanes
-    looped = trips - trips % in_flight
-    acc = [zero] * (bm * width)
-    if looped:
-        body = Block(arg_types=[INDEX, *[F32] * len(acc)])
-        loop = scf.ForOp(
-            e.index(0), e.index(looped), e.index(in_flight), acc, Region(body)
-        )
-        e.block.add_op(loop)
-        lb = e.nested(body)
-        rows_of_b = [
-            lb.iadd(lb.imul(lb.iadd(body.args[0], i), lanes), k_lane)
-            for i in range(in_flight)
-        ]
-        body.add_op(scf.YieldOp(*accumulate(lb, rows_of_b, list(body.args[1:]))))
-        acc = list(loop.results)
-    tail = [e.iadd(i * lanes, k_lane) for i in range(looped, trips)]
-    if tail:
-        acc = accumulate(e, tail, acc)
+    acc = _whole_rounds(
+        e,
+        trips,
+        in_flight,
+        [zero] * (bm * width),
+        lambda em, i: em.iadd(em.imul(i, lanes), k_lane),
+        accumulate,
+    )
     if k % lanes:
         valid = e.icmp(k_lane, k % lanes, "slt")
         last_row = e.imin(e.iadd(trips * lanes, k_lane), k - 1)
@@ -188,6 +180,37 @@ def lower_gemv(
     close_if(reader)
     e.add(cuda.ReturnOp())
     return LoweredKernel(kernel_op(kfunc, region, block), grid, (block, 1, 1))
+
+
+Accumulate = Callable[[Emitter, list[Index], list[SSAValue]], list[SSAValue]]
+"""acc plus the products at a thread's positions of K, their loads first."""
+
+
+def _whole_rounds(
+    e: Emitter,
+    trips: int,
+    in_flight: int,
+    acc: list[SSAValue],
+    position: Callable[[Emitter, Index], Index],
+    accumulate: Accumulate,
+) -> list[SSAValue]:
+    """`acc` through rounds 0 ... trips - 1 of a GEMV's K (the thread's
+    `position` in each), `accumulate`d `in_flight` rounds at a time so that
+    their loads are in flight together: a loop over whole groups, then the
+    groups' remainder."""
+    looped = trips - trips % in_flight
+    if looped:
+        body = Block(arg_types=[INDEX, *[F32] * len(acc)])
+        loop = scf.ForOp(
+            e.index(0), e.index(looped), e.index(in_flight), acc, Region(body)
+        )
+        e.block.add_op(loop)
+        lb = e.nested(body)
+        positions = [position(lb, lb.iadd(body.args[0], i)) for i in range(in_flight)]
+        body.add_op(scf.YieldOp(*accumulate(lb, positions, list(body.args[1:]))))
+        acc = list(loop.results)
+    tail = [position(e, i) for i in range(looped, trips)]
+    return accumulate(e, tail, acc) if tail else acc
 
 
 def _lower_gemv_nk(
@@ -274,41 +297,25 @@ def _lower_gemv_nk(
                     acc[r] = em.add(arith.AddfOp(acc[r], product))
         return acc
 
-    # Whole rounds of K: a loop over groups of `in_flight`, then the groups'
-    # remainder; a last, partial round with each lane's vector kept inside
-    # K (K is a whole number of vectors) and counted only if it was there.
+    # Whole rounds of K; a last, partial round with each lane's vector kept
+    # inside K (K is a whole number of vectors) and counted only if it was
+    # there.
     trips = k // step
-    looped = trips - trips % in_flight
-    acc = [zero] * bm
-    if looped:
-        body = Block(arg_types=[INDEX, *[F32] * bm])
-        loop = scf.ForOp(
-            e.index(0),
-            e.index(looped * step),
-            e.index(in_flight * step),
-            acc,
-            Region(body),
-        )
-        e.block.add_op(loop)
-        lb = e.nested(body)
-        starts = [
-            lb.iadd(lb.iadd(body.args[0], i * step), lane_k) for i in range(in_flight)
-        ]
-        body.add_op(scf.YieldOp(*accumulate(lb, starts, list(body.args[1:]))))
-        acc = list(loop.results)
-    tail = [e.iadd(i * step, lane_k) for i in range(looped, trips)]
-    if tail:
-        acc = accumulate(e, tail, acc)
+    acc = _whole_rounds(
+        e,
+        trips,
+        in_flight,
+        [zero] * bm,
+        lambda em, i: em.iadd(em.imul(i, step), lane_k),
+        accumulate,
+    )
     if k % step:
         kk = e.iadd(trips * step, lane_k)
         valid = e.icmp(kk, k, "slt")
         acc = accumulate(e, [e.imin(kk, k - width)], acc, valid)
 
     # The column's lanes are consecutive: their sums added by shuffles.
-    offset = 1
-    while offset < lanes:
-        acc = [e.add(arith.AddfOp(v, e.add(cuda.ShflXorOp(v, offset)))) for v in acc]
-        offset *= 2
+    acc = [lanes_reduce(e, molten.ReduceSumOp, v, lanes) for v in acc]
     writer = emit_if(e, e.icmp(lane, 0, "eq"))
     inside = writer.icmp(col, n, "slt") if "n" in partial else None
     final = writer if inside is None else emit_if(writer, inside)
