@@ -33,7 +33,8 @@ LAYER_NORM_EPS = 1e-5
 class Operand:
     """One input: its name, shape and how its random values are drawn
     (`normal`: N(0, 1); `weight`: 1 + N(0, 0.1); `scaled`: N(0, 1/fan_in)
-    with fan_in its first dimension, so x @ w stays of order one)."""
+    with fan_in its first dimension, so x @ w stays of order one;
+    `scaled_nk`: the same with fan_in its last, for x @ w.T)."""
 
     name: str
     shape: tuple[int, ...]
@@ -87,6 +88,8 @@ class Case:
                 x = 1 + 0.1 * x
             elif operand.init == "scaled":
                 x = x / math.sqrt(operand.shape[0])
+            elif operand.init == "scaled_nk":
+                x = x / math.sqrt(operand.shape[-1])
             tensors.append(x.to(dtype))
         return tensors
 
@@ -356,6 +359,205 @@ def gemm_suite() -> list[Case]:
     ]
 
 
+# The llm suite: the linear layers of two decoder models, each with the
+# epilogue it has (or, for bias + gelu, a GPT-style MLP's at Qwen's width).
+
+
+def molten_linear(x, w):
+    return ops.matmul(x, w, transpose_b=True)
+
+
+def torch_linear_none(x, w):
+    return F.linear(x, w)
+
+
+def molten_linear_bias(x, w, b):
+    return ops.matmul(x, w, transpose_b=True) + b
+
+
+def torch_linear_bias(x, w, b):
+    return F.linear(x, w, b)
+
+
+def molten_linear_silu(x, w):
+    return ops.silu(ops.matmul(x, w, transpose_b=True))
+
+
+def torch_linear_silu(x, w):
+    return F.silu(F.linear(x, w))
+
+
+def molten_linear_residual(x, w, r):
+    return ops.matmul(x, w, transpose_b=True) + r
+
+
+def torch_linear_residual(x, w, r):
+    return F.linear(x, w) + r
+
+
+def torch_linear_alone(x, w, *_):
+    return F.linear(x, w)
+
+
+def molten_matmul(x, w):
+    return x @ w
+
+
+def torch_matmul_none(x, w):
+    return x @ w
+
+
+def molten_matmul_bias(x, w, b):
+    return x @ w + b
+
+
+def torch_matmul_bias(x, w, b):
+    return x @ w + b
+
+
+def molten_matmul_silu(x, w):
+    return ops.silu(x @ w)
+
+
+def torch_matmul_silu(x, w):
+    return F.silu(x @ w)
+
+
+def molten_matmul_residual(x, w, r):
+    return x @ w + r
+
+
+def torch_matmul_residual(x, w, r):
+    return x @ w + r
+
+
+def torch_matmul_alone(x, w, *_):
+    return x @ w
+
+
+LLM_EPILOGUES = {
+    # name: (math shown, extra operand, molten and torch for w [N, K], then
+    # for w [K, N])
+    "none": (
+        "",
+        None,
+        molten_linear,
+        torch_linear_none,
+        molten_matmul,
+        torch_matmul_none,
+    ),
+    "bias": (
+        "+b",
+        "b",
+        molten_linear_bias,
+        torch_linear_bias,
+        molten_matmul_bias,
+        torch_matmul_bias,
+    ),
+    "bias+gelu": (
+        "gelu",
+        "b",
+        molten_linear_gelu,
+        torch_linear_gelu,
+        molten_matmul_gelu,
+        torch_matmul_gelu,
+    ),
+    "silu": (
+        "silu",
+        None,
+        molten_linear_silu,
+        torch_linear_silu,
+        molten_matmul_silu,
+        torch_matmul_silu,
+    ),
+    "residual": (
+        "+r",
+        "r",
+        molten_linear_residual,
+        torch_linear_residual,
+        molten_matmul_residual,
+        torch_matmul_residual,
+    ),
+}
+LLM_LAYERS = (
+    # (model, layer, N, K, epilogue)
+    ("llama3-8b", "qkv", 6144, 4096, "none"),
+    ("llama3-8b", "o", 4096, 4096, "residual"),
+    ("llama3-8b", "gate", 14336, 4096, "silu"),
+    ("llama3-8b", "down", 4096, 14336, "residual"),
+    ("qwen2.5-7b", "qkv", 4608, 3584, "bias"),
+    ("qwen2.5-7b", "o", 3584, 3584, "residual"),
+    ("qwen2.5-7b", "up", 18944, 3584, "bias+gelu"),
+    ("qwen2.5-7b", "down", 3584, 18944, "residual"),
+)
+"""Llama-3-8B (hidden 4096, 32 heads and 8 KV heads of 128, MLP 14336) and
+Qwen2.5-7B (hidden 3584, 28 heads and 4 KV heads of 128, MLP 18944, a bias
+on QKV)."""
+LLM_TOKENS = (1, 4, 16, 64, 128, 512, 2048, 8192)
+
+
+def llm_case(layer: tuple, m: int, dtype: str, nk: bool) -> Case:
+    """One linear layer at M tokens, its weight stored [N, K] (nn.Linear's
+    layout, x @ w.T) or [K, N] (x @ w)."""
+    model, name, n, k, epilogue = layer
+    shown, extra, molten_nk, torch_nk, molten_kn, torch_kn = LLM_EPILOGUES[epilogue]
+    product = "x@w.T" if nk else "x@w"
+    math_text = (
+        f"{shown}({product}+b)"
+        if shown == "gelu"
+        else f"{shown}({product})"
+        if shown == "silu"
+        else product + shown
+    )
+    operands = [
+        Operand("x", (m, k)),
+        Operand("w", (n, k), "scaled_nk") if nk else Operand("w", (k, n), "scaled"),
+    ]
+    if extra == "b":
+        operands.append(Operand("b", (n,)))
+    elif extra == "r":
+        operands.append(Operand("r", (m, n)))
+    return Case(
+        "llm",
+        f"{model}.{name} {math_text}",
+        (m, n, k),
+        dtype,
+        tuple(operands),
+        molten_nk if nk else molten_kn,
+        torch_nk if nk else torch_kn,
+        flops=2 * m * n * k,
+        compile_mode="max-autotune-no-cudagraphs",
+        references={"cublas": torch_linear_alone if nk else torch_matmul_alone},
+    )
+
+
+LLM_KN_LAYERS = (0, 2, 4, 7)
+"""The layers also timed with the weight stored [K, N]."""
+LLM_F16_LAYERS = (1, 2, 6, 7)
+"""The layers also timed in f16."""
+
+
+def llm_suite() -> list[Case]:
+    """The linear layers of Llama-3-8B and Qwen2.5-7B with their epilogues
+    (none, bias, silu, residual add; bias + gelu at Qwen's MLP width), from
+    decode (1 token) to prefill (8192): every layer in bf16 with nn.Linear's
+    weight [N, K]; four layers also with the weight [K, N] and in f16."""
+    cases = [
+        llm_case(layer, m, "bfloat16", True) for layer in LLM_LAYERS for m in LLM_TOKENS
+    ]
+    cases += [
+        llm_case(LLM_LAYERS[i], m, "bfloat16", False)
+        for i in LLM_KN_LAYERS
+        for m in (1, 16, 128, 2048)
+    ]
+    cases += [
+        llm_case(LLM_LAYERS[i], m, "float16", True)
+        for i in LLM_F16_LAYERS
+        for m in (16, 512, 8192)
+    ]
+    return cases
+
+
 ATTENTION_SHAPES = (
     (1, 16, 16384, 128),
     (1, 32, 8192, 128),
@@ -473,10 +675,11 @@ SUITES: dict[str, Callable[[], list[Case]]] = {
     "norms": norms_suite,
     "elementwise": elementwise_suite,
     "gemm": gemm_suite,
+    "llm": llm_suite,
     "attention": attention_suite,
     "decode": decode_suite,
     "smoke": smoke_suite,
 }
 """Every suite; `all` on the command line means all but `smoke`."""
 
-MAIN_SUITES = ("seed", "norms", "elementwise", "gemm", "attention", "decode")
+MAIN_SUITES = ("seed", "norms", "elementwise", "gemm", "llm", "attention", "decode")

@@ -323,9 +323,10 @@ TILING_FIELDS = (
     "partial",
     "lhs",
     "rhs",
+    "split",
 )
 """The fields of `#kernel.tiling`, in printing order (`warp` only when
-given)."""
+given, `split` only above 1)."""
 _TILING_LENGTHS = {"grid": 3, "block": 3, "fragment": 3, "lhs": 3, "rhs": 3}
 
 
@@ -343,6 +344,10 @@ class TilingAttr(ParametrizedAttribute):
     * `stages`: the tiles of each operand in flight in shared memory (for a
       GEMV, the rows of B each thread has in flight);
       `k_steps`: the block tiles along K, run in order;
+    * `split` (printed when above 1): the parts K's steps split into
+      (split-K), ceil(k_steps / split) steps each, one block per part: the
+      grid's z is then batches x split, and the last block of a tile to
+      finish its part adds the parts in order and runs the epilogue;
     * `partial`: the loops among `m`, `n`, `k` whose last tile sticks out of
       the iteration space (the lowering guards those);
     * `lhs`, `rhs`: per operand, the box one block reads in one K step, in
@@ -367,6 +372,7 @@ class TilingAttr(ParametrizedAttribute):
     partial: ArrayAttr[StringAttr] = param_def()
     lhs: ArrayAttr[IntAttr] = param_def()
     rhs: ArrayAttr[IntAttr] = param_def()
+    split: IntAttr = param_def()
 
     def __init__(
         self,
@@ -379,6 +385,7 @@ class TilingAttr(ParametrizedAttribute):
         partial: Sequence[str],
         lhs: Sequence[int],
         rhs: Sequence[int],
+        split: int = 1,
     ):
         super().__init__(
             _int_array(grid),
@@ -390,7 +397,14 @@ class TilingAttr(ParametrizedAttribute):
             ArrayAttr([StringAttr(d) for d in partial]),
             _int_array(lhs),
             _int_array(rhs),
+            IntAttr(split),
         )
+
+    @property
+    def part_steps(self) -> int:
+        """The K steps of each part but perhaps the last (all of them
+        without split-K)."""
+        return -(-self.k_steps.data // self.split.data)
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
@@ -408,7 +422,7 @@ class TilingAttr(ParametrizedAttribute):
                     field_span,
                 )
             parser.parse_punctuation("=")
-            if key in ("stages", "k_steps"):
+            if key in ("stages", "k_steps", "split"):
                 values[key] = IntAttr(parser.parse_integer(allow_negative=False))
             elif key == "partial":
                 dims = parser.parse_comma_separated_list(
@@ -419,10 +433,13 @@ class TilingAttr(ParametrizedAttribute):
                 values[key] = _parse_int_array(parser)
 
         parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_field)
-        missing = [f for f in TILING_FIELDS if f != "warp" and f not in values]
+        missing = [
+            f for f in TILING_FIELDS if f not in ("warp", "split") and f not in values
+        ]
         if missing:
             parser.raise_error(f"a tiling needs {', '.join(map(repr, missing))}")
         values.setdefault("warp", ArrayAttr([]))
+        values.setdefault("split", IntAttr(1))
         return tuple(values[f] for f in TILING_FIELDS)
 
     def print_parameters(self, printer: Printer) -> None:
@@ -430,6 +447,8 @@ class TilingAttr(ParametrizedAttribute):
         for f in TILING_FIELDS:
             value = getattr(self, f)
             if f == "warp" and not value.data:
+                continue
+            if f == "split" and value.data == 1:
                 continue
             if isinstance(value, IntAttr):
                 fields.append(f"{f} = {value.data}")
@@ -454,9 +473,15 @@ class TilingAttr(ParametrizedAttribute):
         for f in ("grid", "block", "warp", "fragment", "lhs", "rhs"):
             if any(v.data < 1 for v in getattr(self, f)):
                 raise VerifyException(f"#kernel.tiling: {f} sizes must be >= 1")
-        for f in ("stages", "k_steps"):
+        for f in ("stages", "k_steps", "split"):
             if getattr(self, f).data < 1:
                 raise VerifyException(f"#kernel.tiling: {f} must be >= 1")
+        split, k_steps = self.split.data, self.k_steps.data
+        if split > 1 and (split - 1) * self.part_steps >= k_steps:
+            raise VerifyException(
+                f"#kernel.tiling: split = {split} leaves a part of {k_steps} K "
+                f"steps in parts of {self.part_steps} empty"
+            )
         dims = [d.data for d in self.partial]
         if dims != [d for d in GEMM_DIMS if d in dims]:
             raise VerifyException(
@@ -639,11 +664,13 @@ class FuncOp(IRDLOperation):
                     f"the schedule's {'tile' if field == 'block' else field} = "
                     f"{_format_ints(theirs)}"
                 )
-        if tiling.stages != schedule.stages:
-            raise VerifyException(
-                f"{where}: the tiling's stages = {tiling.stages.data} is not the "
-                f"schedule's stages = {schedule.stages.data}"
-            )
+        for field in ("stages", "split"):
+            ours, theirs = getattr(tiling, field).data, getattr(schedule, field).data
+            if ours != theirs:
+                raise VerifyException(
+                    f"{where}: the tiling's {field} = {ours} is not the "
+                    f"schedule's {field} = {theirs}"
+                )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

@@ -42,9 +42,14 @@ from this attribute and invents none. The heuristics, for a device of
   (mma.sync m16n8k16); otherwise on the SIMT cores, 256 threads on
   128x128 output tiles with a K step of 16 where those give every SM a
   block, else on 64x64 tiles with a K step of 16. For the target
-  `arch=sm_90a` the tensor-core gemm runs on wgmma instead: two
-  warpgroups on 128x256 output tiles (128x128 for at most 128 columns), a
-  K step of 64 (one 128-byte swizzled row), four stages.
+  `arch=sm_90a` the tensor-core gemm runs on wgmma instead, from
+  GEMV_MAX_M + 1 rows: a K step of 64 (one 128-byte swizzled row), a
+  warpgroup per 64 rows of a 128- or 64-row output tile of 64 to 256
+  columns, 4, 6 or 8 stages, and K split into parts (split-K, the last
+  block of a tile adding them) where the tiles leave SMs idle: whichever
+  of these the estimate (`WgmmaCandidate.estimate`: tensor-core rate per
+  tile, bytes in flight against DRAM latency, waves, the parts' traffic)
+  finds fastest.
 * attention: four warps of 16 query rows each against tiles of 64 keys
   (32 above head dimension 128), two stages of K and V tiles. Fewer queries
   than a block's rows (a decode): the query heads that share a KV head
@@ -57,6 +62,8 @@ from this attribute and invents none. The heuristics, for a device of
 
 A schedule already present (written by hand or by an autotuner) is kept.
 """
+
+from __future__ import annotations
 
 import math
 import re
@@ -134,23 +141,51 @@ MMA_GEMM_STAGES = 4
 """Operand tiles in flight (cp.async), to cover global memory latency."""
 WGMMA_ARCHS = ("sm_90a",)
 """The targets with sm_90a's warpgroup tensor cores (wgmma)."""
-WGMMA_BLOCK = 256
-"""Two warpgroups, each holding a 64x256 tile's f32 accumulators (128
-registers a thread)."""
-WGMMA_TILE = (128, 256, 64)
-"""The block tile of a wgmma gemm: each K step one 128-byte swizzled row of
-each operand per row (or column) of the tile. Measured on the H100 (f16,
-4096 cubed, 2026-11-23): 128x256 at 504-521 TFLOP/s, 256x128 at 489,
-128x128 at 453."""
-WGMMA_NARROW_TILE = (128, 128, 64)
-"""The block tile of a wgmma gemm of at most 128 columns."""
-WGMMA_STAGES = 4
-"""Operand tiles in shared memory (48 KiB each at 128x256): two in flight
-(cp.async), one read by the wgmmas issued now and one by those of the step
-before, which may still run."""
+WGMMA_TILES = ((128, 256), (128, 128), (64, 256), (64, 128), (64, 64))
+"""The output tiles (M, N) a wgmma gemm may take: 128 rows in two
+warpgroups of 64 (256 threads), 64 rows in one; the K step is one
+128-byte swizzled row (64 elements)."""
+WGMMA_TILE_EFFICIENCY = {
+    (128, 256): 0.56,
+    (128, 128): 0.55,
+    (64, 256): 0.45,
+    (64, 128): 0.40,
+    (64, 64): 0.30,
+}
+"""The fraction of an SM's dense tensor-core peak a block of each tile
+sustains in its K loop, fitted to the gemm's times on the H100
+(2026-11-26, benchmarks/results/*-gemm-schedules.txt): 128x256 at 459
+TFLOP/s on 512x14336x4096, 128x128 (six stages) at 571 on 512x4096x14336;
+the one-warpgroup tiles, which hide less latency, below them."""
+WGMMA_STAGES = (4, 6, 8)
+"""The operand tiles in shared memory a wgmma gemm may take: `stages - 2`
+in flight (cp.async), one read by the wgmmas issued now and one by those
+of the step before, which may still run. Four cover a compute-bound gemm's
+latency; a gemm bound by streaming B (few rows) keeps more in flight."""
+SM_TENSOR_FLOPS = 989e12 / H100_SMS
+"""Dense 16-bit tensor-core FLOP/s of one H100 SM."""
+DRAM_BYTES_PER_S = 3.0e12
+"""What a copy reaches on the H100 (3.0-3.35 TB/s)."""
+DRAM_LATENCY_S = 1.5e-6
+"""The time a load takes under load, so that bytes in flight / latency is
+the bandwidth they sustain (Little's law). Fitted on the H100 (2026-11-26):
+a 16x4096x4096 gemm of 64x64 tiles with two parts of K and two stages in
+flight moved 1.4 TB/s, 2 MiB of B in flight."""
+BLOCK_LATENCY_S = 3e-6
+"""A block's fixed cost in a wave: the pipeline filling, the epilogue."""
+SM_BYTES_PER_S = 150e9
+"""What one SM's loads and stores move (split-K's last block of a tile
+adds the parts alone)."""
+SM_REGISTERS = 65536
+SPLIT_MIN_STEPS = 4
+"""The fewest K steps a part of split-K takes: fewer, and the pipeline
+barely fills."""
+MAX_SPLIT = 16
 MMA_MIN_M = 64
-"""Fewer rows than a warp tile's would leave most of each block idle (the
-decode case): the SIMT kernel is the better fit."""
+"""Fewer rows than an mma.sync warp tile's would leave most of each block
+idle: the SIMT kernel is the better fit. (On wgmma, a 64-row tile with
+split-K takes any gemm that is not a GEMV: the tensor cores' spare rows
+cost nothing where streaming B is the bound.)"""
 MMA_ELEMENT_TYPES = (Float16Type, BFloat16Type)
 GEMV_MAX_M = 8
 """Rows up to which a gemm is a GEMV: each thread holds GEMV_MAX_M x 8
@@ -254,10 +289,10 @@ def simt_gemm_schedule(
     return kernel.ScheduleAttr(GEMM_BLOCK, tile=GEMM_TILE)
 
 
-def takes_tensor_cores(matmul: molten.MatmulOp) -> bool:
+def takes_tensor_cores(matmul: molten.MatmulOp, min_rows: int = MMA_MIN_M) -> bool:
     """Whether tensor cores take this matmul: f16 or bf16 operands whose
     rows (along each operand's contiguous axis) are whole 16-byte copies,
-    and at least MMA_MIN_M rows of output."""
+    and at least `min_rows` rows of output."""
     element = matmul.lhs.type.element_type  # type: ignore[attr-defined]
     if not isinstance(element, MMA_ELEMENT_TYPES):
         return False
@@ -267,7 +302,7 @@ def takes_tensor_cores(matmul: molten.MatmulOp) -> bool:
     # transposes (A^T is stored [K, M], B^T [N, K]).
     if a[-1] % copy or b[-1] % copy:
         return False
-    return shape_of(matmul.result)[-2] >= MMA_MIN_M
+    return shape_of(matmul.result)[-2] >= min_rows
 
 
 def gemv_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAttr:
@@ -335,17 +370,128 @@ def is_gemv(matmul: molten.MatmulOp) -> bool:
     return shape_of(matmul.result)[-2] <= GEMV_MAX_M
 
 
-def wgmma_schedule(matmul: molten.MatmulOp) -> kernel.ScheduleAttr:
-    """The schedule of a gemm on sm_90a's warpgroup tensor cores: two
-    warpgroups of 64 rows each, 128x256 tiles (128x128 for at most 128
-    columns), a K step of 64, four stages."""
-    tile = WGMMA_TILE if shape_of(matmul.result)[-1] > 128 else WGMMA_NARROW_TILE
+@dataclass(frozen=True)
+class WgmmaCandidate:
+    """A wgmma gemm's output tile, stages and split-K parts, with its
+    estimated time."""
+
+    rows: int
+    cols: int
+    stages: int
+    split: int
+    seconds: float
+
+    @property
+    def threads(self) -> int:
+        return kernel.WARPGROUP_WARPS * WARP * (self.rows // WGMMA_M)
+
+    @staticmethod
+    def shared_bytes(tile: tuple[int, int], stages: int) -> int:
+        return stages * (tile[0] + tile[1]) * SWIZZLE_K * 2
+
+    @staticmethod
+    def estimate(
+        shape: tuple[int, int, int, int],
+        tile: tuple[int, int],
+        stages: int,
+        split: int,
+        sms: int,
+    ) -> WgmmaCandidate:
+        """The time of a gemm (batches, M, N, K) of 16-bit operands in
+        `tile`s with `stages` and K split `split` ways on `sms` SMs: the
+        busiest SM's tiles at their sustained rate, or the operands, output
+        and parts moved at the bandwidth the blocks' loads in flight
+        sustain, whichever is longer, plus each wave's fixed cost."""
+        batches, m, n, k = shape
+        bm, bn = tile
+        threads = kernel.WARPGROUP_WARPS * WARP * (bm // WGMMA_M)
+        tiles = batches * math.ceil(m / bm) * math.ceil(n / bn)
+        blocks = tiles * split
+        # Blocks an SM holds: its shared memory, and its registers (a
+        # thread's accumulators and about 40 more).
+        resident = max(
+            1,
+            min(
+                MAX_SHARED_BYTES // WgmmaCandidate.shared_bytes(tile, stages),
+                SM_REGISTERS // (threads * (bn // 2 + 40)),
+            ),
+        )
+        waves = math.ceil(blocks / (sms * resident))
+        k_part = math.ceil(math.ceil(k / SWIZZLE_K) / split) * SWIZZLE_K
+        flops = 2 * bm * bn * k_part
+        efficiency = WGMMA_TILE_EFFICIENCY[tile]
+        compute = math.ceil(blocks / sms) * flops / (SM_TENSOR_FLOPS * efficiency)
+        moved = 2 * batches * (m * k + k * n + m * n)
+        # Rows of A past M are zeros that no load fetches.
+        step_bytes = (min(bm, m) + bn) * SWIZZLE_K * 2
+        in_flight = min(blocks, sms * resident) * (stages - 2) * step_bytes
+        bandwidth = min(DRAM_BYTES_PER_S, in_flight / DRAM_LATENCY_S)
+        seconds = max(compute, moved / bandwidth) + waves * BLOCK_LATENCY_S
+        if split > 1:
+            # After the K loops: every part stored and read back, the last
+            # block of each tile reading them all.
+            part_bytes = min(m, bm) * bn * 4
+            parts = 2 * split * tiles * part_bytes
+            seconds += parts / DRAM_BYTES_PER_S + split * part_bytes / SM_BYTES_PER_S
+        return WgmmaCandidate(bm, bn, stages, split, seconds)
+
+
+SWIZZLE_K = 64
+"""A wgmma gemm's K step: one 128-byte swizzled row of 16-bit elements."""
+MAX_SPLIT = 16
+
+
+def wgmma_candidates(matmul: molten.MatmulOp, sm_count: int) -> list[WgmmaCandidate]:
+    """Every tile, stage count and split-K the wgmma gemm may take, fastest
+    first by the estimate (ties: larger tiles, more stages, fewer parts:
+    six stages ran 4-12% faster than four on the H100 where both fit).
+    A split gives each part at least SPLIT_MIN_STEPS K steps and is tried
+    only while the tiles leave SMs idle."""
+    result = shape_of(matmul.result)
+    m, n = result[-2], result[-1]
+    k = shape_of(matmul.lhs)[-2 if matmul.transpose_a is not None else -1]
+    shape = (math.prod(result[:-2]), m, n, k)
+    k_steps = math.ceil(k / SWIZZLE_K)
+    found = []
+    for tile in WGMMA_TILES:
+        tiles = shape[0] * math.ceil(m / tile[0]) * math.ceil(n / tile[1])
+        for stages in WGMMA_STAGES:
+            if WgmmaCandidate.shared_bytes(tile, stages) > MAX_SHARED_BYTES:
+                continue
+            for split in range(1, MAX_SPLIT + 1):
+                per = math.ceil(k_steps / split)
+                if split > 1 and (
+                    tiles * (split - 1) >= sm_count
+                    or per < SPLIT_MIN_STEPS
+                    or (split - 1) * per >= k_steps
+                ):
+                    continue
+                found.append(
+                    WgmmaCandidate.estimate(shape, tile, stages, split, sm_count)
+                )
+    return sorted(
+        found,
+        key=lambda c: (round(c.seconds * 1e8), -c.rows * c.cols, -c.stages, c.split),
+    )
+
+
+def wgmma_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAttr:
+    """The schedule of a gemm on sm_90a's warpgroup tensor cores: the tile
+    stages and split-K the estimate finds fastest (wgmma_candidates); a
+    warpgroup per 64 rows of the tile, a K step of 64."""
+    return wgmma_schedule_of(wgmma_candidates(matmul, sm_count)[0])
+
+
+def wgmma_schedule_of(candidate: WgmmaCandidate) -> kernel.ScheduleAttr:
+    """The schedule of a wgmma gemm of the candidate's tile and split."""
+    bm, bn = candidate.rows, candidate.cols
     return kernel.ScheduleAttr(
-        WGMMA_BLOCK,
-        tile=tile,
-        warp=(tile[0] // 2, tile[1]),
-        stages=WGMMA_STAGES,
+        candidate.threads,
+        tile=(bm, bn, SWIZZLE_K),
+        warp=(WGMMA_M, bn),
+        stages=candidate.stages,
         mma_warps=kernel.WARPGROUP_WARPS,
+        split=candidate.split,
     )
 
 
@@ -360,10 +506,10 @@ def gemm_schedule(
         if matmul.transpose_b is not None:
             return gemv_nk_schedule(matmul)
         return gemv_schedule(matmul, sm_count)
+    if arch in WGMMA_ARCHS and takes_tensor_cores(matmul, GEMV_MAX_M + 1):
+        return wgmma_schedule(matmul, sm_count)
     if not takes_tensor_cores(matmul):
         return simt_gemm_schedule(matmul, sm_count)
-    if arch in WGMMA_ARCHS:
-        return wgmma_schedule(matmul)
     return kernel.ScheduleAttr(
         MMA_GEMM_BLOCK,
         tile=MMA_GEMM_TILE,

@@ -483,6 +483,19 @@ def tiling_for(
 
     tiling = tiling_map(sizes)
     batches, m_tiles, n_tiles, k_steps = tile_counts(domain, tiling)
+    split = schedule.split.data
+    if split > 1 and schedule.mma_warps.data == 1:
+        raise _fail(
+            kfunc,
+            f"split-K (split = {split}) is implemented for wgmma gemms "
+            f"(mma_warps = {kernel.WARPGROUP_WARPS}) only",
+        )
+    if split > 1 and (split - 1) * -(-k_steps // split) >= k_steps:
+        raise _fail(
+            kfunc,
+            f"split = {split} parts of {gemm.describe()}'s {k_steps} K steps of "
+            f"{sizes[2]} leave a part empty",
+        )
     # mma.sync's tiles have their rows padded against bank conflicts; wgmma's
     # are swizzled instead, rows unpadded.
     padded = warp and schedule.mma_warps.data == 1
@@ -494,7 +507,7 @@ def tiling_for(
         return rows, cols, cols + skew
 
     return kernel.TilingAttr(
-        grid=(n_tiles, m_tiles, batches),
+        grid=(n_tiles, m_tiles, batches * split),
         block=sizes,
         warp=warp,
         fragment=fragment,
@@ -503,6 +516,7 @@ def tiling_for(
         partial=partial_dims(domain, tiling, gemm),
         lhs=operand(read_a),
         rhs=operand(read_b),
+        split=split,
     )
 
 

@@ -416,6 +416,20 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_batched_2x80x40x24": gemm_batched([2], 80, 40, 24),
     "wgmma_batched_2x80x40x21": gemm_batched([2], 80, 40, 21),
     "wgmma_transpose_a_136x48x264": gemm_transpose_a(136, 48, 264),
+    # The schedule classes kernel-schedule picks by shape (WGMMA_SCHEDULES):
+    # 64-row tiles of one warpgroup, 64 to 256 columns, and split-K (parts
+    # of K added in order by the last block of a tile), at partial tiles
+    # along M, N and K, for B stored [N, K] (x @ w.T) and [K, N], with few
+    # rows (9 and 20: the small-M path), batched, unequal parts.
+    "wgmma_nk_split_20x1000x1000": gemm_nk_bias_gelu(20, 1000, 1000),
+    "wgmma_split_9x4096x64": gemm_bias_gelu(9, 4096, 64),
+    "wgmma_nk_70x1024x4000": gemm_nk_bias_gelu(70, 1024, 4000),
+    "wgmma_nk_split_256x4096x2048": gemm_nk_bias_gelu(256, 4096, 2048),
+    "wgmma_nk_split_300x4096x2048": gemm_nk_bias_gelu(300, 4096, 2048),
+    "wgmma_nk_split_200x8192x1536": gemm_nk_bias_gelu(200, 8192, 1536),
+    "wgmma_nk_split_384x8192x3072": gemm_nk_bias_gelu(384, 8192, 3072),
+    "wgmma_bias_gelu_1030x512x2048": gemm_bias_gelu(1030, 512, 2048),
+    "wgmma_batched_split_3x20x2048x64": gemm_batched([3], 20, 2048, 64),
     # Attention on wgmma: partial tiles of queries and keys with the causal
     # mask (head dim 128); keys split across blocks (flash-decoding's
     # combine, head dim 64); repeat_kv's grouped heads with a bias per head.
@@ -425,6 +439,21 @@ WGMMA_CASES: dict[str, Builder] = {
         8, 4, 40, 70, 64
     ),
 }
+
+
+WGMMA_SCHEDULES = {
+    # case: (tile M, tile N, stages, split) that kernel-schedule gives it
+    "wgmma_nk_split_20x1000x1000": (64, 64, 8, 4),
+    "wgmma_split_9x4096x64": (64, 64, 8, 16),
+    "wgmma_nk_70x1024x4000": (64, 64, 8, 1),
+    "wgmma_nk_split_256x4096x2048": (64, 128, 8, 2),
+    "wgmma_nk_split_300x4096x2048": (64, 256, 4, 3),
+    "wgmma_nk_split_200x8192x1536": (128, 128, 6, 5),
+    "wgmma_nk_split_384x8192x3072": (128, 256, 4, 3),
+    "wgmma_bias_gelu_1030x512x2048": (128, 256, 4, 1),
+    "wgmma_batched_split_3x20x2048x64": (64, 64, 8, 8),
+}
+"""The schedule class each case stands for (test_tile checks they keep it)."""
 
 
 # -- the sweeps' shared compiles ----------------------------------------------

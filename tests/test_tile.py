@@ -12,6 +12,7 @@ import pytest
 from conftest import DTYPES, assert_close, rand
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from kernel_cases import WGMMA_CASES, WGMMA_SCHEDULES
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 import molten
@@ -416,3 +417,23 @@ def test_kernel_func_tiling_must_be_its_schedules(kind, schedule, message):
     text = tc_kernel(kind, schedule)
     with pytest.raises(Exception, match=message):
         parse_module(text).verify()
+
+
+@pytest.mark.parametrize("case", sorted(WGMMA_SCHEDULES))
+def test_wgmma_case_takes_its_schedule_class(case):
+    """Each wgmma kernel case stands for the tile, stages and split-K that
+    kernel-schedule gives it on sm_90a: the GPU tests cover those classes
+    only while the cases keep them."""
+    g = DataflowGraph(case)
+    WGMMA_CASES[case](g, "bfloat16")
+    module = molten.ZeroCompiler(arch="sm_90a").optimize(g)
+    (gemm,) = [
+        op
+        for op in module.walk()
+        if isinstance(op, kernel.FuncOp) and op.kind.data == kernel.KernelKind.GEMM
+    ]
+    schedule = gemm.schedule
+    rows, cols, _ = (t.data for t in schedule.tile)
+    picked = (rows, cols, schedule.stages.data, schedule.split.data)
+    assert picked == WGMMA_SCHEDULES[case]
+    assert gemm.tiling.split.data == schedule.split.data

@@ -284,15 +284,20 @@ kernel.func @gemm_m16(%a: tensor<16x512xf16>, %b: tensor<512x256xf16>) -> (tenso
 // CHECK:       kernel.func @gemm_k100(%a: tensor<128x100xf16>, %b: tensor<100x256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
 // CHECK:       kernel.func @gemm_m16(%a: tensor<16x512xf16>, %b: tensor<512x256xf16>) -> (tensor<16x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
 
-// For arch=sm_90a the tensor-core gemms run on wgmma (mma_warps = 4): two
-// warpgroups of 64x256 on 128x256 tiles, 64x128 on 128x128 tiles for at
-// most 128 columns, a K step of 64, four stages; f32 and K = 100 stay on
-// the SIMT cores.
+// For arch=sm_90a the tensor-core gemms run on wgmma (mma_warps = 4), in the
+// tile, stages and split-K whose estimated time is least: the 64-row tile
+// of one warpgroup (block 128) and K split in two for a gemm whose 128x256
+// tiles would leave most SMs idle (gemm_f16: 8 K steps, two parts of 4),
+// and eight stages, where streaming the operands bounds it; two
+// warpgroups on 128x256 tiles, four stages, for the batched gemm that fills
+// the SMs; a 64x64 tile for 72x40; from 9 rows (gemm_m16) on wgmma too. f32
+// and K = 100 stay on the SIMT cores.
 // WGMMA:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
-// WGMMA:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
+// WGMMA:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
-// WGMMA:       kernel.func @gemm_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 64], warp = [64, 128], stages = 4, mma_warps = 4> {
+// WGMMA:       kernel.func @gemm_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_k100(%a: tensor<128x100xf16>, %b: tensor<100x256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
+// WGMMA:       kernel.func @gemm_m16(%a: tensor<16x512xf16>, %b: tensor<512x256xf16>) -> (tensor<16x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 
 // BAD-ARCH: error: kernel-schedule: arch is a target such as sm_90 or sm_90a, not 'sm90'
 

@@ -85,6 +85,15 @@ kernel.func @wgmma_transposed_b(%a: tensor<128x64xbf16>, %b: tensor<96x64xbf16>)
   kernel.yield %m : tensor<128x96xbf16>
 }
 
+// wgmma with split-K (split = 3), bf16, B stored [N, K]: 20 rows (a
+// partial 64-row tile of one warpgroup), K = 1000 in ceil(1000 / 64) = 16
+// steps, three parts of 6, 6 and 4 steps, one block each: the grid's z is
+// batches x split = 3, and the tiling says split = 3.
+kernel.func @wgmma_split(%a: tensor<20x1000xbf16>, %b: tensor<256x1000xbf16>) -> (tensor<20x256xbf16>) gemm schedule #kernel.schedule<block = 128, split = 3, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
+  %m = molten.matmul %a, %b transpose_b : (tensor<20x1000xbf16>, tensor<256x1000xbf16>) -> tensor<20x256xbf16>
+  kernel.yield %m : tensor<20x256xbf16>
+}
+
 // SIMT, f32: 64x64x16 block tiles, no warp tile, 4x4x1 fragments (a
 // thread's micro-tile), one stage, unpadded rows.
 kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> {
@@ -155,6 +164,10 @@ kernel.func @tiled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16x
 // CHECK-NEXT:  kernel.func @wgmma_transposed_b(%a: tensor<128x64xbf16>, %b: tensor<96x64xbf16>) -> (tensor<128x96xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 96, 64], warp = [64, 96], stages = 3, mma_warps = 4> tiling #kernel.tiling<grid = [1, 2, 1], block = [64, 96, 64], warp = [64, 96], fragment = [64, 96, 16], stages = 3, k_steps = 1, partial = [], lhs = [64, 64, 64], rhs = [96, 64, 64]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b transpose_b : (tensor<128x64xbf16>, tensor<96x64xbf16>) -> tensor<128x96xbf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<128x96xbf16>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @wgmma_split(%a: tensor<20x1000xbf16>, %b: tensor<256x1000xbf16>) -> (tensor<20x256xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 3, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> tiling #kernel.tiling<grid = [4, 1, 3], block = [64, 64, 64], warp = [64, 64], fragment = [64, 64, 16], stages = 8, k_steps = 16, partial = [m, k], lhs = [64, 64, 64], rhs = [64, 64, 64], split = 3> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b transpose_b : (tensor<20x1000xbf16>, tensor<256x1000xbf16>) -> tensor<20x256xbf16>
+// CHECK-NEXT:    kernel.yield %m : tensor<20x256xbf16>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [2, 2, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<100x30xf32>, tensor<30x70xf32>) -> tensor<100x70xf32>
@@ -240,6 +253,28 @@ kernel.func @threads_256(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (ten
 
 // ERR-NEXT:    {{^// -{5}$}}
 // ERR-NEXT:    {{^.*}}: error: tile: @threads_256: block tile 128x128x32 in warp tiles of 64x64 takes 128 threads, not block = 256{{$}}
+
+// -----
+
+// Split-K on mma.sync, which does not take it.
+kernel.func @split_mma(%a: tensor<256x512xf16>, %b: tensor<512x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 128, split = 2, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+  %m = molten.matmul %a, %b : (tensor<256x512xf16>, tensor<512x256xf16>) -> tensor<256x256xf16>
+  kernel.yield %m : tensor<256x256xf16>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @split_mma: split-K (split = 2) is implemented for wgmma gemms (mma_warps = 4) only{{$}}
+
+// -----
+
+// Four K steps in three parts of two leave the third empty.
+kernel.func @split_empty(%a: tensor<64x256xf16>, %b: tensor<256x64xf16>) -> (tensor<64x64xf16>) gemm schedule #kernel.schedule<block = 128, split = 3, tile = [64, 64, 64], warp = [64, 64], stages = 4, mma_warps = 4> {
+  %m = molten.matmul %a, %b : (tensor<64x256xf16>, tensor<256x64xf16>) -> tensor<64x64xf16>
+  kernel.yield %m : tensor<64x64xf16>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @split_empty: split = 3 parts of M x N x K = 64 x 64 x 256's 4 K steps of 64 leave a part empty{{$}}
 
 // -----
 

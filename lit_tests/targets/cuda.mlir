@@ -673,10 +673,10 @@ cuda.host_func @big_graph(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) outputs 1 {
 // to the SIMT kernel for misaligned operands.
 
 // WGMMA INPUT
-func.func @linear_sm90a(%x: tensor<128x128xf16>, %w: tensor<128x256xf16>, %b: tensor<256xf16>) -> (tensor<128x256xf16> {molten.name = "y"}) {
-  %0 = molten.matmul %x, %w : (tensor<128x128xf16>, tensor<128x256xf16>) -> tensor<128x256xf16>
-  %1 = molten.add %0, %b : (tensor<128x256xf16>, tensor<256xf16>) -> tensor<128x256xf16>
-  func.return %1 : tensor<128x256xf16>
+func.func @linear_sm90a(%x: tensor<1024x128xf16>, %w: tensor<128x4096xf16>, %b: tensor<4096xf16>) -> (tensor<1024x4096xf16> {molten.name = "y"}) {
+  %0 = molten.matmul %x, %w : (tensor<1024x128xf16>, tensor<128x4096xf16>) -> tensor<1024x4096xf16>
+  %1 = molten.add %0, %b : (tensor<1024x4096xf16>, tensor<4096xf16>) -> tensor<1024x4096xf16>
+  func.return %1 : tensor<1024x4096xf16>
 }
 
 // WGMMA:      // 2 kernels, 1 launcher.
@@ -755,9 +755,9 @@ func.func @linear_sm90a(%x: tensor<128x128xf16>, %w: tensor<128x256xf16>, %b: te
 // WGMMA-NEXT:   err = cudaFuncSetAttribute((const void*)linear_sm90a_gemm0, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
 // WGMMA-NEXT:   if (err != cudaSuccess) return err;
 // WGMMA-NEXT:   if ((((uintptr_t)x | (uintptr_t)w | (uintptr_t)y) % 16) == 0) {
-// WGMMA-NEXT:     linear_sm90a_gemm0<<<dim3(1, 1, 1), dim3(256, 1, 1), 196608, stream>>>(x, w, b, y);
+// WGMMA-NEXT:     linear_sm90a_gemm0<<<dim3(16, 8, 1), dim3(256, 1, 1), 196608, stream>>>(x, w, b, y);
 // WGMMA-NEXT:   } else {  // a pointer too misaligned for the vector accesses
-// WGMMA-NEXT:     linear_sm90a_gemm0_simt<<<dim3(4, 2, 1), dim3(256, 1, 1), 0, stream>>>(x, w, b, y);
+// WGMMA-NEXT:     linear_sm90a_gemm0_simt<<<dim3(64, 16, 1), dim3(256, 1, 1), 0, stream>>>(x, w, b, y);
 // WGMMA-NEXT:   }
 // WGMMA-NEXT:   err = cudaGetLastError();
 // WGMMA-NEXT:   if (err != cudaSuccess) return err;

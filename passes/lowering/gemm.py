@@ -13,7 +13,7 @@ from molten.passes.lowering.gemm_mma import lower_gemm_mma
 from molten.passes.lowering.gemm_simt import lower_gemm_simt
 from molten.passes.lowering.gemm_wgmma import lower_gemm_wgmma
 from molten.passes.lowering.gemv import lower_gemv
-from molten.passes.lowering.kernels import LoweredKernel
+from molten.passes.lowering.kernels import LoweredKernel, take_scratch
 from molten.passes.lowering.matmul import GemmShape
 from molten.passes.tile import tiling_for
 
@@ -46,6 +46,7 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
         # SIMT kernel instead.
         simt = lower_gemm(kfunc, simt_gemm_schedule())
         simt.op.sym_name = StringAttr(kfunc.sym_name.data + SIMT_SUFFIX)
+        take_scratch(simt, lowered.scratch)
         mm = GemmShape.of(kfunc).matmul
         args = list(kfunc.body.block.args)
         lowered.fallback = simt

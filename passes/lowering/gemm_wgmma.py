@@ -16,6 +16,7 @@ from molten.passes.lowering.emitter import F32, INDEX, WARP, Emitter, Index, ele
 from molten.passes.lowering.epilogue import Staging, finish
 from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
 from molten.passes.lowering.matmul import GemmShape, StagedOperand
+from molten.passes.lowering.split_k import KRange, SplitK
 
 
 @dataclass
@@ -178,7 +179,10 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
     group.name_hint = "warpgroup"
     group_m = e.imul(e.idiv(group, groups_n), wm)
     group_n = e.imul(e.irem(group, groups_n), wn)
-    row0, col0, a_base, b_base, batch_index = gemm.block_origin(e, bm, bn)
+    split = tiling.split.data
+    row0, col0, a_base, b_base, batch_index = gemm.block_origin(e, bm, bn, split)
+    tile, part = SplitK.tile_and_part(e, tiling) if split > 1 else (0, 0)
+    steps = KRange.of(e, tiling, part)
 
     def swizzled(ptr, base, outer, k_rows, outer0, outer_total, dim, name):
         buffer = e.add(cuda.SharedAllocOp(element, stages * outer * bk))
@@ -200,24 +204,30 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
     b = swizzled(pointers[mm.rhs], b_base, bn, b_k_rows, col0, gemm.n, "n", "b_tile")
     a_copies = a.copies(e, tid, block, CHUNK_ELEMENTS)
     b_copies = b.copies(e, tid, block, CHUNK_ELEMENTS)
-    k_steps = tiling.k_steps.data
 
-    # One commit group per step, empty past the last K step, so the wait
-    # below always leaves `ahead - 1` groups in flight.
+    def k_offset(em: Emitter, step: Index) -> Index:
+        return em.imul(em.iadd(steps.begin, step), bk)
+
+    # One commit group per step, empty past the block's last K step, so the
+    # wait below always leaves `ahead - 1` groups in flight. (Steps count
+    # from the block's first: a part of split-K starts inside K.)
     for step in range(ahead):
-        wanted = (
-            None
-            if step < k_steps
-            else e.add(arith.ConstantOp(IntegerAttr(0, IntegerType(1))))
-        )
-        a.issue(e, a_copies, step, step * bk, wanted)
-        b.issue(e, b_copies, step, step * bk, wanted)
+        wanted = None
+        if step >= steps.fewest:
+            wanted = (
+                e.add(arith.ConstantOp(IntegerAttr(0, IntegerType(1))))
+                if isinstance(steps.count, int)
+                else e.icmp(step, steps.count, "slt")
+            )
+        a.issue(e, a_copies, step, k_offset(e, step), wanted)
+        b.issue(e, b_copies, step, k_offset(e, step), wanted)
         e.add(cuda.CpAsyncCommitOp())
 
     def step(em: Emitter, kt: Index, acc: list[SSAValue], last: bool):
-        """One K step: wait for its tiles, fetch the tiles `ahead` steps on
-        into the stage read two steps ago, issue its wgmmas; the accumulators
-        after a wait for all but this step's group (for all, `last`)."""
+        """One K step (the block's kt-th): wait for its tiles, fetch the
+        tiles `ahead` steps on into the stage read two steps ago, issue its
+        wgmmas; the accumulators after a wait for all but this step's group
+        (for all, `last`)."""
         em.add(cuda.CpAsyncWaitOp(0 if last else ahead - 1))
         # Every thread's copies of this step are in shared memory, and
         # visible to the tensor cores' reads; every warpgroup is past the
@@ -226,8 +236,8 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
         em.add(cuda.SyncThreadsOp())
         if not last:
             upcoming = em.iadd(kt, ahead)
-            wanted = em.icmp(upcoming, k_steps, "slt")
-            stage_ahead, k0 = em.irem(upcoming, stages), em.imul(upcoming, bk)
+            wanted = em.icmp(upcoming, steps.count, "slt")
+            stage_ahead, k0 = em.irem(upcoming, stages), k_offset(em, upcoming)
             a.issue(em, a_copies, stage_ahead, k0, wanted)
             b.issue(em, b_copies, stage_ahead, k0, wanted)
             em.add(cuda.CpAsyncCommitOp())
@@ -250,10 +260,14 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
     # the wgmmas where the epilogue converts accumulators.)
     count = wn // 2
     acc = [e.f32(0.0)] * count
-    if k_steps > 1:
+    if tiling.part_steps > 1:
         loop_body = Block(arg_types=[INDEX, *[F32] * count])
         loop = scf.ForOp(
-            e.index(0), e.index(k_steps - 1), e.index(1), acc, Region(loop_body)
+            e.index(0),
+            e.index(e.isub(steps.count, 1)),
+            e.index(1),
+            acc,
+            Region(loop_body),
         )
         e.block.add_op(loop)
         kt = loop_body.args[0]
@@ -261,13 +275,19 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
         carried = step(e.nested(loop_body), kt, list(loop_body.args[1:]), False)
         loop_body.add_op(scf.YieldOp(*carried))
         acc = list(loop.results)
-    done = step(e, k_steps - 1, acc, True)
+    done = step(e, e.isub(steps.count, 1), acc, True)
 
     # Accumulator j of thread t of a warpgroup: row 16 (t / 32) + (t % 32) / 4
     # + 8 ((j / 2) % 2), column 8 (j / 4) + 2 (t % 4) + j % 2.
     warp, lane = e.idiv(in_group, WARP), e.irem(in_group, WARP)
     lane_row = e.iadd(e.iadd(row0, group_m), e.iadd(e.imul(warp, 16), e.idiv(lane, 4)))
     lane_col = e.iadd(e.iadd(col0, group_n), e.imul(e.irem(lane, 4), 2))
+    enclosing = None
+    if split > 1:
+        parts = SplitK.of(region, tiling, block, count)
+        has_rows = e.icmp(lane_row, gemm.m, "slt") if "m" in partial else None
+        enclosing = e
+        e, done = parts.combined(enclosing, (tile, part, tid), done, has_rows)
     accumulators = [
         (
             e.iadd(lane_row, 8 * ((j // 2) % 2)),
@@ -276,7 +296,7 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
         )
         for j in range(count)
     ]
-    return finish(
+    lowered = finish(
         gemm,
         kfunc,
         region,
@@ -290,4 +310,8 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
         block,
         grid,
         staging=Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid),
+        enclosing=enclosing,
     )
+    if split > 1:
+        lowered.scratch = parts.scratch
+    return lowered

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import Float32Type
+from xdsl.dialects.builtin import Float32Type, FunctionType
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from molten.dialects import cuda, kernel
@@ -94,6 +94,15 @@ def scratch_params(region: Region, buffers: Sequence[Scratch]) -> list[SSAValue]
         arg.name_hint = name
         params.append(arg)
     return params
+
+
+def take_scratch(lowered: LoweredKernel, buffers: Sequence[Scratch]) -> None:
+    """Gives `lowered` parameters for scratch `buffers` that it does not use,
+    so that it takes the arguments of a kernel that asks for them (the
+    variant launched in its place)."""
+    scratch_params(lowered.op.body, buffers)
+    params = [a.type for a in lowered.op.body.block.args]
+    lowered.op.function_type = FunctionType.from_lists(params, [])
 
 
 def store_output(

@@ -47,12 +47,13 @@ class GemmShape(Gemm):
             raise NotImplementedError(f"lower-kernel-to-cuda: a gemm grid of {grid}")
         return grid  # type: ignore[return-value]
 
-    def block_origin(self, e: Emitter, bm: int, bn: int):
+    def block_origin(self, e: Emitter, bm: int, bn: int, split: int = 1):
         """The first row and column of the block's output tile, the offsets of
-        its batch's A and B matrices, and its batch index."""
+        its batch's A and B matrices, and its batch index (the grid's z is
+        batches x `split`, split-K's parts)."""
         tile_n = e.add(cuda.BlockIdxOp(cuda.Dim.X))
         tile_m = e.add(cuda.BlockIdxOp(cuda.Dim.Y))
-        batch = e.add(cuda.BlockIdxOp(cuda.Dim.Z))
+        batch = e.idiv(e.add(cuda.BlockIdxOp(cuda.Dim.Z)), split)
         batch_index = unravel(e, batch, self.batch_shape) if self.batch_shape else []
 
         def matrix_base(shape: Sequence[int]) -> Index:

@@ -315,6 +315,15 @@ kernel.func @tiled_unscheduled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (t
 
 // -----
 
+// kernel.func: a tiling of another split-K than the schedule's
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @tiled_other_split: the tiling's split = 1 is not the schedule's split = 2{{$}}
+kernel.func @tiled_other_split(%a: tensor<64x512xf16>, %b: tensor<512x64xf16>) -> (tensor<64x64xf16>) gemm schedule #kernel.schedule<block = 128, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 4, mma_warps = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 64], warp = [64, 64], fragment = [64, 64, 16], stages = 4, k_steps = 8, partial = [], lhs = [64, 64, 64], rhs = [64, 64, 64]> {
+  %m = molten.matmul %a, %b : (tensor<64x512xf16>, tensor<512x64xf16>) -> tensor<64x64xf16>
+  kernel.yield %m : tensor<64x64xf16>
+}
+
+// -----
+
 // kernel.func: a tiling of other tile sizes than the schedule's
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @tiled_other: the tiling's block = [64, 64, 16] is not the schedule's tile = [64, 64, 32]{{$}}
 kernel.func @tiled_other(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 32]> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {

@@ -302,12 +302,13 @@ func.func @schedules() attributes {a = #kernel.schedule<block = 1>, b = #kernel.
 // order: printed after the tile) and the #kernel.tiling the tile pass
 // derives from it, printed after the schedule of a kernel.func and in the
 // generic form as its `tiling` property; a plain tiling attribute without
-// a warp tile (not printed) and with partial loops.
+// a warp tile (not printed) and with partial loops; one with split-K
+// (`split`, printed last, only above 1).
 kernel.func @tiled(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<stages = 4, warp = [64, 64], tile = [128, 128, 32], block = 128> tiling #kernel.tiling<rhs = [32, 128, 136], lhs = [128, 32, 40], partial = [], k_steps = 2, stages = 4, fragment = [16, 8, 16], warp = [64, 64], block = [128, 128, 32], grid = [2, 2, 1]> attributes {fused_ops = ["matmul"]} {
   %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
   kernel.yield %m : tensor<256x256xf16>
 }
-func.func @tilings() attributes {t = #kernel.tiling<grid = [2, 2, 3], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [16, 64, 64], rhs = [64, 16, 16]>} {
+func.func @tilings() attributes {t = #kernel.tiling<grid = [2, 2, 3], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [16, 64, 64], rhs = [64, 16, 16]>, split_k = #kernel.tiling<split = 3, grid = [4, 1, 3], block = [64, 64, 64], warp = [64, 64], fragment = [64, 64, 16], stages = 8, k_steps = 16, partial = [m, k], lhs = [64, 64, 64], rhs = [64, 64, 64]>} {
   func.return
 }
 
@@ -315,6 +316,6 @@ func.func @tilings() attributes {t = #kernel.tiling<grid = [2, 2, 3], block = [6
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<256x256xf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  func.func @tilings() attributes {t = #kernel.tiling<grid = [2, 2, 3], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [16, 64, 64], rhs = [64, 16, 16]>} {
+// CHECK-NEXT:  func.func @tilings() attributes {t = #kernel.tiling<grid = [2, 2, 3], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [16, 64, 64], rhs = [64, 16, 16]>, split_k = #kernel.tiling<grid = [4, 1, 3], block = [64, 64, 64], warp = [64, 64], fragment = [64, 64, 16], stages = 8, k_steps = 16, partial = [m, k], lhs = [64, 64, 64], rhs = [64, 64, 64], split = 3>} {
 
 // CHECK-GENERIC-LABEL: "kernel.func"() <{sym_name = "tiled", function_type = (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>, kind = #kernel<kind gemm>, schedule = #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4>, tiling = #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]>, fused_ops = ["matmul"]}> ({

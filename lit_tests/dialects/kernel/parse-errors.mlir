@@ -231,7 +231,7 @@ func.func @tiling_unknown_field() attributes {t = #kernel.tiling<grid = [1, 1, 1
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown tiling field 'warps' (fields: grid, block, warp, fragment, stages, k_steps, partial, lhs, rhs){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown tiling field 'warps' (fields: grid, block, warp, fragment, stages, k_steps, partial, lhs, rhs, split){{$}}
 
 // -----
 
@@ -250,6 +250,15 @@ func.func @tiling_pitch() attributes {t = #kernel.tiling<grid = [1, 1, 1], block
 }
 
 // CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.tiling: lhs pitch 8 is shorter than its 16 columns{{$}}
+
+// -----
+
+// #kernel.tiling: a split-K with an empty part (4 K steps in parts of 2)
+func.func @tiling_empty_part() attributes {t = #kernel.tiling<grid = [1, 1, 3], block = [64, 64, 64], warp = [64, 64], fragment = [64, 64, 16], stages = 4, k_steps = 4, partial = [], lhs = [64, 64, 64], rhs = [64, 64, 64], split = 3>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.tiling: split = 3 leaves a part of 4 K steps in parts of 2 empty{{$}}
 
 // -----
 

@@ -200,3 +200,56 @@ kernel.func @wgmma_one_step(%a: tensor<64x100xbf16>, %w: tensor<128x64xbf16>) ->
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
 // CHECK-NEXT:  cuda.kernel @wgmma_one_step_simt(%a: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) block 256 min_blocks 2
+
+// -----
+
+// Split-K (split = 3): a gemm of 20 rows (a partial 64-row tile of one
+// warpgroup), x @ w.T with K = 1000 in 16 K steps, in three parts of 6, 6
+// and 4 steps. The grid's z is batches x split; block z takes part z % 3,
+// from K step 6 z, min(6, 16 - 6 z) steps of it (arith.minsi). The kernel
+// takes two scratch buffers after its outputs: a counter per output tile
+// (zeroed before the launch) and the parts, each thread's 32 accumulators
+// 128 floats apart. A thread with rows in the output (the first row of
+// its fragment below M = 20) stores its part; the block arrives at its
+// tile's counter (cuda.last_arrival); the last of the three adds the parts
+// in order of part (an scf.for over parts, coherent loads), none for a
+// thread without rows, and runs the epilogue.
+kernel.func @wgmma_split(%x: tensor<20x1000xbf16>, %w: tensor<256x1000xbf16>) -> (tensor<20x256xbf16>) gemm schedule #kernel.schedule<block = 128, split = 3, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
+  %m = molten.matmul %x, %w transpose_b : (tensor<20x1000xbf16>, tensor<256x1000xbf16>) -> tensor<20x256xbf16>
+  kernel.yield %m : tensor<20x256xbf16>
+}
+func.func @split(%x: tensor<20x1000xbf16>, %w: tensor<256x1000xbf16>) -> tensor<20x256xbf16> {
+  %y = kernel.launch @wgmma_split(%x, %w) : (tensor<20x1000xbf16>, tensor<256x1000xbf16>) -> tensor<20x256xbf16>
+  func.return %y : tensor<20x256xbf16>
+}
+
+// CHECK-LABEL: cuda.kernel @wgmma_split(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %m: !cuda.ptr<bf16>, %split_k_counters: !cuda.ptr<i32>, %split_k_parts: !cuda.ptr<f32>) block 128 min_blocks 1 {
+// CHECK-DAG:     [[C3:%[^ ]+]] = arith.constant 3 : index
+// CHECK-DAG:     [[C6:%[^ ]+]] = arith.constant 6 : index
+// CHECK-DAG:     [[C20:%[^ ]+]] = arith.constant 20 : index
+// CHECK:         [[PART:%[^ ]+]] = arith.remsi {{%[^ ]+}}, [[C3]] : index
+// CHECK-NEXT:    [[BEGIN:%[^ ]+]] = arith.muli [[PART]], [[C6]] : index
+// CHECK-NEXT:    [[LEFT:%[^ ]+]] = arith.subi {{%[^ ]+}}, [[BEGIN]] : index
+// CHECK-NEXT:    [[COUNT:%[^ ]+]] = arith.minsi [[C6]], [[LEFT]] : index
+// CHECK:         scf.for %k_tile =
+// CHECK:         [[HAS_ROWS:%[^ ]+]] = arith.cmpi slt, {{%[^ ]+}}, [[C20]] : index
+// CHECK-NEXT:    scf.if [[HAS_ROWS]] {
+// CHECK-COUNT-32:  cuda.store {{%[^ ]+}}, %split_k_parts[{{%[^ ]+}}] : f32, !cuda.ptr<f32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %last = cuda.last_arrival %split_k_counters[{{%[^ ]+}}], [[C3]] : !cuda.ptr<i32>
+// CHECK-NEXT:    scf.if %last {
+// CHECK-NEXT:      [[PARTS:%[^ ]+]] = arith.select [[HAS_ROWS]], [[C3]], {{%[^ ]+}} : index
+// CHECK-NEXT:      {{.*}} = scf.for %part = {{%[^ ]+}} to [[PARTS]] step
+// CHECK-COUNT-32:    cuda.load coherent %split_k_parts[{{%[^ ]+}}] : !cuda.ptr<f32> -> f32
+// CHECK:             scf.yield
+// CHECK:           cuda.store {{.*}}, %m[{{%[^ ]+}}]
+// CHECK:         {{^    [}]$}}
+// CHECK-NEXT:    cuda.return
+// CHECK:       cuda.kernel @wgmma_split_simt(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %m: !cuda.ptr<bf16>, %split_k_counters: !cuda.ptr<i32>, %split_k_parts: !cuda.ptr<f32>) block 256
+// CHECK-LABEL: cuda.host_func @split(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 {
+// CHECK-NEXT:    %split_k_counters = cuda.alloc 4 : !cuda.ptr<i32>
+// CHECK-NEXT:    cuda.zero %split_k_counters, 4 : !cuda.ptr<i32>
+// CHECK-NEXT:    %split_k_parts = cuda.alloc 49152 : !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.launch @wgmma_split grid [4, 1, 3] block [128, 1, 1](%x, %w, %y, %split_k_counters, %split_k_parts) aligned [0, 1, 2] else @wgmma_split_simt grid [4, 1, 1] block [256, 1, 1]
+// CHECK-NEXT:    cuda.free %split_k_counters : !cuda.ptr<i32>
+// CHECK-NEXT:    cuda.free %split_k_parts : !cuda.ptr<f32>
