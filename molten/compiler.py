@@ -8,11 +8,16 @@ from pathlib import Path
 from typing import Any
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType
 
 from molten.errors import MoltenError
 from molten.ir import dtype_name, input_name, output_name
-from molten.pipeline import DEFAULT_PIPELINE, KERNEL_LEVEL_PIPELINE
+from molten.pipeline import (
+    DEFAULT_PIPELINE,
+    KERNEL_LEVEL_PIPELINE,
+    OUTLINE_PIPELINE,
+    SCHEDULED_PIPELINE,
+)
 from molten.runtime.program import Step, TensorSpec, host_program
 
 
@@ -127,6 +132,8 @@ class CompiledGraph:
         return executable(*inputs, out=out, stream=stream)
 
 
+AUTOTUNE_CANDIDATES = 8
+"""The candidate schedules `ZeroCompiler(autotune=True)` times per kernel."""
 PORTABLE_ARCH = "sm_90"
 """The target of a `ZeroCompiler()` that pins none: its `.cu` builds for any
 sm_90 or later device."""
@@ -143,10 +150,24 @@ class ZeroCompiler:
     compiled graph runs it compiled for the device at hand (sm_90a on an
     H100 or H200: gemms and attention on wgmma). A pinned `arch` is what
     the JIT runs too.
+
+    With `autotune=True` (or a number: the candidates a kernel may have,
+    default AUTOTUNE_CANDIDATES), each kernel with several candidate
+    schedules (the sm_90a gemm) takes the one fastest on the current GPU
+    (`molten.tuning`): timed there once, each candidate checked against
+    the float64 interpreter first, then kept in the tuning database next
+    to the kernel cache, so later compiles take it without timing. The
+    tuned schedules are listed in the final IR's `molten.tuned` module
+    attribute. Without it, the heuristics schedule every kernel.
     """
 
     def __init__(
-        self, arch: str | None = None, sm_count: int | None = None, **options: Any
+        self,
+        arch: str | None = None,
+        sm_count: int | None = None,
+        autotune: bool | int = False,
+        progress: bool = True,
+        **options: Any,
     ):
         self.pinned = arch is not None
         """Whether the JIT runs `arch` whatever the device (else its best)."""
@@ -154,7 +175,16 @@ class ZeroCompiler:
         self.sm_count = sm_count
         """The SMs of the device the schedules are chosen for (kernel-schedule's
         default, the H100's 132, when None)."""
+        self.autotune = AUTOTUNE_CANDIDATES if autotune is True else int(autotune)
+        """The candidate schedules a kernel may have when tuned (0: no tuning)."""
+        self.progress = progress
+        """Whether tuning shows its progress on stderr."""
         self.options = options
+        self.tuned: dict[str, Any] = {}
+        """The schedules the last compile took from tuning, by kernel."""
+        self.trials: dict[str, list[Any]] = {}
+        """Per kernel timed by the last compile, its candidates as timed
+        (`molten.tuning.Trial`); none for a kernel the database had."""
 
     def _pipeline(self, spec: str) -> str:
         from molten.passes.kernel_schedule import WGMMA_ARCHS
@@ -176,8 +206,31 @@ class ZeroCompiler:
 
     def compile(self, graph: Any) -> CompiledGraph:
         """The graph's `.cu` source, header and kernels."""
-        from molten.dialects import cuda
         from molten.pipeline import run_pipeline
+
+        if not self.autotune:
+            module = run_pipeline(graph.to_module(), self._pipeline(DEFAULT_PIPELINE))
+            return self._packaged(graph, module)
+        outlined = run_pipeline(graph.to_module(), self._pipeline(OUTLINE_PIPELINE))
+        self.tuned = self._tune(graph, outlined)
+        return self._compiled_module(graph, outlined, self.tuned)
+
+    def _compiled_module(
+        self, graph: Any, outlined: ModuleOp, tuned: dict[str, Any] | None = None
+    ) -> CompiledGraph:
+        """The graph compiled from its outlined module (kernels not yet
+        scheduled, or some scheduled by the tuner: `tuned`, which the final
+        IR lists)."""
+        from molten.pipeline import run_pipeline
+
+        module = run_pipeline(outlined, self._pipeline(SCHEDULED_PIPELINE))
+        if tuned:
+            module.attributes["molten.tuned"] = DictionaryAttr(tuned)
+        return self._packaged(graph, module)
+
+    def _packaged(self, graph: Any, module: ModuleOp) -> CompiledGraph:
+        """The compiled graph of its module at the cuda level."""
+        from molten.dialects import cuda
         from molten.targets.cuda import print_cuda
 
         source_module = graph.to_module()
@@ -188,7 +241,6 @@ class ZeroCompiler:
             for result in op.results
             if result.name_hint
         }
-        module = run_pipeline(source_module, self._pipeline(DEFAULT_PIPELINE))
         unit = print_cuda(module)
         (launcher,) = (op for op in module.ops if isinstance(op, cuda.HostFuncOp))
         launches = [op for op in module.walk() if isinstance(op, cuda.LaunchOp)]
@@ -226,10 +278,79 @@ class ZeroCompiler:
 
     def _retarget(self, graph: Any) -> Callable[[str], CompiledGraph]:
         def compile_for(arch: str) -> CompiledGraph:
-            compiler = ZeroCompiler(arch, self.sm_count, **self.options)
+            compiler = ZeroCompiler(
+                arch, self.sm_count, self.autotune, self.progress, **self.options
+            )
             return compiler.compile(graph)
 
         return compile_for
+
+    def _tune(self, graph: Any, outlined: ModuleOp) -> dict[str, Any]:
+        """Gives each kernel of the outlined module with several candidate
+        schedules its tuned one (from the database, else timed on the
+        current GPU); returns them by kernel name. Needs a GPU of this
+        compiler's target where something is left to time."""
+        from molten.passes.kernel_schedule import H100_SMS, schedule_candidates
+        from molten.tuning import (
+            Progress,
+            Tuner,
+            TuningDatabase,
+            best,
+            kernel_signature,
+            molten_version,
+            record,
+            tunable_kernels,
+        )
+
+        sm_count = self.sm_count or H100_SMS
+        kernels = {
+            k.sym_name.data: candidates
+            for k in tunable_kernels(outlined)
+            if len(
+                candidates := schedule_candidates(k, self.autotune, sm_count, self.arch)
+            )
+            > 1
+        }
+        if not kernels:
+            return {}
+        device_id, device = _tuning_device(self.arch)
+        database = TuningDatabase()
+        version = molten_version()
+        tuner: Tuner | None = None
+        tuned: dict[str, Any] = {}
+        self.trials = {}
+        for kfunc in tunable_kernels(outlined):
+            name = kfunc.sym_name.data
+            if name not in kernels:
+                continue
+            key = database.key(
+                kernel_signature(kfunc, self.arch, sm_count), device, version
+            )
+            schedule = database.schedule(key)
+            if schedule is None:
+                if tuner is None:
+                    tuner = Tuner(graph, device_id, Progress(self.progress))
+
+                def build(candidate, kfunc=kfunc):
+                    kfunc.schedule = candidate
+                    compiled = self._compiled_module(graph, outlined.clone())
+                    kfunc.schedule = None
+                    return compiled
+
+                trials = tuner.trials(name, kernels[name], build)
+                self.trials[name] = trials
+                winner = best(trials)
+                if winner is None:
+                    problems = "; ".join(f"{t.schedule}: {t.problem}" for t in trials)
+                    raise MoltenError(
+                        f"autotune: no candidate schedule of @{name} computed the "
+                        f"graph correctly ({problems})"
+                    )
+                schedule = winner.schedule
+                database.store(key, schedule, record(winner, trials, device))
+            kfunc.schedule = schedule
+            tuned[name] = schedule
+        return tuned
 
     def save(self, compiled: CompiledGraph, directory: str | Path) -> list[Path]:
         """Writes `<graph>.cu`, `<graph>.h` and the final IR, `<graph>.final.mlir`,
@@ -246,6 +367,27 @@ class ZeroCompiler:
         for path, text in files.items():
             path.write_text(text)
         return list(files)
+
+
+def _tuning_device(arch: str) -> tuple[int, str]:
+    """The current GPU (its id and name), which tuning for `arch` times on:
+    a clear error where there is none, or it does not run `arch`."""
+    from molten.errors import RuntimeUnavailableError
+    from molten.runtime import current_device_id
+    from molten.runtime.device import device_native_arch, runtime_device
+    from molten.runtime.executable import target_arch
+
+    device_id = current_device_id()
+    device = runtime_device(device_id)
+    try:
+        target_arch(arch, device.arch)
+    except MoltenError as error:
+        raise RuntimeUnavailableError(
+            f"autotune: tuning for {arch} needs a GPU that runs it; device "
+            f"{device_id} is {device.arch} (its best target: "
+            f"{device_native_arch(device_id)}): {error}"
+        ) from error
+    return device_id, str(device.device.name)
 
 
 def _signature(

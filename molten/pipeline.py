@@ -24,6 +24,12 @@ KERNEL_LEVEL_PIPELINE = f"{MOLTEN_PIPELINE},{KERNEL_PIPELINE}"
 
 DEFAULT_PIPELINE = f"{KERNEL_LEVEL_PIPELINE},{CUDA_PIPELINE}"
 
+OUTLINE_PIPELINE, _, _SCHEDULING = DEFAULT_PIPELINE.partition(",kernel-schedule,")
+"""The default pipeline up to the kernels outlined, not yet scheduled (where
+the autotuner gives kernels their schedules)."""
+SCHEDULED_PIPELINE = f"kernel-schedule,{_SCHEDULING}"
+"""The rest of the default pipeline: OUTLINE_PIPELINE then this is it."""
+
 
 def run_pipeline(module, spec: str = DEFAULT_PIPELINE):
     """Applies the passes of `spec` (molten-opt's -p syntax) to `module` in place."""

@@ -669,6 +669,37 @@ def schedule_for(
     raise NotImplementedError(f"kernel-schedule: no heuristic for {kind.value} kernels")
 
 
+def schedule_candidates(
+    kfunc: kernel.FuncOp, count: int, sm_count: int = H100_SMS, arch: str = "sm_90"
+) -> list[kernel.ScheduleAttr]:
+    """The schedules an autotuner times for a kernel, at most `count`: the
+    heuristic's first; for a wgmma gemm then the estimate's next fastest
+    tiles and splits, each with the stages the estimate likes best for it.
+    Other kernels have the heuristic's alone."""
+    body = kfunc.body.block
+    results = body.last_op
+    assert isinstance(results, kernel.YieldOp)
+    kind, ops = kfunc.kind.data, list(body.ops)
+    picked = schedule_for(
+        kind, ops, list(body.args), list(results.values), sm_count, arch
+    )
+    if kind != kernel.KernelKind.GEMM or arch not in WGMMA_ARCHS:
+        return [picked]
+    (matmul,) = [op for op in ops if isinstance(op, molten.MatmulOp)]
+    if is_gemv(matmul) or not takes_tensor_cores(matmul, GEMV_MAX_M + 1):
+        return [picked]
+    found = [picked]
+    shapes = {(picked.tile.data[0].data, picked.tile.data[1].data, picked.split.data)}
+    for candidate in wgmma_candidates(matmul, sm_count):
+        shape = (candidate.rows, candidate.cols, candidate.split)
+        if len(found) == count:
+            break
+        if shape not in shapes:
+            shapes.add(shape)
+            found.append(wgmma_schedule_of(candidate))
+    return found
+
+
 @dataclass
 class ScheduleKernel(RewritePattern):
     sm_count: int
