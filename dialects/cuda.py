@@ -94,6 +94,8 @@ from xdsl.utils.str_enum import StrEnum
 
 ELEMENT_TYPES = (Float32Type, Float16Type, BFloat16Type)
 COUNTER_TYPE = IntegerType(32)
+BARRIER_TYPE = IntegerType(64)
+"""An mbarrier: 8 bytes of shared memory (`!cuda.ptr<i64, shared>`)."""
 """The element of the counters that blocks of a group arrive at
 (`cuda.group_barrier`)."""
 
@@ -143,10 +145,13 @@ class PointerType(ParametrizedAttribute, TypeAttribute):
         space = MemorySpace(self.space.data)
         if self.element_type == COUNTER_TYPE and space == MemorySpace.GLOBAL:
             return
+        if self.element_type == BARRIER_TYPE and space == MemorySpace.SHARED:
+            return
         if not isinstance(self.element_type, ELEMENT_TYPES):
             raise VerifyException(
                 f"!cuda.ptr: element type {self.element_type} is not f32, f16 or bf16 "
-                "(or i32, for counters in global memory)"
+                "(or i32, for counters in global memory, or i64, for mbarriers in "
+                "shared memory)"
             )
 
 
@@ -212,8 +217,8 @@ def _verify_width(op_name: str, element: Attribute, width: int) -> None:
 
 
 def element_bytes(element: Attribute) -> int:
-    """The size in bytes of an element type (f32, f16, bf16, i32)."""
-    assert isinstance(element, ELEMENT_TYPES) or element == COUNTER_TYPE
+    """The size in bytes of an element type (f32, f16, bf16, i32, i64)."""
+    assert isinstance(element, ELEMENT_TYPES) or element in (COUNTER_TYPE, BARRIER_TYPE)
     return element.bitwidth // 8
 
 
@@ -972,6 +977,215 @@ class FenceProxyAsyncOp(IRDLOperation):
     assembly_format = "attr-dict"
 
 
+@irdl_attr_definition
+class TensorMapType(ParametrizedAttribute, TypeAttribute):
+    """A TMA tensor map (CUtensorMap, 128 opaque bytes the host encodes) of
+    a row-major matrix of f16 or bf16 elements in global memory, read in
+    128-byte swizzled boxes: `!cuda.tensor_map<bf16>`. A kernel takes it
+    by value (`const __grid_constant__`)."""
+
+    name = "cuda.tensor_map"
+    element_type: Attribute = param_def()
+
+    def __init__(self, element_type: Attribute):
+        super().__init__(element_type)
+
+    def verify(self) -> None:
+        if not isinstance(self.element_type, Float16Type | BFloat16Type):
+            raise VerifyException(
+                f"!cuda.tensor_map: element type {self.element_type} is not f16 or bf16"
+            )
+
+
+def _verify_barriers(op_name: str, barriers: SSAValue) -> None:
+    if barriers.type != PointerType(BARRIER_TYPE, MemorySpace.SHARED):
+        raise VerifyException(
+            f"{op_name}: the barriers are a {barriers.type}, not a "
+            "!cuda.ptr<i64, shared>"
+        )
+
+
+@irdl_op_definition
+class MbarrierInitOp(IRDLOperation):
+    """Initializes an mbarrier in shared memory to expect `count` arrivals a
+    phase (mbarrier.init): `cuda.mbarrier_init %bars[%i], 2 :
+    !cuda.ptr<i64, shared>`. One thread initializes; `cuda.fence_mbarrier_init`
+    and a barrier make it visible before any use."""
+
+    name = "cuda.mbarrier_init"
+    barriers = operand_def(PointerType)
+    index = operand_def(IndexType)
+    count = prop_def(IntegerAttr[I64])
+    assembly_format = (
+        "$barriers `[` $index `]` `,` $count attr-dict `:` type($barriers)"
+    )
+
+    def __init__(self, barriers: SSAValue, index: SSAValue, count: int):
+        super().__init__(
+            operands=[barriers, index], properties={"count": IntegerAttr(count, i64)}
+        )
+
+    def verify_(self) -> None:
+        _verify_barriers(self.name, self.barriers)
+        if not 1 <= self.count.value.data < 1 << 20:
+            raise VerifyException(f"{self.name}: count is 1 to 2^20 - 1")
+
+
+@irdl_op_definition
+class FenceMbarrierInitOp(IRDLOperation):
+    """Makes this thread's mbarrier initializations visible to the other
+    threads and to TMA (fence.mbarrier_init.release.cluster):
+    `cuda.fence_mbarrier_init`."""
+
+    name = "cuda.fence_mbarrier_init"
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class MbarrierArriveOp(IRDLOperation):
+    """This thread arrives at an mbarrier (mbarrier.arrive); with `expect_tx`
+    it also tells the barrier that phase waits for that many more bytes of
+    asynchronous copies (mbarrier.arrive.expect_tx): a TMA load completes
+    its bytes on the barrier it names.
+
+    ```mlir
+    cuda.mbarrier_arrive %bars[%i] : !cuda.ptr<i64, shared>
+    cuda.mbarrier_arrive %bars[%i] expect_tx 49152 : !cuda.ptr<i64, shared>
+    ```
+    """
+
+    name = "cuda.mbarrier_arrive"
+    barriers = operand_def(PointerType)
+    index = operand_def(IndexType)
+    expect_tx = opt_prop_def(IntegerAttr[I64])
+    assembly_format = (
+        "$barriers `[` $index `]` (`expect_tx` $expect_tx^)? attr-dict `:` "
+        "type($barriers)"
+    )
+
+    def __init__(
+        self, barriers: SSAValue, index: SSAValue, expect_tx: int | None = None
+    ):
+        properties = (
+            {} if expect_tx is None else {"expect_tx": IntegerAttr(expect_tx, i64)}
+        )
+        super().__init__(operands=[barriers, index], properties=properties)
+
+    def verify_(self) -> None:
+        _verify_barriers(self.name, self.barriers)
+        if self.expect_tx is not None and not 0 < self.expect_tx.value.data < 1 << 20:
+            raise VerifyException(f"{self.name}: expect_tx is 1 to 2^20 - 1 bytes")
+
+
+@irdl_op_definition
+class MbarrierWaitOp(IRDLOperation):
+    """Waits until the phase of an mbarrier of parity `parity` (0 or 1) has
+    completed (mbarrier.try_wait.parity, in a loop): `cuda.mbarrier_wait
+    %bars[%i], %parity : !cuda.ptr<i64, shared>`. A fresh barrier is in
+    phase 0, so waiting for parity 1 returns at once."""
+
+    name = "cuda.mbarrier_wait"
+    barriers = operand_def(PointerType)
+    index = operand_def(IndexType)
+    parity = operand_def(IndexType)
+    assembly_format = (
+        "$barriers `[` $index `]` `,` $parity attr-dict `:` type($barriers)"
+    )
+
+    def __init__(self, barriers: SSAValue, index: SSAValue, parity: SSAValue):
+        super().__init__(operands=[barriers, index, parity])
+
+    def verify_(self) -> None:
+        _verify_barriers(self.name, self.barriers)
+
+
+@irdl_op_definition
+class TmaLoadOp(IRDLOperation):
+    """Loads the box of a tensor map at (column, row) = (`c0`, `c1`) into
+    shared memory, 128-byte swizzled, asynchronously
+    (cp.async.bulk.tensor.2d); its bytes complete on the mbarrier given.
+    Elements outside the matrix arrive as zeros. The target is 1024-byte
+    aligned.
+
+    ```mlir
+    cuda.tma_load %map, %tile[%t], %bars[%i], [%k, %row]
+        : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+    ```
+    """
+
+    name = "cuda.tma_load"
+    map = operand_def(TensorMapType)
+    target = operand_def(PointerType)
+    target_index = operand_def(IndexType)
+    barriers = operand_def(PointerType)
+    barrier_index = operand_def(IndexType)
+    c0 = operand_def(IndexType)
+    c1 = operand_def(IndexType)
+    assembly_format = (
+        "$map `,` $target `[` $target_index `]` `,` $barriers `[` $barrier_index "
+        "`]` `,` `[` $c0 `,` $c1 `]` attr-dict `:` type($map) `,` type($target) "
+        "`,` type($barriers)"
+    )
+
+    def __init__(
+        self,
+        map: SSAValue,
+        target: SSAValue,
+        target_index: SSAValue,
+        barriers: SSAValue,
+        barrier_index: SSAValue,
+        c0: SSAValue,
+        c1: SSAValue,
+    ):
+        super().__init__(
+            operands=[map, target, target_index, barriers, barrier_index, c0, c1]
+        )
+
+    def verify_(self) -> None:
+        _verify_barriers(self.name, self.barriers)
+        target, tensor_map = self.target.type, self.map.type
+        assert isinstance(target, PointerType) and isinstance(tensor_map, TensorMapType)
+        if (
+            target.memory_space != MemorySpace.SHARED
+            or target.element_type != tensor_map.element_type
+        ):
+            raise VerifyException(
+                f"{self.name}: loads a {tensor_map} into shared memory of its "
+                f"element type, not into {target}"
+            )
+
+
+@irdl_op_definition
+class SetMaxRegistersOp(IRDLOperation):
+    """Gives this warpgroup's threads `count` registers each from here on,
+    more (`inc`) or fewer (`dec`) than the kernel was compiled for
+    (setmaxnreg): a producer warpgroup gives its registers to the consumers.
+    `cuda.set_max_registers "dec" 40`. `count` is a multiple of 8 from 24 to
+    256."""
+
+    name = "cuda.set_max_registers"
+    direction = prop_def(StringAttr)
+    count = prop_def(IntegerAttr[I64])
+    assembly_format = "$direction $count attr-dict"
+
+    def __init__(self, direction: str, count: int):
+        super().__init__(
+            properties={
+                "direction": StringAttr(direction),
+                "count": IntegerAttr(count, i64),
+            }
+        )
+
+    def verify_(self) -> None:
+        count = self.count.value.data
+        if self.direction.data not in ("inc", "dec"):
+            raise VerifyException(f"{self.name}: direction is inc or dec")
+        if count % 8 or not 24 <= count <= 256:
+            raise VerifyException(
+                f"{self.name}: count is a multiple of 8 from 24 to 256, not {count}"
+            )
+
+
 STATIC_SHARED_BYTES = 48 * 1024
 """The most shared memory a kernel may declare statically; beyond it the
 printer places its buffers in dynamic shared memory, set at the launch."""
@@ -998,8 +1212,13 @@ def shared_layout(kernel: Operation) -> tuple[dict[SSAValue, int], int]:
 
 
 def swizzled(buffer: SSAValue) -> bool:
-    """Whether a shared buffer holds wgmma operand tiles (128-byte swizzled)."""
-    return any(isinstance(use.operation, WgmmaDescriptorOp) for use in buffer.uses)
+    """Whether a shared buffer holds wgmma operand tiles or TMA boxes (128-byte
+    swizzled)."""
+    return any(
+        isinstance(use.operation, WgmmaDescriptorOp)
+        or (isinstance(use.operation, TmaLoadOp) and use.index == 1)
+        for use in buffer.uses
+    )
 
 
 def shared_alignment(buffer: SSAValue) -> int:
@@ -1043,8 +1262,9 @@ def dynamic_shared_bytes(kernel: Operation) -> int:
 def _verify_pointer_args(
     op_name: str, body: Region, function_type: FunctionType, tensors_only: bool
 ):
-    """Global pointers; to tensors' elements only where `tensors_only` (a
-    launcher's parameters, not a kernel's counters)."""
+    """Global pointers, or (a kernel's) tensor maps; to tensors' elements
+    only where `tensors_only` (a launcher's parameters, not a kernel's
+    counters or maps)."""
     if list(function_type.outputs.data):
         raise VerifyException(f"{op_name}: returns nothing (outputs are pointers)")
     args = [a.type for a in body.block.args]
@@ -1053,6 +1273,8 @@ def _verify_pointer_args(
             f"{op_name}: block arguments must match the function type"
         )
     for t in args:
+        if isinstance(t, TensorMapType) and not tensors_only:
+            continue
         if not isinstance(t, PointerType) or t.memory_space != MemorySpace.GLOBAL:
             raise VerifyException(f"{op_name}: parameter {t} is not a global pointer")
         if tensors_only and t.element_type == COUNTER_TYPE:
@@ -1497,6 +1719,12 @@ Cuda = Dialect(
         WgmmaCommitOp,
         WgmmaWaitOp,
         FenceProxyAsyncOp,
+        MbarrierInitOp,
+        FenceMbarrierInitOp,
+        MbarrierArriveOp,
+        MbarrierWaitOp,
+        TmaLoadOp,
+        SetMaxRegistersOp,
         LaunchOp,
         AllocOp,
         FreeOp,
@@ -1504,5 +1732,5 @@ Cuda = Dialect(
         CopyOp,
         ReturnOp,
     ],
-    [PointerType, DimAttr],
+    [PointerType, TensorMapType, DimAttr],
 )

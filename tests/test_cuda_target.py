@@ -1112,3 +1112,58 @@ def test_cuda_level_verifier_gaps(tmp_path, capsys, case):
     captured = capsys.readouterr()
     assert rc == 1, (rc, captured.err)
     assert re.match(rf"^{re.escape(str(path))}:\d+:\d+: error: ", captured.err)
+
+
+# --------------------------------------------------------------------------
+# TMA and mbarriers (sm_90).
+# --------------------------------------------------------------------------
+
+TMA_KERNEL = """
+cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 min_blocks 1 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %tile = cuda.shared_alloc 8192 : !cuda.ptr<bf16, shared>
+  %bars = cuda.shared_alloc 2 : !cuda.ptr<i64, shared>
+  %t = cuda.thread_idx x
+  %producer = arith.cmpi eq, %t, %c0 : index
+  scf.if %producer {
+    cuda.mbarrier_init %bars[%c0], 1 : !cuda.ptr<i64, shared>
+    cuda.mbarrier_init %bars[%c1], 384 : !cuda.ptr<i64, shared>
+    cuda.fence_mbarrier_init
+  }
+  cuda.sync_threads
+  scf.if %producer {
+    cuda.mbarrier_arrive %bars[%c0] expect_tx 16384 : !cuda.ptr<i64, shared>
+    cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+  }
+  cuda.mbarrier_wait %bars[%c0], %c0 : !cuda.ptr<i64, shared>
+  %v = cuda.load %tile[%t] : !cuda.ptr<bf16, shared> -> bf16
+  cuda.store %v, %y[%t] : bf16, !cuda.ptr<bf16>
+  cuda.mbarrier_arrive %bars[%c1] : !cuda.ptr<i64, shared>
+  cuda.return
+}
+"""
+
+
+def test_tma_and_mbarrier_ops_compile_for_sm_90a(tmp_path):
+    """The prelude's TMA and mbarrier helpers, a tensor map taken by value,
+    and the ops' PTX pass ptxas for sm_90a, warnings as errors."""
+    if NVCC is None:
+        pytest.skip("nvcc is not installed")
+    path = tmp_path / "tma.cu"
+    path.write_text(print_cuda(parse_module(TMA_KERNEL)).source)
+    run = subprocess.run(
+        [
+            NVCC,
+            "-gencode=arch=compute_90a,code=sm_90a",
+            "-c",
+            "-Werror",
+            "all-warnings",
+            "-o",
+            str(tmp_path / "tma.o"),
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr

@@ -5,7 +5,8 @@
 // RUN: sed -n '/^\/\/ CUDA-LEVEL INPUT$/,/^\/\/ TENSOR-CORE INPUT$/p' %s | molten-opt -t cuda | filecheck %s --check-prefix=DIRECT
 // RUN: sed -n '/^\/\/ TENSOR-CORE INPUT$/,/^\/\/ WGMMA INPUT$/p' %s | molten-opt --split-input-file -t cuda | filecheck %s --check-prefix=TC
 // RUN: sed -n '/^\/\/ WGMMA INPUT$/,/^\/\/ WGMMA CUDA-LEVEL INPUT$/p' %s | molten-opt -p 'MOLTEN_SM90A_PIPELINE' -t cuda | filecheck %s --check-prefix=WGMMA
-// RUN: sed -n '/^\/\/ WGMMA CUDA-LEVEL INPUT$/,$p' %s | molten-opt -t cuda | filecheck %s --check-prefix=WGMMA-DIRECT
+// RUN: sed -n '/^\/\/ WGMMA CUDA-LEVEL INPUT$/,/^\/\/ TMA CUDA-LEVEL INPUT$/p' %s | molten-opt -t cuda | filecheck %s --check-prefix=WGMMA-DIRECT
+// RUN: sed -n '/^\/\/ TMA CUDA-LEVEL INPUT$/,$p' %s | molten-opt -t cuda | filecheck %s --check-prefix=TMA
 
 // The `-t cuda` and `-t cuda-header` targets: the seed spec (RMS, RMS-H), a
 // pointwise f16 spec and a gemm spec whose launcher allocates a temporary
@@ -920,3 +921,45 @@ cuda.host_func @warpgroup_graph(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) outputs 
 // WGMMA-DIRECT-NEXT:   err = cudaFuncSetAttribute((const void*)warpgroup_big, cudaFuncAttributeMaxDynamicSharedMemorySize, 66560);
 // WGMMA-DIRECT-NEXT:   if (err != cudaSuccess) return err;
 // WGMMA-DIRECT-NEXT:   warpgroup_big<<<dim3(2, 1, 1), dim3(128, 1, 1), 66560, stream>>>(a, y);
+
+// TMA CUDA-LEVEL INPUT
+// TMA and mbarriers at the cuda level: the prelude defines the tensor map
+// (128 opaque bytes, 64-byte aligned) and the helpers; the kernel takes the
+// map by value (`const __grid_constant__`); the TMA target and its swizzled
+// box are 1024-byte aligned, the mbarriers are 8-byte words (a static
+// array of them is aligned to its element).
+cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 min_blocks 1 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %tile = cuda.shared_alloc 8192 : !cuda.ptr<bf16, shared>
+  %bars = cuda.shared_alloc 2 : !cuda.ptr<i64, shared>
+  cuda.mbarrier_init %bars[%c0], 1 : !cuda.ptr<i64, shared>
+  cuda.fence_mbarrier_init
+  cuda.sync_threads
+  cuda.set_max_registers "dec" 40
+  cuda.mbarrier_arrive %bars[%c0] expect_tx 16384 : !cuda.ptr<i64, shared>
+  cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+  cuda.mbarrier_wait %bars[%c0], %c1 : !cuda.ptr<i64, shared>
+  cuda.mbarrier_arrive %bars[%c1] : !cuda.ptr<i64, shared>
+  cuda.return
+}
+
+// TMA:      struct alignas(64) MoltenTensorMap {
+// TMA-NEXT:   unsigned long long opaque[16];
+// TMA-NEXT: };
+// TMA:      __device__ __forceinline__ void molten_mbarrier_init(unsigned long long* bar, int count) {
+// TMA-NEXT:   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;"
+// TMA:      " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+// TMA:      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+// TMA:      extern "C" __global__ void __launch_bounds__(384, 1) tma(const __grid_constant__ MoltenTensorMap map, const __nv_bfloat16* __restrict__ y) {
+// TMA-NEXT:   __shared__ __align__(1024) __nv_bfloat16 tile[8192];
+// TMA-NEXT:   __shared__ unsigned long long bars[2];
+// TMA-NEXT:   molten_mbarrier_init(bars + 0, 1);
+// TMA-NEXT:   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+// TMA-NEXT:   __syncthreads();
+// TMA-NEXT:   asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+// TMA-NEXT:   molten_mbarrier_arrive_expect_tx(bars + 0, 16384);
+// TMA-NEXT:   molten_tma_load(tile + 0, &map, bars + 0, 0, 1);
+// TMA-NEXT:   molten_mbarrier_wait(bars + 0, 1);
+// TMA-NEXT:   molten_mbarrier_arrive(bars + 1);
+// TMA-NEXT: }

@@ -271,7 +271,7 @@ def c_type(t: Attribute) -> str:
         return "bool"
     if t == cuda.COUNTER_TYPE:
         return "int"
-    if t == cuda.DESCRIPTOR:
+    if t == cuda.DESCRIPTOR:  # also BARRIER_TYPE, an mbarrier's i64
         return "unsigned long long"
     raise NotImplementedError(f"-t cuda: no C++ type for {t}")
 
@@ -504,6 +504,36 @@ class BodyPrinter:
             self.emit(f"{wait}({', '.join(names)});")
         elif isinstance(op, cuda.FenceProxyAsyncOp):
             self.emit('asm volatile("fence.proxy.async.shared::cta;" ::: "memory");')
+        elif isinstance(op, cuda.MbarrierInitOp):
+            barrier = f"{self.name(op.barriers)} + {self.name(op.index)}"
+            self.emit(f"molten_mbarrier_init({barrier}, {op.count.value.data});")
+        elif isinstance(op, cuda.FenceMbarrierInitOp):
+            self.emit(
+                'asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");'
+            )
+        elif isinstance(op, cuda.MbarrierArriveOp):
+            barrier = f"{self.name(op.barriers)} + {self.name(op.index)}"
+            if op.expect_tx is None:
+                self.emit(f"molten_mbarrier_arrive({barrier});")
+            else:
+                tx = op.expect_tx.value.data
+                self.emit(f"molten_mbarrier_arrive_expect_tx({barrier}, {tx});")
+        elif isinstance(op, cuda.MbarrierWaitOp):
+            barrier = f"{self.name(op.barriers)} + {self.name(op.index)}"
+            self.emit(f"molten_mbarrier_wait({barrier}, {self.name(op.parity)});")
+        elif isinstance(op, cuda.TmaLoadOp):
+            target = f"{self.name(op.target)} + {self.name(op.target_index)}"
+            barrier = f"{self.name(op.barriers)} + {self.name(op.barrier_index)}"
+            c0, c1 = self.name(op.c0), self.name(op.c1)
+            tensor_map = f"&{self.name(op.map)}"
+            self.emit(
+                f"molten_tma_load({target}, {tensor_map}, {barrier}, {c0}, {c1});"
+            )
+        elif isinstance(op, cuda.SetMaxRegistersOp):
+            direction, count = op.direction.data, op.count.value.data
+            self.emit(
+                f'asm volatile("setmaxnreg.{direction}.sync.aligned.u32 {count};");'
+            )
         elif isinstance(op, cuda.SyncThreadsOp):
             self.emit("__syncthreads();")
         elif isinstance(op, cuda.GroupBarrierOp):
@@ -781,10 +811,22 @@ def _stored_pointers(body: Block) -> set[SSAValue]:
 def _param(
     scope: Scope, arg: SSAValue, const: bool, hint: str | None = None
 ) -> tuple[str, str]:
+    if isinstance(arg.type, cuda.TensorMapType):
+        name = scope.fresh(hint or arg.name_hint, "map")
+        return name, f"const __grid_constant__ MoltenTensorMap {name}"
     assert isinstance(arg.type, cuda.PointerType)
     name = scope.fresh(hint or arg.name_hint, "p")
     qualifier = "const " if const else ""
     return name, f"{qualifier}{c_type(arg.type.element_type)}* __restrict__ {name}"
+
+
+TMA_OPS = {
+    cuda.MbarrierInitOp,
+    cuda.MbarrierArriveOp,
+    cuda.MbarrierWaitOp,
+    cuda.TmaLoadOp,
+}
+"""The ops whose helpers (and the tensor map type) the prelude defines."""
 
 
 @dataclass
@@ -987,6 +1029,12 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
         "wgmma_helpers": wgmma_helpers(kernels),
         "group_barrier": cuda.GroupBarrierOp in kernel_ops,
         "last_arrival": cuda.LastArrivalOp in kernel_ops,
+        "tma": bool(kernel_ops & TMA_OPS)
+        or any(
+            isinstance(a.type, cuda.TensorMapType)
+            for k in kernels
+            for a in k.body.block.args
+        ),
         "version": version("molten"),
         "source": source_name,
         "kernels": kernel_views,

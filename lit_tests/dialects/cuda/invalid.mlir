@@ -699,7 +699,7 @@ cuda.kernel @no_return(%x: !cuda.ptr<f32>) block 32 {
 // -- !cuda.ptr ---------------------------------------------------------------
 
 // f64 elements, in a kernel's signature (reported at the kernel)
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: !cuda.ptr: element type f64 is not f32, f16 or bf16 (or i32, for counters in global memory){{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: !cuda.ptr: element type f64 is not f32, f16 or bf16 (or i32, for counters in global memory, or i64, for mbarriers in shared memory){{$}}
 cuda.kernel @ptr_f64(%x: !cuda.ptr<f64>) block 32 {
   cuda.return
 }
@@ -716,7 +716,7 @@ cuda.host_func @ptr_i32(%x: !cuda.ptr<i32>) outputs 1 {
 
 // a shared i8 array (reported at the op whose type it is)
 cuda.kernel @ptr_i8_shared(%x: !cuda.ptr<f32>) block 32 {
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shared_alloc: !cuda.ptr: element type i8 is not f32, f16 or bf16 (or i32, for counters in global memory){{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shared_alloc: !cuda.ptr: element type i8 is not f32, f16 or bf16 (or i32, for counters in global memory, or i64, for mbarriers in shared memory){{$}}
   %s = cuda.shared_alloc 4 : !cuda.ptr<i8, shared>
   cuda.return
 }
@@ -724,7 +724,7 @@ cuda.kernel @ptr_i8_shared(%x: !cuda.ptr<f32>) block 32 {
 // -----
 
 // a pointer to an index, in a func.func's signature
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: func.func: !cuda.ptr: element type index is not f32, f16 or bf16 (or i32, for counters in global memory){{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: func.func: !cuda.ptr: element type index is not f32, f16 or bf16 (or i32, for counters in global memory, or i64, for mbarriers in shared memory){{$}}
 func.func @ptr_index(%x: !cuda.ptr<index>) {
   func.return
 }
@@ -1189,5 +1189,65 @@ cuda.kernel @wgmma_wait_counts_custom(%y: !cuda.ptr<f32>) block 128 {
   %z = arith.constant 0.000000e+00 : f32
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma_wait: gives one accumulator for each it takes{{$}}
   %e0, %e1, %e2 = cuda.wgmma_wait 0 [%z, %z] : f32, f32, f32
+  cuda.return
+}
+
+// -----
+
+// mbarriers that are not i64 in shared memory
+cuda.kernel @barrier_f32(%y: !cuda.ptr<f32>) block 128 {
+  %c0 = arith.constant 0 : index
+  %b = cuda.shared_alloc 2 : !cuda.ptr<f32, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mbarrier_init: the barriers are a !cuda.ptr<f32, shared>, not a !cuda.ptr<i64, shared>{{$}}
+  cuda.mbarrier_init %b[%c0], 1 : !cuda.ptr<f32, shared>
+  cuda.return
+}
+
+// -----
+
+// an mbarrier expecting no arrivals
+cuda.kernel @barrier_zero(%y: !cuda.ptr<f32>) block 128 {
+  %c0 = arith.constant 0 : index
+  %b = cuda.shared_alloc 2 : !cuda.ptr<i64, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mbarrier_init: count is 1 to 2^20 - 1{{$}}
+  cuda.mbarrier_init %b[%c0], 0 : !cuda.ptr<i64, shared>
+  cuda.return
+}
+
+// -----
+
+// i64 pointers in global memory (only mbarriers, in shared memory, are i64)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: !cuda.ptr: element type i64 is not f32, f16 or bf16 (or i32, for counters in global memory, or i64, for mbarriers in shared memory){{$}}
+cuda.kernel @global_i64(%y: !cuda.ptr<i64>) block 128 {
+  cuda.return
+}
+
+// -----
+
+// a TMA box of bf16 into f16 shared memory
+cuda.kernel @tma_types(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<f32>) block 128 {
+  %c0 = arith.constant 0 : index
+  %t = cuda.shared_alloc 4096 : !cuda.ptr<f16, shared>
+  %b = cuda.shared_alloc 1 : !cuda.ptr<i64, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.tma_load: loads a !cuda.tensor_map<bf16> into shared memory of its element type, not into !cuda.ptr<f16, shared>{{$}}
+  cuda.tma_load %map, %t[%c0], %b[%c0], [%c0, %c0] : !cuda.tensor_map<bf16>, !cuda.ptr<f16, shared>, !cuda.ptr<i64, shared>
+  cuda.return
+}
+
+// -----
+
+// a register count setmaxnreg does not take
+cuda.kernel @registers_41(%y: !cuda.ptr<f32>) block 128 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.set_max_registers: count is a multiple of 8 from 24 to 256, not 41{{$}}
+  cuda.set_max_registers "dec" 41
+  cuda.return
+}
+
+// -----
+
+// a tensor map as a launcher's parameter (kernels take them; the launcher
+// encodes them)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: parameter !cuda.tensor_map<bf16> is not a global pointer{{$}}
+cuda.host_func @map_param(%m: !cuda.tensor_map<bf16>) outputs 1 {
   cuda.return
 }

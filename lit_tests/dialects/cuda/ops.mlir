@@ -8,7 +8,9 @@
 // cuda.cp_async_commit, cuda.cp_async_wait, cuda.ldmatrix and cuda.mma,
 // sm_90a's warpgroup ops cuda.wgmma_descriptor, cuda.wgmma, cuda.wgmma_reg_a,
 // cuda.wgmma_fence, cuda.wgmma_commit, cuda.wgmma_wait and
-// cuda.fence_proxy_async, cuda.launch, cuda.alloc, cuda.free, cuda.zero,
+// cuda.fence_proxy_async, TMA's cuda.mbarrier_init, cuda.fence_mbarrier_init,
+// cuda.mbarrier_arrive, cuda.mbarrier_wait, cuda.tma_load and
+// cuda.set_max_registers, cuda.launch, cuda.alloc, cuda.free, cuda.zero,
 // cuda.copy, cuda.return)
 // and the !cuda.ptr type (global and shared, f32, f16 and bf16), in the
 // custom form (CHECK) and the generic form (CHECK-GENERIC); kernels whose
@@ -729,3 +731,46 @@ cuda.host_func @tiled(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) outputs 1 {
 // CHECK-GENERIC-NEXT:    "cuda.launch"(%a, %y) <{callee = @mma_tiles, grid = array<i64: 4, 2, 1>, block = array<i64: 128, 1, 1>, aligned = array<i64: 0, 1>, fallback = @simt_tiles, fallback_grid = array<i64: 8, 4, 1>, fallback_block = array<i64: 16, 16, 1>}> : (!cuda.ptr<f16>, !cuda.ptr<f32>) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.return"() : () -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
+
+// -----
+
+// TMA and mbarriers: a kernel taking a tensor map by value; mbarriers in
+// shared memory (i64), initialized and fenced; a producer's arrival that
+// expects a box's bytes, the box loaded by TMA at (column, row); a wait
+// for a phase's parity and a plain arrival; a warpgroup giving up
+// registers.
+cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 min_blocks 1 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %tile = cuda.shared_alloc 8192 : !cuda.ptr<bf16, shared>
+  %bars = cuda.shared_alloc 2 : !cuda.ptr<i64, shared>
+  cuda.mbarrier_init %bars[%c0], 1 : !cuda.ptr<i64, shared>
+  cuda.fence_mbarrier_init
+  cuda.sync_threads
+  cuda.set_max_registers "dec" 40
+  cuda.mbarrier_arrive %bars[%c0] expect_tx 16384 : !cuda.ptr<i64, shared>
+  cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+  cuda.mbarrier_wait %bars[%c0], %c1 : !cuda.ptr<i64, shared>
+  cuda.mbarrier_arrive %bars[%c1] : !cuda.ptr<i64, shared>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 min_blocks 1 {
+// CHECK:         %bars = cuda.shared_alloc 2 : !cuda.ptr<i64, shared>
+// CHECK-NEXT:    cuda.mbarrier_init %bars[%c0], 1 : !cuda.ptr<i64, shared>
+// CHECK-NEXT:    cuda.fence_mbarrier_init
+// CHECK-NEXT:    cuda.sync_threads
+// CHECK-NEXT:    cuda.set_max_registers "dec" 40
+// CHECK-NEXT:    cuda.mbarrier_arrive %bars[%c0] expect_tx 16384 : !cuda.ptr<i64, shared>
+// CHECK-NEXT:    cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+// CHECK-NEXT:    cuda.mbarrier_wait %bars[%c0], %c1 : !cuda.ptr<i64, shared>
+// CHECK-NEXT:    cuda.mbarrier_arrive %bars[%c1] : !cuda.ptr<i64, shared>
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "tma", function_type = (!cuda.tensor_map<bf16>, !cuda.ptr<bf16>) -> ()
+// CHECK-GENERIC:         "cuda.mbarrier_init"(%bars, %c0) <{count = 1 : i64}> : (!cuda.ptr<i64, shared>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.fence_mbarrier_init"() : () -> ()
+// CHECK-GENERIC:         "cuda.set_max_registers"() <{direction = "dec", count = 40 : i64}> : () -> ()
+// CHECK-GENERIC-NEXT:    "cuda.mbarrier_arrive"(%bars, %c0) <{expect_tx = 16384 : i64}> : (!cuda.ptr<i64, shared>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.tma_load"(%map, %tile, %c0, %bars, %c0, %c0, %c1) : (!cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, index, !cuda.ptr<i64, shared>, index, index, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.mbarrier_wait"(%bars, %c0, %c1) : (!cuda.ptr<i64, shared>, index, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.mbarrier_arrive"(%bars, %c1) : (!cuda.ptr<i64, shared>, index) -> ()
