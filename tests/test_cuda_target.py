@@ -1119,7 +1119,8 @@ def test_cuda_level_verifier_gaps(tmp_path, capsys, case):
 # --------------------------------------------------------------------------
 
 TMA_KERNEL = """
-cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 min_blocks 1 {
+cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>)
+    block 384 min_blocks 1 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %tile = cuda.shared_alloc 8192 : !cuda.ptr<bf16, shared>
@@ -1134,7 +1135,8 @@ cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 mi
   cuda.sync_threads
   scf.if %producer {
     cuda.mbarrier_arrive %bars[%c0] expect_tx 16384 : !cuda.ptr<i64, shared>
-    cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+    cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1]
+      : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
   }
   cuda.mbarrier_wait %bars[%c0], %c0 : !cuda.ptr<i64, shared>
   %v = cuda.load %tile[%t] : !cuda.ptr<bf16, shared> -> bf16
