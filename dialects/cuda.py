@@ -1515,7 +1515,7 @@ class LaunchOp(IRDLOperation):
     fallback = opt_prop_def(SymbolRefAttr)
     fallback_grid = opt_prop_def(DenseArrayBase.constr(i64))
     fallback_block = opt_prop_def(DenseArrayBase.constr(i64))
-    args = var_operand_def(PointerType)
+    args = var_operand_def(PointerType | TensorMapType)
     traits = traits_def(HasParent(HostFuncOp), LaunchedKernel())
     assembly_format = (
         "$callee `grid` $grid `block` $block `(` $args `)` "
@@ -1626,6 +1626,68 @@ class AllocOp(IRDLOperation):
 
 
 @irdl_op_definition
+class MakeTensorMapOp(IRDLOperation):
+    """The TMA tensor map of a row-major [rows, cols] matrix at a global
+    pointer, read in boxes of [box_rows, box_cols] elements, 128-byte
+    swizzled (box_cols x the element size is 128 bytes): the launcher
+    encodes it on the host (cuTensorMapEncodeTiled) and passes it by value.
+
+    ```mlir
+    %m = cuda.make_tensor_map %w [4096, 4096] box [256, 64]
+        : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
+    ```
+
+    A pointer not aligned to 16 bytes gives a map of zeros: the launch then
+    takes its variant for misaligned pointers, which ignores the map."""
+
+    name = "cuda.make_tensor_map"
+    source = operand_def(PointerType)
+    shape = prop_def(DenseArrayBase.constr(i64))
+    box = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(TensorMapType)
+    traits = traits_def(HasParent(HostFuncOp))
+    assembly_format = (
+        "$source $shape `box` $box attr-dict `:` type($source) `->` type($result)"
+    )
+
+    def __init__(self, source: SSAValue, shape: Sequence[int], box: Sequence[int]):
+        assert isinstance(source.type, PointerType)
+        super().__init__(
+            operands=[source],
+            properties={
+                "shape": DenseArrayBase.from_list(i64, list(shape)),
+                "box": DenseArrayBase.from_list(i64, list(box)),
+            },
+            result_types=[TensorMapType(source.type.element_type)],
+        )
+
+    def verify_(self) -> None:
+        source, result = self.source.type, self.result.type
+        assert isinstance(source, PointerType) and isinstance(result, TensorMapType)
+        if source.memory_space != MemorySpace.GLOBAL or (
+            source.element_type != result.element_type
+        ):
+            raise VerifyException(
+                f"{self.name}: maps a global matrix of the map's element type, "
+                f"not a {source} as a {result}"
+            )
+        shape, box = self.shape.get_values(), self.box.get_values()
+        size = element_bytes(result.element_type)
+        if len(shape) != 2 or len(box) != 2 or min(*shape, *box) < 1:
+            raise VerifyException(f"{self.name}: shape and box are two sizes >= 1 each")
+        if box[1] * size != SWIZZLE_BYTES or box[0] > 256:
+            raise VerifyException(
+                f"{self.name}: a box is up to 256 rows of {SWIZZLE_BYTES} bytes "
+                f"(128-byte swizzle), not {box[0]}x{box[1]}"
+            )
+        if shape[1] * size % 16:
+            raise VerifyException(
+                f"{self.name}: a row of {shape[1]} elements is not a whole number "
+                "of 16 bytes, as TMA needs"
+            )
+
+
+@irdl_op_definition
 class FreeOp(IRDLOperation):
     """Releases a `cuda.alloc` buffer on the stream: `cuda.free %t : !cuda.ptr<f32>`."""
 
@@ -1730,6 +1792,7 @@ Cuda = Dialect(
         FreeOp,
         ZeroOp,
         CopyOp,
+        MakeTensorMapOp,
         ReturnOp,
     ],
     [PointerType, TensorMapType, DimAttr],

@@ -153,7 +153,9 @@ class ScheduleAttr(ParametrizedAttribute):
     and for an attention, `pack`: the consecutive batch matrices (query
     heads that share a KV head) whose query rows a block's rows run
     through, so that each K and V tile read serves all of them (printed
-    when above 1).
+    when above 1); and for a wgmma gemm, `persistent`: the blocks of a
+    persistent kernel, each looping over output tiles, one warpgroup
+    loading the operand tiles by TMA for the others (printed when above 0).
 
     ```mlir
     #kernel.schedule<block = 256, rows_per_block = 1, vector = 4,
@@ -185,6 +187,7 @@ class ScheduleAttr(ParametrizedAttribute):
     k_lanes: IntAttr = param_def()
     mma_warps: IntAttr = param_def()
     pack: IntAttr = param_def()
+    persistent: IntAttr = param_def()
 
     def __init__(
         self,
@@ -199,6 +202,7 @@ class ScheduleAttr(ParametrizedAttribute):
         k_lanes: int = 1,
         mma_warps: int = 1,
         pack: int = 1,
+        persistent: int = 0,
     ):
         super().__init__(
             IntAttr(block),
@@ -212,12 +216,18 @@ class ScheduleAttr(ParametrizedAttribute):
             IntAttr(k_lanes),
             IntAttr(mma_warps),
             IntAttr(pack),
+            IntAttr(persistent),
         )
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         values: dict[str, Attribute] = {}
-        fields = (*SCHEDULE_FIELDS, *SCHEDULE_ARRAY_FIELDS, *SCHEDULE_TRAILING_FIELDS)
+        fields = (
+            *SCHEDULE_FIELDS,
+            *SCHEDULE_ARRAY_FIELDS,
+            *SCHEDULE_TRAILING_FIELDS,
+            "persistent",
+        )
 
         def parse_field() -> None:
             field_span = parser._current_token.span
@@ -246,6 +256,7 @@ class ScheduleAttr(ParametrizedAttribute):
             ),
             *(values.get(f, ArrayAttr([])) for f in SCHEDULE_ARRAY_FIELDS),
             *(values.get(f, IntAttr(1)) for f in SCHEDULE_TRAILING_FIELDS),
+            values.get("persistent", IntAttr(0)),
         )
 
     def print_parameters(self, printer: Printer) -> None:
@@ -260,6 +271,8 @@ class ScheduleAttr(ParametrizedAttribute):
         for f in SCHEDULE_TRAILING_FIELDS:
             if getattr(self, f).data != 1:
                 fields.append(f"{f} = {getattr(self, f).data}")
+        if self.persistent.data:
+            fields.append(f"persistent = {self.persistent.data}")
         printer.print_string(f"<{', '.join(fields)}>")
 
     def verify(self) -> None:
@@ -298,6 +311,11 @@ class ScheduleAttr(ParametrizedAttribute):
             raise VerifyException(
                 f"#kernel.schedule: mma_warps = {self.mma_warps.data} must be 1 "
                 f"(mma.sync) or {WARPGROUP_WARPS} (wgmma)"
+            )
+        if self.persistent.data and self.mma_warps.data != WARPGROUP_WARPS:
+            raise VerifyException(
+                f"#kernel.schedule: persistent = {self.persistent.data} needs a "
+                f"wgmma gemm (mma_warps = {WARPGROUP_WARPS})"
             )
         if self.mma_warps.data > 1 and not self.warp.data:
             raise VerifyException(

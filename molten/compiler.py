@@ -204,10 +204,18 @@ class ZeroCompiler:
 
         return run_pipeline(graph.to_module(), self._pipeline(KERNEL_LEVEL_PIPELINE))
 
-    def compile(self, graph: Any) -> CompiledGraph:
-        """The graph's `.cu` source, header and kernels."""
+    def compile(
+        self, graph: Any, schedules: dict[str, Any] | None = None
+    ) -> CompiledGraph:
+        """The graph's `.cu` source, header and kernels. `schedules` gives
+        kernels (by name, as `optimize` outlines them) a `#kernel.schedule`
+        of your own instead of the heuristics' or the tuner's."""
         from molten.pipeline import run_pipeline
 
+        if schedules:
+            outlined = run_pipeline(graph.to_module(), self._pipeline(OUTLINE_PIPELINE))
+            _give_schedules(outlined, schedules)
+            return self._compiled_module(graph, outlined)
         if not self.autotune:
             module = run_pipeline(graph.to_module(), self._pipeline(DEFAULT_PIPELINE))
             return self._packaged(graph, module)
@@ -367,6 +375,27 @@ class ZeroCompiler:
         for path, text in files.items():
             path.write_text(text)
         return list(files)
+
+
+def _give_schedules(outlined: ModuleOp, schedules: dict[str, Any]) -> None:
+    """Sets the given schedules on the outlined kernels they name."""
+    from molten.dialects import kernel
+
+    kernels = {
+        op.sym_name.data: op for op in outlined.walk() if isinstance(op, kernel.FuncOp)
+    }
+    for name, schedule in schedules.items():
+        if name not in kernels:
+            raise MoltenError(
+                f"compile: no kernel @{name} to schedule; the graph's kernels are "
+                f"{', '.join('@' + k for k in kernels) or 'none'}"
+            )
+        if not isinstance(schedule, kernel.ScheduleAttr):
+            raise MoltenError(
+                f"compile: the schedule of @{name} is a {type(schedule).__name__}, "
+                "not a #kernel.schedule (molten.dialects.kernel.ScheduleAttr)"
+            )
+        kernels[name].schedule = schedule
 
 
 def _tuning_device(arch: str) -> tuple[int, str]:

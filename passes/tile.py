@@ -466,9 +466,29 @@ def tiling_for(
         fragment = gemv_fragment(kfunc, schedule, sizes)
     elif schedule.mma_warps.data > 1:
         fragment = wgmma_fragment(kfunc, warp, sizes)
+        # A persistent kernel's last warpgroup loads the operands (TMA).
+        producers = WARP * schedule.mma_warps.data if schedule.persistent.data else 0
         check_divisibility(
-            kfunc, schedule.block.data, sizes, warp, fragment, schedule.mma_warps.data
+            kfunc,
+            schedule.block.data - producers,
+            sizes,
+            warp,
+            fragment,
+            schedule.mma_warps.data,
         )
+        if schedule.persistent.data and (
+            gemm.batch_shape
+            or gemm.transpose_a
+            or schedule.split.data > 1
+            or warp[1] != sizes[1]
+        ):
+            raise _fail(
+                kfunc,
+                f"a persistent TMA gemm (persistent = {schedule.persistent.data}) "
+                "takes one matrix (no batch), A stored [M, K], no split-K and "
+                f"warpgroup tiles of the block's width, not {gemm.describe()} in "
+                f"warp tiles {_format(warp)} of {_format(sizes)}",
+            )
     elif warp:
         fragment = kernel.MMA_FRAGMENT
         check_divisibility(kfunc, schedule.block.data, sizes, warp, fragment)

@@ -1144,12 +1144,21 @@ cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>)
   cuda.mbarrier_arrive %bars[%c1] : !cuda.ptr<i64, shared>
   cuda.return
 }
+cuda.host_func @tma_graph(%x: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 {
+  %m = cuda.make_tensor_map %x [100, 64] box [64, 64]
+      : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
+  cuda.launch @tma grid [1, 1, 1] block [384, 1, 1](%m, %y)
+      : !cuda.tensor_map<bf16>, !cuda.ptr<bf16>
+  cuda.return
+}
 """
 
 
 def test_tma_and_mbarrier_ops_compile_for_sm_90a(tmp_path):
     """The prelude's TMA and mbarrier helpers, a tensor map taken by value,
-    and the ops' PTX pass ptxas for sm_90a, warnings as errors."""
+    the ops' PTX and a launcher that encodes the map (cuTensorMapEncodeTiled
+    through the runtime's driver entry points) build for sm_90a, warnings
+    as errors."""
     if NVCC is None:
         pytest.skip("nvcc is not installed")
     path = tmp_path / "tma.cu"
@@ -1169,3 +1178,18 @@ def test_tma_and_mbarrier_ops_compile_for_sm_90a(tmp_path):
         text=True,
     )
     assert run.returncode == 0, run.stderr
+
+
+def test_tensor_map_is_a_launcher_step():
+    """The runtime replays a launcher's tensor map as a step of its own slot,
+    passed to the launch by that slot."""
+    from molten.dialects import cuda
+    from molten.runtime.program import Launch, TensorMap, host_program
+
+    module = parse_module(TMA_KERNEL)
+    unit = print_cuda(module)
+    (launcher,) = [op for op in module.ops if isinstance(op, cuda.HostFuncOp)]
+    program = host_program(launcher, unit.kernel_names)
+    assert program[0] == TensorMap(2, 0, "bfloat16", (100, 64), (64, 64))
+    assert isinstance(program[1], Launch) and program[1].args == (2, 1)
+    assert "molten_make_tensor_map(&m, x, 100, 64, 64, 64, " in unit.source

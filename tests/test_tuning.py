@@ -1,7 +1,7 @@
 """Autotuning without a GPU: the candidate schedules, the kernel signature,
 the tuning database, a compile that takes its schedules from the database,
 and the errors where timing would need a GPU (tests/test_tuning_gpu.py
-times candidates)."""
+times candidates); and schedules given by hand to `compile`."""
 
 from __future__ import annotations
 
@@ -189,3 +189,29 @@ def test_cli_tune_without_a_gpu_fails_cleanly(tmp_path, cache_dir):
     assert run.returncode == 1
     assert "Traceback" not in run.stderr
     assert run.stderr.startswith("molten: error:"), run.stderr
+
+
+def test_compile_takes_a_schedule_by_hand():
+    """`compile(graph, schedules=...)` gives a kernel a schedule of the
+    user's: here the persistent TMA gemm (3 x 4 tiles of 128x256 for 300 x
+    1024: 12 blocks of three warpgroups; tensor maps made by the launcher)."""
+    g = linear(300, 1024, 2048)
+    schedule = kernel.ScheduleAttr(
+        384, tile=(128, 256, 64), warp=(64, 256), stages=4, mma_warps=4, persistent=132
+    )
+    compiled = molten.ZeroCompiler(arch="sm_90a").compile(
+        g, schedules={"lin_gemm0": schedule}
+    )
+    assert compiled.kernels[0].grid == (12, 1, 1)
+    assert compiled.kernels[0].block == (384, 1, 1)
+    assert "cuda.make_tensor_map" in compiled.ir
+    assert "cp.async.bulk.tensor.2d" in compiled.source
+
+
+def test_compile_schedules_name_kernels_and_are_schedules():
+    g = linear(300, 1024, 2048)
+    compiler = molten.ZeroCompiler(arch="sm_90a")
+    with pytest.raises(MoltenError, match="no kernel @nope to schedule; the graph's"):
+        compiler.compile(g, schedules={"nope": kernel.ScheduleAttr(128)})
+    with pytest.raises(MoltenError, match="the schedule of @lin_gemm0 is a str"):
+        compiler.compile(g, schedules={"lin_gemm0": "tile = [64, 64, 64]"})

@@ -94,6 +94,14 @@ kernel.func @wgmma_split(%a: tensor<20x1000xbf16>, %b: tensor<256x1000xbf16>) ->
   kernel.yield %m : tensor<20x256xbf16>
 }
 
+// A persistent wgmma gemm fed by TMA (persistent = 7 blocks): two consumer
+// warpgroups of 64x256 and a producer warpgroup, 384 threads; the tiling
+// is the wgmma one's.
+kernel.func @wgmma_persistent(%a: tensor<300x520xbf16>, %b: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 7> {
+  %m = molten.matmul %a, %b transpose_b : (tensor<300x520xbf16>, tensor<1000x520xbf16>) -> tensor<300x1000xbf16>
+  kernel.yield %m : tensor<300x1000xbf16>
+}
+
 // SIMT, f32: 64x64x16 block tiles, no warp tile, 4x4x1 fragments (a
 // thread's micro-tile), one stage, unpadded rows.
 kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> {
@@ -168,6 +176,10 @@ kernel.func @tiled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16x
 // CHECK-NEXT:  kernel.func @wgmma_split(%a: tensor<20x1000xbf16>, %b: tensor<256x1000xbf16>) -> (tensor<20x256xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 3, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> tiling #kernel.tiling<grid = [4, 1, 3], block = [64, 64, 64], warp = [64, 64], fragment = [64, 64, 16], stages = 8, k_steps = 16, partial = [m, k], lhs = [64, 64, 64], rhs = [64, 64, 64], split = 3> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b transpose_b : (tensor<20x1000xbf16>, tensor<256x1000xbf16>) -> tensor<20x256xbf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<20x256xbf16>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @wgmma_persistent(%a: tensor<300x520xbf16>, %b: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 7> tiling #kernel.tiling<grid = [4, 3, 1], block = [128, 256, 64], warp = [64, 256], fragment = [64, 256, 16], stages = 4, k_steps = 9, partial = [m, n, k], lhs = [128, 64, 64], rhs = [256, 64, 64]> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b transpose_b : (tensor<300x520xbf16>, tensor<1000x520xbf16>) -> tensor<300x1000xbf16>
+// CHECK-NEXT:    kernel.yield %m : tensor<300x1000xbf16>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [2, 2, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<100x30xf32>, tensor<30x70xf32>) -> tensor<100x70xf32>
@@ -253,6 +265,17 @@ kernel.func @threads_256(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (ten
 
 // ERR-NEXT:    {{^// -{5}$}}
 // ERR-NEXT:    {{^.*}}: error: tile: @threads_256: block tile 128x128x32 in warp tiles of 64x64 takes 128 threads, not block = 256{{$}}
+
+// -----
+
+// A persistent TMA gemm of a batched matmul.
+kernel.func @persistent_batched(%a: tensor<2x256x512xf16>, %b: tensor<512x256xf16>) -> (tensor<2x256x256xf16>) gemm schedule #kernel.schedule<block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132> {
+  %m = molten.matmul %a, %b : (tensor<2x256x512xf16>, tensor<512x256xf16>) -> tensor<2x256x256xf16>
+  kernel.yield %m : tensor<2x256x256xf16>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @persistent_batched: a persistent TMA gemm (persistent = 132) takes one matrix (no batch), A stored [M, K], no split-K and warpgroup tiles of the block's width, not 2 batches of M x N x K = 256 x 256 x 512 in warp tiles 64x256 of 128x256x64{{$}}
 
 // -----
 

@@ -45,7 +45,16 @@ class _PreparedLaunch:
     variant's function for calls whose pointers are too misaligned for the
     kernel's vector accesses."""
 
-    def __init__(self, function: Any, fallback: Any, step: steps.Launch, device):
+    def __init__(
+        self,
+        function: Any,
+        fallback: Any,
+        step: steps.Launch,
+        device,
+        map_slots: set[int] = frozenset(),  # type: ignore[assignment]
+    ):
+        self.maps = [i for i, slot in enumerate(step.args) if slot in map_slots]
+        """The positions of the tensor maps among the arguments."""
         self.function = function
         self.fallback = fallback
         self.step = step
@@ -114,16 +123,19 @@ class Executable:
             compiled.name, fused_ops, compiled.origins, compiled.value_ops
         )
         functions = self._load(set(fused_ops))
+        maps = {s.slot for s in compiled.program if isinstance(s, steps.TensorMap)}
         self._steps: list[Any] = [
             _PreparedLaunch(
-                functions[s.kernel], functions.get(s.fallback), s, self.device
+                functions[s.kernel], functions.get(s.fallback), s, self.device, maps
             )
             if isinstance(s, steps.Launch)
+            else _PreparedTensorMap(s)
+            if isinstance(s, steps.TensorMap)
             else s
             for s in compiled.program
         ]
         allocations = sum(isinstance(s, steps.Alloc) for s in compiled.program)
-        self._slots = len(self.inputs) + len(self.outputs) + allocations
+        self._slots = len(self.inputs) + len(self.outputs) + allocations + len(maps)
         self._has_buffers = allocations > 0
         self._cu_streams: dict[int, Any] = {}
 
@@ -300,6 +312,8 @@ class Executable:
                     launch = step.step
                     pointers = [slots[a] for a in launch.args]
                     step.values[: len(launch.args)] = pointers
+                    for i in step.maps:  # passed by value: the map's own bytes
+                        step.pointers[i] = pointers[i]
                     function, grid, block = step.function, step.grid, launch.block
                     if any(pointers[i] % VECTOR_BYTES for i in launch.aligned):
                         function, grid = step.fallback, step.fallback_grid
@@ -320,6 +334,8 @@ class Executable:
                         *step.extra,
                     )
                     check(status, f"launching {launch.kernel}")
+                elif isinstance(step, _PreparedTensorMap):
+                    slots[step.step.slot] = step.encode(slots[step.step.source])
                 elif isinstance(step, steps.Alloc):
                     buffers[step.slot] = self.device.allocate(step.nbytes, stream)
                     slots[step.slot] = int(buffers[step.slot].handle)
@@ -345,6 +361,56 @@ class Executable:
         finally:
             for buffer in buffers.values():  # left by an error part-way
                 buffer.close(stream)
+
+
+class _PreparedTensorMap:
+    """A launcher's tensor map, encoded on the host for the matrix at a device
+    pointer (again only when the pointer changes); its slot holds the
+    address of the map's 128 bytes, which a launch passes by value."""
+
+    def __init__(self, step: steps.TensorMap):
+        self.step = step
+        self._source: int | None = None
+        self._map: Any = None
+        driver = _driver()
+        types = driver.CUtensorMapDataType
+        self._type = (
+            types.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+            if step.dtype == "bfloat16"
+            else types.CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+        )
+        self._zeros = driver.CUtensorMap()
+
+    def encode(self, source: int) -> int:
+        """The address of the map of the matrix at `source` (zeros where the
+        pointer is not 16-byte aligned: the launch then takes the variant for
+        misaligned pointers, which does not read it)."""
+        if source == self._source:
+            return int(self._map.getPtr())
+        if source % 16:
+            self._source, self._map = source, self._zeros
+            return int(self._map.getPtr())
+        driver = _driver()
+        (rows, cols), (box_rows, box_cols) = self.step.shape, self.step.box
+        itemsize = ITEMSIZES[self.step.dtype]
+        self._map = check(
+            driver.cuTensorMapEncodeTiled(
+                self._type,
+                2,
+                source,
+                [driver.cuuint64_t(cols), driver.cuuint64_t(rows)],
+                [driver.cuuint64_t(cols * itemsize)],
+                [driver.cuuint32_t(box_cols), driver.cuuint32_t(box_rows)],
+                [driver.cuuint32_t(1), driver.cuuint32_t(1)],
+                driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+                driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+                driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+            ),
+            "encoding a TMA tensor map",
+        )
+        self._source = source
+        return int(self._map.getPtr())
 
 
 def target_arch(compiled_for: str, device_arch: str) -> str:

@@ -21,6 +21,7 @@ from xdsl.traits import SymbolTable
 
 from molten.dialects import cuda
 from molten.dialects.cuda import element_bytes
+from molten.ir import dtype_name
 
 ITEMSIZES = {"float32": 4, "float16": 2, "bfloat16": 2}
 
@@ -107,7 +108,20 @@ class Free:
     slot: int
 
 
-Step = Alloc | Launch | Copy | Zero | Free
+@dataclass(frozen=True)
+class TensorMap:
+    """The TMA tensor map of the matrix at the buffer in `source` (row-major
+    `shape`, read in `box`es, 128-byte swizzled, of `dtype` elements), made
+    on the host into `slot` and passed to kernels by value."""
+
+    slot: int
+    source: int
+    dtype: str
+    shape: tuple[int, int]
+    box: tuple[int, int]
+
+
+Step = Alloc | Launch | Copy | Zero | Free | TensorMap
 
 
 def host_program(
@@ -143,6 +157,18 @@ def host_program(
                         if op.fallback_grid is not None and op.fallback_block
                         else ()
                     ),
+                )
+            )
+        elif isinstance(op, cuda.MakeTensorMapOp):
+            slots[op.result] = len(slots)
+            element = op.result.type.element_type
+            steps.append(
+                TensorMap(
+                    slots[op.result],
+                    slots[op.source],
+                    dtype_name(element),
+                    tuple(op.shape.get_values()),  # type: ignore[arg-type]
+                    tuple(op.box.get_values()),  # type: ignore[arg-type]
                 )
             )
         elif isinstance(op, cuda.ZeroOp):

@@ -563,6 +563,22 @@ class BodyPrinter:
             self.allocated.remove(self.name(op.ptr))
         elif isinstance(op, cuda.LaunchOp):
             self._launch(op)
+        elif isinstance(op, cuda.MakeTensorMapOp):
+            name = self.scope.fresh(op.result.name_hint, "map")
+            self.names[op.result] = name
+            (rows, cols), (box_rows, box_cols) = (
+                op.shape.get_values(),
+                op.box.get_values(),
+            )
+            element = op.result.type.element_type
+            kind = "BFLOAT16" if isinstance(element, BFloat16Type) else "FLOAT16"
+            self.emit(f"MoltenTensorMap {name};")
+            self.emit(
+                f"err = molten_make_tensor_map(&{name}, {self.name(op.source)}, "
+                f"{rows}, {cols}, {box_rows}, {box_cols}, "
+                f"CU_TENSOR_MAP_DATA_TYPE_{kind});"
+            )
+            self.check_error()
         elif isinstance(op, cuda.ZeroOp):
             element = c_type(op.target.type.element_type)
             self.emit(
@@ -1029,6 +1045,11 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
         "wgmma_helpers": wgmma_helpers(kernels),
         "group_barrier": cuda.GroupBarrierOp in kernel_ops,
         "last_arrival": cuda.LastArrivalOp in kernel_ops,
+        "tensor_maps": any(
+            isinstance(op, cuda.MakeTensorMapOp)
+            for launcher in launchers
+            for op in launcher.body.block.ops
+        ),
         "tma": bool(kernel_ops & TMA_OPS)
         or any(
             isinstance(a.type, cuda.TensorMapType)

@@ -12,8 +12,9 @@ from molten.passes.kernel_schedule import simt_gemm_schedule
 from molten.passes.lowering.gemm_mma import lower_gemm_mma
 from molten.passes.lowering.gemm_simt import lower_gemm_simt
 from molten.passes.lowering.gemm_wgmma import lower_gemm_wgmma
+from molten.passes.lowering.gemm_wgmma_tma import lower_gemm_wgmma_tma
 from molten.passes.lowering.gemv import lower_gemv
-from molten.passes.lowering.kernels import LoweredKernel, take_scratch
+from molten.passes.lowering.kernels import LoweredKernel, take_arguments_of
 from molten.passes.lowering.matmul import GemmShape
 from molten.passes.tile import tiling_for
 
@@ -37,7 +38,9 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     if schedule.k_lanes.data > 1:
         return lower_gemv(kfunc, schedule, tiling)
     if tiling.warp.data:
-        if schedule.mma_warps.data > 1:
+        if schedule.persistent.data:
+            lowered = lower_gemm_wgmma_tma(kfunc, tiling, schedule.persistent.data)
+        elif schedule.mma_warps.data > 1:
             lowered = lower_gemm_wgmma(kfunc, tiling)
         else:
             lowered = lower_gemm_mma(kfunc, tiling)
@@ -46,7 +49,7 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
         # SIMT kernel instead.
         simt = lower_gemm(kfunc, simt_gemm_schedule())
         simt.op.sym_name = StringAttr(kfunc.sym_name.data + SIMT_SUFFIX)
-        take_scratch(simt, lowered.scratch)
+        take_arguments_of(simt, lowered)
         mm = GemmShape.of(kfunc).matmul
         args = list(kfunc.body.block.args)
         lowered.fallback = simt

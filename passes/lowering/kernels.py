@@ -40,6 +40,9 @@ class LoweredKernel:
     scratch: tuple[Scratch, ...] = ()
     """Buffers (name, element type, size, zeroed) the launcher allocates and
     passes after the outputs."""
+    tensor_maps: tuple = ()
+    """TMA tensor maps (`gemm_wgmma_tma.TensorMapSpec`) the launcher makes and
+    passes after the outputs, before the scratch buffers."""
     fallback: LoweredKernel | None = None
     """The kernel launched instead when a pointer at a position in `aligned`
     is not aligned to `cuda.VECTOR_BYTES` (it has the same parameters)."""
@@ -96,12 +99,16 @@ def scratch_params(region: Region, buffers: Sequence[Scratch]) -> list[SSAValue]
     return params
 
 
-def take_scratch(lowered: LoweredKernel, buffers: Sequence[Scratch]) -> None:
-    """Gives `lowered` parameters for scratch `buffers` that it does not use,
-    so that it takes the arguments of a kernel that asks for them (the
-    variant launched in its place)."""
-    scratch_params(lowered.op.body, buffers)
-    params = [a.type for a in lowered.op.body.block.args]
+def take_arguments_of(lowered: LoweredKernel, other: LoweredKernel) -> None:
+    """Gives `lowered` parameters for the tensor maps and scratch buffers of
+    `other` that it does not use, so that it takes the arguments of `other`
+    (the kernel it is launched in place of)."""
+    block = lowered.op.body.block
+    for spec in other.tensor_maps:
+        element = other.op.body.block.args[spec.operand].type.element_type
+        block.insert_arg(cuda.TensorMapType(element), len(block.args))
+    scratch_params(lowered.op.body, other.scratch)
+    params = [a.type for a in block.args]
     lowered.op.function_type = FunctionType.from_lists(params, [])
 
 

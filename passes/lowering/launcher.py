@@ -69,6 +69,13 @@ def lower_graph(
                 temporaries.append(alloc.result)
         lowered = kernels[op.callee.string_value()]
         args = [buffers[v] for v in (*op.inputs, *op.results)]
+        for spec in lowered.tensor_maps:
+            tensor_map = cuda.MakeTensorMapOp(
+                buffers[op.inputs[spec.operand]], spec.shape, spec.box
+            )
+            tensor_map.result.name_hint = "tensor_map"
+            entry.add_op(tensor_map)
+            args.append(tensor_map.result)
         for name, element, size, zeroed in lowered.scratch:
             alloc = cuda.AllocOp(element, size)
             alloc.result.name_hint = name

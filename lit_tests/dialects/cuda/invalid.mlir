@@ -1251,3 +1251,30 @@ cuda.kernel @registers_41(%y: !cuda.ptr<f32>) block 128 {
 cuda.host_func @map_param(%m: !cuda.tensor_map<bf16>) outputs 1 {
   cuda.return
 }
+
+// -----
+
+// a TMA box wider than a 128-byte swizzled row
+cuda.host_func @box_wide(%x: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.make_tensor_map: a box is up to 256 rows of 128 bytes (128-byte swizzle), not 64x128{{$}}
+  %m = cuda.make_tensor_map %x [100, 256] box [64, 128] : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
+  cuda.return
+}
+
+// -----
+
+// rows of 100 bf16 (200 bytes: not whole 16-byte units)
+cuda.host_func @rows_odd(%x: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.make_tensor_map: a row of 100 elements is not a whole number of 16 bytes, as TMA needs{{$}}
+  %m = cuda.make_tensor_map %x [64, 100] box [64, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
+  cuda.return
+}
+
+// -----
+
+// a map of f16 elements of a bf16 matrix
+cuda.host_func @map_types(%x: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.make_tensor_map: maps a global matrix of the map's element type, not a !cuda.ptr<bf16> as a !cuda.tensor_map<f16>{{$}}
+  %m = cuda.make_tensor_map %x [64, 64] box [64, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<f16>
+  cuda.return
+}

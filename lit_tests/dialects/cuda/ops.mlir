@@ -11,7 +11,7 @@
 // cuda.fence_proxy_async, TMA's cuda.mbarrier_init, cuda.fence_mbarrier_init,
 // cuda.mbarrier_arrive, cuda.mbarrier_wait, cuda.tma_load and
 // cuda.set_max_registers, cuda.launch, cuda.alloc, cuda.free, cuda.zero,
-// cuda.copy, cuda.return)
+// cuda.copy, cuda.make_tensor_map, cuda.return)
 // and the !cuda.ptr type (global and shared, f32, f16 and bf16), in the
 // custom form (CHECK) and the generic form (CHECK-GENERIC); kernels whose
 // bodies hold upstream arith, math and scf ops.
@@ -774,3 +774,23 @@ cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 mi
 // CHECK-GENERIC-NEXT:    "cuda.tma_load"(%map, %tile, %c0, %bars, %c0, %c0, %c1) : (!cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, index, !cuda.ptr<i64, shared>, index, index, index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.mbarrier_wait"(%bars, %c0, %c1) : (!cuda.ptr<i64, shared>, index, index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.mbarrier_arrive"(%bars, %c1) : (!cuda.ptr<i64, shared>, index) -> ()
+
+// -----
+
+// A launcher that makes the tensor map of its input (100 rows of 64, read
+// in 64x64 boxes) and passes it to a kernel by value.
+cuda.kernel @takes_map(%x: !cuda.ptr<bf16>, %map: !cuda.tensor_map<bf16>) block 128 {
+  cuda.return
+}
+cuda.host_func @mapped(%x: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 {
+  %m = cuda.make_tensor_map %x [100, 64] box [64, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
+  cuda.launch @takes_map grid [1, 1, 1] block [128, 1, 1](%x, %m) : !cuda.ptr<bf16>, !cuda.tensor_map<bf16>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.host_func @mapped(%x: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 {
+// CHECK-NEXT:    %m = cuda.make_tensor_map %x [100, 64] box [64, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
+// CHECK-NEXT:    cuda.launch @takes_map grid [1, 1, 1] block [128, 1, 1](%x, %m) : !cuda.ptr<bf16>, !cuda.tensor_map<bf16>
+
+// CHECK-GENERIC-LABEL: "cuda.host_func"() <{sym_name = "mapped"
+// CHECK-GENERIC:         %m = "cuda.make_tensor_map"(%x) <{shape = array<i64: 100, 64>, box = array<i64: 64, 64>}> : (!cuda.ptr<bf16>) -> !cuda.tensor_map<bf16>

@@ -18,10 +18,10 @@ func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack, persistent){{$}}
 // CHECK-NEXT: {{^}}func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 4>} {{[{]$}}
 
-// FIRST:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack){{$}}
+// FIRST:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack, persistent){{$}}
 // FIRST-NOT:  error
 
 // -----
@@ -35,7 +35,7 @@ func.func @unknown_field_fused(%x: tensor<4xf32>) {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'tiles' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'tiles' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack, persistent){{$}}
 
 // -----
 
@@ -250,6 +250,15 @@ func.func @tiling_pitch() attributes {t = #kernel.tiling<grid = [1, 1, 1], block
 }
 
 // CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.tiling: lhs pitch 8 is shorter than its 16 columns{{$}}
+
+// -----
+
+// #kernel.schedule: a persistent kernel that is not a wgmma gemm
+func.func @persistent_mma_sync() attributes {s = #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], persistent = 132>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: persistent = 132 needs a wgmma gemm (mma_warps = 4){{$}}
 
 // -----
 

@@ -1,0 +1,81 @@
+"""Experiment: Molten's persistent TMA gemm (a schedule's `persistent`
+blocks) beside the heuristic's schedule and cuBLAS, on x @ w.T (bf16, the
+linear layers of Llama-3-8B) at the given token counts; each checked
+against cuBLAS first, L2 flushed, medians (benchmarks.timing). Not a
+harness result.
+
+    PYTHONPATH=. python benchmarks/experiments/gemm_tma_schedules.py [M ...]
+"""
+
+import sys
+
+import torch
+
+import molten
+from benchmarks.timing import Timer
+from molten.dialects import kernel
+from molten.ir import DataflowGraph
+
+LAYERS = [(4096, 4096), (14336, 4096), (4096, 14336)]
+TOKENS = [int(a) for a in sys.argv[1:]] or [512, 2048, 8192]
+TILES = [(128, 256), (128, 128)]
+
+
+def _graph(m: int, n: int, k: int) -> DataflowGraph:
+    g = DataflowGraph("linear")
+    x = g.add_input("x", [m, k], "bfloat16")
+    w = g.add_input("w", [n, k], "bfloat16")
+    g.add_output(g.matmul(x, w, transpose_b=True), "y")
+    return g
+
+
+def main() -> None:
+    timer = Timer(torch.device("cuda"))
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for m in TOKENS:
+        for n, k in LAYERS:
+            x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+            w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k**0.5
+            ref = x @ w.T
+            cublas = timer.gpu_time(lambda x=x, w=w: x @ w.T).median
+            flops = 2 * m * n * k
+            print(f"{m}x{n}x{k} cuBLAS {cublas:8.1f} us", flush=True)
+            g = _graph(m, n, k)
+            variants = [("heuristic", None)] + [
+                (
+                    f"TMA persistent {rows}x{cols}",
+                    kernel.ScheduleAttr(
+                        128 * (rows // 64 + 1),
+                        tile=(rows, cols, 64),
+                        warp=(64, cols),
+                        stages=4 if cols == 256 else 6,
+                        mma_warps=4,
+                        persistent=sms,
+                    ),
+                )
+                for rows, cols in TILES
+            ]
+            for label, schedule in variants:
+                compiler = molten.ZeroCompiler(arch="sm_90a")
+                schedules = {"linear_gemm0": schedule} if schedule else None
+                compiled = compiler.compile(g, schedules=schedules)
+                out = torch.full_like(ref, float("nan"))
+                compiled(x, w, out=out)
+                error = (
+                    (out.float() - ref.float()).abs().max() / ref.abs().max()
+                ).item()
+                if not error < 2e-2:
+                    print(f"  {label}: WRONG ({error})", flush=True)
+                    continue
+                us = timer.gpu_time(
+                    lambda c=compiled, x=x, w=w, out=out: c(x, w, out=out)
+                ).median
+                print(
+                    f"  {label:26}: {us:8.1f} us {flops / us / 1e6:6.0f} TFLOP/s "
+                    f"{cublas / us:5.2f}x cuBLAS",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+// RUN: molten-opt %s -p lower-kernel-to-cuda | filecheck %s
+
+// A persistent wgmma gemm fed by TMA (the schedule's `persistent = 7`):
+// x @ w.T, 300x1000x520 in 128x256 tiles: 3 x 4 = 12 output tiles for 7
+// blocks, each looping over its own (block b takes tiles b, b + 7, ...).
+// The kernel takes a tensor map per operand after its outputs; the
+// launcher makes them (x in boxes of 128 rows by 64 elements of K, w in
+// boxes of 256 rows) and launches 7 blocks of three warpgroups. Thread 0
+// initializes a full barrier (one arrival: the producer's, with the
+// stage's bytes) and an empty one (the 256 consumer threads) per stage.
+// The last warpgroup is the producer: it gives up registers (setmaxnreg
+// 40) and one of its threads, for each K step of each tile, waits for the
+// stage to be empty (the parity before this use of it), expects the
+// stage's 49152 bytes on its full barrier and issues both TMA loads at
+// (K, row). The two consumer warpgroups take registers (232) and, per K
+// step, wait on the stage's full barrier, issue four m64n256k16 wgmmas,
+// wait for all but this step's, and release the previous step's stage;
+// after a tile's steps they wait for all, release its last stage and run
+// the epilogue, guarded at the partial tiles' rows and columns. The SIMT
+// variant for misaligned pointers takes the maps too, unused.
+kernel.func @wgmma_tma(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 7> {
+  %m = molten.matmul %x, %w transpose_b : (tensor<300x520xbf16>, tensor<1000x520xbf16>) -> tensor<300x1000xbf16>
+  kernel.yield %m : tensor<300x1000xbf16>
+}
+func.func @tma(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> tensor<300x1000xbf16> {
+  %y = kernel.launch @wgmma_tma(%x, %w) : (tensor<300x520xbf16>, tensor<1000x520xbf16>) -> tensor<300x1000xbf16>
+  func.return %y : tensor<300x1000xbf16>
+}
+
+// CHECK-LABEL: cuda.kernel @wgmma_tma(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %m: !cuda.ptr<bf16>, %a_map: !cuda.tensor_map<bf16>, %b_map: !cuda.tensor_map<bf16>) block 384 min_blocks 1 {
+// CHECK:         %stage_barriers = cuda.shared_alloc 8 : !cuda.ptr<i64, shared>
+// CHECK:         scf.if {{%[^ ]+}} {
+// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|256}} : !cuda.ptr<i64, shared>
+// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|256}} : !cuda.ptr<i64, shared>
+// CHECK-NEXT:      cuda.fence_mbarrier_init
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.sync_threads
+// CHECK:         scf.if {{%[^ ]+}} {
+// CHECK-NEXT:      cuda.set_max_registers "dec" 40
+// CHECK:           scf.if {{%[^ ]+}} {
+// CHECK-NEXT:        scf.for
+// CHECK:               scf.for
+// CHECK:                 cuda.mbarrier_wait %stage_barriers[{{%[^ ]+}}], {{%[^ ]+}} : !cuda.ptr<i64, shared>
+// CHECK-NEXT:            cuda.mbarrier_arrive %stage_barriers[[[FULL:%[^ ]+]]] expect_tx 49152 : !cuda.ptr<i64, shared>
+// CHECK:                 cuda.tma_load %a_map, %a_tile[{{%[^ ]+}}], %stage_barriers[[[FULL]]], [{{%[^ ]+}}, {{%[^ ]+}}] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+// CHECK:                 cuda.tma_load %b_map, %b_tile[{{%[^ ]+}}], %stage_barriers[[[FULL]]], [{{%[^ ]+}}, {{%[^ ]+}}] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+// CHECK:         scf.if {{%[^ ]+}} {
+// CHECK-NEXT:      cuda.set_max_registers "inc" 232
+// CHECK:           scf.for
+// CHECK:             scf.for %k_tile =
+// CHECK:               cuda.mbarrier_wait %stage_barriers[{{%[^ ]+}}], {{%[^ ]+}} : !cuda.ptr<i64, shared>
+// CHECK-NEXT:          cuda.wgmma_fence
+// CHECK-COUNT-4:       cuda.wgmma bf16 n 256
+// CHECK:               cuda.wgmma_commit
+// CHECK-NEXT:          {{.*}} = cuda.wgmma_wait 1
+// CHECK:               scf.if {{%[^ ]+}} {
+// CHECK:                 cuda.mbarrier_arrive %stage_barriers[{{%[^ ]+}}] : !cuda.ptr<i64, shared>
+// CHECK:             {{.*}} = cuda.wgmma_wait 0
+// CHECK:             cuda.mbarrier_arrive %stage_barriers[{{%[^ ]+}}] : !cuda.ptr<i64, shared>
+// CHECK:             cuda.store {{.*}}, %m[{{%[^ ]+}}] : bf16, !cuda.ptr<bf16>
+// CHECK:       cuda.kernel @wgmma_tma_simt(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %m: !cuda.ptr<bf16>, %{{[^ ]+}}: !cuda.tensor_map<bf16>, %{{[^ ]+}}: !cuda.tensor_map<bf16>) block 256
+// CHECK-LABEL: cuda.host_func @tma(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 {
+// CHECK-NEXT:    %tensor_map = cuda.make_tensor_map %x [300, 520] box [128, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
+// CHECK-NEXT:    %tensor_map_1 = cuda.make_tensor_map %w [1000, 520] box [256, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
+// CHECK-NEXT:    cuda.launch @wgmma_tma grid [7, 1, 1] block [384, 1, 1](%x, %w, %y, %tensor_map, %tensor_map_1) aligned [0, 1] else @wgmma_tma_simt grid [16, 5, 1] block [256, 1, 1]

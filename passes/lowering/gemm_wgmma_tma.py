@@ -1,0 +1,304 @@
+"""Gemm on sm_90a's wgmma in a persistent kernel fed by TMA (a schedule's
+`persistent` blocks): one producer warpgroup loads the operand tiles by TMA
+into a ring of `stages` tiles, each guarded by a full and an empty
+mbarrier; the other warpgroups (one per 64 rows of the block tile) wait on
+a stage's full barrier, issue its wgmmas, and release the previous step's
+stage once its wgmmas are done. Each block loops over output tiles, walked
+in groups of GROUP_M rows of tiles (so that the blocks at work at once
+share rows of A and columns of B in L2), and the producer loads the next
+tile while the consumers run this one's epilogue.
+
+The launcher encodes a tensor map per operand (`cuda.make_tensor_map`),
+128-byte swizzled: the layout the swizzled operand tiles of the cp.async
+kernel have, so their wgmma descriptors are reused (`SwizzledOperand`).
+Elements past the matrix arrive as zeros; the epilogue guards the partial
+tiles' rows and columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, scf
+from xdsl.ir import Block, Region, SSAValue
+
+from molten.dialects import cuda, kernel
+from molten.passes.lowering.emitter import (
+    F32,
+    INDEX,
+    WARP,
+    Emitter,
+    Index,
+    close_if,
+    element_of,
+    emit_for,
+    emit_if,
+)
+from molten.passes.lowering.epilogue import epilogue
+from molten.passes.lowering.gemm_wgmma import (
+    SWIZZLE_ELEMENTS,
+    WARPGROUP,
+    SwizzledOperand,
+)
+from molten.passes.lowering.kernels import LoweredKernel, kernel_op, kernel_shell
+from molten.passes.lowering.matmul import GemmShape
+
+GROUP_M = 8
+"""Rows of output tiles a block's tile walk takes before the next columns."""
+PRODUCER_REGISTERS = 40
+"""Registers a producer thread keeps (setmaxnreg): it only issues TMA loads."""
+CONSUMER_REGISTERS = 232
+"""Registers a consumer thread takes: its accumulators and their epilogue."""
+
+
+@dataclass(frozen=True)
+class TensorMapSpec:
+    """A tensor map the launcher makes for a kernel: of its input `operand`
+    (an index among the kernel's inputs), a row-major [rows, cols] matrix,
+    read in boxes of `box` = [rows, cols]."""
+
+    operand: int
+    shape: tuple[int, int]
+    box: tuple[int, int]
+
+
+def lower_gemm_wgmma_tma(
+    kfunc: kernel.FuncOp, tiling: kernel.TilingAttr, persistent: int
+) -> LoweredKernel:
+    """A 2-D gemm with A stored [M, K] and B either way, on wgmma warpgroups
+    of a 64-row, whole-width warp tile each, fed by a producer warpgroup's
+    TMA loads, in `persistent` blocks (at most one per tile)."""
+    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    gemm = GemmShape.of(kfunc)
+    mm = gemm.matmul
+    element = element_of(mm.lhs)
+    bm, bn, bk = (t.data for t in tiling.block)
+    wm, wn = (t.data for t in tiling.warp)
+    stages = tiling.stages.data
+    partial = {d.data for d in tiling.partial}
+    consumers = bm // wm
+    if (
+        gemm.batch_shape
+        or gemm.transpose_a
+        or tiling.split.data != 1
+        or bk != SWIZZLE_ELEMENTS
+        or wn != bn
+        or bn > 256
+        or (not gemm.transpose_b and bn % SWIZZLE_ELEMENTS)
+        or stages < 2
+    ):
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: a persistent TMA gemm of {gemm.describe()} "
+            f"in {bm}x{bn}x{bk} tiles of {wm}x{wn} warpgroup tiles, {stages} stages "
+            "(it takes one matrix, A stored [M, K], warpgroup tiles of the block's "
+            "width up to 256 columns, whole 64-column blocks of a B stored [K, N], "
+            "a K step of 64, no split-K)"
+        )
+    block = WARPGROUP * (consumers + 1)
+    args = list(kfunc.body.block.args)
+    maps = (
+        TensorMapSpec(args.index(mm.lhs), (gemm.m, gemm.k), (bm, SWIZZLE_ELEMENTS)),
+        TensorMapSpec(args.index(mm.rhs), (gemm.n, gemm.k), (bn, SWIZZLE_ELEMENTS))
+        if gemm.transpose_b
+        else TensorMapSpec(
+            args.index(mm.rhs), (gemm.k, gemm.n), (SWIZZLE_ELEMENTS, SWIZZLE_ELEMENTS)
+        ),
+    )
+    map_a, map_b = (
+        region.block.insert_arg(cuda.TensorMapType(element), len(region.block.args))
+        for _ in maps
+    )
+    map_a.name_hint, map_b.name_hint = "a_map", "b_map"
+
+    tid = e.add(cuda.ThreadIdxOp())
+    tid.name_hint = "tid"
+    group, in_group = e.idiv(tid, WARPGROUP), e.irem(tid, WARPGROUP)
+    group.name_hint = "warpgroup"
+    a_buffer = e.add(cuda.SharedAllocOp(element, stages * bm * bk))
+    a_buffer.name_hint = "a_tile"
+    b_buffer = e.add(cuda.SharedAllocOp(element, stages * bn * bk))
+    b_buffer.name_hint = "b_tile"
+    bars = e.add(cuda.SharedAllocOp(cuda.BARRIER_TYPE, 2 * stages))
+    bars.name_hint = "stage_barriers"
+
+    def operand(ptr, buffer, outer, k_rows, total) -> SwizzledOperand:
+        return SwizzledOperand.of(
+            ptr, 0, buffer, outer, k_rows, 0, total, gemm.k, False, False
+        )
+
+    a = operand(pointers[mm.lhs], a_buffer, bm, False, gemm.m)
+    b = operand(pointers[mm.rhs], b_buffer, bn, not gemm.transpose_b, gemm.n)
+
+    # The full barrier of stage s is s, its empty barrier stages + s: the
+    # producer's arrival and the bytes of its loads fill it; every consumer
+    # thread's arrival empties it.
+    first = emit_if(e, e.icmp(tid, 0, "eq"))
+    for s in range(stages):
+        first.add(cuda.MbarrierInitOp(bars, first.index(s), 1))
+        first.add(
+            cuda.MbarrierInitOp(bars, first.index(stages + s), consumers * WARPGROUP)
+        )
+    first.add(cuda.FenceMbarrierInitOp())
+    close_if(first)
+    e.add(cuda.SyncThreadsOp())
+
+    tiles_m, tiles_n = -(-gemm.m // bm), -(-gemm.n // bn)
+    tiles = tiles_m * tiles_n
+    grid = min(persistent, tiles)
+    k_steps = tiling.k_steps.data
+    block_id = e.add(cuda.BlockIdxOp(cuda.Dim.X))
+    # The tiles of this block: block_id, block_id + grid, ... below tiles.
+    own_tiles = e.idiv(e.iadd(e.isub(tiles, block_id), grid - 1), grid)
+
+    def tile_origin(em: Emitter, i: Index) -> tuple[Index, Index]:
+        """The first row and column of the block's i-th tile."""
+        tile = em.iadd(block_id, em.imul(i, grid))
+        per_group = GROUP_M * tiles_n
+        first_m = em.imul(em.idiv(tile, per_group), GROUP_M)
+        rows = em.imin(em.isub(tiles_m, first_m), GROUP_M)
+        within = em.irem(tile, per_group)
+        m_tile = em.iadd(
+            first_m, em.add(arith.RemSIOp(em.index(within), em.index(rows)))
+        )
+        n_tile = em.add(arith.DivSIOp(em.index(within), em.index(rows)))
+        return em.imul(m_tile, bm), em.imul(n_tile, bn)
+
+    def stage_of(em: Emitter, step: Index) -> tuple[Index, Index]:
+        """The stage of the block's step-th K step overall, and the parity
+        of that use of it."""
+        return em.irem(step, stages), em.irem(em.idiv(step, stages), 2)
+
+    # The producer: one thread of the last warpgroup issues every load.
+    producer = emit_if(e, e.icmp(group, consumers, "eq"))
+    producer.add(cuda.SetMaxRegistersOp("dec", PRODUCER_REGISTERS))
+    leader = emit_if(producer, producer.icmp(in_group, 0, "eq"))
+    tile_loop, tile_body = emit_for(leader, 0, own_tiles, 1)
+    i = tile_body.args[0]
+    m0, n0 = tile_origin(tile_loop, i)
+    k_loop, k_body = emit_for(tile_loop, 0, k_steps, 1)
+    k = k_body.args[0]
+    stage, parity = stage_of(k_loop, k_loop.iadd(k_loop.imul(i, k_steps), k))
+    k_loop.add(
+        cuda.MbarrierWaitOp(
+            bars,
+            k_loop.index(k_loop.iadd(stage, stages)),
+            k_loop.index(k_loop.isub(1, parity)),
+        )
+    )
+    full = k_loop.index(stage)
+    stage_bytes = (bm + bn) * bk * 2
+    k_loop.add(cuda.MbarrierArriveOp(bars, full, stage_bytes))
+    k0 = k_loop.imul(k, bk)
+    a_place = k_loop.index(k_loop.imul(stage, bm * bk))
+    k_loop.add(
+        cuda.TmaLoadOp(
+            map_a, a_buffer, a_place, bars, full, k_loop.index(k0), k_loop.index(m0)
+        )
+    )
+    if gemm.transpose_b:  # [N, K]: one box of bn rows of K
+        b_place = k_loop.index(k_loop.imul(stage, bn * bk))
+        k_loop.add(
+            cuda.TmaLoadOp(
+                map_b, b_buffer, b_place, bars, full, k_loop.index(k0), k_loop.index(n0)
+            )
+        )
+    else:  # [K, N]: a box of 64 rows of K per 64-column block
+        for j in range(bn // SWIZZLE_ELEMENTS):
+            b_place = k_loop.index(
+                k_loop.iadd(k_loop.imul(stage, bn * bk), j * SWIZZLE_ELEMENTS * bk)
+            )
+            column = k_loop.index(k_loop.iadd(n0, j * SWIZZLE_ELEMENTS))
+            k_loop.add(
+                cuda.TmaLoadOp(
+                    map_b, b_buffer, b_place, bars, full, column, k_loop.index(k0)
+                )
+            )
+    k_body.add_op(scf.YieldOp())
+    tile_body.add_op(scf.YieldOp())
+    close_if(leader)
+    close_if(producer)
+
+    # The consumers: warpgroup g takes rows 64 g of each tile.
+    consumer = emit_if(e, e.icmp(group, consumers, "slt"))
+    consumer.add(cuda.SetMaxRegistersOp("inc", CONSUMER_REGISTERS))
+    group_m = consumer.imul(group, wm)
+    warp, lane = consumer.idiv(in_group, WARP), consumer.irem(in_group, WARP)
+    tile_loop, tile_body = emit_for(consumer, 0, own_tiles, 1)
+    i = tile_body.args[0]
+    m0, n0 = tile_origin(tile_loop, i)
+    count = wn // 2
+    zero = tile_loop.f32(0.0)
+    loop_body = Block(arg_types=[INDEX, *[F32] * count])
+    loop = scf.ForOp(
+        tile_loop.index(0),
+        tile_loop.index(k_steps),
+        tile_loop.index(1),
+        [zero] * count,
+        Region(loop_body),
+    )
+    tile_loop.block.add_op(loop)
+    step_e, k = tile_loop.nested(loop_body), loop_body.args[0]
+    k.name_hint = "k_tile"
+    overall = step_e.iadd(step_e.imul(i, k_steps), k)
+    stage, parity = stage_of(step_e, overall)
+    step_e.add(cuda.MbarrierWaitOp(bars, step_e.index(stage), step_e.index(parity)))
+    step_e.add(cuda.WgmmaFenceOp())
+    acc: list[SSAValue] = list(loop_body.args[1:])
+    for kk in range(0, bk, cuda.WGMMA_K):
+        da = a.descriptor(step_e, stage, group_m, kk)
+        db = b.descriptor(step_e, stage, 0, kk)
+        mma = cuda.WgmmaOp(element, da, db, acc, trans_a=False, trans_b=b.k_rows)
+        step_e.add(mma)
+        acc = list(mma.results)
+    step_e.add(cuda.WgmmaCommitOp())
+    wait = cuda.WgmmaWaitOp(1, acc)
+    step_e.add(wait)
+    # The previous step's wgmmas are done: its stage may be loaded again.
+    released = emit_if(step_e, step_e.icmp(k, 0, "sgt"))
+    previous = released.irem(released.isub(overall, 1), stages)
+    released.add(
+        cuda.MbarrierArriveOp(bars, released.index(released.iadd(previous, stages)))
+    )
+    close_if(released)
+    loop_body.add_op(scf.YieldOp(*wait.results))
+    done_wait = cuda.WgmmaWaitOp(0, list(loop.results))
+    tile_loop.add(done_wait)
+    last = tile_loop.irem(
+        tile_loop.iadd(tile_loop.imul(i, k_steps), k_steps - 1), stages
+    )
+    tile_loop.add(
+        cuda.MbarrierArriveOp(bars, tile_loop.index(tile_loop.iadd(last, stages)))
+    )
+    # Accumulator j of thread t of a warpgroup: row 16 (t / 32) + (t % 32) / 4
+    # + 8 ((j / 2) % 2), column 8 (j / 4) + 2 (t % 4) + j % 2.
+    lane_row = tile_loop.iadd(
+        tile_loop.iadd(m0, group_m),
+        tile_loop.iadd(tile_loop.imul(warp, 16), tile_loop.idiv(lane, 4)),
+    )
+    lane_col = tile_loop.iadd(n0, tile_loop.imul(tile_loop.irem(lane, 4), 2))
+    accumulators = [
+        (
+            tile_loop.iadd(lane_row, 8 * ((j // 2) % 2)),
+            tile_loop.iadd(lane_col, 8 * (j // 4) + j % 2),
+            done_wait.results[j],
+        )
+        for j in range(count)
+    ]
+    epilogue(
+        gemm,
+        tile_loop,
+        pointers,
+        outputs,
+        out_ptrs,
+        [],
+        accumulators,
+        "m" in partial,
+        "n" in partial,
+    )
+    tile_body.add_op(scf.YieldOp())
+    close_if(consumer)
+    e.add(cuda.ReturnOp())
+    op = kernel_op(kfunc, region, block, 1)
+    lowered = LoweredKernel(op, (grid, 1, 1), (block, 1, 1))
+    lowered.tensor_maps = maps
+    return lowered
