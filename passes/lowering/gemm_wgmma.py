@@ -277,25 +277,14 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
         acc = list(loop.results)
     done = step(e, e.isub(steps.count, 1), acc, True)
 
-    # Accumulator j of thread t of a warpgroup: row 16 (t / 32) + (t % 32) / 4
-    # + 8 ((j / 2) % 2), column 8 (j / 4) + 2 (t % 4) + j % 2.
-    warp, lane = e.idiv(in_group, WARP), e.irem(in_group, WARP)
-    lane_row = e.iadd(e.iadd(row0, group_m), e.iadd(e.imul(warp, 16), e.idiv(lane, 4)))
-    lane_col = e.iadd(e.iadd(col0, group_n), e.imul(e.irem(lane, 4), 2))
+    lane_row, lane_col = lane_origin(e, (row0, group_m), (col0, group_n), in_group)
     enclosing = None
     if split > 1:
         parts = SplitK.of(region, tiling, block, count)
         has_rows = e.icmp(lane_row, gemm.m, "slt") if "m" in partial else None
         enclosing = e
         e, done = parts.combined(enclosing, (tile, part, tid), done, has_rows)
-    accumulators = [
-        (
-            e.iadd(lane_row, 8 * ((j // 2) % 2)),
-            e.iadd(lane_col, 8 * (j // 4) + j % 2),
-            done[j],
-        )
-        for j in range(count)
-    ]
+    accumulators = accumulator_places(e, lane_row, lane_col, done)
     lowered = finish(
         gemm,
         kfunc,
@@ -315,3 +304,31 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
     if split > 1:
         lowered.scratch = parts.scratch
     return lowered
+
+
+def lane_origin(
+    e: Emitter, rows: tuple[Index, Index], cols: tuple[Index, Index], in_group: Index
+) -> tuple[Index, Index]:
+    """The row and column of thread `in_group`'s first accumulator of a
+    warpgroup tile at rows[0] + rows[1], cols[0] + cols[1] (a block
+    tile's origin and the warpgroup's place in it)."""
+    warp, lane = e.idiv(in_group, WARP), e.irem(in_group, WARP)
+    row = e.iadd(e.iadd(*rows), e.iadd(e.imul(warp, 16), e.idiv(lane, 4)))
+    return row, e.iadd(e.iadd(*cols), e.imul(e.irem(lane, 4), 2))
+
+
+def accumulator_places(
+    e: Emitter, lane_row: Index, lane_col: Index, values: list[SSAValue]
+) -> list[tuple[Index, Index, SSAValue]]:
+    """(row, column, value) of each of a warpgroup thread's accumulators
+    from its first's place: accumulator j of thread t is at row 16 (t /
+    32) + (t % 32) / 4 + 8 ((j / 2) % 2), column 8 (j / 4) + 2 (t % 4) +
+    j % 2 of the warpgroup tile."""
+    return [
+        (
+            e.iadd(lane_row, 8 * ((j // 2) % 2)),
+            e.iadd(lane_col, 8 * (j // 4) + j % 2),
+            value,
+        )
+        for j, value in enumerate(values)
+    ]

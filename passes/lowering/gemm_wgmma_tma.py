@@ -26,7 +26,6 @@ from molten.dialects import cuda, kernel
 from molten.passes.lowering.emitter import (
     F32,
     INDEX,
-    WARP,
     Emitter,
     Index,
     close_if,
@@ -39,6 +38,8 @@ from molten.passes.lowering.gemm_wgmma import (
     SWIZZLE_ELEMENTS,
     WARPGROUP,
     SwizzledOperand,
+    accumulator_places,
+    lane_origin,
 )
 from molten.passes.lowering.kernels import LoweredKernel, kernel_op, kernel_shell
 from molten.passes.lowering.matmul import GemmShape
@@ -222,7 +223,6 @@ def lower_gemm_wgmma_tma(
     consumer = emit_if(e, e.icmp(group, consumers, "slt"))
     consumer.add(cuda.SetMaxRegistersOp("inc", CONSUMER_REGISTERS))
     group_m = consumer.imul(group, wm)
-    warp, lane = consumer.idiv(in_group, WARP), consumer.irem(in_group, WARP)
     tile_loop, tile_body = emit_for(consumer, 0, own_tiles, 1)
     i = tile_body.args[0]
     m0, n0 = tile_origin(tile_loop, i)
@@ -269,21 +269,10 @@ def lower_gemm_wgmma_tma(
     tile_loop.add(
         cuda.MbarrierArriveOp(bars, tile_loop.index(tile_loop.iadd(last, stages)))
     )
-    # Accumulator j of thread t of a warpgroup: row 16 (t / 32) + (t % 32) / 4
-    # + 8 ((j / 2) % 2), column 8 (j / 4) + 2 (t % 4) + j % 2.
-    lane_row = tile_loop.iadd(
-        tile_loop.iadd(m0, group_m),
-        tile_loop.iadd(tile_loop.imul(warp, 16), tile_loop.idiv(lane, 4)),
+    lane_row, lane_col = lane_origin(tile_loop, (m0, group_m), (n0, 0), in_group)
+    accumulators = accumulator_places(
+        tile_loop, lane_row, lane_col, list(done_wait.results)
     )
-    lane_col = tile_loop.iadd(n0, tile_loop.imul(tile_loop.irem(lane, 4), 2))
-    accumulators = [
-        (
-            tile_loop.iadd(lane_row, 8 * ((j // 2) % 2)),
-            tile_loop.iadd(lane_col, 8 * (j // 4) + j % 2),
-            done_wait.results[j],
-        )
-        for j in range(count)
-    ]
     epilogue(
         gemm,
         tile_loop,
