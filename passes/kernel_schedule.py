@@ -674,8 +674,11 @@ def schedule_candidates(
 ) -> list[kernel.ScheduleAttr]:
     """The schedules an autotuner times for a kernel, at most `count`: the
     heuristic's first; for a wgmma gemm then the estimate's next fastest
-    tiles and splits, each with the stages the estimate likes best for it.
-    Other kernels have the heuristic's alone."""
+    tiles and splits, each with the stages the estimate likes best for it,
+    and, where `count` leaves room (6 or more) and the gemm is one matrix
+    of at least 128 rows with A stored [M, K], the persistent TMA kernel
+    at 128x256 and 128x128 (TMA_CANDIDATES), which the heuristic does not
+    pick yet. Other kernels have the heuristic's alone."""
     body = kfunc.body.block
     results = body.last_op
     assert isinstance(results, kernel.YieldOp)
@@ -688,16 +691,52 @@ def schedule_candidates(
     (matmul,) = [op for op in ops if isinstance(op, molten.MatmulOp)]
     if is_gemv(matmul) or not takes_tensor_cores(matmul, GEMV_MAX_M + 1):
         return [picked]
+    persistent = [
+        persistent_schedule(rows, cols, stages, sm_count)
+        for rows, cols, stages in TMA_CANDIDATES
+        if count >= 6 and takes_persistent(matmul)
+    ]
     found = [picked]
     shapes = {(picked.tile.data[0].data, picked.tile.data[1].data, picked.split.data)}
     for candidate in wgmma_candidates(matmul, sm_count):
         shape = (candidate.rows, candidate.cols, candidate.split)
-        if len(found) == count:
+        if len(found) == count - len(persistent):
             break
         if shape not in shapes:
             shapes.add(shape)
             found.append(wgmma_schedule_of(candidate))
-    return found
+    return found + persistent
+
+
+TMA_CANDIDATES = ((128, 256, 4), (128, 128, 6))
+"""(rows, columns, stages) of the persistent TMA gemm the autotuner tries."""
+
+
+def takes_persistent(matmul: molten.MatmulOp) -> bool:
+    """Whether the persistent TMA gemm takes this matmul: one matrix (no
+    batch axes), A stored [M, K], at least 128 rows and columns."""
+    result = shape_of(matmul.result)
+    return (
+        len(result) == 2
+        and matmul.transpose_a is None
+        and result[0] >= 128
+        and result[1] >= 128
+    )
+
+
+def persistent_schedule(
+    rows: int, cols: int, stages: int, sm_count: int
+) -> kernel.ScheduleAttr:
+    """The persistent TMA gemm's schedule: a consumer warpgroup per 64 rows
+    of the tile and a producer warpgroup, one block an SM."""
+    return kernel.ScheduleAttr(
+        kernel.WARPGROUP_WARPS * WARP * (rows // WGMMA_M + 1),
+        tile=(rows, cols, SWIZZLE_K),
+        warp=(WGMMA_M, cols),
+        stages=stages,
+        mma_warps=kernel.WARPGROUP_WARPS,
+        persistent=sm_count,
+    )
 
 
 @dataclass
