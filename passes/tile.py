@@ -476,18 +476,24 @@ def tiling_for(
             fragment,
             schedule.mma_warps.data,
         )
+        # TMA reads rows of whole 16-byte units: A's of K, B's of K or N.
+        row_unit = VECTOR_BYTES // element_bytes(gemm.element)
+        b_row = gemm.k if gemm.transpose_b else gemm.n
         if schedule.persistent.data and (
             gemm.batch_shape
             or gemm.transpose_a
             or schedule.split.data > 1
             or warp[1] != sizes[1]
+            or gemm.k % row_unit
+            or b_row % row_unit
         ):
             raise _fail(
                 kfunc,
                 f"a persistent TMA gemm (persistent = {schedule.persistent.data}) "
-                "takes one matrix (no batch), A stored [M, K], no split-K and "
-                f"warpgroup tiles of the block's width, not {gemm.describe()} in "
-                f"warp tiles {_format(warp)} of {_format(sizes)}",
+                "takes one matrix (no batch), A stored [M, K], rows of A and B "
+                "of whole 16-byte units, no split-K and warpgroup tiles of the "
+                f"block's width, not {gemm.describe()} in warp tiles "
+                f"{_format(warp)} of {_format(sizes)}",
             )
     elif warp:
         fragment = kernel.MMA_FRAGMENT

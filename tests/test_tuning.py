@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from xdsl.utils.exceptions import PassFailedException
 
 import molten
 import molten.compiler as compiler_module
@@ -222,3 +223,17 @@ def test_compile_schedules_name_kernels_and_are_schedules():
         compiler.compile(g, schedules={"nope": kernel.ScheduleAttr(128)})
     with pytest.raises(MoltenError, match="the schedule of @lin_gemm0 is a str"):
         compiler.compile(g, schedules={"lin_gemm0": "tile = [64, 64, 64]"})
+
+
+def test_persistent_schedule_needs_rows_tma_reads():
+    """A hand schedule of the persistent TMA gemm for rows TMA cannot read
+    (K = 100 bf16: 200 bytes) fails in the tile pass, naming the kernel."""
+    g = DataflowGraph("odd")
+    x = g.add_input("x", [300, 100], "bfloat16")
+    w = g.add_input("w", [256, 100], "bfloat16")
+    g.add_output(g.matmul(x, w, transpose_b=True), "y")
+    schedule = kernel.ScheduleAttr(
+        384, tile=(128, 256, 64), warp=(64, 256), stages=4, mma_warps=4, persistent=132
+    )
+    with pytest.raises(PassFailedException, match="@odd_gemm0: a persistent TMA gemm"):
+        molten.ZeroCompiler(arch="sm_90a").compile(g, schedules={"odd_gemm0": schedule})

@@ -275,7 +275,7 @@ kernel.func @persistent_batched(%a: tensor<2x256x512xf16>, %b: tensor<512x256xf1
 }
 
 // ERR-NEXT:    {{^// -{5}$}}
-// ERR-NEXT:    {{^.*}}: error: tile: @persistent_batched: a persistent TMA gemm (persistent = 132) takes one matrix (no batch), A stored [M, K], no split-K and warpgroup tiles of the block's width, not 2 batches of M x N x K = 256 x 256 x 512 in warp tiles 64x256 of 128x256x64{{$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @persistent_batched: a persistent TMA gemm (persistent = 132) takes one matrix (no batch), A stored [M, K], rows of A and B of whole 16-byte units, no split-K and warpgroup tiles of the block's width, not 2 batches of M x N x K = 256 x 256 x 512 in warp tiles 64x256 of 128x256x64{{$}}
 
 // -----
 
