@@ -215,7 +215,7 @@ class ZeroCompiler:
         if schedules:
             outlined = run_pipeline(graph.to_module(), self._pipeline(OUTLINE_PIPELINE))
             _give_schedules(outlined, schedules)
-            return self._compiled_module(graph, outlined)
+            return self._compiled_module(graph, outlined, schedules=schedules)
         if not self.autotune:
             module = run_pipeline(graph.to_module(), self._pipeline(DEFAULT_PIPELINE))
             return self._packaged(graph, module)
@@ -224,19 +224,26 @@ class ZeroCompiler:
         return self._compiled_module(graph, outlined, self.tuned)
 
     def _compiled_module(
-        self, graph: Any, outlined: ModuleOp, tuned: dict[str, Any] | None = None
+        self,
+        graph: Any,
+        outlined: ModuleOp,
+        tuned: dict[str, Any] | None = None,
+        schedules: dict[str, Any] | None = None,
     ) -> CompiledGraph:
         """The graph compiled from its outlined module (kernels not yet
         scheduled, or some scheduled by the tuner: `tuned`, which the final
-        IR lists)."""
+        IR lists, or by hand: `schedules`, which the JIT's compile for
+        another target keeps)."""
         from molten.pipeline import run_pipeline
 
         module = run_pipeline(outlined, self._pipeline(SCHEDULED_PIPELINE))
         if tuned:
             module.attributes["molten.tuned"] = DictionaryAttr(tuned)
-        return self._packaged(graph, module)
+        return self._packaged(graph, module, schedules)
 
-    def _packaged(self, graph: Any, module: ModuleOp) -> CompiledGraph:
+    def _packaged(
+        self, graph: Any, module: ModuleOp, schedules: dict[str, Any] | None = None
+    ) -> CompiledGraph:
         """The compiled graph of its module at the cuda level."""
         from molten.dialects import cuda
         from molten.targets.cuda import print_cuda
@@ -281,15 +288,17 @@ class ZeroCompiler:
             unit.origins,
             value_ops,
             arch=self.arch,
-            retarget=None if self.pinned else self._retarget(graph),
+            retarget=None if self.pinned else self._retarget(graph, schedules),
         )
 
-    def _retarget(self, graph: Any) -> Callable[[str], CompiledGraph]:
+    def _retarget(
+        self, graph: Any, schedules: dict[str, Any] | None = None
+    ) -> Callable[[str], CompiledGraph]:
         def compile_for(arch: str) -> CompiledGraph:
             compiler = ZeroCompiler(
                 arch, self.sm_count, self.autotune, self.progress, **self.options
             )
-            return compiler.compile(graph)
+            return compiler.compile(graph, schedules)
 
         return compile_for
 

@@ -216,6 +216,20 @@ def test_compile_takes_a_schedule_by_hand():
     assert "cp.async.bulk.tensor.2d" in compiled.source
 
 
+def test_hand_schedules_go_with_the_jit_target():
+    """Unpinned, the graph is compiled again for the device's best target
+    when it runs: with the same hand schedules."""
+    g = linear(300, 1024, 2048)
+    schedule = kernel.ScheduleAttr(
+        384, tile=(128, 256, 64), warp=(64, 256), stages=4, mma_warps=4, persistent=132
+    )
+    compiled = molten.ZeroCompiler().compile(g, schedules={"lin_gemm0": schedule})
+    native = compiled.jit_target("sm_90a")
+    assert native is not compiled and native.arch == "sm_90a"
+    assert native.kernels[0].block == (384, 1, 1)
+    assert "cuda.make_tensor_map" in native.ir
+
+
 def test_compile_schedules_name_kernels_and_are_schedules():
     g = linear(300, 1024, 2048)
     compiler = molten.ZeroCompiler(arch="sm_90a")
