@@ -112,6 +112,18 @@ SCHEDULE_DEFAULTS = {
 }
 
 
+def part_steps(k_steps: int, split: int) -> int:
+    """The K steps of each of `split` parts of `k_steps` but perhaps the
+    last (split-K)."""
+    return -(-k_steps // split)
+
+
+def leaves_empty_part(k_steps: int, split: int) -> bool:
+    """Whether `split` parts of part_steps each leave the last part of
+    `k_steps` K steps nothing."""
+    return split > 1 and (split - 1) * part_steps(k_steps, split) >= k_steps
+
+
 def _int_array(values: Sequence[int]) -> ArrayAttr[IntAttr]:
     return ArrayAttr([IntAttr(v) for v in values])
 
@@ -422,7 +434,7 @@ class TilingAttr(ParametrizedAttribute):
     def part_steps(self) -> int:
         """The K steps of each part but perhaps the last (all of them
         without split-K)."""
-        return -(-self.k_steps.data // self.split.data)
+        return part_steps(self.k_steps.data, self.split.data)
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
@@ -495,7 +507,7 @@ class TilingAttr(ParametrizedAttribute):
             if getattr(self, f).data < 1:
                 raise VerifyException(f"#kernel.tiling: {f} must be >= 1")
         split, k_steps = self.split.data, self.k_steps.data
-        if split > 1 and (split - 1) * self.part_steps >= k_steps:
+        if leaves_empty_part(k_steps, split):
             raise VerifyException(
                 f"#kernel.tiling: split = {split} leaves a part of {k_steps} K "
                 f"steps in parts of {self.part_steps} empty"

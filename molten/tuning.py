@@ -38,6 +38,8 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from molten.dialects import kernel
+from molten.ir import dtype_name
+from molten.runtime.arrays import DeviceArray
 
 DATABASE_NAME = "tuning.json"
 SCHEMA = 1
@@ -246,31 +248,24 @@ class Tuner:
     progress: Progress
 
     def __post_init__(self):
+        import molten
         from molten.interpreters import round_to
-        from molten.runtime import DeviceArray
 
         rng = np.random.default_rng(SEED)
-        hosts = [rng.uniform(-1.0, 1.0, t.shape.dims) for t in self.graph.inputs]
-        rounded = [
-            round_to(a, t.type.element_type)
-            for a, t in zip(hosts, self.graph.inputs, strict=True)
+        specs = self.graph.inputs
+        hosts = [
+            round_to(rng.uniform(-1.0, 1.0, t.shape.dims), t.type.element_type)
+            for t in specs
         ]
-        import molten
-
-        want = molten.interpret(self.graph, *rounded, reference=True)
+        want = molten.interpret(self.graph, *hosts, reference=True)
         self.want = want if isinstance(want, tuple) else (want,)
-        self.inputs: list[Any] = []
-        self._hosts = rounded
-        self._arrays = DeviceArray
+        self.inputs = [
+            DeviceArray.from_numpy(
+                a, dtype_name(t.type.element_type), device=self.device_id
+            )
+            for a, t in zip(hosts, specs, strict=True)
+        ]
         self.timer = DeviceTimer(self.device_id)
-
-    def _device_inputs(self, compiled: Any) -> list[Any]:
-        if not self.inputs:
-            self.inputs = [
-                self._arrays.from_numpy(a, spec.dtype, device=self.device_id)
-                for a, spec in zip(self._hosts, compiled.inputs, strict=True)
-            ]
-        return self.inputs
 
     def trials(
         self,
@@ -295,9 +290,9 @@ class Tuner:
             executable = compiled.executable(self.device_id)
         except (MoltenError, NotImplementedError) as error:
             return Trial(schedule, None, f"does not compile: {error}")
-        inputs = self._device_inputs(compiled)
+        inputs = self.inputs
         outputs = tuple(
-            self._arrays.empty(spec.shape, spec.dtype, device=self.device_id)
+            DeviceArray.empty(spec.shape, spec.dtype, device=self.device_id)
             for spec in compiled.outputs
         )
         for array in outputs:

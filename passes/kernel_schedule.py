@@ -381,10 +381,6 @@ class WgmmaCandidate:
     split: int
     seconds: float
 
-    @property
-    def threads(self) -> int:
-        return kernel.WARPGROUP_WARPS * WARP * (self.rows // WGMMA_M)
-
     @staticmethod
     def shared_bytes(tile: tuple[int, int], stages: int) -> int:
         return stages * (tile[0] + tile[1]) * SWIZZLE_K * 2
@@ -459,11 +455,10 @@ def wgmma_candidates(matmul: molten.MatmulOp, sm_count: int) -> list[WgmmaCandid
             if WgmmaCandidate.shared_bytes(tile, stages) > MAX_SHARED_BYTES:
                 continue
             for split in range(1, MAX_SPLIT + 1):
-                per = math.ceil(k_steps / split)
                 if split > 1 and (
                     tiles * (split - 1) >= sm_count
-                    or per < SPLIT_MIN_STEPS
-                    or (split - 1) * per >= k_steps
+                    or kernel.part_steps(k_steps, split) < SPLIT_MIN_STEPS
+                    or kernel.leaves_empty_part(k_steps, split)
                 ):
                     continue
                 found.append(
@@ -484,14 +479,26 @@ def wgmma_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAtt
 
 def wgmma_schedule_of(candidate: WgmmaCandidate) -> kernel.ScheduleAttr:
     """The schedule of a wgmma gemm of the candidate's tile and split."""
-    bm, bn = candidate.rows, candidate.cols
+    return wgmma_tile_schedule(
+        candidate.rows, candidate.cols, candidate.stages, split=candidate.split
+    )
+
+
+def wgmma_tile_schedule(
+    rows: int, cols: int, stages: int, split: int = 1, persistent: int = 0
+) -> kernel.ScheduleAttr:
+    """The schedule of a wgmma gemm of rows x cols tiles: a warpgroup per 64
+    rows of a tile, one warpgroup tile as wide as the block's, a K step of
+    one swizzled row; `persistent` blocks add a producer warpgroup."""
+    warpgroups = rows // WGMMA_M + (1 if persistent else 0)
     return kernel.ScheduleAttr(
-        candidate.threads,
-        tile=(bm, bn, SWIZZLE_K),
-        warp=(WGMMA_M, bn),
-        stages=candidate.stages,
+        kernel.WARPGROUP_WARPS * WARP * warpgroups,
+        tile=(rows, cols, SWIZZLE_K),
+        warp=(WGMMA_M, cols),
+        stages=stages,
         mma_warps=kernel.WARPGROUP_WARPS,
-        split=candidate.split,
+        split=split,
+        persistent=persistent,
     )
 
 
@@ -692,7 +699,7 @@ def schedule_candidates(
     if is_gemv(matmul) or not takes_tensor_cores(matmul, GEMV_MAX_M + 1):
         return [picked]
     persistent = [
-        persistent_schedule(rows, cols, stages, sm_count)
+        wgmma_tile_schedule(rows, cols, stages, persistent=sm_count)
         for rows, cols, stages in TMA_CANDIDATES
         if count >= 6 and takes_persistent(matmul)
     ]
@@ -721,21 +728,6 @@ def takes_persistent(matmul: molten.MatmulOp) -> bool:
         and matmul.transpose_a is None
         and result[0] >= 128
         and result[1] >= 128
-    )
-
-
-def persistent_schedule(
-    rows: int, cols: int, stages: int, sm_count: int
-) -> kernel.ScheduleAttr:
-    """The persistent TMA gemm's schedule: a consumer warpgroup per 64 rows
-    of the tile and a producer warpgroup, one block an SM."""
-    return kernel.ScheduleAttr(
-        kernel.WARPGROUP_WARPS * WARP * (rows // WGMMA_M + 1),
-        tile=(rows, cols, SWIZZLE_K),
-        warp=(WGMMA_M, cols),
-        stages=stages,
-        mma_warps=kernel.WARPGROUP_WARPS,
-        persistent=sm_count,
     )
 
 

@@ -476,16 +476,15 @@ def tiling_for(
             fragment,
             schedule.mma_warps.data,
         )
-        # TMA reads rows of whole 16-byte units: A's of K, B's of K or N.
+        # TMA reads each operand's stored rows in whole 16-byte units.
         row_unit = VECTOR_BYTES // element_bytes(gemm.element)
-        b_row = gemm.k if gemm.transpose_b else gemm.n
         if schedule.persistent.data and (
             gemm.batch_shape
             or gemm.transpose_a
             or schedule.split.data > 1
             or warp[1] != sizes[1]
-            or gemm.k % row_unit
-            or b_row % row_unit
+            or gemm.a_shape[-1] % row_unit
+            or gemm.b_shape[-1] % row_unit
         ):
             raise _fail(
                 kfunc,
@@ -516,7 +515,7 @@ def tiling_for(
             f"split-K (split = {split}) is implemented for wgmma gemms "
             f"(mma_warps = {kernel.WARPGROUP_WARPS}) only",
         )
-    if split > 1 and (split - 1) * -(-k_steps // split) >= k_steps:
+    if kernel.leaves_empty_part(k_steps, split):
         raise _fail(
             kfunc,
             f"split = {split} parts of {gemm.describe()}'s {k_steps} K steps of "
