@@ -28,7 +28,10 @@ That alignment is relative to the pointer, so a vectorized kernel needs its
 pointers aligned to 16 bytes at run time: the pass keeps a copy of the
 kernel as it was (`<name>_scalar`) and marks each launch of it with the
 arguments it accesses by vectors and that variant, which the launcher and
-the runtime take when one of those pointers is misaligned.
+the runtime take when one of those pointers is misaligned. A kernel launched
+with a variant already (a tensor-core gemm with its SIMT kernel) is
+vectorized in place: the pointers it newly accesses by vectors join its
+launch's `aligned` list.
 """
 
 from __future__ import annotations
@@ -294,20 +297,25 @@ class Vectorize(ModulePass):
         kernels = [k for k in op.ops if isinstance(k, cuda.KernelOp)]
         launches = [o for o in op.walk() if isinstance(o, cuda.LaunchOp)]
         # A launch with a fallback already has its alignment contract (a
-        # tensor-core gemm and its SIMT variant): both are left as they are.
+        # tensor-core gemm and its SIMT variant): its kernel is vectorized
+        # too, the pointers it then accesses by vectors join that contract,
+        # and the fallback is left as it is.
         paired = {
-            callee.string_value()
+            launch.callee.string_value()
             for launch in launches
             if launch.fallback is not None
-            for callee in (launch.callee, launch.fallback)
+        }
+        fallbacks = {
+            launch.fallback.string_value()
+            for launch in launches
+            if launch.fallback is not None
         }
         for kernel in kernels:
-            if (
-                kernel.sym_name.data.endswith(SCALAR_SUFFIX)
-                or kernel.sym_name.data in paired
-                or cuda.vector_params(kernel)
-            ):
-                continue  # a scalar variant, paired, or vectorized already
+            name = kernel.sym_name.data
+            if name.endswith(SCALAR_SUFFIX) or name in fallbacks:
+                continue
+            if name not in paired and cuda.vector_params(kernel):
+                continue  # vectorized already
             scalar = kernel.clone()
             analysis = IndexAnalysis()
             PatternRewriteWalker(
@@ -319,9 +327,15 @@ class Vectorize(ModulePass):
             positions = cuda.vector_params(kernel)
             if not positions:
                 continue
-            scalar.sym_name = StringAttr(kernel.sym_name.data + SCALAR_SUFFIX)
+            if name in paired:
+                for launch in launches:
+                    if launch.callee.string_value() == name:
+                        aligned = set(launch.aligned.get_values()) | set(positions)
+                        launch.aligned = DenseArrayBase.from_list(i64, sorted(aligned))
+                continue
+            scalar.sym_name = StringAttr(name + SCALAR_SUFFIX)
             op.body.block.insert_op_after(scalar, kernel)
             for launch in launches:
-                if launch.callee.string_value() == kernel.sym_name.data:
+                if launch.callee.string_value() == name:
                     launch.aligned = DenseArrayBase.from_list(i64, positions)
                     launch.fallback = SymbolRefAttr(scalar.sym_name.data)

@@ -51,9 +51,15 @@ def cases() -> Iterator[tuple[str, str, Callable]]:
 
 
 def digest(graph_factory: Callable, arch: str) -> str:
+    from kernel_cases import hand_schedules
+
     from molten import ZeroCompiler
 
-    return digest_of(ZeroCompiler(arch=arch).compile(graph_factory()))
+    graph = graph_factory()
+    compiled = ZeroCompiler(arch=arch).compile(
+        graph, schedules=hand_schedules(graph.name)
+    )
+    return digest_of(compiled)
 
 
 def digest_of(compiled) -> str:

@@ -131,6 +131,29 @@ def gemm_nk_bias_gelu(m: int, k: int, n: int) -> Builder:
     return build
 
 
+def gemm_nk_residual(m: int, k: int, n: int) -> Builder:
+    """x @ w.T + r, w stored [N, K]: a linear layer and its residual add."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [m, k], dtype)
+        w = g.add_input("w", [n, k], dtype)
+        r = g.add_input("r", [m, n], dtype)
+        g.add_output(g.matmul(x, w, transpose_b=True) + r, "y")
+
+    return build
+
+
+def gemm_plain(m: int, k: int, n: int) -> Builder:
+    """x @ w alone, w stored [K, N]."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [m, k], dtype)
+        w = g.add_input("w", [k, n], dtype)
+        g.add_output(g.matmul(x, w), "y")
+
+    return build
+
+
 def gemm_batched(batch: list[int], m: int, k: int, n: int) -> Builder:
     """A batched matmul with a broadcast weight, transposed, a residual add, and
     the matmul result also an output."""
@@ -438,6 +461,11 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_attention_bias_grouped_8x4x40x70x64": attention_bias_grouped(
         8, 4, 40, 70, 64
     ),
+    # The persistent TMA gemm, by the hand schedules of TMA_GEMMS.
+    "wgmma_tma_nk_partial_300x520x1000": gemm_nk_bias_gelu(300, 520, 1000),
+    "wgmma_tma_kn_partial_300x520x1000": gemm_bias_gelu(300, 520, 1000),
+    "wgmma_tma_nk_residual_70x4096x384": gemm_nk_residual(70, 4096, 384),
+    "wgmma_tma_kn_many_tiles_1100x200x640": gemm_plain(1100, 200, 640),
 }
 
 
@@ -454,6 +482,38 @@ WGMMA_SCHEDULES = {
     "wgmma_batched_split_3x20x2048x64": (64, 64, 8, 8),
 }
 """The schedule class each case stands for (test_tile checks they keep it)."""
+
+
+TMA_GEMMS = {
+    # case: (tile M, tile N, stages, persistent blocks) given by hand
+    "wgmma_tma_nk_partial_300x520x1000": (128, 256, 4, 7),
+    "wgmma_tma_kn_partial_300x520x1000": (128, 256, 4, 7),
+    "wgmma_tma_nk_residual_70x4096x384": (64, 128, 4, 7),
+    "wgmma_tma_kn_many_tiles_1100x200x640": (128, 128, 6, 7),
+}
+"""The persistent TMA gemm, which kernel-schedule does not pick: each case
+(in WGMMA_CASES) compiles with this schedule for its gemm kernel, given by
+hand (`hand_schedules`). Blocks that loop over several tiles (7 blocks),
+partial tiles along M, N and K, B stored either way, epilogues."""
+
+
+def hand_schedules(case: str) -> dict | None:
+    """The schedules `compile(graph, schedules=...)` takes for a case: a
+    TMA_GEMMS case's, else None (kernel-schedule's)."""
+    if case not in TMA_GEMMS:
+        return None
+    from molten.dialects import kernel
+
+    rows, cols, stages, blocks = TMA_GEMMS[case]
+    schedule = kernel.ScheduleAttr(
+        128 * (rows // 64 + 1),
+        tile=(rows, cols, 64),
+        warp=(64, cols),
+        stages=stages,
+        mma_warps=4,
+        persistent=blocks,
+    )
+    return {f"{case}_gemm0": schedule}
 
 
 # -- the sweeps' shared compiles ----------------------------------------------
@@ -479,7 +539,7 @@ def compiled_case(case: str, dtype: str, arch: str = "sm_90"):
     build = (WGMMA_CASES if arch == WGMMA_ARCH else CASES)[case]
     g = DataflowGraph(case)
     build(g, dtype)
-    return ZeroCompiler(arch=arch).compile(g)
+    return ZeroCompiler(arch=arch).compile(g, schedules=hand_schedules(case))
 
 
 def nvcc_batch(case: str) -> tuple[str, ...]:

@@ -16,7 +16,14 @@ import subprocess
 
 import numpy as np
 import pytest
-from kernel_cases import CASES, DTYPES, WGMMA_ARCH, WGMMA_CASES, WGMMA_DTYPES
+from kernel_cases import (
+    CASES,
+    DTYPES,
+    WGMMA_ARCH,
+    WGMMA_CASES,
+    WGMMA_DTYPES,
+    hand_schedules,
+)
 
 import molten
 from molten import ZeroCompiler
@@ -75,7 +82,7 @@ def _run_launcher(
     """Through nvcc: the `.cu` built into a library, its launcher called."""
     arch = arch or _arch()
     compiler = ZeroCompiler(arch=arch)
-    compiled = compiler.compile(g)
+    compiled = compiler.compile(g, schedules=hand_schedules(g.name))
     compiler.save(compiled, tmp_path)
     library = tmp_path / f"lib{g.name}.so"
     build = subprocess.run(
@@ -108,7 +115,8 @@ def _run_runtime(
     g: DataflowGraph, arrays: list[np.ndarray], dtype: str, tmp_path, arch=None
 ):
     """Through the runtime: NVRTC, the launcher replayed from Python."""
-    compiled = ZeroCompiler(**({"arch": arch} if arch else {})).compile(g)
+    compiler = ZeroCompiler(**({"arch": arch} if arch else {}))
+    compiled = compiler.compile(g, schedules=hand_schedules(g.name))
     device_inputs, outputs = _device_arrays(g, arrays, dtype)
     assert compiled(*device_inputs, out=outputs) is outputs
     torch.cuda.synchronize()

@@ -11,14 +11,11 @@ import subprocess
 
 import numpy as np
 import pytest
-from test_runtime_gpu import TOLERANCE, _reference
 from test_tuning_gpu import SM_90_MISSING
 
-from molten import ZeroCompiler
 from molten.compiler import CompiledGraph, Kernel
 from molten.context import parse_module
-from molten.dialects import cuda, kernel
-from molten.ir import DataflowGraph
+from molten.dialects import cuda
 from molten.runtime import DeviceArray
 from molten.runtime.program import TensorSpec, host_program
 from molten.targets.cuda import print_cuda
@@ -155,66 +152,3 @@ def test_launcher_encodes_the_map_and_tma_loads_the_box(tmp_path):
     status = launcher(ctypes.c_void_p(device_x.ptr), ctypes.c_void_p(y.ptr), None)
     assert status == 0, f"launcher returned cudaError {status}"
     np.testing.assert_array_equal(y.numpy(), _expected(x))
-
-
-# --------------------------------------------------------------------------
-# The persistent TMA gemm (a schedule's `persistent` blocks).
-# --------------------------------------------------------------------------
-
-TMA_GEMMS = {
-    # case: (M, N, K, B stored [N, K], tile rows, tile columns, epilogue)
-    "nk_128x256_partial_300x1000x520": (300, 1000, 520, True, 128, 256, "bias_gelu"),
-    "kn_128x256_partial_300x1000x520": (300, 1000, 520, False, 128, 256, "bias_gelu"),
-    "nk_64x128_residual_70x384x4096": (70, 384, 4096, True, 64, 128, "residual"),
-    "kn_128x128_many_tiles_1100x640x200": (1100, 640, 200, False, 128, 128, "none"),
-}
-
-
-def _tma_gemm_graph(case: str, dtype: str) -> DataflowGraph:
-    m, n, k, nk, _, _, tail = TMA_GEMMS[case]
-    g = DataflowGraph(case)
-    x = g.add_input("x", [m, k], dtype)
-    w = g.add_input("w", [n, k] if nk else [k, n], dtype)
-    y = g.matmul(x, w, transpose_b=nk)
-    if tail == "bias_gelu":
-        y = g.gelu(y + g.add_input("b", [n], dtype))
-    elif tail == "residual":
-        y = y + g.add_input("r", [m, n], dtype)
-    g.add_output(y, "y")
-    return g
-
-
-def _tma_schedule(case: str, blocks: int) -> kernel.ScheduleAttr:
-    *_, rows, cols, _ = TMA_GEMMS[case]
-    return kernel.ScheduleAttr(
-        128 * (rows // 64 + 1),
-        tile=(rows, cols, 64),
-        warp=(64, cols),
-        stages=4,
-        mma_warps=4,
-        persistent=blocks,
-    )
-
-
-@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
-@pytest.mark.parametrize("case", sorted(TMA_GEMMS))
-def test_tma_gemm_matches_interpreter(case, dtype):
-    """Partial tiles along M, N and K, B stored either way, 64- and 128-row
-    tiles, epilogues, blocks that loop over several tiles (7 blocks)."""
-    g = _tma_gemm_graph(case, dtype)
-    name = f"{case}_gemm0"
-    compiled = ZeroCompiler(arch="sm_90a").compile(
-        g, schedules={name: _tma_schedule(case, 7)}
-    )
-    assert compiled.kernels[0].block[0] in (256, 384)
-    rng = np.random.default_rng()
-    arrays = [rng.uniform(-2, 2, t.shape.dims) for t in g.inputs]
-    inputs = [DeviceArray.from_numpy(a, dtype) for a in arrays]
-    out = DeviceArray.from_numpy(
-        np.full(g.outputs[0].shape.dims, np.nan, np.float32), dtype
-    )
-    compiled(*inputs, out=out)
-    got = out.numpy().astype(np.float64)
-    want = _reference(g, *arrays)
-    error = np.linalg.norm(got - want) / np.linalg.norm(want)
-    assert error < TOLERANCE[dtype], f"relative L2 error {error:.2e}"

@@ -203,3 +203,48 @@ cuda.kernel @unproven(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 64 {
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
 // CHECK-NEXT:  }
+
+// -----
+
+// A launch with a variant already (a tensor-core gemm and its SIMT kernel):
+// its kernel is vectorized in place, the pointer it now stores by vectors
+// joins `aligned`, no scalar variant is made and the variant is left as it is.
+cuda.kernel @paired(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 64 {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %t = cuda.thread_idx x
+  %i = arith.muli %t, %c2 : index
+  %i1 = arith.addi %i, %c1 : index
+  %a = cuda.load %x[%t] : !cuda.ptr<f32> -> f32
+  cuda.store %a, %y[%i] : f32, !cuda.ptr<f32>
+  cuda.store %a, %y[%i1] : f32, !cuda.ptr<f32>
+  cuda.return
+}
+cuda.kernel @paired_simt(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 64 {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %t = cuda.thread_idx x
+  %i = arith.muli %t, %c2 : index
+  %i1 = arith.addi %i, %c1 : index
+  %a = cuda.load %x[%t] : !cuda.ptr<f32> -> f32
+  cuda.store %a, %y[%i] : f32, !cuda.ptr<f32>
+  cuda.store %a, %y[%i1] : f32, !cuda.ptr<f32>
+  cuda.return
+}
+cuda.host_func @graph(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 {
+  cuda.launch @paired grid [1, 1, 1] block [64, 1, 1] (%x, %y) aligned [0] else @paired_simt : !cuda.ptr<f32>, !cuda.ptr<f32>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @paired(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 64 {
+// CHECK:         %a = cuda.load %x[%t] : !cuda.ptr<f32> -> f32
+// CHECK-NEXT:    cuda.store %a, %a, %y[%i] : f32, f32, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.kernel @paired_simt(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) block 64 {
+// CHECK:         cuda.store %a, %y[%i] : f32, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.store %a, %y[%i1] : f32, !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.host_func @graph(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 {
+// CHECK-NEXT:    cuda.launch @paired grid [1, 1, 1] block [64, 1, 1](%x, %y) aligned [0, 1] else @paired_simt : !cuda.ptr<f32>, !cuda.ptr<f32>

@@ -755,7 +755,7 @@ func.func @linear_sm90a(%x: tensor<1024x128xf16>, %w: tensor<128x4096xf16>, %b: 
 // WGMMA-NEXT:   cudaError_t err = cudaSuccess;
 // WGMMA-NEXT:   err = cudaFuncSetAttribute((const void*)linear_sm90a_gemm0, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
 // WGMMA-NEXT:   if (err != cudaSuccess) return err;
-// WGMMA-NEXT:   if ((((uintptr_t)x | (uintptr_t)w | (uintptr_t)y) % 16) == 0) {
+// WGMMA-NEXT:   if ((((uintptr_t)x | (uintptr_t)w | (uintptr_t)b | (uintptr_t)y) % 16) == 0) {
 // WGMMA-NEXT:     linear_sm90a_gemm0<<<dim3(16, 8, 1), dim3(256, 1, 1), 196608, stream>>>(x, w, b, y);
 // WGMMA-NEXT:   } else {  // a pointer too misaligned for the vector accesses
 // WGMMA-NEXT:     linear_sm90a_gemm0_simt<<<dim3(64, 16, 1), dim3(256, 1, 1), 0, stream>>>(x, w, b, y);
