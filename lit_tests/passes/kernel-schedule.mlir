@@ -270,6 +270,18 @@ kernel.func @gemm_m16(%a: tensor<16x512xf16>, %b: tensor<512x256xf16>) -> (tenso
   %m = molten.matmul %a, %b : (tensor<16x512xf16>, tensor<512x256xf16>) -> tensor<16x256xf16>
   kernel.yield %m : tensor<16x256xf16>
 }
+// bf16 x @ w.T, 2048 x 4096 x 4096 (a Llama-3-8B layer at 2048 tokens):
+// 256 tiles of 128x256, more than the SMs
+kernel.func @gemm_linear_2048(%x: tensor<2048x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<2048x4096xbf16>) gemm {
+  %m = molten.matmul %x, %w transpose_b : (tensor<2048x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<2048x4096xbf16>
+  kernel.yield %m : tensor<2048x4096xbf16>
+}
+// the same layer batched as [2, 1024, 4096]: the persistent kernel takes
+// one matrix only
+kernel.func @gemm_linear_batched(%x: tensor<2x1024x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<2x1024x4096xbf16>) gemm {
+  %m = molten.matmul %x, %w transpose_b : (tensor<2x1024x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<2x1024x4096xbf16>
+  kernel.yield %m : tensor<2x1024x4096xbf16>
+}
 
 // CHECK-LABEL: kernel.func @gemm_small(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
 // CHECK:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
@@ -291,13 +303,18 @@ kernel.func @gemm_m16(%a: tensor<16x512xf16>, %b: tensor<512x256xf16>) -> (tenso
 // and eight stages, where streaming the operands bounds it; two
 // warpgroups on 128x256 tiles, four stages, for the batched gemm that fills
 // the SMs; a 64x64 tile for 72x40; from 9 rows (gemm_m16) on wgmma too. f32
-// and K = 100 stay on the SIMT cores.
+// and K = 100 stay on the SIMT cores. Where the estimate picks 128x256 tiles
+// without split and they fill the SMs (gemm_linear_2048: 256 tiles), the
+// persistent TMA kernel of that tile: a block an SM (persistent = 132) and
+// a producer warpgroup (block 384); not for a batched gemm.
 // WGMMA:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
 // WGMMA:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_k100(%a: tensor<128x100xf16>, %b: tensor<100x256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
 // WGMMA:       kernel.func @gemm_m16(%a: tensor<16x512xf16>, %b: tensor<512x256xf16>) -> (tensor<16x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
+// WGMMA:       kernel.func @gemm_linear_2048(%x: tensor<2048x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<2048x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132> {
+// WGMMA:       kernel.func @gemm_linear_batched(%x: tensor<2x1024x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<2x1024x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
 
 // BAD-ARCH: error: kernel-schedule: arch is a target such as sm_90 or sm_90a, not 'sm90'
 
