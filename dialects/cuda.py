@@ -70,6 +70,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     param_def,
     prop_def,
@@ -1046,35 +1047,49 @@ class MbarrierArriveOp(IRDLOperation):
     """This thread arrives at an mbarrier (mbarrier.arrive); with `expect_tx`
     it also tells the barrier that phase waits for that many more bytes of
     asynchronous copies (mbarrier.arrive.expect_tx): a TMA load completes
-    its bytes on the barrier it names.
+    its bytes on the barrier it names. With `cta`, it arrives at the barrier
+    at the same place in the shared memory of that block of its cluster
+    (mapa; mbarrier.arrive.shared::cluster).
 
     ```mlir
     cuda.mbarrier_arrive %bars[%i] : !cuda.ptr<i64, shared>
     cuda.mbarrier_arrive %bars[%i] expect_tx 49152 : !cuda.ptr<i64, shared>
+    cuda.mbarrier_arrive %bars[%i] cta %rank : !cuda.ptr<i64, shared>
     ```
     """
 
     name = "cuda.mbarrier_arrive"
     barriers = operand_def(PointerType)
     index = operand_def(IndexType)
+    cta = opt_operand_def(IndexType)
     expect_tx = opt_prop_def(IntegerAttr[I64])
     assembly_format = (
-        "$barriers `[` $index `]` (`expect_tx` $expect_tx^)? attr-dict `:` "
-        "type($barriers)"
+        "$barriers `[` $index `]` (`cta` $cta^)? (`expect_tx` $expect_tx^)? "
+        "attr-dict `:` type($barriers)"
     )
 
     def __init__(
-        self, barriers: SSAValue, index: SSAValue, expect_tx: int | None = None
+        self,
+        barriers: SSAValue,
+        index: SSAValue,
+        expect_tx: int | None = None,
+        cta: SSAValue | None = None,
     ):
         properties = (
             {} if expect_tx is None else {"expect_tx": IntegerAttr(expect_tx, i64)}
         )
-        super().__init__(operands=[barriers, index], properties=properties)
+        operands = [barriers, index, [] if cta is None else [cta]]
+        super().__init__(operands=operands, properties=properties)
 
     def verify_(self) -> None:
         _verify_barriers(self.name, self.barriers)
         if self.expect_tx is not None and not 0 < self.expect_tx.value.data < 1 << 20:
             raise VerifyException(f"{self.name}: expect_tx is 1 to 2^20 - 1 bytes")
+        if self.expect_tx is not None and self.cta is not None:
+            raise VerifyException(
+                f"{self.name}: expect_tx is told to this block's barrier, not "
+                "another block's (cta)"
+            )
 
 
 @irdl_op_definition
@@ -1105,10 +1120,14 @@ class TmaLoadOp(IRDLOperation):
     shared memory, 128-byte swizzled, asynchronously
     (cp.async.bulk.tensor.2d); its bytes complete on the mbarrier given.
     Elements outside the matrix arrive as zeros. The target is 1024-byte
-    aligned.
+    aligned. With `multicast`, a mask of the blocks of the cluster, the box
+    lands at the same place in each of those blocks' shared memory, its
+    bytes completing on each one's barrier at the same place.
 
     ```mlir
     cuda.tma_load %map, %tile[%t], %bars[%i], [%k, %row]
+        : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+    cuda.tma_load %map, %tile[%t], %bars[%i], [%k, %row] multicast 3
         : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
     ```
     """
@@ -1121,10 +1140,11 @@ class TmaLoadOp(IRDLOperation):
     barrier_index = operand_def(IndexType)
     c0 = operand_def(IndexType)
     c1 = operand_def(IndexType)
+    multicast = opt_prop_def(IntegerAttr[I64])
     assembly_format = (
         "$map `,` $target `[` $target_index `]` `,` $barriers `[` $barrier_index "
-        "`]` `,` `[` $c0 `,` $c1 `]` attr-dict `:` type($map) `,` type($target) "
-        "`,` type($barriers)"
+        "`]` `,` `[` $c0 `,` $c1 `]` (`multicast` $multicast^)? attr-dict `:` "
+        "type($map) `,` type($target) `,` type($barriers)"
     )
 
     def __init__(
@@ -1136,13 +1156,23 @@ class TmaLoadOp(IRDLOperation):
         barrier_index: SSAValue,
         c0: SSAValue,
         c1: SSAValue,
+        multicast: int | None = None,
     ):
+        properties = (
+            {} if multicast is None else {"multicast": IntegerAttr(multicast, i64)}
+        )
         super().__init__(
-            operands=[map, target, target_index, barriers, barrier_index, c0, c1]
+            operands=[map, target, target_index, barriers, barrier_index, c0, c1],
+            properties=properties,
         )
 
     def verify_(self) -> None:
         _verify_barriers(self.name, self.barriers)
+        if self.multicast is not None and not 0 < self.multicast.value.data < 1 << 16:
+            raise VerifyException(
+                f"{self.name}: multicast is a mask of the cluster's blocks, 1 to "
+                "2^16 - 1"
+            )
         target, tensor_map = self.target.type, self.map.type
         assert isinstance(target, PointerType) and isinstance(tensor_map, TensorMapType)
         if (
@@ -1153,6 +1183,21 @@ class TmaLoadOp(IRDLOperation):
                 f"{self.name}: loads a {tensor_map} into shared memory of its "
                 f"element type, not into {target}"
             )
+
+
+@irdl_op_definition
+class ClusterSyncOp(IRDLOperation):
+    """Every thread of every block of the cluster waits here for the others
+    (barrier.cluster.arrive.release, then .wait.acquire): a block's
+    barriers are ready before another block signals them, and no block
+    leaves while another may still signal its barriers or write its shared
+    memory. `cuda.cluster_sync`."""
+
+    name = "cuda.cluster_sync"
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
 
 
 @irdl_op_definition
@@ -1303,11 +1348,13 @@ def _parse_signature(parser: Parser):
 class KernelOp(IRDLOperation):
     """A `__global__` kernel over global pointers, launched with `block` threads
     per block and, with `min_blocks`, made to fit that many blocks per SM
-    (its `__launch_bounds__`); `fused_ops` names the molten ops it computes,
-    for the comment above it.
+    (its `__launch_bounds__`); with `cluster`, launched in thread block
+    clusters of that many consecutive blocks (`__cluster_dims__`);
+    `fused_ops` names the molten ops it computes, for the comment above it.
 
     ```mlir
     cuda.kernel @k(%x: !cuda.ptr<f32>) block 512 min_blocks 2 { ... }
+    cuda.kernel @g(%m: !cuda.tensor_map<bf16>) block 384 min_blocks 1 cluster 2 { ... }
     ```
     """
 
@@ -1316,6 +1363,7 @@ class KernelOp(IRDLOperation):
     function_type = prop_def(FunctionType)
     block = prop_def(IntAttr)
     min_blocks = opt_prop_def(IntAttr)
+    cluster = opt_prop_def(IntAttr)
     fused_ops = opt_prop_def(ArrayAttr[StringAttr])
     body = region_def("single_block")
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
@@ -1328,6 +1376,7 @@ class KernelOp(IRDLOperation):
         body: Region,
         fused_ops: Sequence[str] = (),
         min_blocks: int | None = None,
+        cluster: int | None = None,
     ):
         properties: dict[str, Attribute] = {
             "sym_name": StringAttr(sym_name),
@@ -1338,6 +1387,8 @@ class KernelOp(IRDLOperation):
             properties["fused_ops"] = ArrayAttr([StringAttr(n) for n in fused_ops])
         if min_blocks is not None:
             properties["min_blocks"] = IntAttr(min_blocks)
+        if cluster is not None:
+            properties["cluster"] = IntAttr(cluster)
         super().__init__(properties=properties, regions=[body])
 
     def verify_(self) -> None:
@@ -1346,6 +1397,8 @@ class KernelOp(IRDLOperation):
             raise VerifyException("cuda.kernel: block must be in [1, 1024]")
         if self.min_blocks is not None and self.min_blocks.data < 1:
             raise VerifyException("cuda.kernel: min_blocks must be >= 1")
+        if self.cluster is not None and not 1 <= self.cluster.data <= 8:
+            raise VerifyException("cuda.kernel: cluster must be in [1, 8]")
         _, shared = shared_layout(self)
         if shared > MAX_SHARED_BYTES:
             raise VerifyException(
@@ -1358,6 +1411,8 @@ class KernelOp(IRDLOperation):
         printer.print_string(f" block {self.block.data}")
         if self.min_blocks is not None:
             printer.print_string(f" min_blocks {self.min_blocks.data}")
+        if self.cluster is not None:
+            printer.print_string(f" cluster {self.cluster.data}")
         extra = {"fused_ops": self.fused_ops} if self.fused_ops is not None else {}
         printer.print_op_attributes({**self.attributes, **extra}, print_keyword=True)
         printer.print_string(" ")
@@ -1371,6 +1426,9 @@ class KernelOp(IRDLOperation):
         min_blocks = None
         if parser.parse_optional_keyword("min_blocks"):
             min_blocks = parser.parse_integer(allow_negative=False)
+        cluster = None
+        if parser.parse_optional_keyword("cluster"):
+            cluster = parser.parse_integer(allow_negative=False)
         attributes = parser.parse_optional_attr_dict_with_keyword()
         extra = dict(attributes.data) if attributes is not None else {}
         body = parser.parse_region(args)
@@ -1381,6 +1439,8 @@ class KernelOp(IRDLOperation):
         }
         if min_blocks is not None:
             properties["min_blocks"] = IntAttr(min_blocks)
+        if cluster is not None:
+            properties["cluster"] = IntAttr(cluster)
         if "fused_ops" in extra:
             properties["fused_ops"] = extra.pop("fused_ops")
         return cls.create(properties=properties, attributes=extra, regions=[body])
@@ -1786,6 +1846,7 @@ Cuda = Dialect(
         MbarrierArriveOp,
         MbarrierWaitOp,
         TmaLoadOp,
+        ClusterSyncOp,
         SetMaxRegistersOp,
         LaunchOp,
         AllocOp,

@@ -167,7 +167,10 @@ class ScheduleAttr(ParametrizedAttribute):
     through, so that each K and V tile read serves all of them (printed
     when above 1); and for a wgmma gemm, `persistent`: the blocks of a
     persistent kernel, each looping over output tiles, one warpgroup
-    loading the operand tiles by TMA for the others (printed when above 0).
+    loading the operand tiles by TMA for the others (printed when above 0),
+    and `cluster`: the blocks of a thread block cluster that take
+    consecutive row tiles of the same columns, each loading a share of
+    B's tile by TMA multicast into all of them (printed when above 1).
 
     ```mlir
     #kernel.schedule<block = 256, rows_per_block = 1, vector = 4,
@@ -200,6 +203,7 @@ class ScheduleAttr(ParametrizedAttribute):
     mma_warps: IntAttr = param_def()
     pack: IntAttr = param_def()
     persistent: IntAttr = param_def()
+    cluster: IntAttr = param_def()
 
     def __init__(
         self,
@@ -215,6 +219,7 @@ class ScheduleAttr(ParametrizedAttribute):
         mma_warps: int = 1,
         pack: int = 1,
         persistent: int = 0,
+        cluster: int = 1,
     ):
         super().__init__(
             IntAttr(block),
@@ -229,6 +234,7 @@ class ScheduleAttr(ParametrizedAttribute):
             IntAttr(mma_warps),
             IntAttr(pack),
             IntAttr(persistent),
+            IntAttr(cluster),
         )
 
     @classmethod
@@ -239,6 +245,7 @@ class ScheduleAttr(ParametrizedAttribute):
             *SCHEDULE_ARRAY_FIELDS,
             *SCHEDULE_TRAILING_FIELDS,
             "persistent",
+            "cluster",
         )
 
         def parse_field() -> None:
@@ -269,6 +276,7 @@ class ScheduleAttr(ParametrizedAttribute):
             *(values.get(f, ArrayAttr([])) for f in SCHEDULE_ARRAY_FIELDS),
             *(values.get(f, IntAttr(1)) for f in SCHEDULE_TRAILING_FIELDS),
             values.get("persistent", IntAttr(0)),
+            values.get("cluster", IntAttr(1)),
         )
 
     def print_parameters(self, printer: Printer) -> None:
@@ -285,6 +293,8 @@ class ScheduleAttr(ParametrizedAttribute):
                 fields.append(f"{f} = {getattr(self, f).data}")
         if self.persistent.data:
             fields.append(f"persistent = {self.persistent.data}")
+        if self.cluster.data != 1:
+            fields.append(f"cluster = {self.cluster.data}")
         printer.print_string(f"<{', '.join(fields)}>")
 
     def verify(self) -> None:
@@ -329,6 +339,18 @@ class ScheduleAttr(ParametrizedAttribute):
                 f"#kernel.schedule: persistent = {self.persistent.data} needs a "
                 f"wgmma gemm (mma_warps = {WARPGROUP_WARPS})"
             )
+        if self.cluster.data not in CLUSTER_SIZES:
+            raise VerifyException(
+                f"#kernel.schedule: cluster = {self.cluster.data} must be one of "
+                f"{', '.join(map(str, CLUSTER_SIZES))}"
+            )
+        if self.cluster.data > 1 and (
+            not self.persistent.data or self.persistent.data % self.cluster.data
+        ):
+            raise VerifyException(
+                f"#kernel.schedule: cluster = {self.cluster.data} needs a persistent "
+                f"kernel of whole clusters, not persistent = {self.persistent.data}"
+            )
         if self.mma_warps.data > 1 and not self.warp.data:
             raise VerifyException(
                 f"#kernel.schedule: mma_warps = {self.mma_warps.data} needs a warp "
@@ -336,6 +358,9 @@ class ScheduleAttr(ParametrizedAttribute):
             )
 
 
+CLUSTER_SIZES = (1, 2, 4)
+"""Blocks a persistent gemm's cluster may hold (the multicast's share of B
+is a whole number of 8-row swizzle atoms for tiles of 64 to 256 columns)."""
 MMA_FRAGMENT = (16, 8, 16)
 """M, N, K of a tensor-core gemm's fragment: the mma.sync m16n8k16 a warp
 issues."""

@@ -508,11 +508,17 @@ def wgmma_schedule_of(candidate: WgmmaCandidate) -> kernel.ScheduleAttr:
 
 
 def wgmma_tile_schedule(
-    rows: int, cols: int, stages: int, split: int = 1, persistent: int = 0
+    rows: int,
+    cols: int,
+    stages: int,
+    split: int = 1,
+    persistent: int = 0,
+    cluster: int = 1,
 ) -> kernel.ScheduleAttr:
     """The schedule of a wgmma gemm of rows x cols tiles: a warpgroup per 64
     rows of a tile, one warpgroup tile as wide as the block's, a K step of
-    one swizzled row; `persistent` blocks add a producer warpgroup."""
+    one swizzled row; `persistent` blocks add a producer warpgroup, in
+    clusters of `cluster` blocks."""
     warpgroups = rows // WGMMA_M + (1 if persistent else 0)
     return kernel.ScheduleAttr(
         kernel.WARPGROUP_WARPS * WARP * warpgroups,
@@ -522,6 +528,7 @@ def wgmma_tile_schedule(
         mma_warps=kernel.WARPGROUP_WARPS,
         split=split,
         persistent=persistent,
+        cluster=cluster,
     )
 
 
@@ -707,8 +714,9 @@ def schedule_candidates(
     tiles and splits, each with the stages the estimate likes best for it,
     and, where `count` leaves room (6 or more) and the gemm is one matrix
     of at least 128 rows with A stored [M, K], the persistent TMA kernel
-    at 128x256 and 128x128 (TMA_CANDIDATES) where the heuristic did not
-    pick it. Other kernels have the heuristic's alone."""
+    at 128x256 (in clusters of one and two blocks) and 128x128
+    (TMA_CANDIDATES) where the heuristic did not pick it. Other kernels
+    have the heuristic's alone."""
     body = kfunc.body.block
     results = body.last_op
     assert isinstance(results, kernel.YieldOp)
@@ -723,9 +731,13 @@ def schedule_candidates(
         return [picked]
     persistent = [
         schedule
-        for rows, cols, stages in TMA_CANDIDATES
+        for rows, cols, stages, cluster in TMA_CANDIDATES
         if count >= 6 and takes_persistent(matmul)
-        if (schedule := wgmma_tile_schedule(rows, cols, stages, persistent=sm_count))
+        if (
+            schedule := wgmma_tile_schedule(
+                rows, cols, stages, persistent=sm_count, cluster=cluster
+            )
+        )
         != picked
     ]
     found = [picked]
@@ -740,8 +752,10 @@ def schedule_candidates(
     return found + persistent
 
 
-TMA_CANDIDATES = ((128, 256, 4), (128, 128, 6))
-"""(rows, columns, stages) of the persistent TMA gemm the autotuner tries."""
+TMA_CANDIDATES = ((128, 256, 4, 1), (128, 256, 4, 2), (128, 128, 6, 1))
+"""(rows, columns, stages, cluster) of the persistent TMA gemm the autotuner
+tries: clusters of two blocks multicasting B ran within 4% of one block
+on the H100, either way by shape (benchmarks/results/*-gemm-tma-schedules.txt)."""
 
 
 def takes_persistent(matmul: molten.MatmulOp) -> bool:

@@ -55,6 +55,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel, molten
 from molten.dialects.cuda import (
+    SWIZZLE_ALIGNMENT,
     SWIZZLE_BYTES,
     VECTOR_BYTES,
     WGMMA_K,
@@ -69,6 +70,8 @@ DOMAIN_DIMS = ("b", "i", "j", "k")
 """The iteration domain's dimensions: batch, then the gemm's M, N and K."""
 SWIZZLE_ELEMENTS = SWIZZLE_BYTES // 2
 """The 16-bit elements of one swizzled row: a wgmma gemm's K step."""
+SWIZZLE_ROWS = SWIZZLE_ALIGNMENT // SWIZZLE_BYTES
+"""The rows of one swizzle atom (1024 bytes)."""
 SHARED_ROW_SKEW_BYTES = VECTOR_BYTES
 """What a tensor-core operand's shared rows are padded by: consecutive rows
 start 16 bytes apart modulo 128, so ldmatrix's eight rows hit distinct
@@ -493,6 +496,16 @@ def tiling_for(
                 "of whole 16-byte units, no split-K and warpgroup tiles of the "
                 f"block's width, not {gemm.describe()} in warp tiles "
                 f"{_format(warp)} of {_format(sizes)}",
+            )
+        # Each block of a cluster loads a share of B's tile: whole 8-row
+        # swizzle atoms of a B stored [N, K], whole 64-column boxes of [K, N].
+        cluster = schedule.cluster.data
+        unit = SWIZZLE_ROWS if gemm.transpose_b else SWIZZLE_ELEMENTS
+        if cluster > 1 and sizes[1] % (unit * cluster):
+            raise _fail(
+                kfunc,
+                f"cluster = {cluster}: each block's share of the tile's "
+                f"{sizes[1]} columns of B must be whole units of {unit}",
             )
     elif warp:
         fragment = kernel.MMA_FRAGMENT

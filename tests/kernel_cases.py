@@ -466,6 +466,9 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_tma_kn_partial_300x520x1000": gemm_bias_gelu(300, 520, 1000),
     "wgmma_tma_nk_residual_70x4096x384": gemm_nk_residual(70, 4096, 384),
     "wgmma_tma_kn_many_tiles_1100x200x640": gemm_plain(1100, 200, 640),
+    "wgmma_tma_nk_cluster_300x520x1000": gemm_nk_bias_gelu(300, 520, 1000),
+    "wgmma_tma_kn_cluster_1100x200x640": gemm_plain(1100, 200, 640),
+    "wgmma_tma_nk_cluster_residual_70x4096x384": gemm_nk_residual(70, 4096, 384),
 }
 
 
@@ -485,16 +488,21 @@ WGMMA_SCHEDULES = {
 
 
 TMA_GEMMS = {
-    # case: (tile M, tile N, stages, persistent blocks) given by hand
-    "wgmma_tma_nk_partial_300x520x1000": (128, 256, 4, 7),
-    "wgmma_tma_kn_partial_300x520x1000": (128, 256, 4, 7),
-    "wgmma_tma_nk_residual_70x4096x384": (64, 128, 4, 7),
-    "wgmma_tma_kn_many_tiles_1100x200x640": (128, 128, 6, 7),
+    # case: (tile M, tile N, stages, persistent blocks, cluster) given by hand
+    "wgmma_tma_nk_partial_300x520x1000": (128, 256, 4, 7, 1),
+    "wgmma_tma_kn_partial_300x520x1000": (128, 256, 4, 7, 1),
+    "wgmma_tma_nk_residual_70x4096x384": (64, 128, 4, 7, 1),
+    "wgmma_tma_kn_many_tiles_1100x200x640": (128, 128, 6, 7, 1),
+    "wgmma_tma_nk_cluster_300x520x1000": (128, 256, 4, 8, 2),
+    "wgmma_tma_kn_cluster_1100x200x640": (128, 128, 6, 6, 2),
+    "wgmma_tma_nk_cluster_residual_70x4096x384": (64, 128, 4, 4, 2),
 }
-"""The persistent TMA gemm, which kernel-schedule does not pick: each case
-(in WGMMA_CASES) compiles with this schedule for its gemm kernel, given by
-hand (`hand_schedules`). Blocks that loop over several tiles (7 blocks),
-partial tiles along M, N and K, B stored either way, epilogues."""
+"""The persistent TMA gemm by hand schedules: each case (in WGMMA_CASES)
+compiles with this schedule for its gemm kernel (`hand_schedules`). Blocks
+that loop over several tiles (4 to 8 blocks), partial tiles along M, N and
+K, B stored either way, epilogues; clusters of two blocks multicasting
+B's tile, among them blocks whose rows lie wholly past M (300 and 70
+rows in cluster tiles of 256 and 128)."""
 
 
 def hand_schedules(case: str) -> dict | None:
@@ -504,7 +512,7 @@ def hand_schedules(case: str) -> dict | None:
         return None
     from molten.dialects import kernel
 
-    rows, cols, stages, blocks = TMA_GEMMS[case]
+    rows, cols, stages, blocks, cluster = TMA_GEMMS[case]
     schedule = kernel.ScheduleAttr(
         128 * (rows // 64 + 1),
         tile=(rows, cols, 64),
@@ -512,6 +520,7 @@ def hand_schedules(case: str) -> dict | None:
         stages=stages,
         mma_warps=4,
         persistent=blocks,
+        cluster=cluster,
     )
     return {f"{case}_gemm0": schedule}
 

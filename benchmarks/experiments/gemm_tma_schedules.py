@@ -18,7 +18,7 @@ from molten.ir import DataflowGraph
 
 LAYERS = [(4096, 4096), (14336, 4096), (4096, 14336)]
 TOKENS = [int(a) for a in sys.argv[1:]] or [512, 2048, 8192]
-TILES = [(128, 256), (128, 128)]
+TILES = [(128, 256, 1), (128, 256, 2), (128, 128, 1), (128, 128, 2)]
 
 
 def _graph(m: int, n: int, k: int) -> DataflowGraph:
@@ -43,7 +43,7 @@ def main() -> None:
             g = _graph(m, n, k)
             variants = [("heuristic", None)] + [
                 (
-                    f"TMA persistent {rows}x{cols}",
+                    f"TMA persistent {rows}x{cols} cluster {cluster}",
                     kernel.ScheduleAttr(
                         128 * (rows // 64 + 1),
                         tile=(rows, cols, 64),
@@ -51,9 +51,10 @@ def main() -> None:
                         stages=4 if cols == 256 else 6,
                         mma_warps=4,
                         persistent=sms,
+                        cluster=cluster,
                     ),
                 )
-                for rows, cols in TILES
+                for rows, cols, cluster in TILES
             ]
             for label, schedule in variants:
                 compiler = molten.ZeroCompiler(arch="sm_90a")
@@ -71,7 +72,7 @@ def main() -> None:
                     lambda c=compiled, x=x, w=w, out=out: c(x, w, out=out)
                 ).median
                 print(
-                    f"  {label:26}: {us:8.1f} us {flops / us / 1e6:6.0f} TFLOP/s "
+                    f"  {label:36}: {us:8.1f} us {flops / us / 1e6:6.0f} TFLOP/s "
                     f"{cublas / us:5.2f}x cuBLAS",
                     flush=True,
                 )

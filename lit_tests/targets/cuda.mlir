@@ -951,6 +951,11 @@ cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 mi
 // TMA-NEXT:   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;"
 // TMA:      " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
 // TMA:      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+// TMA:      ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;"
+// TMA:      " mapa.shared::cluster.u32 remote, %0, %1;\n"
+// TMA-NEXT: " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}"
+// TMA:      "barrier.cluster.arrive.release.aligned;\n"
+// TMA-NEXT: "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 // TMA:      extern "C" __global__ void __launch_bounds__(384, 1) tma(const __grid_constant__ MoltenTensorMap map, const __nv_bfloat16* __restrict__ y) {
 // TMA-NEXT:   __shared__ __align__(1024) __nv_bfloat16 tile[8192];
 // TMA-NEXT:   __shared__ unsigned long long bars[2];
@@ -963,3 +968,23 @@ cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 mi
 // TMA-NEXT:   molten_mbarrier_wait(bars + 0, 1);
 // TMA-NEXT:   molten_mbarrier_arrive(bars + 1);
 // TMA-NEXT: }
+
+// In clusters (`cluster 2`): the kernel's __cluster_dims__, the cluster's
+// wait, the multicast load with its mask and the arrival at block 1's
+// barrier (mapa, then an arrival through the cluster's shared window).
+cuda.kernel @tma_cluster(%map: !cuda.tensor_map<bf16>) block 384 min_blocks 1 cluster 2 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %tile = cuda.shared_alloc 8192 : !cuda.ptr<bf16, shared>
+  %bars = cuda.shared_alloc 2 : !cuda.ptr<i64, shared>
+  cuda.cluster_sync
+  cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] multicast 3 : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+  cuda.mbarrier_arrive %bars[%c1] cta %c1 : !cuda.ptr<i64, shared>
+  cuda.return
+}
+
+// TMA:      extern "C" __global__ void __launch_bounds__(384, 1) __cluster_dims__(2, 1, 1) tma_cluster(const __grid_constant__ MoltenTensorMap map) {
+// TMA:        molten_cluster_sync();
+// TMA-NEXT:   molten_tma_load_multicast(tile + 0, &map, bars + 0, 0, 1, 3);
+// TMA-NEXT:   molten_mbarrier_arrive_cluster(bars + 1, 1);
+

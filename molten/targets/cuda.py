@@ -513,7 +513,10 @@ class BodyPrinter:
             )
         elif isinstance(op, cuda.MbarrierArriveOp):
             barrier = f"{self.name(op.barriers)} + {self.name(op.index)}"
-            if op.expect_tx is None:
+            if op.cta is not None:
+                cta = self.name(op.cta)
+                self.emit(f"molten_mbarrier_arrive_cluster({barrier}, {cta});")
+            elif op.expect_tx is None:
                 self.emit(f"molten_mbarrier_arrive({barrier});")
             else:
                 tx = op.expect_tx.value.data
@@ -526,9 +529,18 @@ class BodyPrinter:
             barrier = f"{self.name(op.barriers)} + {self.name(op.barrier_index)}"
             c0, c1 = self.name(op.c0), self.name(op.c1)
             tensor_map = f"&{self.name(op.map)}"
-            self.emit(
-                f"molten_tma_load({target}, {tensor_map}, {barrier}, {c0}, {c1});"
-            )
+            if op.multicast is None:
+                self.emit(
+                    f"molten_tma_load({target}, {tensor_map}, {barrier}, {c0}, {c1});"
+                )
+            else:
+                mask = op.multicast.value.data
+                self.emit(
+                    f"molten_tma_load_multicast({target}, {tensor_map}, {barrier}, "
+                    f"{c0}, {c1}, {mask});"
+                )
+        elif isinstance(op, cuda.ClusterSyncOp):
+            self.emit("molten_cluster_sync();")
         elif isinstance(op, cuda.SetMaxRegistersOp):
             direction, count = op.direction.data, op.count.value.data
             self.emit(
@@ -841,6 +853,7 @@ TMA_OPS = {
     cuda.MbarrierArriveOp,
     cuda.MbarrierWaitOp,
     cuda.TmaLoadOp,
+    cuda.ClusterSyncOp,
 }
 """The ops whose helpers (and the tensor map type) the prelude defines."""
 
@@ -983,6 +996,7 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
                 "name": kernel_names[k.sym_name.data],
                 "block": k.block.data,
                 "min_blocks": k.min_blocks.data if k.min_blocks else None,
+                "cluster": k.cluster.data if k.cluster else None,
                 "params": params,
                 "body": "\n".join(printer.lines),
                 "fused_ops": [c_identifier(f.data) for f in k.fused_ops]

@@ -39,7 +39,9 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
         return lower_gemv(kfunc, schedule, tiling)
     if tiling.warp.data:
         if schedule.persistent.data:
-            lowered = lower_gemm_wgmma_tma(kfunc, tiling, schedule.persistent.data)
+            lowered = lower_gemm_wgmma_tma(
+                kfunc, tiling, schedule.persistent.data, schedule.cluster.data
+            )
         elif schedule.mma_warps.data > 1:
             lowered = lower_gemm_wgmma(kfunc, tiling)
         else:

@@ -8,6 +8,13 @@ in groups of GROUP_M rows of tiles (so that the blocks at work at once
 share rows of A and columns of B in L2), and the producer loads the next
 tile while the consumers run this one's epilogue.
 
+In a cluster of C blocks (a schedule's `cluster`), the blocks take C
+consecutive row tiles of the same columns: each loads its own tile of A
+and 1/C of the tile of B, multicast into every block of the cluster, so
+that L2 serves B once for C blocks. A stage is then refilled only when the
+consumers of every block of the cluster have released it: each consumer
+warp arrives at that stage's empty barrier in every block.
+
 The launcher encodes a tensor map per operand (`cuda.make_tensor_map`),
 128-byte swizzled: the layout the swizzled operand tiles of the cp.async
 kernel have, so their wgmma descriptors are reused (`SwizzledOperand`).
@@ -26,6 +33,7 @@ from molten.dialects import cuda, kernel
 from molten.passes.lowering.emitter import (
     F32,
     INDEX,
+    WARP,
     Emitter,
     Index,
     close_if,
@@ -36,6 +44,7 @@ from molten.passes.lowering.emitter import (
 from molten.passes.lowering.epilogue import epilogue
 from molten.passes.lowering.gemm_wgmma import (
     SWIZZLE_ELEMENTS,
+    SWIZZLE_ROWS,
     WARPGROUP,
     SwizzledOperand,
     accumulator_places,
@@ -64,11 +73,12 @@ class TensorMapSpec:
 
 
 def lower_gemm_wgmma_tma(
-    kfunc: kernel.FuncOp, tiling: kernel.TilingAttr, persistent: int
+    kfunc: kernel.FuncOp, tiling: kernel.TilingAttr, persistent: int, cluster: int = 1
 ) -> LoweredKernel:
     """A 2-D gemm with A stored [M, K] and B either way, on wgmma warpgroups
     of a 64-row, whole-width warp tile each, fed by a producer warpgroup's
-    TMA loads, in `persistent` blocks (at most one per tile)."""
+    TMA loads, in `persistent` blocks (at most one per tile), in clusters
+    of `cluster` blocks."""
     region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
     gemm = GemmShape.of(kfunc)
     mm = gemm.matmul
@@ -87,19 +97,24 @@ def lower_gemm_wgmma_tma(
         or bn > 256
         or (not gemm.transpose_b and bn % SWIZZLE_ELEMENTS)
         or stages < 2
+        or (gemm.transpose_b and bn % (SWIZZLE_ROWS * cluster))
+        or (not gemm.transpose_b and (bn // SWIZZLE_ELEMENTS) % cluster)
     ):
         raise NotImplementedError(
             f"lower-kernel-to-cuda: a persistent TMA gemm of {gemm.describe()} "
             f"in {bm}x{bn}x{bk} tiles of {wm}x{wn} warpgroup tiles, {stages} stages "
             "(it takes one matrix, A stored [M, K], warpgroup tiles of the block's "
             "width up to 256 columns, whole 64-column blocks of a B stored [K, N], "
-            "a K step of 64, no split-K)"
+            "a K step of 64, no split-K, and a share of B's tile for each block "
+            f"of a cluster of {cluster} of whole 8-row or 64-column units)"
         )
     block = WARPGROUP * (consumers + 1)
     args = list(kfunc.body.block.args)
     maps = (
         TensorMapSpec(args.index(mm.lhs), (gemm.m, gemm.k), (bm, SWIZZLE_ELEMENTS)),
-        TensorMapSpec(args.index(mm.rhs), (gemm.n, gemm.k), (bn, SWIZZLE_ELEMENTS))
+        TensorMapSpec(
+            args.index(mm.rhs), (gemm.n, gemm.k), (bn // cluster, SWIZZLE_ELEMENTS)
+        )
         if gemm.transpose_b
         else TensorMapSpec(
             args.index(mm.rhs), (gemm.k, gemm.n), (SWIZZLE_ELEMENTS, SWIZZLE_ELEMENTS)
@@ -131,29 +146,38 @@ def lower_gemm_wgmma_tma(
     b = operand(pointers[mm.rhs], b_buffer, bn, not gemm.transpose_b, gemm.n)
 
     # The full barrier of stage s is s, its empty barrier stages + s: the
-    # producer's arrival and the bytes of its loads fill it; every consumer
-    # thread's arrival empties it.
+    # producer's arrival and the bytes of the loads into this block fill it;
+    # an arrival of every consumer warp of the cluster empties it.
+    consumer_warps = consumers * WARPGROUP // WARP
     first = emit_if(e, e.icmp(tid, 0, "eq"))
     for s in range(stages):
         first.add(cuda.MbarrierInitOp(bars, first.index(s), 1))
         first.add(
-            cuda.MbarrierInitOp(bars, first.index(stages + s), consumers * WARPGROUP)
+            cuda.MbarrierInitOp(bars, first.index(stages + s), consumer_warps * cluster)
         )
     first.add(cuda.FenceMbarrierInitOp())
     close_if(first)
-    e.add(cuda.SyncThreadsOp())
+    # Every barrier of the cluster is ready before any block signals one.
+    e.add(cuda.ClusterSyncOp() if cluster > 1 else cuda.SyncThreadsOp())
 
-    tiles_m, tiles_n = -(-gemm.m // bm), -(-gemm.n // bn)
+    # Cluster tiles of cluster x bm rows, block `rank` of a cluster taking
+    # its rank-th bm rows.
+    tiles_m, tiles_n = -(-gemm.m // (bm * cluster)), -(-gemm.n // bn)
     tiles = tiles_m * tiles_n
-    grid = min(persistent, tiles)
+    grid = min(persistent, tiles * cluster)
+    clusters = grid // cluster
     k_steps = tiling.k_steps.data
     block_id = e.add(cuda.BlockIdxOp(cuda.Dim.X))
-    # The tiles of this block: block_id, block_id + grid, ... below tiles.
-    own_tiles = e.idiv(e.iadd(e.isub(tiles, block_id), grid - 1), grid)
+    cluster_id: Index = block_id
+    rank: Index = 0
+    if cluster > 1:
+        cluster_id, rank = e.idiv(block_id, cluster), e.irem(block_id, cluster)
+    # The tiles of this cluster: cluster_id, cluster_id + clusters, ...
+    own_tiles = e.idiv(e.iadd(e.isub(tiles, cluster_id), clusters - 1), clusters)
 
     def tile_origin(em: Emitter, i: Index) -> tuple[Index, Index]:
         """The first row and column of the block's i-th tile."""
-        tile = em.iadd(block_id, em.imul(i, grid))
+        tile = em.iadd(cluster_id, em.imul(i, clusters))
         per_group = GROUP_M * tiles_n
         first_m = em.imul(em.idiv(tile, per_group), GROUP_M)
         rows = em.imin(em.isub(tiles_m, first_m), GROUP_M)
@@ -162,7 +186,8 @@ def lower_gemm_wgmma_tma(
             first_m, em.add(arith.RemSIOp(em.index(within), em.index(rows)))
         )
         n_tile = em.add(arith.DivSIOp(em.index(within), em.index(rows)))
-        return em.imul(m_tile, bm), em.imul(n_tile, bn)
+        m0 = em.iadd(em.imul(m_tile, bm * cluster), em.imul(rank, bm))
+        return m0, em.imul(n_tile, bn)
 
     def stage_of(em: Emitter, step: Index) -> tuple[Index, Index]:
         """The stage of the block's step-th K step overall, and the parity
@@ -196,28 +221,53 @@ def lower_gemm_wgmma_tma(
             map_a, a_buffer, a_place, bars, full, k_loop.index(k0), k_loop.index(m0)
         )
     )
-    if gemm.transpose_b:  # [N, K]: one box of bn rows of K
-        b_place = k_loop.index(k_loop.imul(stage, bn * bk))
+    # This block's share of B's tile, into every block of the cluster.
+    multicast = (1 << cluster) - 1 if cluster > 1 else None
+    if gemm.transpose_b:  # [N, K]: a box of bn / cluster rows of K
+        share = bn // cluster
+        offset = k_loop.imul(rank, share)
+        b_place = k_loop.index(
+            k_loop.iadd(k_loop.imul(stage, bn * bk), k_loop.imul(offset, bk))
+        )
+        row = k_loop.index(k_loop.iadd(n0, offset))
         k_loop.add(
             cuda.TmaLoadOp(
-                map_b, b_buffer, b_place, bars, full, k_loop.index(k0), k_loop.index(n0)
+                map_b, b_buffer, b_place, bars, full, k_loop.index(k0), row, multicast
             )
         )
-    else:  # [K, N]: a box of 64 rows of K per 64-column block
-        for j in range(bn // SWIZZLE_ELEMENTS):
+    else:  # [K, N]: a box of 64 rows of K per 64-column block, every cluster-th
+        for j in range(bn // SWIZZLE_ELEMENTS // cluster):
+            offset = k_loop.imul(k_loop.iadd(rank, j * cluster), SWIZZLE_ELEMENTS)
             b_place = k_loop.index(
-                k_loop.iadd(k_loop.imul(stage, bn * bk), j * SWIZZLE_ELEMENTS * bk)
+                k_loop.iadd(k_loop.imul(stage, bn * bk), k_loop.imul(offset, bk))
             )
-            column = k_loop.index(k_loop.iadd(n0, j * SWIZZLE_ELEMENTS))
+            column = k_loop.index(k_loop.iadd(n0, offset))
             k_loop.add(
                 cuda.TmaLoadOp(
-                    map_b, b_buffer, b_place, bars, full, column, k_loop.index(k0)
+                    map_b,
+                    b_buffer,
+                    b_place,
+                    bars,
+                    full,
+                    column,
+                    k_loop.index(k0),
+                    multicast,
                 )
             )
     k_body.add_op(scf.YieldOp())
     tile_body.add_op(scf.YieldOp())
     close_if(leader)
     close_if(producer)
+
+    def release(em: Emitter, stage: Index) -> None:
+        """A consumer warp's arrival at `stage`'s empty barrier in every
+        block of the cluster, by its first lane."""
+        lane_zero = emit_if(em, em.icmp(em.irem(in_group, WARP), 0, "eq"))
+        empty = lane_zero.index(lane_zero.iadd(stage, stages))
+        for cta in range(cluster):
+            target = lane_zero.index(cta) if cluster > 1 else None
+            lane_zero.add(cuda.MbarrierArriveOp(bars, empty, cta=target))
+        close_if(lane_zero)
 
     # The consumers: warpgroup g takes rows 64 g of each tile.
     consumer = emit_if(e, e.icmp(group, consumers, "slt"))
@@ -255,10 +305,7 @@ def lower_gemm_wgmma_tma(
     step_e.add(wait)
     # The previous step's wgmmas are done: its stage may be loaded again.
     released = emit_if(step_e, step_e.icmp(k, 0, "sgt"))
-    previous = released.irem(released.isub(overall, 1), stages)
-    released.add(
-        cuda.MbarrierArriveOp(bars, released.index(released.iadd(previous, stages)))
-    )
+    release(released, released.irem(released.isub(overall, 1), stages))
     close_if(released)
     loop_body.add_op(scf.YieldOp(*wait.results))
     done_wait = cuda.WgmmaWaitOp(0, list(loop.results))
@@ -266,9 +313,7 @@ def lower_gemm_wgmma_tma(
     last = tile_loop.irem(
         tile_loop.iadd(tile_loop.imul(i, k_steps), k_steps - 1), stages
     )
-    tile_loop.add(
-        cuda.MbarrierArriveOp(bars, tile_loop.index(tile_loop.iadd(last, stages)))
-    )
+    release(tile_loop, last)
     lane_row, lane_col = lane_origin(tile_loop, (m0, group_m), (n0, 0), in_group)
     accumulators = accumulator_places(
         tile_loop, lane_row, lane_col, list(done_wait.results)
@@ -281,13 +326,16 @@ def lower_gemm_wgmma_tma(
         out_ptrs,
         [],
         accumulators,
-        "m" in partial,
+        "m" in partial or gemm.m % (bm * cluster) != 0,
         "n" in partial,
     )
     tile_body.add_op(scf.YieldOp())
     close_if(consumer)
+    if cluster > 1:
+        # No block leaves while another may still signal its barriers.
+        e.add(cuda.ClusterSyncOp())
     e.add(cuda.ReturnOp())
-    op = kernel_op(kfunc, region, block, 1)
+    op = kernel_op(kfunc, region, block, 1, cluster if cluster > 1 else None)
     lowered = LoweredKernel(op, (grid, 1, 1), (block, 1, 1))
     lowered.tensor_maps = maps
     return lowered

@@ -155,8 +155,14 @@ def checked_vector_width(
 
 
 def kernel_op(
-    kfunc: kernel.FuncOp, region: Region, block: int, min_blocks: int | None = None
+    kfunc: kernel.FuncOp,
+    region: Region,
+    block: int,
+    min_blocks: int | None = None,
+    cluster: int | None = None,
 ) -> cuda.KernelOp:
     fused = [s.data for s in kfunc.fused_ops] if kfunc.fused_ops is not None else []
     params = [a.type for a in region.block.args]
-    return cuda.KernelOp(kfunc.sym_name.data, params, block, region, fused, min_blocks)
+    return cuda.KernelOp(
+        kfunc.sym_name.data, params, block, region, fused, min_blocks, cluster
+    )

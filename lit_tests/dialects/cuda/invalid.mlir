@@ -1278,3 +1278,25 @@ cuda.host_func @map_types(%x: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 {
   %m = cuda.make_tensor_map %x [64, 64] box [64, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<f16>
   cuda.return
 }
+
+// -----
+
+// a multicast mask of no block, and expect_tx at another block's barrier
+cuda.kernel @bad_cluster(%map: !cuda.tensor_map<bf16>) block 128 cluster 2 {
+  %c0 = arith.constant 0 : index
+  %t = cuda.shared_alloc 4096 : !cuda.ptr<bf16, shared>
+  %b = cuda.shared_alloc 1 : !cuda.ptr<i64, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.tma_load: multicast is a mask of the cluster's blocks, 1 to 2^16 - 1{{$}}
+  cuda.tma_load %map, %t[%c0], %b[%c0], [%c0, %c0] multicast 0 : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+  cuda.return
+}
+
+// -----
+
+cuda.kernel @bad_remote_expect(%map: !cuda.tensor_map<bf16>) block 128 cluster 2 {
+  %c0 = arith.constant 0 : index
+  %b = cuda.shared_alloc 1 : !cuda.ptr<i64, shared>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mbarrier_arrive: expect_tx is told to this block's barrier, not another block's (cta){{$}}
+  cuda.mbarrier_arrive %b[%c0] cta %c0 expect_tx 64 : !cuda.ptr<i64, shared>
+  cuda.return
+}

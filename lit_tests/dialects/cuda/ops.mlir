@@ -777,6 +777,32 @@ cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 mi
 
 // -----
 
+// Thread block clusters: a kernel launched in clusters of two blocks; the
+// cluster's blocks waiting for each other; a box multicast into both blocks
+// (mask 3); an arrival at the barrier of block 1 of the cluster.
+cuda.kernel @tma_cluster(%map: !cuda.tensor_map<bf16>) block 384 min_blocks 1 cluster 2 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %tile = cuda.shared_alloc 8192 : !cuda.ptr<bf16, shared>
+  %bars = cuda.shared_alloc 2 : !cuda.ptr<i64, shared>
+  cuda.cluster_sync
+  cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] multicast 3 : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+  cuda.mbarrier_arrive %bars[%c1] cta %c1 : !cuda.ptr<i64, shared>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @tma_cluster(%map: !cuda.tensor_map<bf16>) block 384 min_blocks 1 cluster 2 {
+// CHECK:         cuda.cluster_sync
+// CHECK-NEXT:    cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] multicast 3 : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+// CHECK-NEXT:    cuda.mbarrier_arrive %bars[%c1] cta %c1 : !cuda.ptr<i64, shared>
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "tma_cluster", function_type = (!cuda.tensor_map<bf16>) -> (), block = #builtin.int<384>, min_blocks = #builtin.int<1>, cluster = #builtin.int<2>}> ({
+// CHECK-GENERIC:         "cuda.cluster_sync"() : () -> ()
+// CHECK-GENERIC-NEXT:    "cuda.tma_load"(%map, %tile, %c0, %bars, %c0, %c0, %c1) <{multicast = 3 : i64}> : (!cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, index, !cuda.ptr<i64, shared>, index, index, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.mbarrier_arrive"(%bars, %c1, %c1) : (!cuda.ptr<i64, shared>, index, index) -> ()
+
+// -----
+
 // A launcher that makes the tensor map of its input (100 rows of 64, read
 // in 64x64 boxes) and passes it to a kernel by value.
 cuda.kernel @takes_map(%x: !cuda.ptr<bf16>, %map: !cuda.tensor_map<bf16>) block 128 {

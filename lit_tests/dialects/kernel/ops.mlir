@@ -279,7 +279,7 @@ func.func @host(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
 // fields default to 1, no tile; `split` is printed when above 1); every
 // field but split; every field in another order; an empty tile (not
 // printed); a one-element tile.
-func.func @schedules() attributes {a = #kernel.schedule<block = 1>, b = #kernel.schedule<block = 1024, rows_per_block = 8, vector = 4, elements_per_thread = 16, tile = [128, 128, 32]>, c = #kernel.schedule<tile = [2, 3], split = 6, elements_per_thread = 5, vector = 7, rows_per_block = 11, block = 22>, d = #kernel.schedule<block = 2, tile = []>, e = #kernel.schedule<tile = [1], block = 3>, f = #kernel.schedule<persistent = 132, mma_warps = 4, stages = 4, warp = [64, 256], tile = [128, 256, 64], block = 384>} {
+func.func @schedules() attributes {a = #kernel.schedule<block = 1>, b = #kernel.schedule<block = 1024, rows_per_block = 8, vector = 4, elements_per_thread = 16, tile = [128, 128, 32]>, c = #kernel.schedule<tile = [2, 3], split = 6, elements_per_thread = 5, vector = 7, rows_per_block = 11, block = 22>, d = #kernel.schedule<block = 2, tile = []>, e = #kernel.schedule<tile = [1], block = 3>, f = #kernel.schedule<cluster = 2, persistent = 132, mma_warps = 4, stages = 4, warp = [64, 256], tile = [128, 256, 64], block = 384>} {
   func.return
 }
 
@@ -289,13 +289,13 @@ func.func @schedules() attributes {a = #kernel.schedule<block = 1>, b = #kernel.
 // CHECK-SAME:    c = #kernel.schedule<block = 22, rows_per_block = 11, vector = 7, elements_per_thread = 5, split = 6, tile = [2, 3]>,
 // CHECK-SAME:    d = #kernel.schedule<block = 2, rows_per_block = 1, vector = 1, elements_per_thread = 1>,
 // CHECK-SAME:    e = #kernel.schedule<block = 3, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [1]>,
-// CHECK-SAME:    f = #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132>} {
+// CHECK-SAME:    f = #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132, cluster = 2>} {
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
 
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "schedules", function_type = () -> ()}> ({
 // CHECK-GENERIC-NEXT:    "func.return"() : () -> ()
-// CHECK-GENERIC-NEXT:  }) {a = #kernel.schedule<block = 1, rows_per_block = 1, vector = 1, elements_per_thread = 1>, b = #kernel.schedule<block = 1024, rows_per_block = 8, vector = 4, elements_per_thread = 16, tile = [128, 128, 32]>, c = #kernel.schedule<block = 22, rows_per_block = 11, vector = 7, elements_per_thread = 5, split = 6, tile = [2, 3]>, d = #kernel.schedule<block = 2, rows_per_block = 1, vector = 1, elements_per_thread = 1>, e = #kernel.schedule<block = 3, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [1]>, f = #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132>} : () -> ()
+// CHECK-GENERIC-NEXT:  }) {a = #kernel.schedule<block = 1, rows_per_block = 1, vector = 1, elements_per_thread = 1>, b = #kernel.schedule<block = 1024, rows_per_block = 8, vector = 4, elements_per_thread = 16, tile = [128, 128, 32]>, c = #kernel.schedule<block = 22, rows_per_block = 11, vector = 7, elements_per_thread = 5, split = 6, tile = [2, 3]>, d = #kernel.schedule<block = 2, rows_per_block = 1, vector = 1, elements_per_thread = 1>, e = #kernel.schedule<block = 3, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [1]>, f = #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132, cluster = 2>} : () -> ()
 
 // -----
 

@@ -18,10 +18,10 @@ func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack, persistent){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack, persistent, cluster){{$}}
 // CHECK-NEXT: {{^}}func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 4>} {{[{]$}}
 
-// FIRST:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack, persistent){{$}}
+// FIRST:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack, persistent, cluster){{$}}
 // FIRST-NOT:  error
 
 // -----
@@ -35,7 +35,7 @@ func.func @unknown_field_fused(%x: tensor<4xf32>) {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'tiles' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack, persistent){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'tiles' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack, persistent, cluster){{$}}
 
 // -----
 
@@ -277,3 +277,11 @@ func.func @tiling_partial() attributes {t = #kernel.tiling<grid = [1, 1, 1], blo
 }
 
 // CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.tiling: partial = [k, m] must name each of m, n, k at most once, in that order{{$}}
+
+// -----
+
+// #kernel.schedule: a cluster without a persistent kernel of whole clusters
+func.func @cluster_not_persistent() attributes {s = #kernel.schedule<block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 133, cluster = 2>} {
+  func.return
+}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 3]]:1: error: func.func: #kernel.schedule: cluster = 2 needs a persistent kernel of whole clusters, not persistent = 133{{$}}

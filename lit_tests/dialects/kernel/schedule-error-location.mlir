@@ -7,7 +7,7 @@ func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 
   func.return
 }
 
-// CHECK:      {{^.*}}schedule-error-location.mlir:[[# @LINE - 4]]:73: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack, persistent){{$}}
+// CHECK:      {{^.*}}schedule-error-location.mlir:[[# @LINE - 4]]:73: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack, persistent, cluster){{$}}
 // CHECK-NEXT: {{^}}func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 4>} {{[{]$}}
 // CHECK-NEXT: {{^ {72}\^+$}}
 

@@ -7,14 +7,15 @@
 // launcher makes them (x in boxes of 128 rows by 64 elements of K, w in
 // boxes of 256 rows) and launches 7 blocks of three warpgroups. Thread 0
 // initializes a full barrier (one arrival: the producer's, with the
-// stage's bytes) and an empty one (the 256 consumer threads) per stage.
+// stage's bytes) and an empty one (the 8 consumer warps) per stage.
 // The last warpgroup is the producer: it gives up registers (setmaxnreg
 // 40) and one of its threads, for each K step of each tile, waits for the
 // stage to be empty (the parity before this use of it), expects the
 // stage's 49152 bytes on its full barrier and issues both TMA loads at
 // (K, row). The two consumer warpgroups take registers (232) and, per K
 // step, wait on the stage's full barrier, issue four m64n256k16 wgmmas,
-// wait for all but this step's, and release the previous step's stage;
+// wait for all but this step's, and release the previous step's stage
+// (the first lane of each warp arrives);
 // after a tile's steps they wait for all, release its last stage and run
 // the epilogue, guarded at the partial tiles' rows and columns. The SIMT
 // variant for misaligned pointers takes the maps too, unused.
@@ -27,11 +28,27 @@ func.func @tma(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> tensor<30
   func.return %y : tensor<300x1000xbf16>
 }
 
+// The same gemm in clusters of two blocks (`cluster = 2`, 8 blocks): cluster
+// tiles of 256 rows, block `rank` (its index % 2) taking rows 128 rank of
+// each; each block loads its 128 rows of the 256 of w's tile, multicast
+// into both blocks (mask 3), so w's box is 128 rows; a stage's empty
+// barrier counts the 8 consumer warps of both blocks, each warp arriving
+// at it in both; the cluster waits for all its blocks once the barriers
+// are made and before any block leaves. The kernel runs in clusters of 2.
+kernel.func @wgmma_tma_cluster(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 8, cluster = 2> {
+  %m = molten.matmul %x, %w transpose_b : (tensor<300x520xbf16>, tensor<1000x520xbf16>) -> tensor<300x1000xbf16>
+  kernel.yield %m : tensor<300x1000xbf16>
+}
+func.func @tma_cluster(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> tensor<300x1000xbf16> {
+  %y = kernel.launch @wgmma_tma_cluster(%x, %w) : (tensor<300x520xbf16>, tensor<1000x520xbf16>) -> tensor<300x1000xbf16>
+  func.return %y : tensor<300x1000xbf16>
+}
+
 // CHECK-LABEL: cuda.kernel @wgmma_tma(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %m: !cuda.ptr<bf16>, %a_map: !cuda.tensor_map<bf16>, %b_map: !cuda.tensor_map<bf16>) block 384 min_blocks 1 {
 // CHECK:         %stage_barriers = cuda.shared_alloc 8 : !cuda.ptr<i64, shared>
 // CHECK:         scf.if {{%[^ ]+}} {
-// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|256}} : !cuda.ptr<i64, shared>
-// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|256}} : !cuda.ptr<i64, shared>
+// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|8}} : !cuda.ptr<i64, shared>
+// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|8}} : !cuda.ptr<i64, shared>
 // CHECK-NEXT:      cuda.fence_mbarrier_init
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cuda.sync_threads
@@ -63,3 +80,20 @@ func.func @tma(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> tensor<30
 // CHECK-NEXT:    %tensor_map = cuda.make_tensor_map %x [300, 520] box [128, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
 // CHECK-NEXT:    %tensor_map_1 = cuda.make_tensor_map %w [1000, 520] box [256, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
 // CHECK-NEXT:    cuda.launch @wgmma_tma grid [7, 1, 1] block [384, 1, 1](%x, %w, %y, %tensor_map, %tensor_map_1) aligned [0, 1] else @wgmma_tma_simt grid [16, 5, 1] block [256, 1, 1]
+
+// CHECK-LABEL: cuda.kernel @wgmma_tma_cluster(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %m: !cuda.ptr<bf16>, %a_map: !cuda.tensor_map<bf16>, %b_map: !cuda.tensor_map<bf16>) block 384 min_blocks 1 cluster 2 {
+// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|16}} : !cuda.ptr<i64, shared>
+// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|16}} : !cuda.ptr<i64, shared>
+// CHECK-NEXT:      cuda.fence_mbarrier_init
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.cluster_sync
+// CHECK:                 cuda.tma_load %a_map, %a_tile[{{%[^ ]+}}], %stage_barriers[[[FULL:%[^ ]+]]], [{{%[^ ]+}}, {{%[^ ]+}}] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+// CHECK:                 cuda.tma_load %b_map, %b_tile[{{%[^ ]+}}], %stage_barriers[[[FULL]]], [{{%[^ ]+}}, {{%[^ ]+}}] multicast 3 : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+// CHECK:               scf.if {{%[^ ]+}} {
+// CHECK:                 cuda.mbarrier_arrive %stage_barriers[[[EMPTY:%[^ ]+]]] cta {{%[^ ]+}} : !cuda.ptr<i64, shared>
+// CHECK-NEXT:            cuda.mbarrier_arrive %stage_barriers[[[EMPTY]]] cta {{%[^ ]+}} : !cuda.ptr<i64, shared>
+// CHECK:         cuda.cluster_sync
+// CHECK-NEXT:    cuda.return
+// CHECK-LABEL: cuda.host_func @tma_cluster(
+// CHECK:         %{{[^ ]+}} = cuda.make_tensor_map %w [1000, 520] box [128, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
+// CHECK-NEXT:    cuda.launch @wgmma_tma_cluster grid [8, 1, 1] block [384, 1, 1]
