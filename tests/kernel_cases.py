@@ -453,6 +453,9 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_nk_split_384x8192x3072": gemm_nk_bias_gelu(384, 8192, 3072),
     "wgmma_bias_gelu_1030x512x2048": gemm_bias_gelu(1030, 512, 2048),
     "wgmma_batched_split_3x20x2048x64": gemm_batched([3], 20, 2048, 64),
+    # 128x256 tiles that fill the SMs (9 x 18): the persistent TMA kernel,
+    # partial along M, N and K.
+    "wgmma_nk_persistent_1030x264x4600": gemm_nk_bias_gelu(1030, 264, 4600),
     # Attention on wgmma: partial tiles of queries and keys with the causal
     # mask (head dim 128); keys split across blocks (flash-decoding's
     # combine, head dim 64); repeat_kv's grouped heads with a bias per head.
@@ -462,10 +465,8 @@ WGMMA_CASES: dict[str, Builder] = {
         8, 4, 40, 70, 64
     ),
     # The persistent TMA gemm, by the hand schedules of TMA_GEMMS.
-    "wgmma_tma_nk_partial_300x520x1000": gemm_nk_bias_gelu(300, 520, 1000),
     "wgmma_tma_kn_partial_300x520x1000": gemm_bias_gelu(300, 520, 1000),
     "wgmma_tma_nk_residual_70x4096x384": gemm_nk_residual(70, 4096, 384),
-    "wgmma_tma_kn_many_tiles_1100x200x640": gemm_plain(1100, 200, 640),
     "wgmma_tma_nk_cluster_300x520x1000": gemm_nk_bias_gelu(300, 520, 1000),
     "wgmma_tma_kn_cluster_1100x200x640": gemm_plain(1100, 200, 640),
     "wgmma_tma_nk_cluster_residual_70x4096x384": gemm_nk_residual(70, 4096, 384),
@@ -473,26 +474,26 @@ WGMMA_CASES: dict[str, Builder] = {
 
 
 WGMMA_SCHEDULES = {
-    # case: (tile M, tile N, stages, split) that kernel-schedule gives it
-    "wgmma_nk_split_20x1000x1000": (64, 64, 8, 4),
-    "wgmma_split_9x4096x64": (64, 64, 8, 16),
-    "wgmma_nk_70x1024x4000": (64, 64, 8, 1),
-    "wgmma_nk_split_256x4096x2048": (64, 128, 8, 2),
-    "wgmma_nk_split_300x4096x2048": (64, 256, 4, 3),
-    "wgmma_nk_split_200x8192x1536": (128, 128, 6, 5),
-    "wgmma_nk_split_384x8192x3072": (128, 256, 4, 3),
-    "wgmma_bias_gelu_1030x512x2048": (128, 256, 4, 1),
-    "wgmma_batched_split_3x20x2048x64": (64, 64, 8, 8),
+    # case: (tile M, tile N, stages, split, persistent blocks) that
+    # kernel-schedule gives it
+    "wgmma_nk_split_20x1000x1000": (64, 64, 8, 4, 0),
+    "wgmma_split_9x4096x64": (64, 64, 8, 16, 0),
+    "wgmma_nk_70x1024x4000": (64, 64, 8, 1, 0),
+    "wgmma_nk_split_256x4096x2048": (64, 128, 8, 2, 0),
+    "wgmma_nk_split_300x4096x2048": (64, 256, 4, 3, 0),
+    "wgmma_nk_split_200x8192x1536": (128, 128, 6, 5, 0),
+    "wgmma_nk_split_384x8192x3072": (128, 256, 4, 3, 0),
+    "wgmma_bias_gelu_1030x512x2048": (128, 256, 4, 1, 0),
+    "wgmma_batched_split_3x20x2048x64": (64, 64, 8, 8, 0),
+    "wgmma_nk_persistent_1030x264x4600": (128, 256, 4, 1, 132),
 }
 """The schedule class each case stands for (test_tile checks they keep it)."""
 
 
 TMA_GEMMS = {
     # case: (tile M, tile N, stages, persistent blocks, cluster) given by hand
-    "wgmma_tma_nk_partial_300x520x1000": (128, 256, 4, 7, 1),
     "wgmma_tma_kn_partial_300x520x1000": (128, 256, 4, 7, 1),
     "wgmma_tma_nk_residual_70x4096x384": (64, 128, 4, 7, 1),
-    "wgmma_tma_kn_many_tiles_1100x200x640": (128, 128, 6, 7, 1),
     "wgmma_tma_nk_cluster_300x520x1000": (128, 256, 4, 8, 2),
     "wgmma_tma_kn_cluster_1100x200x640": (128, 128, 6, 6, 2),
     "wgmma_tma_nk_cluster_residual_70x4096x384": (64, 128, 4, 4, 2),
@@ -502,7 +503,9 @@ compiles with this schedule for its gemm kernel (`hand_schedules`). Blocks
 that loop over several tiles (4 to 8 blocks), partial tiles along M, N and
 K, B stored either way, epilogues; clusters of two blocks multicasting
 B's tile, among them blocks whose rows lie wholly past M (300 and 70
-rows in cluster tiles of 256 and 128)."""
+rows in cluster tiles of 256 and 128). The kernel as kernel-schedule
+picks it, B stored [N, K] in 128x256 tiles, is the case
+wgmma_nk_persistent_1030x264x4600 (WGMMA_SCHEDULES)."""
 
 
 def hand_schedules(case: str) -> dict | None:

@@ -421,9 +421,9 @@ def test_kernel_func_tiling_must_be_its_schedules(kind, schedule, message):
 
 @pytest.mark.parametrize("case", sorted(WGMMA_SCHEDULES))
 def test_wgmma_case_takes_its_schedule_class(case):
-    """Each wgmma kernel case stands for the tile, stages and split-K that
-    kernel-schedule gives it on sm_90a: the GPU tests cover those classes
-    only while the cases keep them."""
+    """Each wgmma kernel case stands for the tile, stages, split-K and
+    persistent kernel that kernel-schedule gives it on sm_90a: the GPU
+    tests cover those classes only while the cases keep them."""
     g = DataflowGraph(case)
     WGMMA_CASES[case](g, "bfloat16")
     module = molten.ZeroCompiler(arch="sm_90a").optimize(g)
@@ -434,6 +434,12 @@ def test_wgmma_case_takes_its_schedule_class(case):
     ]
     schedule = gemm.schedule
     rows, cols, _ = (t.data for t in schedule.tile)
-    picked = (rows, cols, schedule.stages.data, schedule.split.data)
+    picked = (
+        rows,
+        cols,
+        schedule.stages.data,
+        schedule.split.data,
+        schedule.persistent.data,
+    )
     assert picked == WGMMA_SCHEDULES[case]
     assert gemm.tiling.split.data == schedule.split.data
