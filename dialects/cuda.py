@@ -1114,6 +1114,16 @@ class MbarrierWaitOp(IRDLOperation):
         _verify_barriers(self.name, self.barriers)
 
 
+TMA_STRIDE_BYTES = 16
+"""TMA reads a matrix whose rows are whole units of this many bytes (its
+global strides), from an address so aligned."""
+
+
+def tma_reads_rows(row_elements: int, element: Attribute) -> bool:
+    """Whether TMA reads rows of `row_elements` elements of `element`."""
+    return row_elements * element_bytes(element) % TMA_STRIDE_BYTES == 0
+
+
 @irdl_op_definition
 class TmaLoadOp(IRDLOperation):
     """Loads the box of a tensor map at (column, row) = (`c0`, `c1`) into

@@ -96,6 +96,7 @@ from molten.dialects.cuda import (
     VECTOR_BYTES,
     WGMMA_M,
     element_bytes,
+    tma_reads_rows,
 )
 from molten.dialects.molten import shape_of
 from molten.passes.fuse_attention import attention_in, query_group
@@ -729,17 +730,18 @@ def schedule_candidates(
     (matmul,) = [op for op in ops if isinstance(op, molten.MatmulOp)]
     if is_gemv(matmul) or not takes_tensor_cores(matmul, GEMV_MAX_M + 1):
         return [picked]
-    persistent = [
-        schedule
-        for rows, cols, stages, cluster in TMA_CANDIDATES
-        if count >= 6 and takes_persistent(matmul)
-        if (
-            schedule := wgmma_tile_schedule(
-                rows, cols, stages, persistent=sm_count, cluster=cluster
+    persistent = []
+    if count >= 6 and takes_persistent(matmul):
+        persistent = [
+            schedule
+            for rows, cols, stages, cluster in TMA_CANDIDATES
+            if (
+                schedule := wgmma_tile_schedule(
+                    rows, cols, stages, persistent=sm_count, cluster=cluster
+                )
             )
-        )
-        != picked
-    ]
+            != picked
+        ]
     found = [picked]
     shapes = {(picked.tile.data[0].data, picked.tile.data[1].data, picked.split.data)}
     for candidate in wgmma_candidates(matmul, sm_count):
@@ -763,14 +765,14 @@ def takes_persistent(matmul: molten.MatmulOp) -> bool:
     batch axes), A stored [M, K], at least 128 rows and columns, and
     each operand's stored rows whole 16-byte units (TMA's rule)."""
     result = shape_of(matmul.result)
-    unit = VECTOR_BYTES // element_bytes(matmul.lhs.type.element_type)  # type: ignore
+    element = matmul.lhs.type.element_type  # type: ignore
     return (
         len(result) == 2
         and matmul.transpose_a is None
         and result[0] >= 128
         and result[1] >= 128
-        and shape_of(matmul.lhs)[-1] % unit == 0
-        and shape_of(matmul.rhs)[-1] % unit == 0
+        and tma_reads_rows(shape_of(matmul.lhs)[-1], element)
+        and tma_reads_rows(shape_of(matmul.rhs)[-1], element)
     )
 
 

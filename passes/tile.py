@@ -61,6 +61,7 @@ from molten.dialects.cuda import (
     WGMMA_K,
     WGMMA_M,
     element_bytes,
+    tma_reads_rows,
 )
 from molten.dialects.molten import shape_of
 from molten.passes.fuse_attention import attention_in, query_group
@@ -479,15 +480,13 @@ def tiling_for(
             fragment,
             schedule.mma_warps.data,
         )
-        # TMA reads each operand's stored rows in whole 16-byte units.
-        row_unit = VECTOR_BYTES // element_bytes(gemm.element)
         if schedule.persistent.data and (
             gemm.batch_shape
             or gemm.transpose_a
             or schedule.split.data > 1
             or warp[1] != sizes[1]
-            or gemm.a_shape[-1] % row_unit
-            or gemm.b_shape[-1] % row_unit
+            or not tma_reads_rows(gemm.a_shape[-1], gemm.element)
+            or not tma_reads_rows(gemm.b_shape[-1], gemm.element)
         ):
             raise _fail(
                 kfunc,
@@ -551,7 +550,11 @@ def tiling_for(
         fragment=fragment,
         stages=schedule.stages.data,
         k_steps=k_steps,
-        partial=partial_dims(domain, tiling, gemm),
+        # A cluster's blocks take consecutive row tiles: rows are guarded
+        # where its cluster x bm rows leave the matrix.
+        partial=partial_dims(
+            domain, tiling_map((sizes[0] * schedule.cluster.data, *sizes[1:])), gemm
+        ),
         lhs=operand(read_a),
         rhs=operand(read_b),
         split=split,

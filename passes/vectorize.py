@@ -296,27 +296,22 @@ class Vectorize(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kernels = [k for k in op.ops if isinstance(k, cuda.KernelOp)]
         launches = [o for o in op.walk() if isinstance(o, cuda.LaunchOp)]
-        # A launch with a fallback already has its alignment contract (a
-        # tensor-core gemm and its SIMT variant): its kernel is vectorized
-        # too, the pointers it then accesses by vectors join that contract,
-        # and the fallback is left as it is.
-        paired = {
-            launch.callee.string_value()
-            for launch in launches
-            if launch.fallback is not None
-        }
-        fallbacks = {
-            launch.fallback.string_value()
+        # A launch with a variant already has its alignment contract (a
+        # tensor-core gemm and its SIMT kernel): its kernel is vectorized in
+        # place, the pointers it then accesses by vectors join that
+        # contract, and the variant is left as it is.
+        variants = {
+            launch.callee.string_value(): launch.fallback.string_value()
             for launch in launches
             if launch.fallback is not None
         }
         for kernel in kernels:
             name = kernel.sym_name.data
-            if name.endswith(SCALAR_SUFFIX) or name in fallbacks:
+            if name.endswith(SCALAR_SUFFIX) or name in variants.values():
                 continue
-            if name not in paired and cuda.vector_params(kernel):
+            if name not in variants and cuda.vector_params(kernel):
                 continue  # vectorized already
-            scalar = kernel.clone()
+            scalar = None if name in variants else kernel.clone()
             analysis = IndexAnalysis()
             PatternRewriteWalker(
                 GreedyRewritePatternApplier(
@@ -327,15 +322,14 @@ class Vectorize(ModulePass):
             positions = cuda.vector_params(kernel)
             if not positions:
                 continue
-            if name in paired:
-                for launch in launches:
-                    if launch.callee.string_value() == name:
-                        aligned = set(launch.aligned.get_values()) | set(positions)
-                        launch.aligned = DenseArrayBase.from_list(i64, sorted(aligned))
-                continue
-            scalar.sym_name = StringAttr(name + SCALAR_SUFFIX)
-            op.body.block.insert_op_after(scalar, kernel)
+            if scalar is not None:
+                scalar.sym_name = StringAttr(name + SCALAR_SUFFIX)
+                op.body.block.insert_op_after(scalar, kernel)
+                variants[name] = scalar.sym_name.data
             for launch in launches:
-                if launch.callee.string_value() == name:
-                    launch.aligned = DenseArrayBase.from_list(i64, positions)
-                    launch.fallback = SymbolRefAttr(scalar.sym_name.data)
+                if launch.callee.string_value() != name:
+                    continue
+                before = () if launch.aligned is None else launch.aligned.get_values()
+                aligned = sorted({*before, *positions})
+                launch.aligned = DenseArrayBase.from_list(i64, aligned)
+                launch.fallback = SymbolRefAttr(variants[name])

@@ -513,17 +513,11 @@ def hand_schedules(case: str) -> dict | None:
     TMA_GEMMS case's, else None (kernel-schedule's)."""
     if case not in TMA_GEMMS:
         return None
-    from molten.dialects import kernel
+    from molten.passes.kernel_schedule import wgmma_tile_schedule
 
     rows, cols, stages, blocks, cluster = TMA_GEMMS[case]
-    schedule = kernel.ScheduleAttr(
-        128 * (rows // 64 + 1),
-        tile=(rows, cols, 64),
-        warp=(64, cols),
-        stages=stages,
-        mma_warps=4,
-        persistent=blocks,
-        cluster=cluster,
+    schedule = wgmma_tile_schedule(
+        rows, cols, stages, persistent=blocks, cluster=cluster
     )
     return {f"{case}_gemm0": schedule}
 

@@ -13,8 +13,8 @@ import torch
 
 import molten
 from benchmarks.timing import Timer
-from molten.dialects import kernel
 from molten.ir import DataflowGraph
+from molten.passes.kernel_schedule import wgmma_tile_schedule
 
 LAYERS = [(4096, 4096), (14336, 4096), (4096, 14336)]
 TOKENS = [int(a) for a in sys.argv[1:]] or [512, 2048, 8192]
@@ -44,12 +44,10 @@ def main() -> None:
             variants = [("heuristic", None)] + [
                 (
                     f"TMA persistent {rows}x{cols} cluster {cluster}",
-                    kernel.ScheduleAttr(
-                        128 * (rows // 64 + 1),
-                        tile=(rows, cols, 64),
-                        warp=(64, cols),
-                        stages=4 if cols == 256 else 6,
-                        mma_warps=4,
+                    wgmma_tile_schedule(
+                        rows,
+                        cols,
+                        4 if cols == 256 else 6,
                         persistent=sms,
                         cluster=cluster,
                     ),

@@ -326,7 +326,7 @@ def lower_gemm_wgmma_tma(
         out_ptrs,
         [],
         accumulators,
-        "m" in partial or gemm.m % (bm * cluster) != 0,
+        "m" in partial,
         "n" in partial,
     )
     tile_body.add_op(scf.YieldOp())
