@@ -116,7 +116,10 @@ class Timer:
         return cycles / (start.elapsed_time(end) * 1000)
 
     def _host_us(self, fn: Callable[[], Any]) -> float:
-        """Host time to enqueue one call (the GPU is idle, so nothing blocks)."""
+        """Host time to enqueue one call (the GPU is idle, so nothing blocks),
+        after a first call: a first launch loads its kernels (the flush's
+        first took 4 ms, which made every group's lead sleep 200 ms)."""
+        fn()
         torch.cuda.synchronize()
         count = 5
         begin = time.perf_counter()
@@ -137,8 +140,6 @@ class Timer:
         """GPU time per call of `fn` (warmed up first), in microseconds.
         `reps` defaults to what fits `budget_s` (between 10 and 500);
         `flush_only` times the L2 flush itself."""
-        fn()
-        torch.cuda.synchronize()
         host_us = self._host_us(fn) + self._flush_host_us
         if reps is None:
             first = self._group(fn, 1, host_us, flush_only)[0]
