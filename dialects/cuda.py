@@ -458,10 +458,13 @@ class LastArrivalOp(IRDLOperation):
     arrive, which then sees what every block of the group wrote (coherent
     loads). No block waits: a split computation's last block combines the
     parts (flash-decoding's combine), in a fixed order for deterministic
-    results.
+    results. With `among N`, only the block's first N threads (whole warps)
+    take part, synchronized by a named barrier: a warp-specialized kernel's
+    consumers, while its producer warps run on.
 
     ```mlir
     %last = cuda.last_arrival %counters[%group], %count : !cuda.ptr<i32>
+    %last = cuda.last_arrival %counters[%group], %count among 256 : !cuda.ptr<i32>
     ```
 
     The counters start at zero (`cuda.zero`) at each launch.
@@ -471,16 +474,37 @@ class LastArrivalOp(IRDLOperation):
     counters = operand_def(PointerType)
     group = operand_def(IndexType)
     count = operand_def(IndexType)
+    threads = opt_prop_def(IntegerAttr[I64])
     result = result_def(IntegerType(1))
     assembly_format = (
-        "$counters `[` $group `]` `,` $count attr-dict `:` type($counters)"
+        "$counters `[` $group `]` `,` $count (`among` $threads^)? attr-dict "
+        "`:` type($counters)"
     )
 
-    def __init__(self, counters: SSAValue, group: SSAValue, count: SSAValue):
-        super().__init__(operands=[counters, group, count], result_types=[i1])
+    def __init__(
+        self,
+        counters: SSAValue,
+        group: SSAValue,
+        count: SSAValue,
+        threads: int | None = None,
+    ):
+        super().__init__(
+            operands=[counters, group, count],
+            result_types=[i1],
+            properties={}
+            if threads is None
+            else {"threads": IntegerAttr(threads, i64)},
+        )
 
     def verify_(self) -> None:
         _verify_counters(self.name, self.counters)
+        if self.threads is not None and not (
+            0 < self.threads.value.data <= 1024 and self.threads.value.data % 32 == 0
+        ):
+            raise VerifyException(
+                f"{self.name}: among {self.threads.value.data} threads: a named "
+                "barrier takes whole warps, 32 to 1024 threads"
+            )
 
 
 def _verify_counters(op_name: str, counters: SSAValue) -> None:

@@ -51,7 +51,8 @@ from this attribute and invents none. The heuristics, for a device of
   tile, bytes in flight against DRAM latency, waves, the parts' traffic)
   finds fastest. Where that is a 128x256 tile without split and the
   tiles fill every SM, the persistent kernel fed by TMA instead: one block
-  an SM looping over the tiles, a producer warpgroup loading them.
+  an SM looping over the tiles, a producer warpgroup loading them; where
+  they leave SMs idle but K is long, that kernel with split-K.
 * attention: four warps of 16 query rows each against tiles of 64 keys
   (32 above head dimension 128), two stages of K and V tiles. Fewer queries
   than a block's rows (a decode): the query heads that share a KV head
@@ -481,17 +482,23 @@ def wgmma_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAtt
     persistent TMA kernel of that tile (`persistent`: one block an SM),
     which ran 4-27% faster than the cp.async kernel of the same tile at
     2048 and 8192 rows of Llama-3-8B's layers on the H100 (its next
-    tile's loads overlap this one's epilogue)."""
+    tile's loads overlap this one's epilogue). Where 128x256 tiles leave
+    SMs idle but K is long, that kernel with split-K (persistent_split)."""
     best = wgmma_candidates(matmul, sm_count)[0]
     result = shape_of(matmul.result)
     tiles = math.ceil(result[-2] / best.rows) * math.ceil(result[-1] / best.cols)
-    if (
-        (best.rows, best.cols, best.split) == PERSISTENT_TILE
-        and tiles >= sm_count
-        and takes_persistent(matmul)
-    ):
+    if not takes_persistent(matmul):
+        return wgmma_schedule_of(best)
+    if (best.rows, best.cols, best.split) == PERSISTENT_TILE and tiles >= sm_count:
         return wgmma_tile_schedule(
             best.rows, best.cols, best.stages, persistent=sm_count
+        )
+    rows, cols, _ = PERSISTENT_TILE
+    tiles = math.ceil(result[-2] / rows) * math.ceil(result[-1] / cols)
+    k_steps = math.ceil(shape_of(matmul.lhs)[-1] / SWIZZLE_K)
+    if split := persistent_split(tiles, k_steps, sm_count):
+        return wgmma_tile_schedule(
+            rows, cols, PERSISTENT_STAGES, split=split, persistent=sm_count
         )
     return wgmma_schedule_of(best)
 
@@ -499,6 +506,29 @@ def wgmma_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAtt
 PERSISTENT_TILE = (128, 256, 1)
 """(rows, columns, split) of the estimate's pick that the heuristic runs on
 the persistent TMA kernel instead."""
+PERSISTENT_STAGES = 4
+"""The stages of the persistent kernel's 128x256 tiles (as many as fit)."""
+PERSISTENT_SPLIT_MIN_STEPS = 64
+"""The fewest K steps of a part of the persistent kernel's split-K: on the
+H100 at 512 rows, parts of 112 and 148 steps ran 11-15% faster than the
+cp.async kernel's best, parts of 28 and 32 steps 10-17% slower (the f32
+parts' round trip through L2 against too little work)."""
+
+
+def persistent_split(tiles: int, k_steps: int, sm_count: int) -> int:
+    """The parts (2 to 4) into which the persistent kernel splits the K
+    steps of each of `tiles` 128x256 tiles, or 0: the fewest equal parts,
+    each at least PERSISTENT_SPLIT_MIN_STEPS long, that keep at least three
+    SMs in four busy without a second wave."""
+    for split in (2, 3, 4):
+        if (
+            k_steps % split == 0
+            and k_steps // split >= PERSISTENT_SPLIT_MIN_STEPS
+            and 4 * tiles * split >= 3 * sm_count
+            and tiles * split <= sm_count
+        ):
+            return split
+    return 0
 
 
 def wgmma_schedule_of(candidate: WgmmaCandidate) -> kernel.ScheduleAttr:

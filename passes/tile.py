@@ -480,10 +480,11 @@ def tiling_for(
             fragment,
             schedule.mma_warps.data,
         )
+        k_steps = -(-gemm.k // sizes[2])
         if schedule.persistent.data and (
             gemm.batch_shape
             or gemm.transpose_a
-            or schedule.split.data > 1
+            or k_steps % schedule.split.data
             or warp[1] != sizes[1]
             or not tma_reads_rows(gemm.a_shape[-1], gemm.element)
             or not tma_reads_rows(gemm.b_shape[-1], gemm.element)
@@ -492,9 +493,11 @@ def tiling_for(
                 kfunc,
                 f"a persistent TMA gemm (persistent = {schedule.persistent.data}) "
                 "takes one matrix (no batch), A stored [M, K], rows of A and B "
-                "of whole 16-byte units, no split-K and warpgroup tiles of the "
-                f"block's width, not {gemm.describe()} in warp tiles "
-                f"{_format(warp)} of {_format(sizes)}",
+                "of whole 16-byte units, its K steps in equal parts under split-K "
+                "and warpgroup tiles of the block's width, not "
+                f"{gemm.describe()} in warp tiles {_format(warp)} of "
+                f"{_format(sizes)} (K steps {k_steps}, split = "
+                f"{schedule.split.data})",
             )
         # Each block of a cluster loads a share of B's tile: whole 8-row
         # swizzle atoms of a B stored [N, K], whole 64-column boxes of [K, N].

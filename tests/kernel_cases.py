@@ -454,8 +454,10 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_bias_gelu_1030x512x2048": gemm_bias_gelu(1030, 512, 2048),
     "wgmma_batched_split_3x20x2048x64": gemm_batched([3], 20, 2048, 64),
     # 128x256 tiles that fill the SMs (9 x 18): the persistent TMA kernel,
-    # partial along M, N and K.
+    # partial along M, N and K; 64 such tiles with 130 K steps: that kernel
+    # with split-K, two parts of 65 steps.
     "wgmma_nk_persistent_1030x264x4600": gemm_nk_bias_gelu(1030, 264, 4600),
+    "wgmma_nk_persistent_split_400x8320x4000": gemm_nk_residual(400, 8320, 4000),
     # Attention on wgmma: partial tiles of queries and keys with the causal
     # mask (head dim 128); keys split across blocks (flash-decoding's
     # combine, head dim 64); repeat_kv's grouped heads with a bias per head.
@@ -470,6 +472,8 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_tma_nk_cluster_300x520x1000": gemm_nk_bias_gelu(300, 520, 1000),
     "wgmma_tma_kn_cluster_1100x200x640": gemm_plain(1100, 200, 640),
     "wgmma_tma_nk_cluster_residual_70x4096x384": gemm_nk_residual(70, 4096, 384),
+    "wgmma_tma_nk_split_300x520x1000": gemm_nk_bias_gelu(300, 520, 1000),
+    "wgmma_tma_kn_cluster_split_1100x200x640": gemm_plain(1100, 200, 640),
 }
 
 
@@ -486,24 +490,29 @@ WGMMA_SCHEDULES = {
     "wgmma_bias_gelu_1030x512x2048": (128, 256, 4, 1, 0),
     "wgmma_batched_split_3x20x2048x64": (64, 64, 8, 8, 0),
     "wgmma_nk_persistent_1030x264x4600": (128, 256, 4, 1, 132),
+    "wgmma_nk_persistent_split_400x8320x4000": (128, 256, 4, 2, 132),
 }
 """The schedule class each case stands for (test_tile checks they keep it)."""
 
 
 TMA_GEMMS = {
-    # case: (tile M, tile N, stages, persistent blocks, cluster) given by hand
-    "wgmma_tma_kn_partial_300x520x1000": (128, 256, 4, 7, 1),
-    "wgmma_tma_nk_residual_70x4096x384": (64, 128, 4, 7, 1),
-    "wgmma_tma_nk_cluster_300x520x1000": (128, 256, 4, 8, 2),
-    "wgmma_tma_kn_cluster_1100x200x640": (128, 128, 6, 6, 2),
-    "wgmma_tma_nk_cluster_residual_70x4096x384": (64, 128, 4, 4, 2),
+    # case: (tile M, tile N, stages, persistent blocks, cluster, split) by hand
+    "wgmma_tma_kn_partial_300x520x1000": (128, 256, 4, 7, 1, 1),
+    "wgmma_tma_nk_residual_70x4096x384": (64, 128, 4, 7, 1, 1),
+    "wgmma_tma_nk_cluster_300x520x1000": (128, 256, 4, 8, 2, 1),
+    "wgmma_tma_kn_cluster_1100x200x640": (128, 128, 6, 6, 2, 1),
+    "wgmma_tma_nk_cluster_residual_70x4096x384": (64, 128, 4, 4, 2, 1),
+    "wgmma_tma_nk_split_300x520x1000": (128, 256, 4, 5, 1, 3),
+    "wgmma_tma_kn_cluster_split_1100x200x640": (128, 128, 6, 6, 2, 2),
 }
 """The persistent TMA gemm by hand schedules: each case (in WGMMA_CASES)
 compiles with this schedule for its gemm kernel (`hand_schedules`). Blocks
 that loop over several tiles (4 to 8 blocks), partial tiles along M, N and
 K, B stored either way, epilogues; clusters of two blocks multicasting
 B's tile, among them blocks whose rows lie wholly past M (300 and 70
-rows in cluster tiles of 256 and 128). The kernel as kernel-schedule
+rows in cluster tiles of 256 and 128); split-K, each tile's K steps in 2
+or 3 parts (36 parts of tiles for 5 blocks; a cluster's two blocks taking
+the same part of their row tiles). The kernel as kernel-schedule
 picks it, B stored [N, K] in 128x256 tiles, is the case
 wgmma_nk_persistent_1030x264x4600 (WGMMA_SCHEDULES)."""
 
@@ -515,9 +524,9 @@ def hand_schedules(case: str) -> dict | None:
         return None
     from molten.passes.kernel_schedule import wgmma_tile_schedule
 
-    rows, cols, stages, blocks, cluster = TMA_GEMMS[case]
+    rows, cols, stages, blocks, cluster, split = TMA_GEMMS[case]
     schedule = wgmma_tile_schedule(
-        rows, cols, stages, persistent=blocks, cluster=cluster
+        rows, cols, stages, split=split, persistent=blocks, cluster=cluster
     )
     return {f"{case}_gemm0": schedule}
 

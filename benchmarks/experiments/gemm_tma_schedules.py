@@ -5,6 +5,10 @@ against cuBLAS first, L2 flushed, medians (benchmarks.timing). Not a
 harness result.
 
     PYTHONPATH=. python benchmarks/experiments/gemm_tma_schedules.py [M ...]
+    PYTHONPATH=. python benchmarks/experiments/gemm_tma_schedules.py MxNxK ...
+
+(the first form: M tokens of each of LAYERS' N x K; the second: those
+shapes). Split-K variants whose parts would not be equal are left out.
 """
 
 import sys
@@ -17,8 +21,20 @@ from molten.ir import DataflowGraph
 from molten.passes.kernel_schedule import wgmma_tile_schedule
 
 LAYERS = [(4096, 4096), (14336, 4096), (4096, 14336)]
-TOKENS = [int(a) for a in sys.argv[1:]] or [512, 2048, 8192]
-TILES = [(128, 256, 1), (128, 256, 2), (128, 128, 1), (128, 128, 2)]
+SHAPES = [
+    tuple(int(d) for d in a.split("x")) if "x" in a else (int(a), n, k)
+    for a in sys.argv[1:] or ["512", "2048", "8192"]
+    for n, k in ([(0, 0)] if "x" in a else LAYERS)
+]
+TILES = [  # (rows, columns, cluster, split)
+    (128, 256, 1, 1),
+    (128, 256, 1, 2),
+    (128, 256, 1, 3),
+    (128, 256, 1, 4),
+    (128, 256, 2, 2),
+    (128, 128, 1, 1),
+    (128, 128, 1, 2),
+]
 
 
 def _graph(m: int, n: int, k: int) -> DataflowGraph:
@@ -32,48 +48,47 @@ def _graph(m: int, n: int, k: int) -> DataflowGraph:
 def main() -> None:
     timer = Timer(torch.device("cuda"))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    for m in TOKENS:
-        for n, k in LAYERS:
-            x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
-            w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k**0.5
-            ref = x @ w.T
-            cublas = timer.gpu_time(lambda x=x, w=w: x @ w.T).median
-            flops = 2 * m * n * k
-            print(f"{m}x{n}x{k} cuBLAS {cublas:8.1f} us", flush=True)
-            g = _graph(m, n, k)
-            variants = [("heuristic", None)] + [
-                (
-                    f"TMA persistent {rows}x{cols} cluster {cluster}",
-                    wgmma_tile_schedule(
-                        rows,
-                        cols,
-                        4 if cols == 256 else 6,
-                        persistent=sms,
-                        cluster=cluster,
-                    ),
-                )
-                for rows, cols, cluster in TILES
-            ]
-            for label, schedule in variants:
-                compiler = molten.ZeroCompiler(arch="sm_90a")
-                schedules = {"linear_gemm0": schedule} if schedule else None
-                compiled = compiler.compile(g, schedules=schedules)
-                out = torch.full_like(ref, float("nan"))
-                compiled(x, w, out=out)
-                error = (
-                    (out.float() - ref.float()).abs().max() / ref.abs().max()
-                ).item()
-                if not error < 2e-2:
-                    print(f"  {label}: WRONG ({error})", flush=True)
-                    continue
-                us = timer.gpu_time(
-                    lambda c=compiled, x=x, w=w, out=out: c(x, w, out=out)
-                ).median
-                print(
-                    f"  {label:36}: {us:8.1f} us {flops / us / 1e6:6.0f} TFLOP/s "
-                    f"{cublas / us:5.2f}x cuBLAS",
-                    flush=True,
-                )
+    for m, n, k in SHAPES:
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k**0.5
+        ref = x @ w.T
+        cublas = timer.gpu_time(lambda x=x, w=w: x @ w.T).median
+        flops = 2 * m * n * k
+        print(f"{m}x{n}x{k} cuBLAS {cublas:8.1f} us", flush=True)
+        g = _graph(m, n, k)
+        variants = [("heuristic", None)] + [
+            (
+                f"TMA persistent {rows}x{cols} cluster {cluster} split {split}",
+                wgmma_tile_schedule(
+                    rows,
+                    cols,
+                    4 if cols == 256 else 6,
+                    split=split,
+                    persistent=sms,
+                    cluster=cluster,
+                ),
+            )
+            for rows, cols, cluster, split in TILES
+            if -(-k // 64) % split == 0
+        ]
+        for label, schedule in variants:
+            compiler = molten.ZeroCompiler(arch="sm_90a")
+            schedules = {"linear_gemm0": schedule} if schedule else None
+            compiled = compiler.compile(g, schedules=schedules)
+            out = torch.full_like(ref, float("nan"))
+            compiled(x, w, out=out)
+            error = ((out.float() - ref.float()).abs().max() / ref.abs().max()).item()
+            if not error < 2e-2:
+                print(f"  {label}: WRONG ({error})", flush=True)
+                continue
+            us = timer.gpu_time(
+                lambda c=compiled, x=x, w=w, out=out: c(x, w, out=out)
+            ).median
+            print(
+                f"  {label:44}: {us:8.1f} us {flops / us / 1e6:6.0f} TFLOP/s "
+                f"{cublas / us:5.2f}x cuBLAS (grid {compiled.kernels[0].grid})",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -275,7 +275,18 @@ kernel.func @persistent_batched(%a: tensor<2x256x512xf16>, %b: tensor<512x256xf1
 }
 
 // ERR-NEXT:    {{^// -{5}$}}
-// ERR-NEXT:    {{^.*}}: error: tile: @persistent_batched: a persistent TMA gemm (persistent = 132) takes one matrix (no batch), A stored [M, K], rows of A and B of whole 16-byte units, no split-K and warpgroup tiles of the block's width, not 2 batches of M x N x K = 256 x 256 x 512 in warp tiles 64x256 of 128x256x64{{$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @persistent_batched: a persistent TMA gemm (persistent = 132) takes one matrix (no batch), A stored [M, K], rows of A and B of whole 16-byte units, its K steps in equal parts under split-K and warpgroup tiles of the block's width, not 2 batches of M x N x K = 256 x 256 x 512 in warp tiles 64x256 of 128x256x64 (K steps 8, split = 1){{$}}
+
+// -----
+
+// A persistent TMA gemm whose 9 K steps do not split into 2 equal parts.
+kernel.func @persistent_uneven_split(%a: tensor<256x520xf16>, %b: tensor<520x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 384, split = 2, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132> {
+  %m = molten.matmul %a, %b : (tensor<256x520xf16>, tensor<520x256xf16>) -> tensor<256x256xf16>
+  kernel.yield %m : tensor<256x256xf16>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @persistent_uneven_split: a persistent TMA gemm (persistent = 132) takes one matrix (no batch), A stored [M, K], rows of A and B of whole 16-byte units, its K steps in equal parts under split-K and warpgroup tiles of the block's width, not M x N x K = 256 x 256 x 520 in warp tiles 64x256 of 128x256x64 (K steps 9, split = 2){{$}}
 
 // -----
 

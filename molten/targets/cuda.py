@@ -553,8 +553,10 @@ class BodyPrinter:
             self.emit(f"molten_group_barrier({counters} + {group}, {target});")
         elif isinstance(op, cuda.LastArrivalOp):
             counters, group, count = (self.name(v) for v in op.operands)
+            among = "" if op.threads is None else f", {op.threads.value.data}"
             self.define(
-                op.result, f"molten_last_arrival({counters} + {group}, {count})"
+                op.result,
+                f"molten_last_arrival({counters} + {group}, {count}{among})",
             )
         elif isinstance(op, cuda.ShflXorOp):
             self.define(

@@ -52,6 +52,7 @@ from molten.passes.lowering.gemm_wgmma import (
 )
 from molten.passes.lowering.kernels import LoweredKernel, kernel_op, kernel_shell
 from molten.passes.lowering.matmul import GemmShape
+from molten.passes.lowering.split_k import SplitK
 
 GROUP_M = 8
 """Rows of output tiles a block's tile walk takes before the next columns."""
@@ -91,7 +92,7 @@ def lower_gemm_wgmma_tma(
     if (
         gemm.batch_shape
         or gemm.transpose_a
-        or tiling.split.data != 1
+        or tiling.k_steps.data % tiling.split.data
         or bk != SWIZZLE_ELEMENTS
         or wn != bn
         or bn > 256
@@ -105,7 +106,8 @@ def lower_gemm_wgmma_tma(
             f"in {bm}x{bn}x{bk} tiles of {wm}x{wn} warpgroup tiles, {stages} stages "
             "(it takes one matrix, A stored [M, K], warpgroup tiles of the block's "
             "width up to 256 columns, whole 64-column blocks of a B stored [K, N], "
-            "a K step of 64, no split-K, and a share of B's tile for each block "
+            f"a K step of 64, K steps ({tiling.k_steps.data}) in {tiling.split.data} "
+            "equal parts, and a share of B's tile for each block "
             f"of a cluster of {cluster} of whole 8-row or 64-column units)"
         )
     block = WARPGROUP * (consumers + 1)
@@ -161,23 +163,29 @@ def lower_gemm_wgmma_tma(
     e.add(cuda.ClusterSyncOp() if cluster > 1 else cuda.SyncThreadsOp())
 
     # Cluster tiles of cluster x bm rows, block `rank` of a cluster taking
-    # its rank-th bm rows.
+    # its rank-th bm rows. A work unit is a cluster tile's part of K (its
+    # `split` parts consecutive, so that they run at the same time).
     tiles_m, tiles_n = -(-gemm.m // (bm * cluster)), -(-gemm.n // bn)
-    tiles = tiles_m * tiles_n
-    grid = min(persistent, tiles * cluster)
+    split = tiling.split.data
+    units = tiles_m * tiles_n * split
+    grid = min(persistent, units * cluster)
     clusters = grid // cluster
-    k_steps = tiling.k_steps.data
+    k_steps = tiling.k_steps.data // split
     block_id = e.add(cuda.BlockIdxOp(cuda.Dim.X))
     cluster_id: Index = block_id
     rank: Index = 0
     if cluster > 1:
         cluster_id, rank = e.idiv(block_id, cluster), e.irem(block_id, cluster)
-    # The tiles of this cluster: cluster_id, cluster_id + clusters, ...
-    own_tiles = e.idiv(e.iadd(e.isub(tiles, cluster_id), clusters - 1), clusters)
+    # The units of this cluster: cluster_id, cluster_id + clusters, ...
+    own_units = e.idiv(e.iadd(e.isub(units, cluster_id), clusters - 1), clusters)
 
-    def tile_origin(em: Emitter, i: Index) -> tuple[Index, Index]:
-        """The first row and column of the block's i-th tile."""
-        tile = em.iadd(cluster_id, em.imul(i, clusters))
+    def unit_origin(em: Emitter, i: Index) -> tuple[Index, Index, Index, Index]:
+        """The first row and column of the block's i-th unit, its part of K,
+        and its block tile (numbered along N, then M: split-K's)."""
+        unit = em.iadd(cluster_id, em.imul(i, clusters))
+        tile, part = (
+            (em.idiv(unit, split), em.irem(unit, split)) if split > 1 else (unit, 0)
+        )
         per_group = GROUP_M * tiles_n
         first_m = em.imul(em.idiv(tile, per_group), GROUP_M)
         rows = em.imin(em.isub(tiles_m, first_m), GROUP_M)
@@ -186,8 +194,9 @@ def lower_gemm_wgmma_tma(
             first_m, em.add(arith.RemSIOp(em.index(within), em.index(rows)))
         )
         n_tile = em.add(arith.DivSIOp(em.index(within), em.index(rows)))
-        m0 = em.iadd(em.imul(m_tile, bm * cluster), em.imul(rank, bm))
-        return m0, em.imul(n_tile, bn)
+        block_m = em.iadd(em.imul(m_tile, cluster), rank)
+        block_tile = em.iadd(em.imul(block_m, tiles_n), n_tile)
+        return em.imul(block_m, bm), em.imul(n_tile, bn), part, block_tile
 
     def stage_of(em: Emitter, step: Index) -> tuple[Index, Index]:
         """The stage of the block's step-th K step overall, and the parity
@@ -198,9 +207,10 @@ def lower_gemm_wgmma_tma(
     producer = emit_if(e, e.icmp(group, consumers, "eq"))
     producer.add(cuda.SetMaxRegistersOp("dec", PRODUCER_REGISTERS))
     leader = emit_if(producer, producer.icmp(in_group, 0, "eq"))
-    tile_loop, tile_body = emit_for(leader, 0, own_tiles, 1)
+    tile_loop, tile_body = emit_for(leader, 0, own_units, 1)
     i = tile_body.args[0]
-    m0, n0 = tile_origin(tile_loop, i)
+    m0, n0, part, _ = unit_origin(tile_loop, i)
+    k_first = tile_loop.imul(part, k_steps)
     k_loop, k_body = emit_for(tile_loop, 0, k_steps, 1)
     k = k_body.args[0]
     stage, parity = stage_of(k_loop, k_loop.iadd(k_loop.imul(i, k_steps), k))
@@ -214,7 +224,7 @@ def lower_gemm_wgmma_tma(
     full = k_loop.index(stage)
     stage_bytes = (bm + bn) * bk * 2
     k_loop.add(cuda.MbarrierArriveOp(bars, full, stage_bytes))
-    k0 = k_loop.imul(k, bk)
+    k0 = k_loop.imul(k_loop.iadd(k_first, k), bk)
     a_place = k_loop.index(k_loop.imul(stage, bm * bk))
     k_loop.add(
         cuda.TmaLoadOp(
@@ -273,9 +283,9 @@ def lower_gemm_wgmma_tma(
     consumer = emit_if(e, e.icmp(group, consumers, "slt"))
     consumer.add(cuda.SetMaxRegistersOp("inc", CONSUMER_REGISTERS))
     group_m = consumer.imul(group, wm)
-    tile_loop, tile_body = emit_for(consumer, 0, own_tiles, 1)
+    tile_loop, tile_body = emit_for(consumer, 0, own_units, 1)
     i = tile_body.args[0]
-    m0, n0 = tile_origin(tile_loop, i)
+    m0, n0, part, block_tile = unit_origin(tile_loop, i)
     count = wn // 2
     zero = tile_loop.f32(0.0)
     loop_body = Block(arg_types=[INDEX, *[F32] * count])
@@ -315,12 +325,19 @@ def lower_gemm_wgmma_tma(
     )
     release(tile_loop, last)
     lane_row, lane_col = lane_origin(tile_loop, (m0, group_m), (n0, 0), in_group)
-    accumulators = accumulator_places(
-        tile_loop, lane_row, lane_col, list(done_wait.results)
-    )
+    done, last_e = list(done_wait.results), tile_loop
+    parts = None
+    if split > 1:
+        # The last of a tile's parts to arrive adds them and runs the epilogue.
+        threads = consumers * WARPGROUP
+        parts = SplitK.of(
+            region, tiling, threads, count, tiles_m * cluster * tiles_n, threads
+        )
+        last_e, done = parts.combined(tile_loop, (block_tile, part, tid), done, None)
+    accumulators = accumulator_places(last_e, lane_row, lane_col, done)
     epilogue(
         gemm,
-        tile_loop,
+        last_e,
         pointers,
         outputs,
         out_ptrs,
@@ -329,6 +346,8 @@ def lower_gemm_wgmma_tma(
         "m" in partial,
         "n" in partial,
     )
+    if parts is not None:
+        close_if(last_e)
     tile_body.add_op(scf.YieldOp())
     close_if(consumer)
     if cluster > 1:
@@ -338,4 +357,6 @@ def lower_gemm_wgmma_tma(
     op = kernel_op(kfunc, region, block, 1, cluster if cluster > 1 else None)
     lowered = LoweredKernel(op, (grid, 1, 1), (block, 1, 1))
     lowered.tensor_maps = maps
+    if parts is not None:
+        lowered.scratch = parts.scratch
     return lowered

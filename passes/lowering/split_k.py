@@ -49,18 +49,31 @@ class SplitK:
     threads: int
     count: int
     scratch: tuple[Scratch, ...]
+    among: int | None = None
+    """Where only the block's first `among` threads hold parts (a
+    warp-specialized kernel's consumers), they alone arrive."""
 
     @staticmethod
-    def of(region: Region, tiling: kernel.TilingAttr, threads: int, count: int):
+    def of(
+        region: Region,
+        tiling: kernel.TilingAttr,
+        threads: int,
+        count: int,
+        tiles: int | None = None,
+        among: int | None = None,
+    ):
+        """The parts of `tiles` output tiles (the tiling's grid's, unless
+        given), `count` accumulators of each of `threads` threads each."""
         grid = [g.data for g in tiling.grid]
         split = tiling.split.data
-        tiles = grid[0] * grid[1] * grid[2] // split
+        if tiles is None:
+            tiles = grid[0] * grid[1] * grid[2] // split
         scratch = (
             ("split_k_counters", cuda.COUNTER_TYPE, tiles, True),
             ("split_k_parts", F32, tiles * split * count * threads, False),
         )
         counters, parts = scratch_params(region, scratch)
-        return SplitK(counters, parts, split, threads, count, scratch)
+        return SplitK(counters, parts, split, threads, count, scratch, among)
 
     @staticmethod
     def tile_and_part(e: Emitter, tiling: kernel.TilingAttr) -> tuple[Index, Index]:
@@ -101,7 +114,9 @@ class SplitK:
             store.add(cuda.StoreOp([value], self.parts, slot))
         if has_rows is not None:
             close_if(store)
-        arrival = cuda.LastArrivalOp(self.counters, e.index(tile), e.index(self.split))
+        arrival = cuda.LastArrivalOp(
+            self.counters, e.index(tile), e.index(self.split), self.among
+        )
         last = e.add(arrival)
         last.name_hint = "last"
         inside = emit_if(e, last)

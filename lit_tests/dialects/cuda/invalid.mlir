@@ -761,6 +761,16 @@ cuda.kernel @float_arrivals(%c: !cuda.ptr<f32>) block 32 {
 
 // -----
 
+// a last arrival among threads that are not whole warps
+cuda.kernel @arrivals_among_part_warps(%c: !cuda.ptr<i32>) block 64 {
+  %t = cuda.thread_idx x
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.last_arrival: among 48 threads: a named barrier takes whole warps, 32 to 1024 threads{{$}}
+  %last = cuda.last_arrival %c[%t], %t among 48 : !cuda.ptr<i32>
+  cuda.return
+}
+
+// -----
+
 // a coherent load of four elements at once
 cuda.kernel @coherent_vector(%p: !cuda.ptr<f32>) block 32 {
   %t = cuda.thread_idx x

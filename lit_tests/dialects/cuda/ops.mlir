@@ -458,6 +458,7 @@ cuda.kernel @parts(%x: !cuda.ptr<f32>, %counters: !cuda.ptr<i32>, %partials: !cu
   cuda.group_barrier %counters[%b], %t : !cuda.ptr<i32>
   %p = cuda.load coherent %partials[%b] : !cuda.ptr<f32> -> f32
   %last = cuda.last_arrival %counters[%b], %t : !cuda.ptr<i32>
+  %first_warps = cuda.last_arrival %counters[%b], %t among 32 : !cuda.ptr<i32>
   cuda.return
 }
 cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
@@ -474,6 +475,7 @@ cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
 // CHECK:         cuda.group_barrier %counters[%b], %t : !cuda.ptr<i32>
 // CHECK-NEXT:    %p = cuda.load coherent %partials[%b] : !cuda.ptr<f32> -> f32
 // CHECK-NEXT:    %last = cuda.last_arrival %counters[%b], %t : !cuda.ptr<i32>
+// CHECK-NEXT:    %first_warps = cuda.last_arrival %counters[%b], %t among 32 : !cuda.ptr<i32>
 // CHECK:       cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
 // CHECK:         cuda.zero %c, 4 : !cuda.ptr<i32>
 // CHECK-NEXT:    cuda.launch @parts grid [8, 1, 1] block [64, 1, 1](%x, %c, %p) cooperative [2] : !cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>
@@ -482,6 +484,7 @@ cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
 // CHECK-GENERIC:         "cuda.group_barrier"(%counters, %b, %t) : (!cuda.ptr<i32>, index, index) -> ()
 // CHECK-GENERIC-NEXT:    %p = "cuda.load"(%partials, %b) <{coherent}> : (!cuda.ptr<f32>, index) -> f32
 // CHECK-GENERIC-NEXT:    %last = "cuda.last_arrival"(%counters, %b, %t) : (!cuda.ptr<i32>, index, index) -> i1
+// CHECK-GENERIC-NEXT:    %first_warps = "cuda.last_arrival"(%counters, %b, %t) <{threads = 32 : i64}> : (!cuda.ptr<i32>, index, index) -> i1
 // CHECK-GENERIC:         "cuda.zero"(%c) <{size = 4 : i64}> : (!cuda.ptr<i32>) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.launch"(%x, %c, %p) <{callee = @parts, grid = array<i64: 8, 1, 1>, block = array<i64: 64, 1, 1>, cooperative = array<i64: 2>}> : (!cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>) -> ()
 

@@ -97,3 +97,36 @@ func.func @tma_cluster(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> t
 // CHECK-LABEL: cuda.host_func @tma_cluster(
 // CHECK:         %{{[^ ]+}} = cuda.make_tensor_map %w [1000, 520] box [128, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
 // CHECK-NEXT:    cuda.launch @wgmma_tma_cluster grid [8, 1, 1] block [384, 1, 1]
+
+// Split-K in the persistent kernel (`split = 3`): 300x1000x520's 9 K steps
+// in 3 parts of 3, 3 x 4 tiles x 3 parts = 36 units for 5 blocks (block b
+// takes units b, b + 5, ...; the parts of a tile are consecutive units).
+// After a unit's steps the consumers store their accumulators to the
+// parts' scratch and arrive at the tile's counter among their 256 threads
+// alone (a named barrier: the producer warpgroup runs on); the last to
+// arrive adds the 3 parts in order and runs the epilogue. The launcher
+// zeroes the 12 counters and passes both scratch buffers after the maps.
+kernel.func @wgmma_tma_split(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<block = 384, split = 3, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 5> {
+  %m = molten.matmul %x, %w transpose_b : (tensor<300x520xbf16>, tensor<1000x520xbf16>) -> tensor<300x1000xbf16>
+  kernel.yield %m : tensor<300x1000xbf16>
+}
+func.func @tma_split(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> tensor<300x1000xbf16> {
+  %y = kernel.launch @wgmma_tma_split(%x, %w) : (tensor<300x520xbf16>, tensor<1000x520xbf16>) -> tensor<300x1000xbf16>
+  func.return %y : tensor<300x1000xbf16>
+}
+
+// CHECK-LABEL: cuda.kernel @wgmma_tma_split(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %m: !cuda.ptr<bf16>, %a_map: !cuda.tensor_map<bf16>, %b_map: !cuda.tensor_map<bf16>, %split_k_counters: !cuda.ptr<i32>, %split_k_parts: !cuda.ptr<f32>) block 384 min_blocks 1 {
+// CHECK:             scf.for %k_tile = {{%[^ ]+}} to {{%[^ ]+}} step {{%[^ ]+}}
+// CHECK-COUNT-4:       cuda.wgmma bf16 n 256
+// CHECK:             {{.*}} = cuda.wgmma_wait 0
+// CHECK-COUNT-128:   cuda.store {{%[^ ]+}}, %split_k_parts[{{%[^ ]+}}] : f32, !cuda.ptr<f32>
+// CHECK:             %last = cuda.last_arrival %split_k_counters[{{%[^ ]+}}], {{%[^ ]+}} among 256 : !cuda.ptr<i32>
+// CHECK-NEXT:        scf.if %last {
+// CHECK:               scf.for %part =
+// CHECK-COUNT-128:       cuda.load coherent %split_k_parts[{{%[^ ]+}}] : !cuda.ptr<f32> -> f32
+// CHECK:               cuda.store {{.*}}, %m[{{%[^ ]+}}] : bf16, !cuda.ptr<bf16>
+// CHECK-LABEL: cuda.host_func @tma_split(
+// CHECK:         %split_k_counters = cuda.alloc 12 : !cuda.ptr<i32>
+// CHECK-NEXT:    cuda.zero %split_k_counters, 12 : !cuda.ptr<i32>
+// CHECK-NEXT:    %split_k_parts = cuda.alloc 1179648 : !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.launch @wgmma_tma_split grid [5, 1, 1] block [384, 1, 1](%x, %w, %y, %tensor_map, %tensor_map_1, %split_k_counters, %split_k_parts)
