@@ -56,9 +56,7 @@ def digest(graph_factory: Callable, arch: str) -> str:
     from molten import ZeroCompiler
 
     graph = graph_factory()
-    compiled = ZeroCompiler(arch=arch).compile(
-        graph, schedules=hand_schedules(graph.name)
-    )
+    compiled = ZeroCompiler(arch=arch).compile(graph, schedules=hand_schedules(graph))
     return digest_of(compiled)
 
 

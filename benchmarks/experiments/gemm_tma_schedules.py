@@ -32,9 +32,13 @@ TILES = [  # (rows, columns, cluster, split)
     (128, 256, 1, 3),
     (128, 256, 1, 4),
     (128, 256, 2, 2),
+    (128, 192, 1, 1),
     (128, 128, 1, 1),
     (128, 128, 1, 2),
 ]
+
+STAGES = {256: 4, 192: 5, 128: 6}
+"""As many stages as fit 227 KiB of shared memory."""
 
 
 def _graph(m: int, n: int, k: int) -> DataflowGraph:
@@ -62,7 +66,7 @@ def main() -> None:
                 wgmma_tile_schedule(
                     rows,
                     cols,
-                    4 if cols == 256 else 6,
+                    STAGES[cols],
                     split=split,
                     persistent=sms,
                     cluster=cluster,
