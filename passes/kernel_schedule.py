@@ -485,29 +485,35 @@ def wgmma_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAtt
     tile's loads overlap this one's epilogue). Where 128x256 tiles leave
     SMs idle but K is long, that kernel with split-K (persistent_split)."""
     best = wgmma_candidates(matmul, sm_count)[0]
-    result = shape_of(matmul.result)
-    tiles = math.ceil(result[-2] / best.rows) * math.ceil(result[-1] / best.cols)
     if not takes_persistent(matmul):
         return wgmma_schedule_of(best)
-    if (best.rows, best.cols, best.split) == PERSISTENT_TILE and tiles >= sm_count:
-        return wgmma_tile_schedule(
-            best.rows, best.cols, best.stages, persistent=sm_count
-        )
     rows, cols, _ = PERSISTENT_TILE
+    result = shape_of(matmul.result)
     tiles = math.ceil(result[-2] / rows) * math.ceil(result[-1] / cols)
+    stages = most_stages((rows, cols))
+    if (best.rows, best.cols, best.split) == PERSISTENT_TILE and tiles >= sm_count:
+        return wgmma_tile_schedule(rows, cols, stages, persistent=sm_count)
     k_steps = math.ceil(shape_of(matmul.lhs)[-1] / SWIZZLE_K)
     if split := persistent_split(tiles, k_steps, sm_count):
-        return wgmma_tile_schedule(
-            rows, cols, PERSISTENT_STAGES, split=split, persistent=sm_count
-        )
+        return wgmma_tile_schedule(rows, cols, stages, split=split, persistent=sm_count)
     return wgmma_schedule_of(best)
 
 
 PERSISTENT_TILE = (128, 256, 1)
 """(rows, columns, split) of the estimate's pick that the heuristic runs on
 the persistent TMA kernel instead."""
-PERSISTENT_STAGES = 4
-"""The stages of the persistent kernel's 128x256 tiles (as many as fit)."""
+
+
+def most_stages(tile: tuple[int, int]) -> int:
+    """The most stages (WGMMA_STAGES) of a wgmma gemm's tile that fit in
+    shared memory."""
+    return max(
+        stages
+        for stages in WGMMA_STAGES
+        if WgmmaCandidate.shared_bytes(tile, stages) <= MAX_SHARED_BYTES
+    )
+
+
 PERSISTENT_SPLIT_MIN_STEPS = 64
 """The fewest K steps of a part of the persistent kernel's split-K: on the
 H100 at 512 rows, parts of 112 and 148 steps ran 11-15% faster than the

@@ -14,8 +14,8 @@ import torch
 
 import molten
 import molten.passes.kernel_schedule as schedule
+from benchmarks.experiments.linear import checked_us, linear_graph
 from benchmarks.timing import Timer
-from molten.ir import DataflowGraph
 
 LAYERS = [  # (N, K)
     (4096, 4096),  # Llama-3-8B O
@@ -24,26 +24,12 @@ LAYERS = [  # (N, K)
 ]
 TOKENS = [int(a) for a in sys.argv[1:]] or [16, 64, 128, 512, 2048, 8192]
 CANDIDATES = 5
-PICKED = schedule.wgmma_schedule
 
 
-def _graph(m: int, n: int, k: int) -> DataflowGraph:
-    g = DataflowGraph("linear")
-    x = g.add_input("x", [m, k], "bfloat16")
-    w = g.add_input("w", [n, k], "bfloat16")
-    g.add_output(g.matmul(x, w, transpose_b=True), "y")
-    return g
-
-
-def _compiled(g: DataflowGraph, candidate):
-    def forced(matmul, sm_count):
-        return schedule.wgmma_schedule_of(candidate)
-
-    schedule.wgmma_schedule = forced
-    try:
-        return molten.ZeroCompiler(arch="sm_90a").compile(g)
-    finally:
-        schedule.wgmma_schedule = PICKED
+def _compiled(g, candidate):
+    """`g` compiled with the candidate's schedule for its gemm."""
+    hand = {"linear_gemm0": schedule.wgmma_schedule_of(candidate)}
+    return molten.ZeroCompiler(arch="sm_90a").compile(g, schedules=hand)
 
 
 def main() -> None:
@@ -55,25 +41,17 @@ def main() -> None:
             w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k**0.5
             ref = x @ w.T
             cublas = timer.gpu_time(lambda x=x, w=w: x @ w.T).median
-            g = _graph(m, n, k)
+            g = linear_graph(m, n, k)
             probe = molten.ZeroCompiler(arch="sm_90a").optimize(g)
             (mm,) = [op for op in probe.walk() if op.name == "molten.matmul"]
             candidates = schedule.wgmma_candidates(mm, sms)[:CANDIDATES]
             flops = 2 * m * n * k
             print(f"{m}x{n}x{k} cuBLAS {cublas:8.1f} us", flush=True)
             for rank, c in enumerate(candidates):
-                compiled = _compiled(g, c)
-                out = torch.full_like(ref, float("nan"))
-                compiled(x, w, out=out)
-                error = (
-                    (out.float() - ref.float()).abs().max() / ref.abs().max()
-                ).item()
-                if not error < 2e-2:
-                    print(f"  {c}: WRONG ({error})")
+                us = checked_us(timer, _compiled(g, c), x, w, ref)
+                if isinstance(us, str):
+                    print(f"  {c}: {us}")
                     continue
-                us = timer.gpu_time(
-                    lambda c=compiled, x=x, w=w, out=out: c(x, w, out=out)
-                ).median
                 print(
                     f"  #{rank} {c.rows:3}x{c.cols:<3} stages {c.stages} "
                     f"split {c.split:2}: "

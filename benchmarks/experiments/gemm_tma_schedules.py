@@ -16,8 +16,8 @@ import sys
 import torch
 
 import molten
+from benchmarks.experiments.linear import checked_us, linear_graph
 from benchmarks.timing import Timer
-from molten.ir import DataflowGraph
 from molten.passes.kernel_schedule import wgmma_tile_schedule
 
 LAYERS = [(4096, 4096), (14336, 4096), (4096, 14336)]
@@ -41,14 +41,6 @@ STAGES = {256: 4, 192: 5, 128: 6}
 """As many stages as fit 227 KiB of shared memory."""
 
 
-def _graph(m: int, n: int, k: int) -> DataflowGraph:
-    g = DataflowGraph("linear")
-    x = g.add_input("x", [m, k], "bfloat16")
-    w = g.add_input("w", [n, k], "bfloat16")
-    g.add_output(g.matmul(x, w, transpose_b=True), "y")
-    return g
-
-
 def main() -> None:
     timer = Timer(torch.device("cuda"))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -59,7 +51,7 @@ def main() -> None:
         cublas = timer.gpu_time(lambda x=x, w=w: x @ w.T).median
         flops = 2 * m * n * k
         print(f"{m}x{n}x{k} cuBLAS {cublas:8.1f} us", flush=True)
-        g = _graph(m, n, k)
+        g = linear_graph(m, n, k)
         variants = [("heuristic", None)] + [
             (
                 f"TMA persistent {rows}x{cols} cluster {cluster} split {split}",
@@ -79,15 +71,10 @@ def main() -> None:
             compiler = molten.ZeroCompiler(arch="sm_90a")
             schedules = {"linear_gemm0": schedule} if schedule else None
             compiled = compiler.compile(g, schedules=schedules)
-            out = torch.full_like(ref, float("nan"))
-            compiled(x, w, out=out)
-            error = ((out.float() - ref.float()).abs().max() / ref.abs().max()).item()
-            if not error < 2e-2:
-                print(f"  {label}: WRONG ({error})", flush=True)
+            us = checked_us(timer, compiled, x, w, ref)
+            if isinstance(us, str):
+                print(f"  {label}: {us}", flush=True)
                 continue
-            us = timer.gpu_time(
-                lambda c=compiled, x=x, w=w, out=out: c(x, w, out=out)
-            ).median
             print(
                 f"  {label:44}: {us:8.1f} us {flops / us / 1e6:6.0f} TFLOP/s "
                 f"{cublas / us:5.2f}x cuBLAS (grid {compiled.kernels[0].grid})",

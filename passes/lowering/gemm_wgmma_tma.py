@@ -329,9 +329,13 @@ def lower_gemm_wgmma_tma(
     parts = None
     if split > 1:
         # The last of a tile's parts to arrive adds them and runs the epilogue.
-        threads = consumers * WARPGROUP
         parts = SplitK.of(
-            region, tiling, threads, count, tiles_m * cluster * tiles_n, threads
+            region,
+            tiling,
+            consumers * WARPGROUP,
+            count,
+            tiles_m * cluster * tiles_n,
+            among=True,
         )
         last_e, done = parts.combined(tile_loop, (block_tile, part, tid), done, None)
     accumulators = accumulator_places(last_e, lane_row, lane_col, done)

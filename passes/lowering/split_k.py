@@ -49,9 +49,9 @@ class SplitK:
     threads: int
     count: int
     scratch: tuple[Scratch, ...]
-    among: int | None = None
-    """Where only the block's first `among` threads hold parts (a
-    warp-specialized kernel's consumers), they alone arrive."""
+    among: bool = False
+    """Whether only the block's first `threads` threads hold parts (a
+    warp-specialized kernel's consumers): they alone arrive."""
 
     @staticmethod
     def of(
@@ -60,10 +60,11 @@ class SplitK:
         threads: int,
         count: int,
         tiles: int | None = None,
-        among: int | None = None,
+        among: bool = False,
     ):
         """The parts of `tiles` output tiles (the tiling's grid's, unless
-        given), `count` accumulators of each of `threads` threads each."""
+        given), `count` accumulators of each of `threads` threads each
+        (with `among`, the block's first threads, not all of them)."""
         grid = [g.data for g in tiling.grid]
         split = tiling.split.data
         if tiles is None:
@@ -115,7 +116,10 @@ class SplitK:
         if has_rows is not None:
             close_if(store)
         arrival = cuda.LastArrivalOp(
-            self.counters, e.index(tile), e.index(self.split), self.among
+            self.counters,
+            e.index(tile),
+            e.index(self.split),
+            self.threads if self.among else None,
         )
         last = e.add(arrival)
         last.name_hint = "last"

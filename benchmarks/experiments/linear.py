@@ -1,0 +1,36 @@
+"""What the gemm experiments share: the linear layer they time (x @ w.T,
+w stored [N, K] as nn.Linear stores it, bf16) and a compiled candidate's
+GPU time, checked against cuBLAS's output first."""
+
+import torch
+
+from benchmarks.timing import Timer
+from molten.ir import DataflowGraph
+
+MAX_ERROR = 2e-2
+"""The largest error, relative to the output's largest magnitude, that a
+candidate may have against cuBLAS's x @ w.T and still be timed."""
+
+
+def linear_graph(m: int, n: int, k: int) -> DataflowGraph:
+    """y = x @ w.T for x [M, K] and w [N, K], bf16; its gemm kernel is
+    `linear_gemm0`."""
+    g = DataflowGraph("linear")
+    x = g.add_input("x", [m, k], "bfloat16")
+    w = g.add_input("w", [n, k], "bfloat16")
+    g.add_output(g.matmul(x, w, transpose_b=True), "y")
+    return g
+
+
+def checked_us(
+    timer: Timer, compiled, x: torch.Tensor, w: torch.Tensor, ref: torch.Tensor
+) -> float | str:
+    """The median GPU time of `compiled(x, w)` into a NaN-poisoned output,
+    or, where that output is off cuBLAS's `ref` by more than MAX_ERROR,
+    the error as text ("WRONG (...)"), untimed."""
+    out = torch.full_like(ref, float("nan"))
+    compiled(x, w, out=out)
+    error = ((out.float() - ref.float()).abs().max() / ref.abs().max()).item()
+    if not error < MAX_ERROR:
+        return f"WRONG ({error})"
+    return timer.gpu_time(lambda: compiled(x, w, out=out)).median
