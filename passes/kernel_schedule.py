@@ -477,41 +477,68 @@ def wgmma_candidates(matmul: molten.MatmulOp, sm_count: int) -> list[WgmmaCandid
 def wgmma_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAttr:
     """The schedule of a gemm on sm_90a's warpgroup tensor cores: the tile
     stages and split-K the estimate finds fastest (wgmma_candidates); a
-    warpgroup per 64 rows of the tile, a K step of 64. Where that is a
-    128x256 tile without split, and the tiles fill every SM, the
-    persistent TMA kernel of that tile (`persistent`: one block an SM),
-    which ran 4-27% faster than the cp.async kernel of the same tile at
-    2048 and 8192 rows of Llama-3-8B's layers on the H100 (its next
-    tile's loads overlap this one's epilogue). Where 128x256 tiles leave
-    SMs idle but K is long, that kernel with split-K (persistent_split)."""
+    warpgroup per 64 rows of the tile, a K step of 64. Where the persistent
+    TMA kernel takes the gemm: where 128x256 tiles leave SMs idle but K is
+    long, that kernel with split-K (persistent_split); else that kernel
+    (one block an SM, its next tile's loads overlapping this one's
+    epilogue) in the tile its estimate finds fastest (persistent_seconds),
+    where that beats the cp.async kernel's estimate."""
     best = wgmma_candidates(matmul, sm_count)[0]
     if not takes_persistent(matmul):
         return wgmma_schedule_of(best)
-    rows, cols, _ = PERSISTENT_TILE
     result = shape_of(matmul.result)
-    tiles = math.ceil(result[-2] / rows) * math.ceil(result[-1] / cols)
-    stages = most_stages((rows, cols))
-    if (best.rows, best.cols, best.split) == PERSISTENT_TILE and tiles >= sm_count:
-        return wgmma_tile_schedule(rows, cols, stages, persistent=sm_count)
     k_steps = math.ceil(shape_of(matmul.lhs)[-1] / SWIZZLE_K)
+    rows, cols = PERSISTENT_TILES[0]
+    tiles = math.ceil(result[-2] / rows) * math.ceil(result[-1] / cols)
     if split := persistent_split(tiles, k_steps, sm_count):
-        return wgmma_tile_schedule(rows, cols, stages, split=split, persistent=sm_count)
-    return wgmma_schedule_of(best)
+        return wgmma_tile_schedule(
+            rows, cols, most_stages((rows, cols)), split=split, persistent=sm_count
+        )
+    # The fastest tile by the estimate; on a tie the larger.
+    seconds, tile = min(
+        (
+            (persistent_seconds(tile, *result[-2:], k_steps, sm_count), tile)
+            for tile in PERSISTENT_TILES
+        ),
+        key=lambda found: (found[0], -found[1][1]),
+    )
+    if seconds > best.seconds:
+        return wgmma_schedule_of(best)
+    return wgmma_tile_schedule(*tile, most_stages(tile), persistent=sm_count)
 
 
-PERSISTENT_TILE = (128, 256, 1)
-"""(rows, columns, split) of the estimate's pick that the heuristic runs on
-the persistent TMA kernel instead."""
+PERSISTENT_TILES = ((128, 256), (128, 192))
+"""The tiles the heuristic runs the persistent TMA kernel in, the first
+the one split-K takes."""
+PERSISTENT_TILE_SECONDS = {(128, 256): (12e-6, 0.60e-6), (128, 192): (9e-6, 0.58e-6)}
+"""(a tile's own time, its time a K step of 64) in the persistent TMA
+kernel with the SMs busy, fitted on the H100 (2026-11-26, benchmarks/
+results/*-gemm-persistent-tiles.txt): 128x256 tiles took 44-45 us a round
+of tiles at 56 K steps and 48-51 at 64; 128x192 40-43 and 48-51. The own
+time is mostly the epilogue, which no tile's K loop overlaps (and more
+where rows are partial: 19-22 us at 5 and 8 K steps)."""
+
+
+def persistent_seconds(
+    tile: tuple[int, int], m: int, n: int, k_steps: int, sm_count: int
+) -> float:
+    """The estimated time of an M x N gemm of `k_steps` K steps in the
+    persistent TMA kernel's `tile`s: the rounds of tiles the busiest SM
+    takes, each its own time and its K steps', or the operands and the
+    output moved once at DRAM's bandwidth, whichever is longer."""
+    tiles = math.ceil(m / tile[0]) * math.ceil(n / tile[1])
+    rounds = math.ceil(tiles / sm_count)
+    own, step = PERSISTENT_TILE_SECONDS[tile]
+    k = k_steps * SWIZZLE_K
+    moved = 2 * (m * k + n * k + m * n) / DRAM_BYTES_PER_S
+    return max(rounds * (own + k_steps * step), moved)
 
 
 def most_stages(tile: tuple[int, int]) -> int:
-    """The most stages (WGMMA_STAGES) of a wgmma gemm's tile that fit in
-    shared memory."""
-    return max(
-        stages
-        for stages in WGMMA_STAGES
-        if WgmmaCandidate.shared_bytes(tile, stages) <= MAX_SHARED_BYTES
-    )
+    """The most stages of a wgmma gemm's tile that fit in shared memory (at
+    most the largest of WGMMA_STAGES)."""
+    per_stage = WgmmaCandidate.shared_bytes(tile, 1)
+    return min(MAX_SHARED_BYTES // per_stage, max(WGMMA_STAGES))
 
 
 PERSISTENT_SPLIT_MIN_STEPS = 64
@@ -751,7 +778,7 @@ def schedule_candidates(
     tiles and splits, each with the stages the estimate likes best for it,
     and, where `count` leaves room (6 or more) and the gemm is one matrix
     of at least 128 rows with A stored [M, K], the persistent TMA kernel
-    at 128x256 (in clusters of one and two blocks) and 128x128
+    at 128x256 (in clusters of one and two blocks), 128x192 and 128x128
     (TMA_CANDIDATES) where the heuristic did not pick it. Other kernels
     have the heuristic's alone."""
     body = kfunc.body.block
@@ -790,10 +817,16 @@ def schedule_candidates(
     return found + persistent
 
 
-TMA_CANDIDATES = ((128, 256, 4, 1), (128, 256, 4, 2), (128, 128, 6, 1))
+TMA_CANDIDATES = (
+    (128, 256, 4, 1),
+    (128, 256, 4, 2),
+    (128, 192, 5, 1),
+    (128, 128, 6, 1),
+)
 """(rows, columns, stages, cluster) of the persistent TMA gemm the autotuner
 tries: clusters of two blocks multicasting B ran within 4% of one block
-on the H100, either way by shape (benchmarks/results/*-gemm-tma-schedules.txt)."""
+on the H100, either way by shape (benchmarks/results/*-gemm-tma-schedules.txt);
+128x192 tiles fill a wave better where 128x256 ones leave SMs idle."""
 
 
 def takes_persistent(matmul: molten.MatmulOp) -> bool:

@@ -453,10 +453,12 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_nk_split_384x8192x3072": gemm_nk_bias_gelu(384, 8192, 3072),
     "wgmma_bias_gelu_1030x512x2048": gemm_bias_gelu(1030, 512, 2048),
     "wgmma_batched_split_3x20x2048x64": gemm_batched([3], 20, 2048, 64),
-    # 128x256 tiles that fill the SMs (9 x 18): the persistent TMA kernel,
-    # partial along M, N and K; 64 such tiles with 130 K steps: that kernel
-    # with split-K, two parts of 65 steps.
-    "wgmma_nk_persistent_1030x264x4600": gemm_nk_bias_gelu(1030, 264, 4600),
+    # The persistent TMA kernel as kernel-schedule picks it, partial along
+    # M, N and K: 128x256 tiles (5 x 21, one round), 128x192 tiles (5 x 22,
+    # where 128x256 tiles would leave more SMs idle); 64 128x256 tiles with
+    # 130 K steps: that kernel with split-K, two parts of 65 steps.
+    "wgmma_nk_persistent_520x2000x5200": gemm_nk_bias_gelu(520, 2000, 5200),
+    "wgmma_nk_persistent_192_520x1000x4100": gemm_nk_bias_gelu(520, 1000, 4100),
     "wgmma_nk_persistent_split_400x8320x4000": gemm_nk_residual(400, 8320, 4000),
     # Attention on wgmma: partial tiles of queries and keys with the causal
     # mask (head dim 128); keys split across blocks (flash-decoding's
@@ -489,7 +491,8 @@ WGMMA_SCHEDULES = {
     "wgmma_nk_split_384x8192x3072": (128, 256, 4, 3, 0),
     "wgmma_bias_gelu_1030x512x2048": (128, 256, 4, 1, 0),
     "wgmma_batched_split_3x20x2048x64": (64, 64, 8, 8, 0),
-    "wgmma_nk_persistent_1030x264x4600": (128, 256, 4, 1, 132),
+    "wgmma_nk_persistent_520x2000x5200": (128, 256, 4, 1, 132),
+    "wgmma_nk_persistent_192_520x1000x4100": (128, 192, 5, 1, 132),
     "wgmma_nk_persistent_split_400x8320x4000": (128, 256, 4, 2, 132),
 }
 """The schedule class each case stands for (test_tile checks they keep it)."""
@@ -513,8 +516,8 @@ B's tile, among them blocks whose rows lie wholly past M (300 and 70
 rows in cluster tiles of 256 and 128); split-K, each tile's K steps in 2
 or 3 parts (36 parts of tiles for 5 blocks; a cluster's two blocks taking
 the same part of their row tiles). The kernel as kernel-schedule
-picks it, B stored [N, K] in 128x256 tiles, is the case
-wgmma_nk_persistent_1030x264x4600 (WGMMA_SCHEDULES)."""
+picks it, B stored [N, K] in 128x256 and 128x192 tiles, is in the cases
+wgmma_nk_persistent_* (WGMMA_SCHEDULES)."""
 
 
 def hand_schedules(g: DataflowGraph) -> dict | None:

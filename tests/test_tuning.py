@@ -73,15 +73,15 @@ def test_wgmma_gemm_candidates_start_with_the_heuristic():
     ]
     assert len(set(shapes)) == len(shapes), "one candidate per tile and split"
     assert all(c.mma_warps.data == kernel.WARPGROUP_WARPS for c in candidates)
-    # The last three: the persistent TMA kernel (128x256 in clusters of one
-    # and two blocks, 128x128), which the heuristic does not pick for 3 x 4
-    # tiles; with fewer than six candidates there is no room for them.
-    assert [(c.persistent.data, c.cluster.data) for c in candidates[-3:]] == [
-        (132, 1),
-        (132, 2),
-        (132, 1),
+    # The last four: the persistent TMA kernel (128x256 in clusters of one
+    # and two blocks, 128x192, 128x128), which the heuristic does not pick
+    # for 3 x 4 tiles; with fewer than six candidates there is no room.
+    persistent = [
+        (c.tile.data[1].data, c.persistent.data, c.cluster.data)
+        for c in candidates[-4:]
     ]
-    assert not any(c.persistent.data for c in candidates[:-3])
+    assert persistent == [(256, 132, 1), (256, 132, 2), (192, 132, 1), (128, 132, 1)]
+    assert not any(c.persistent.data for c in candidates[:-4])
     fewer = schedule_candidates(kfunc, 5, 132, "sm_90a")
     assert not any(c.persistent.data for c in fewer)
 
@@ -150,7 +150,7 @@ def test_autotuned_compile_takes_the_stored_schedule(cache_dir, monkeypatch):
     g = linear(300, 1024, 2048)
     kfunc = only_kernel(g)
     candidates = schedule_candidates(kfunc, 8, 132, "sm_90a")
-    stored = candidates[-4]  # the last of the cp.async kernel's
+    stored = candidates[-5]  # the last of the cp.async kernel's
     key = TuningDatabase.key(
         kernel_signature(kfunc, "sm_90a", 132), DEVICE, molten_version()
     )

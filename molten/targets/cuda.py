@@ -379,6 +379,9 @@ class BodyPrinter:
         """Shared buffers placed in dynamic shared memory -> byte offsets."""
         self.shared_bytes: dict[str, int] = {}
         """Kernel C++ name -> the dynamic shared memory it is launched with."""
+        self.variables: set[str] = set()
+        """C++ names declared mutable (not const): an op may update them in
+        place."""
 
     def name(self, value: SSAValue) -> str:
         return self.names[value]
@@ -485,13 +488,13 @@ class BodyPrinter:
             )
         elif isinstance(op, cuda.WgmmaOp):
             if op.c:
-                names = self._declare_copies(op.d, op.c, "acc")
+                names = self._declare_in_place(op.d, op.c, "acc")
             else:  # D = A B: the helper only writes them
                 names = self._declare(op.d, "acc")
             args = ", ".join([*names, self.name(op.a), self.name(op.b)])
             self.emit(f"{wgmma_helper_name(op)}({args});")
         elif isinstance(op, cuda.WgmmaRegisterAOp):
-            names = self._declare_copies(op.d, op.c, "acc")
+            names = self._declare_in_place(op.d, op.c, "acc")
             args = ", ".join([*names, *(self.name(r) for r in op.a), self.name(op.b)])
             self.emit(f"{wgmma_helper_name(op)}({args});")
         elif isinstance(op, cuda.WgmmaFenceOp):
@@ -499,7 +502,7 @@ class BodyPrinter:
         elif isinstance(op, cuda.WgmmaCommitOp):
             self.emit('asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");')
         elif isinstance(op, cuda.WgmmaWaitOp):
-            names = self._declare_copies(op.results_, op.values, "acc")
+            names = self._declare_in_place(op.results_, op.values, "acc")
             wait = f"molten_wgmma_wait{len(names)}<{op.pending.value.data}>"
             self.emit(f"{wait}({', '.join(names)});")
         elif isinstance(op, cuda.FenceProxyAsyncOp):
@@ -616,6 +619,7 @@ class BodyPrinter:
         """Variables for the results of an op that writes them through
         references (one declaration, then the call)."""
         names = [self.scope.fresh(v.name_hint, default) for v in values]
+        self.variables.update(names)
         for value, name in zip(values, names, strict=True):
             self.names[value] = name
             if value.name_hint:
@@ -623,9 +627,20 @@ class BodyPrinter:
         self.emit(f"{c_type(values[0].type)} {', '.join(names)};")
         return names
 
-    def _declare_copies(self, values, sources, default: str) -> list[str]:
+    def _declare_in_place(self, values, sources, default: str) -> list[str]:
         """Variables for the results of an op that updates its operands in
-        place (through references), each first set to its operand's value."""
+        place (through references): each operand's own variable where this
+        op is its last reader, else a copy of it. A wgmma's accumulators
+        must not be copied while a wgmma writes them (reading them before
+        its wgmma.wait_group is undefined): updated in place, the chain of
+        wgmmas and waits of a K loop copies none."""
+        if all(
+            source.has_one_use() and self.name(source) in self.variables
+            for source in sources
+        ):
+            for value, source in zip(values, sources, strict=True):
+                self.names[value] = self.name(source)
+            return [self.name(source) for source in sources]
         names = self._declare(values, default)
         for name, source in zip(names, sources, strict=True):
             self.emit(f"{name} = {self.name(source)};")
@@ -688,6 +703,7 @@ class BodyPrinter:
             body.args[1:], op.iter_args, op.results, strict=True
         ):
             name = self.scope.fresh(result.name_hint, "acc")
+            self.variables.add(name)
             self.emit(f"{c_type(arg.type)} {name} = {self.name(init)};")
             self.names[arg] = self.names[result] = name
             carried.append(name)
@@ -698,7 +714,9 @@ class BodyPrinter:
         terminator = body.last_op
         assert isinstance(terminator, scf.YieldOp)
         updates = [self.name(v) for v in terminator.operands]
-        if any(u in carried for u in updates):
+        if any(
+            u in carried and u != name for u, name in zip(updates, carried, strict=True)
+        ):
             # A yielded value is itself carried (e.g. two swapped): read all
             # before writing any.
             staged = [self.scope.fresh(f"{name}_next") for name in carried]

@@ -1,0 +1,74 @@
+"""Experiment: kernel-schedule's choice between the cp.async wgmma gemm and
+the persistent TMA gemm's 128x256 and 128x192 tiles, each timed beside its
+estimate (wgmma_candidates, persistent_seconds) and cuBLAS, on x @ w.T
+(w stored [N, K], bf16); each checked against cuBLAS first, L2 flushed,
+medians (benchmarks.timing). Not a harness result: for calibrating the
+estimates.
+
+    PYTHONPATH=. python benchmarks/experiments/gemm_persistent_tiles.py MxNxK ...
+"""
+
+import math
+import sys
+
+import torch
+
+import molten
+import molten.passes.kernel_schedule as schedule
+from benchmarks.experiments.linear import checked_us, linear_graph
+from benchmarks.timing import Timer
+
+
+def describe(s) -> str:
+    rows, cols, _ = (t.data for t in s.tile.data)
+    kind = "TMA persistent" if s.persistent.data else "cp.async"
+    return f"{kind} {rows}x{cols} stages {s.stages.data} split {s.split.data}"
+
+
+def main() -> None:
+    timer = Timer(torch.device("cuda"))
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for shape in sys.argv[1:]:
+        m, n, k = (int(d) for d in shape.split("x"))
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k**0.5
+        ref = x @ w.T
+        cublas = timer.gpu_time(lambda x=x, w=w: x @ w.T).median
+        g = linear_graph(m, n, k)
+        probe = molten.ZeroCompiler(arch="sm_90a").optimize(g)
+        (mm,) = [op for op in probe.walk() if op.name == "molten.matmul"]
+        picked = schedule.wgmma_schedule(mm, sms)
+        best = schedule.wgmma_candidates(mm, sms)[0]
+        k_steps = math.ceil(k / schedule.SWIZZLE_K)
+        variants = [
+            (f"heuristic: {describe(picked)}", None, None),
+            ("cp.async best", schedule.wgmma_schedule_of(best), best.seconds),
+        ] + [
+            (
+                f"TMA persistent {rows}x{cols}",
+                schedule.wgmma_tile_schedule(
+                    rows, cols, schedule.most_stages((rows, cols)), persistent=sms
+                ),
+                schedule.persistent_seconds((rows, cols), m, n, k_steps, sms),
+            )
+            for rows, cols in schedule.PERSISTENT_TILES
+        ]
+        print(f"{m}x{n}x{k} cuBLAS {cublas:8.1f} us", flush=True)
+        for label, hand, estimate in variants:
+            compiler = molten.ZeroCompiler(arch="sm_90a")
+            schedules = {"linear_gemm0": hand} if hand else None
+            us = checked_us(timer, compiler.compile(g, schedules=schedules), x, w, ref)
+            if isinstance(us, str):
+                print(f"  {label}: {us}", flush=True)
+                continue
+            guess = f"(estimate {estimate * 1e6:6.1f})" if estimate else ""
+            if hand is not None:
+                label = f"{label}: {describe(hand)}"
+            print(
+                f"  {label:58}: {us:7.1f} us {guess:18} {cublas / us:5.2f}x cuBLAS",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
