@@ -830,14 +830,14 @@ on the H100, either way by shape (benchmarks/results/*-gemm-tma-schedules.txt);
 
 
 def takes_persistent(matmul: molten.MatmulOp) -> bool:
-    """Whether the persistent TMA gemm takes this matmul: bf16 (the tile
-    pass refuses f16 in it), one matrix (no batch axes), A stored [M, K],
+    """Whether the persistent TMA gemm takes this matmul: one matrix (no
+    batch axes) of f16 or bf16 operands, A stored [M, K],
     at least 128 rows and columns, and each operand's stored rows whole
     16-byte units (TMA's rule)."""
     result = shape_of(matmul.result)
     element = matmul.lhs.type.element_type  # type: ignore
     return (
-        isinstance(element, BFloat16Type)
+        isinstance(element, MMA_ELEMENT_TYPES)
         and len(result) == 2
         and matmul.transpose_a is None
         and result[0] >= 128

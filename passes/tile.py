@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 from xdsl.context import Context
-from xdsl.dialects.builtin import BFloat16Type, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
@@ -498,16 +498,6 @@ def tiling_for(
                 f"{gemm.describe()} in warp tiles {_format(warp)} of "
                 f"{_format(sizes)} (K steps {k_steps}, split = "
                 f"{schedule.split.data})",
-            )
-        if schedule.persistent.data and not isinstance(gemm.element, BFloat16Type):
-            # f16 through this kernel gave wrong results on the H100 (about one
-            # K step's worth off at 256-column tiles) and the cause is not yet
-            # found: refuse it rather than compute it wrong.
-            raise _fail(
-                kfunc,
-                f"a persistent TMA gemm (persistent = {schedule.persistent.data}) "
-                f"is implemented for bf16 operands only, not {gemm.element} "
-                "(f16: a known wrong result, not yet fixed)",
             )
         # Each block of a cluster loads a share of B's tile: whole 8-row
         # swizzle atoms of a B stored [N, K], whole 64-column boxes of [K, N].

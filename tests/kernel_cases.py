@@ -522,11 +522,9 @@ wgmma_nk_persistent_* (WGMMA_SCHEDULES)."""
 
 def hand_schedules(g: DataflowGraph) -> dict | None:
     """The schedules `compile(g, schedules=...)` takes for a case's graph: a
-    TMA_GEMMS case's in bf16, else None (kernel-schedule's). The persistent
-    TMA gemm refuses f16 (wrong results on the H100, not yet understood), so
-    its f16 cases run the cp.async kernel."""
+    TMA_GEMMS case's, else None (kernel-schedule's)."""
     case = g.name
-    if case not in TMA_GEMMS or g.inputs[0].dtype == "float16":
+    if case not in TMA_GEMMS:
         return None
     from molten.passes.kernel_schedule import wgmma_tile_schedule
 

@@ -287,11 +287,38 @@ def lower_gemm_wgmma_tma(
     i = tile_body.args[0]
     m0, n0, part, block_tile = unit_origin(tile_loop, i)
     count = wn // 2
+
+    def k_step(em: Emitter, k: Index, acc: list[SSAValue], pending: int):
+        """The wgmmas of the tile's k-th K step on `acc`, then a wait until at
+        most `pending` groups are in flight; once the previous step's
+        wgmmas are done, its stage may be loaded again."""
+        overall = em.iadd(em.imul(i, k_steps), k)
+        stage, parity = stage_of(em, overall)
+        em.add(cuda.MbarrierWaitOp(bars, em.index(stage), em.index(parity)))
+        em.add(cuda.WgmmaFenceOp())
+        for kk in range(0, bk, cuda.WGMMA_K):
+            da = a.descriptor(em, stage, group_m, kk)
+            db = b.descriptor(em, stage, 0, kk)
+            mma = cuda.WgmmaOp(element, da, db, acc, trans_a=False, trans_b=b.k_rows)
+            em.add(mma)
+            acc = list(mma.results)
+        em.add(cuda.WgmmaCommitOp())
+        wait = cuda.WgmmaWaitOp(pending, acc)
+        em.add(wait)
+        released = emit_if(em, em.icmp(k, 0, "sgt"))
+        release(released, released.irem(released.isub(overall, 1), stages))
+        close_if(released)
+        return list(wait.results)
+
+    # Every K step but the last in a loop, one group left in flight; the
+    # last after it, waited for in full. (With the last wait after the
+    # loop, ptxas moved the f16 epilogue's reads of the accumulators above
+    # it, reading the last step's wgmmas half done.)
     zero = tile_loop.f32(0.0)
     loop_body = Block(arg_types=[INDEX, *[F32] * count])
     loop = scf.ForOp(
         tile_loop.index(0),
-        tile_loop.index(k_steps),
+        tile_loop.index(k_steps - 1),
         tile_loop.index(1),
         [zero] * count,
         Region(loop_body),
@@ -299,33 +326,16 @@ def lower_gemm_wgmma_tma(
     tile_loop.block.add_op(loop)
     step_e, k = tile_loop.nested(loop_body), loop_body.args[0]
     k.name_hint = "k_tile"
-    overall = step_e.iadd(step_e.imul(i, k_steps), k)
-    stage, parity = stage_of(step_e, overall)
-    step_e.add(cuda.MbarrierWaitOp(bars, step_e.index(stage), step_e.index(parity)))
-    step_e.add(cuda.WgmmaFenceOp())
-    acc: list[SSAValue] = list(loop_body.args[1:])
-    for kk in range(0, bk, cuda.WGMMA_K):
-        da = a.descriptor(step_e, stage, group_m, kk)
-        db = b.descriptor(step_e, stage, 0, kk)
-        mma = cuda.WgmmaOp(element, da, db, acc, trans_a=False, trans_b=b.k_rows)
-        step_e.add(mma)
-        acc = list(mma.results)
-    step_e.add(cuda.WgmmaCommitOp())
-    wait = cuda.WgmmaWaitOp(1, acc)
-    step_e.add(wait)
-    # The previous step's wgmmas are done: its stage may be loaded again.
-    released = emit_if(step_e, step_e.icmp(k, 0, "sgt"))
-    release(released, released.irem(released.isub(overall, 1), stages))
-    close_if(released)
-    loop_body.add_op(scf.YieldOp(*wait.results))
-    done_wait = cuda.WgmmaWaitOp(0, list(loop.results))
-    tile_loop.add(done_wait)
+    loop_body.add_op(
+        scf.YieldOp(*k_step(step_e, k, list(loop_body.args[1:]), pending=1))
+    )
+    done = k_step(tile_loop, tile_loop.index(k_steps - 1), list(loop.results), 0)
     last = tile_loop.irem(
         tile_loop.iadd(tile_loop.imul(i, k_steps), k_steps - 1), stages
     )
     release(tile_loop, last)
     lane_row, lane_col = lane_origin(tile_loop, (m0, group_m), (n0, 0), in_group)
-    done, last_e = list(done_wait.results), tile_loop
+    last_e = tile_loop
     parts = None
     if split > 1:
         # The last of a tile's parts to arrive adds them and runs the epilogue.
