@@ -1797,16 +1797,25 @@ class FreeOp(IRDLOperation):
 @irdl_op_definition
 class ZeroOp(IRDLOperation):
     """Sets the `size` elements of a device buffer to zero on the stream:
-    `cuda.zero %counters, 64 : !cuda.ptr<i32>`."""
+    `cuda.zero %counters, 64 : !cuda.ptr<i32>`. `restored`: the kernels
+    leave it zero again (counters their last arrival resets), so a runtime
+    may keep the buffer, zeroed once, across launches on one stream:
+    `cuda.zero %counters, 64 restored : !cuda.ptr<i32>`."""
 
     name = "cuda.zero"
     target = operand_def(PointerType)
     size = prop_def(IntegerAttr[I64])
+    restored = opt_prop_def(UnitAttr)
     traits = traits_def(HasParent(HostFuncOp))
-    assembly_format = "$target `,` $size attr-dict `:` type($target)"
+    assembly_format = (
+        "$target `,` $size (`restored` $restored^)? attr-dict `:` type($target)"
+    )
 
-    def __init__(self, target: SSAValue, size: int):
-        super().__init__(operands=[target], properties={"size": IntegerAttr(size, i64)})
+    def __init__(self, target: SSAValue, size: int, restored: bool = False):
+        properties: dict[str, Attribute] = {"size": IntegerAttr(size, i64)}
+        if restored:
+            properties["restored"] = UnitAttr()
+        super().__init__(operands=[target], properties=properties)
 
     def verify_(self) -> None:
         if self.size.value.data < 1:

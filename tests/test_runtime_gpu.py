@@ -319,6 +319,37 @@ def test_graph_with_temporaries_and_copies():
             _check(g_out.cpu().numpy(), w_out, "float32")
 
 
+def test_split_k_counters_kept_across_calls_and_streams():
+    """A split-K gemm's tile counters (`cuda.zero ... restored`) are zeroed
+    once per stream and reset by each tile's last arrival: calls back to
+    back on one stream, then on a second stream, each add their parts right
+    (a counter left at a wrong count would give a tile no epilogue, or two)."""
+    torch = pytest.importorskip("torch")
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("the wgmma gemm (sm_90a) runs on sm_90 devices only")
+    g = DataflowGraph("split_linear")
+    x = g.add_input("x", [16, 4096], "bfloat16")
+    w = g.add_input("w", [4096, 4096], "bfloat16")
+    g.add_output(g.matmul(x, w, transpose_b=True), "y")
+    compiled = ZeroCompiler(arch="sm_90a").compile(g)
+    assert "restored" in compiled.ir, "the gemm is expected to split K"
+    executable = compiled.executable()
+    assert executable._kept_slots
+    streams = [torch.cuda.current_stream(), torch.cuda.Stream()]
+    for stream in streams:
+        for _ in range(4):
+            xs = torch.randn(16, 4096, device="cuda", dtype=torch.bfloat16)
+            ws = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+            with torch.cuda.stream(stream):
+                out = torch.full((16, 4096), float("nan"), device="cuda")
+                out = out.to(torch.bfloat16)
+                compiled(xs, ws, out=out)
+            stream.synchronize()
+            want = (xs.double() @ ws.double().T).cpu().numpy()
+            _check(out.float().cpu().numpy(), want, "bfloat16")
+    assert len(executable._kept) == len(executable._kept_slots) * len(streams)
+
+
 # -- @zero ------------------------------------------------
 
 

@@ -138,6 +138,12 @@ class Executable:
         self._slots = len(self.inputs) + len(self.outputs) + allocations + len(maps)
         self._has_buffers = allocations > 0
         self._cu_streams: dict[int, Any] = {}
+        self._kept_slots = {
+            s.slot for s in compiled.program if isinstance(s, steps.Zero) and s.restored
+        }
+        self._kept: dict[tuple[int, int], Any] = {}
+        """(slot, stream) -> a buffer the kernels leave zeroed (counters),
+        allocated and zeroed at its first call on the stream."""
 
     def _load(self, names: set[str]) -> dict[str, Any]:
         from cuda.core import ObjectCode
@@ -305,6 +311,7 @@ class Executable:
         if cu_stream is None:
             cu_stream = self._cu_streams[handle] = driver.CUstream(handle)
         buffers: dict[int, Any] = {}
+        fresh: set[int] = set()
         stream = self.device.stream(handle) if self._has_buffers else None
         try:
             for step in self._steps:
@@ -337,6 +344,14 @@ class Executable:
                 elif isinstance(step, _PreparedTensorMap):
                     slots[step.step.slot] = step.encode(slots[step.step.source])
                 elif isinstance(step, steps.Alloc):
+                    if step.slot in self._kept_slots:
+                        kept = self._kept.get((step.slot, handle))
+                        if kept is None:
+                            kept = self.device.allocate(step.nbytes, stream)
+                            self._kept[step.slot, handle] = kept
+                            fresh.add(step.slot)
+                        slots[step.slot] = int(kept.handle)
+                        continue
                     buffers[step.slot] = self.device.allocate(step.nbytes, stream)
                     slots[step.slot] = int(buffers[step.slot].handle)
                 elif isinstance(step, steps.Copy):
@@ -350,13 +365,15 @@ class Executable:
                         "copying an output",
                     )
                 elif isinstance(step, steps.Zero):
+                    if step.restored and step.slot not in fresh:
+                        continue  # zero since its first call on this stream
                     check(
                         driver.cuMemsetD8Async(
                             slots[step.slot], 0, step.nbytes, cu_stream
                         ),
                         "zeroing a buffer",
                     )
-                elif isinstance(step, steps.Free):
+                elif isinstance(step, steps.Free) and step.slot not in self._kept_slots:
                     buffers.pop(step.slot).close(stream)
         finally:
             for buffer in buffers.values():  # left by an error part-way

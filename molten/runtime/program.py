@@ -95,10 +95,14 @@ class Copy:
 
 @dataclass(frozen=True)
 class Zero:
-    """The `nbytes` of the buffer in `slot` are set to zero."""
+    """The `nbytes` of the buffer in `slot` are set to zero. `restored`: the
+    kernels leave it zero again, so the runtime keeps the buffer (allocated
+    and zeroed once per stream) instead of allocating and zeroing it at
+    each call."""
 
     slot: int
     nbytes: int
+    restored: bool = False
 
 
 @dataclass(frozen=True)
@@ -173,7 +177,7 @@ def host_program(
             )
         elif isinstance(op, cuda.ZeroOp):
             nbytes = _nbytes(op.target.type.element_type, op.size.value.data)
-            steps.append(Zero(slots[op.target], nbytes))
+            steps.append(Zero(slots[op.target], nbytes, op.restored is not None))
         elif isinstance(op, cuda.CopyOp):
             nbytes = _nbytes(op.target.type.element_type, op.size.value.data)
             steps.append(Copy(slots[op.target], slots[op.source], nbytes))

@@ -374,9 +374,9 @@ class _Parts:
         groups, split = grid[0] * grid[1], grid[2]
         depth = min(bm, sq)
         scratch = (
-            ("attention_counters", cuda.COUNTER_TYPE, groups, True),
-            ("attention_parts", F32, groups * split * depth * width, False),
-            ("attention_part_stats", F32, groups * split * depth * 2, False),
+            Scratch("attention_counters", cuda.COUNTER_TYPE, groups, True, True),
+            Scratch("attention_parts", F32, groups * split * depth * width, False),
+            Scratch("attention_part_stats", F32, groups * split * depth * 2, False),
         )
         params = scratch_params(region, scratch)
         return _Parts(*params, split, depth, width, sq, bm, scratch)

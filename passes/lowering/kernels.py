@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float32Type, FunctionType
@@ -26,8 +27,19 @@ from molten.passes.lowering.emitter import (
 )
 from molten.passes.lowering.evaluator import Evaluator
 
-Scratch = tuple[str, Attribute, int, bool]
-"""A scratch buffer a kernel asks for: name, element type, size, zeroed."""
+
+class Scratch(NamedTuple):
+    """A scratch buffer a kernel asks for."""
+
+    name: str
+    element: Attribute
+    size: int
+    zeroed: bool
+    """Set to zero before each launch."""
+    restored: bool = False
+    """(Zeroed only.) The kernel leaves it zero again (counters that the
+    last arrival resets): a runtime may keep it, zeroed once, for the
+    launches on one stream."""
 
 
 @dataclass
@@ -38,8 +50,7 @@ class LoweredKernel:
     cooperative: int | None = None
     """Blocks per group of a cooperative launch (`grid` is then the most)."""
     scratch: tuple[Scratch, ...] = ()
-    """Buffers (name, element type, size, zeroed) the launcher allocates and
-    passes after the outputs."""
+    """Buffers the launcher allocates and passes after the outputs."""
     tensor_maps: tuple = ()
     """TMA tensor maps (`gemm_wgmma_tma.TensorMapSpec`) the launcher makes and
     passes after the outputs, before the scratch buffers."""
@@ -92,9 +103,11 @@ def scratch_params(region: Region, buffers: Sequence[Scratch]) -> list[SSAValue]
     """The kernel's parameters for scratch `buffers`, after its others, in
     the order the launcher passes them (`LoweredKernel.scratch`)."""
     params = []
-    for name, element, _, _ in buffers:
-        arg = region.block.insert_arg(cuda.PointerType(element), len(region.block.args))
-        arg.name_hint = name
+    for buffer in buffers:
+        arg = region.block.insert_arg(
+            cuda.PointerType(buffer.element), len(region.block.args)
+        )
+        arg.name_hint = buffer.name
         params.append(arg)
     return params
 

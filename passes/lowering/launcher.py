@@ -76,12 +76,12 @@ def lower_graph(
             tensor_map.result.name_hint = "tensor_map"
             entry.add_op(tensor_map)
             args.append(tensor_map.result)
-        for name, element, size, zeroed in lowered.scratch:
-            alloc = cuda.AllocOp(element, size)
-            alloc.result.name_hint = name
+        for buffer in lowered.scratch:
+            alloc = cuda.AllocOp(buffer.element, buffer.size)
+            alloc.result.name_hint = buffer.name
             entry.add_op(alloc)
-            if zeroed:
-                entry.add_op(cuda.ZeroOp(alloc.result, size))
+            if buffer.zeroed:
+                entry.add_op(cuda.ZeroOp(alloc.result, buffer.size, buffer.restored))
             args.append(alloc.result)
             temporaries.append(alloc.result)
         launch = cuda.LaunchOp(

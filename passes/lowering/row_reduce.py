@@ -29,6 +29,7 @@ from molten.passes.lowering.emitter import (
 from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.kernels import (
     LoweredKernel,
+    Scratch,
     checked_vector_width,
     kernel_op,
     kernel_shell,
@@ -114,8 +115,8 @@ def lower_row_reduce(
         # results per group (one exchange's and the next's); there are at
         # most `rows` groups. Only the counters must start at zero.
         scratch = (
-            ("group_counters", cuda.COUNTER_TYPE, rows, True),
-            ("group_partials", F32, 2 * rows * split * slots, False),
+            Scratch("group_counters", cuda.COUNTER_TYPE, rows, True),
+            Scratch("group_partials", F32, 2 * rows * split * slots, False),
         )
         counters, partials = scratch_params(region, scratch)
         group, part = e.idiv(bid, split), e.irem(bid, split)

@@ -70,8 +70,8 @@ class SplitK:
         if tiles is None:
             tiles = grid[0] * grid[1] * grid[2] // split
         scratch = (
-            ("split_k_counters", cuda.COUNTER_TYPE, tiles, True),
-            ("split_k_parts", F32, tiles * split * count * threads, False),
+            Scratch("split_k_counters", cuda.COUNTER_TYPE, tiles, True, True),
+            Scratch("split_k_parts", F32, tiles * split * count * threads, False),
         )
         counters, parts = scratch_params(region, scratch)
         return SplitK(counters, parts, split, threads, count, scratch, among)

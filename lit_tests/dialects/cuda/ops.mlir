@@ -10,7 +10,7 @@
 // cuda.wgmma_fence, cuda.wgmma_commit, cuda.wgmma_wait and
 // cuda.fence_proxy_async, TMA's cuda.mbarrier_init, cuda.fence_mbarrier_init,
 // cuda.mbarrier_arrive, cuda.mbarrier_wait, cuda.tma_load and
-// cuda.set_max_registers, cuda.launch, cuda.alloc, cuda.free, cuda.zero,
+// cuda.set_max_registers, cuda.launch, cuda.alloc, cuda.free, cuda.zero (and restored),
 // cuda.copy, cuda.make_tensor_map, cuda.return)
 // and the !cuda.ptr type (global and shared, f32, f16 and bf16), in the
 // custom form (CHECK) and the generic form (CHECK-GENERIC); kernels whose
@@ -464,10 +464,13 @@ cuda.kernel @parts(%x: !cuda.ptr<f32>, %counters: !cuda.ptr<i32>, %partials: !cu
 cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
   %c = cuda.alloc 4 : !cuda.ptr<i32>
   %p = cuda.alloc 16 : !cuda.ptr<f32>
+  %r = cuda.alloc 4 : !cuda.ptr<i32>
   cuda.zero %c, 4 : !cuda.ptr<i32>
+  cuda.zero %r, 4 restored : !cuda.ptr<i32>
   cuda.launch @parts grid [8, 1, 1] block [64, 1, 1] (%x, %c, %p) cooperative [2] : !cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>
   cuda.free %p : !cuda.ptr<f32>
   cuda.free %c : !cuda.ptr<i32>
+  cuda.free %r : !cuda.ptr<i32>
   cuda.return
 }
 
@@ -478,6 +481,7 @@ cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
 // CHECK-NEXT:    %first_warps = cuda.last_arrival %counters[%b], %t among 32 : !cuda.ptr<i32>
 // CHECK:       cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
 // CHECK:         cuda.zero %c, 4 : !cuda.ptr<i32>
+// CHECK-NEXT:    cuda.zero %r, 4 restored : !cuda.ptr<i32>
 // CHECK-NEXT:    cuda.launch @parts grid [8, 1, 1] block [64, 1, 1](%x, %c, %p) cooperative [2] : !cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>
 
 // CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "parts", function_type = (!cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>) -> (), block = #builtin.int<64>, min_blocks = #builtin.int<16>}>
@@ -486,6 +490,7 @@ cuda.host_func @grouped(%x: !cuda.ptr<f32>) outputs 1 {
 // CHECK-GENERIC-NEXT:    %last = "cuda.last_arrival"(%counters, %b, %t) : (!cuda.ptr<i32>, index, index) -> i1
 // CHECK-GENERIC-NEXT:    %first_warps = "cuda.last_arrival"(%counters, %b, %t) <{threads = 32 : i64}> : (!cuda.ptr<i32>, index, index) -> i1
 // CHECK-GENERIC:         "cuda.zero"(%c) <{size = 4 : i64}> : (!cuda.ptr<i32>) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.zero"(%r) <{size = 4 : i64, restored}> : (!cuda.ptr<i32>) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.launch"(%x, %c, %p) <{callee = @parts, grid = array<i64: 8, 1, 1>, block = array<i64: 64, 1, 1>, cooperative = array<i64: 2>}> : (!cuda.ptr<f32>, !cuda.ptr<i32>, !cuda.ptr<f32>) -> ()
 
 // -----

@@ -53,7 +53,7 @@ builtin.module {
 // CHECK:         cuda.return
 // CHECK:       cuda.host_func @decode(
 // CHECK-NEXT:    %attention_counters = cuda.alloc 2 : !cuda.ptr<i32>
-// CHECK-NEXT:    cuda.zero %attention_counters, 2 : !cuda.ptr<i32>
+// CHECK-NEXT:    cuda.zero %attention_counters, 2 restored : !cuda.ptr<i32>
 // CHECK-NEXT:    %attention_parts = cuda.alloc 960 : !cuda.ptr<f32>
 // CHECK-NEXT:    %attention_part_stats = cuda.alloc 60 : !cuda.ptr<f32>
 // CHECK-NEXT:    cuda.launch @decode_attention0 grid [1, 2, 3] block [128, 1, 1](%q, %k, %v, %out0, %attention_counters, %attention_parts, %attention_part_stats)

@@ -127,6 +127,6 @@ func.func @tma_split(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> ten
 // CHECK:               cuda.store {{.*}}, %m[{{%[^ ]+}}] : bf16, !cuda.ptr<bf16>
 // CHECK-LABEL: cuda.host_func @tma_split(
 // CHECK:         %split_k_counters = cuda.alloc 12 : !cuda.ptr<i32>
-// CHECK-NEXT:    cuda.zero %split_k_counters, 12 : !cuda.ptr<i32>
+// CHECK-NEXT:    cuda.zero %split_k_counters, 12 restored : !cuda.ptr<i32>
 // CHECK-NEXT:    %split_k_parts = cuda.alloc 1179648 : !cuda.ptr<f32>
 // CHECK-NEXT:    cuda.launch @wgmma_tma_split grid [5, 1, 1] block [384, 1, 1](%x, %w, %y, %tensor_map, %tensor_map_1, %split_k_counters, %split_k_parts)

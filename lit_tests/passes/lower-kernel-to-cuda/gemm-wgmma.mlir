@@ -248,7 +248,7 @@ func.func @split(%x: tensor<20x1000xbf16>, %w: tensor<256x1000xbf16>) -> tensor<
 // CHECK:       cuda.kernel @wgmma_split_simt(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %m: !cuda.ptr<bf16>, %split_k_counters: !cuda.ptr<i32>, %split_k_parts: !cuda.ptr<f32>) block 256
 // CHECK-LABEL: cuda.host_func @split(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 {
 // CHECK-NEXT:    %split_k_counters = cuda.alloc 4 : !cuda.ptr<i32>
-// CHECK-NEXT:    cuda.zero %split_k_counters, 4 : !cuda.ptr<i32>
+// CHECK-NEXT:    cuda.zero %split_k_counters, 4 restored : !cuda.ptr<i32>
 // CHECK-NEXT:    %split_k_parts = cuda.alloc 49152 : !cuda.ptr<f32>
 // CHECK-NEXT:    cuda.launch @wgmma_split grid [4, 1, 3] block [128, 1, 1](%x, %w, %y, %split_k_counters, %split_k_parts) aligned [0, 1, 2] else @wgmma_split_simt grid [4, 1, 1] block [256, 1, 1]
 // CHECK-NEXT:    cuda.free %split_k_counters : !cuda.ptr<i32>
