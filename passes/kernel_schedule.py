@@ -180,6 +180,12 @@ BLOCK_LATENCY_S = 3e-6
 SM_BYTES_PER_S = 150e9
 """What one SM's loads and stores move (split-K's last block of a tile
 adds the parts alone)."""
+SPLIT_SECONDS = 3.5e-6
+"""What split-K costs beyond moving its parts (the last block of a tile
+waiting for the others' parts, then adding them before its epilogue),
+fitted on the H100 (2026-11-26, benchmarks/results/*-gemm-split.txt):
+against the same tile unsplit, split-K ran 2-7 us slower than the
+estimate without it at 16 to 128 rows."""
 SM_REGISTERS = 65536
 SPLIT_MIN_STEPS = 4
 """The fewest K steps a part of split-K takes: fewer, and the pipeline
@@ -433,6 +439,7 @@ class WgmmaCandidate:
             part_bytes = min(m, bm) * bn * 4
             parts = 2 * split * tiles * part_bytes
             seconds += parts / DRAM_BYTES_PER_S + split * part_bytes / SM_BYTES_PER_S
+            seconds += SPLIT_SECONDS
         return WgmmaCandidate(bm, bn, stages, split, seconds)
 
 

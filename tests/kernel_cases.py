@@ -444,11 +444,11 @@ WGMMA_CASES: dict[str, Builder] = {
     # of K added in order by the last block of a tile), at partial tiles
     # along M, N and K, for B stored [N, K] (x @ w.T) and [K, N], with few
     # rows (9 and 20: the small-M path), batched, unequal parts.
-    "wgmma_nk_split_20x1000x1000": gemm_nk_bias_gelu(20, 1000, 1000),
+    "wgmma_nk_split_20x3000x1500": gemm_nk_bias_gelu(20, 3000, 1500),
     "wgmma_split_9x4096x64": gemm_bias_gelu(9, 4096, 64),
     "wgmma_nk_70x1024x4000": gemm_nk_bias_gelu(70, 1024, 4000),
-    "wgmma_nk_split_256x4096x2048": gemm_nk_bias_gelu(256, 4096, 2048),
-    "wgmma_nk_split_300x4096x2048": gemm_nk_bias_gelu(300, 4096, 2048),
+    "wgmma_nk_split_130x4000x1500": gemm_nk_bias_gelu(130, 4000, 1500),
+    "wgmma_nk_split_130x6000x3000": gemm_nk_bias_gelu(130, 6000, 3000),
     "wgmma_nk_split_200x8192x1536": gemm_nk_bias_gelu(200, 8192, 1536),
     "wgmma_nk_split_384x8192x3072": gemm_nk_bias_gelu(384, 8192, 3072),
     "wgmma_bias_gelu_1030x512x2048": gemm_bias_gelu(1030, 512, 2048),
@@ -482,11 +482,11 @@ WGMMA_CASES: dict[str, Builder] = {
 WGMMA_SCHEDULES = {
     # case: (tile M, tile N, stages, split, persistent blocks) that
     # kernel-schedule gives it
-    "wgmma_nk_split_20x1000x1000": (64, 64, 8, 4, 0),
+    "wgmma_nk_split_20x3000x1500": (64, 64, 8, 4, 0),
     "wgmma_split_9x4096x64": (64, 64, 8, 16, 0),
     "wgmma_nk_70x1024x4000": (64, 64, 8, 1, 0),
-    "wgmma_nk_split_256x4096x2048": (64, 128, 8, 2, 0),
-    "wgmma_nk_split_300x4096x2048": (64, 256, 4, 3, 0),
+    "wgmma_nk_split_130x4000x1500": (64, 128, 8, 3, 0),
+    "wgmma_nk_split_130x6000x3000": (64, 256, 4, 3, 0),
     "wgmma_nk_split_200x8192x1536": (128, 128, 6, 5, 0),
     "wgmma_nk_split_384x8192x3072": (128, 256, 4, 3, 0),
     "wgmma_bias_gelu_1030x512x2048": (128, 256, 4, 1, 0),

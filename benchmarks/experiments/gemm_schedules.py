@@ -1,11 +1,16 @@
 """Experiment: the wgmma gemm's tile and split-K (sm_90a) against the estimate
 that `kernel-schedule` picks them by. For each shape (x @ w.T, w stored
 [N, K], bf16, the linear layers of Llama-3-8B and Qwen2.5-7B), times the
-estimate's best candidates, each checked against cuBLAS first, beside
+estimate's best candidates (and each split one's tile unsplit), each
+checked against cuBLAS first, beside
 cuBLAS's x @ w.T; L2 flushed, medians (benchmarks.timing). Not a harness
 result: only for calibrating the estimate. Prints one line a candidate.
 
     PYTHONPATH=. python benchmarks/experiments/gemm_schedules.py [M ...]
+    PYTHONPATH=. python benchmarks/experiments/gemm_schedules.py MxNxK ...
+
+(the first form: M tokens of each of LAYERS' N x K; the second: those
+shapes).
 """
 
 import sys
@@ -22,8 +27,12 @@ LAYERS = [  # (N, K)
     (14336, 4096),  # Llama-3-8B gate, up
     (4096, 14336),  # Llama-3-8B down
 ]
-TOKENS = [int(a) for a in sys.argv[1:]] or [16, 64, 128, 512, 2048, 8192]
-CANDIDATES = 5
+SHAPES = [
+    tuple(int(d) for d in a.split("x")) if "x" in a else (int(a), n, k)
+    for a in sys.argv[1:] or ["16", "64", "128", "512", "2048", "8192"]
+    for n, k in ([(0, 0)] if "x" in a else LAYERS)
+]
+CANDIDATES = 6
 
 
 def _compiled(g, candidate):
@@ -35,30 +44,40 @@ def _compiled(g, candidate):
 def main() -> None:
     timer = Timer(torch.device("cuda"))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    for m in TOKENS:
-        for n, k in LAYERS:
-            x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
-            w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k**0.5
-            ref = x @ w.T
-            cublas = timer.gpu_time(lambda x=x, w=w: x @ w.T).median
-            g = linear_graph(m, n, k)
-            probe = molten.ZeroCompiler(arch="sm_90a").optimize(g)
-            (mm,) = [op for op in probe.walk() if op.name == "molten.matmul"]
-            candidates = schedule.wgmma_candidates(mm, sms)[:CANDIDATES]
-            flops = 2 * m * n * k
-            print(f"{m}x{n}x{k} cuBLAS {cublas:8.1f} us", flush=True)
-            for rank, c in enumerate(candidates):
-                us = checked_us(timer, _compiled(g, c), x, w, ref)
-                if isinstance(us, str):
-                    print(f"  {c}: {us}")
-                    continue
-                print(
-                    f"  #{rank} {c.rows:3}x{c.cols:<3} stages {c.stages} "
-                    f"split {c.split:2}: "
-                    f"{us:8.1f} us (estimate {c.seconds * 1e6:7.1f}) "
-                    f"{flops / us / 1e6:6.0f} TFLOP/s {cublas / us:5.2f}x cuBLAS",
-                    flush=True,
+    for m, n, k in SHAPES:
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k**0.5
+        ref = x @ w.T
+        cublas = timer.gpu_time(lambda x=x, w=w: x @ w.T).median
+        g = linear_graph(m, n, k)
+        probe = molten.ZeroCompiler(arch="sm_90a").optimize(g)
+        (mm,) = [op for op in probe.walk() if op.name == "molten.matmul"]
+        candidates = schedule.wgmma_candidates(mm, sms)[:CANDIDATES]
+        # Each split candidate's tile and stages without split too, so that
+        # split-K's own cost shows.
+        tried = {(c.rows, c.cols, c.stages) for c in candidates if c.split == 1}
+        for c in list(candidates):
+            if c.split > 1 and (c.rows, c.cols, c.stages) not in tried:
+                tried.add((c.rows, c.cols, c.stages))
+                candidates.append(
+                    schedule.WgmmaCandidate.estimate(
+                        (1, m, n, k), (c.rows, c.cols), c.stages, 1, sms
+                    )
                 )
+        flops = 2 * m * n * k
+        print(f"{m}x{n}x{k} cuBLAS {cublas:8.1f} us", flush=True)
+        for rank, c in enumerate(candidates):
+            us = checked_us(timer, _compiled(g, c), x, w, ref)
+            if isinstance(us, str):
+                print(f"  {c}: {us}")
+                continue
+            print(
+                f"  #{rank} {c.rows:3}x{c.cols:<3} stages {c.stages} "
+                f"split {c.split:2}: "
+                f"{us:8.1f} us (estimate {c.seconds * 1e6:7.1f}) "
+                f"{flops / us / 1e6:6.0f} TFLOP/s {cublas / us:5.2f}x cuBLAS",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
