@@ -266,8 +266,8 @@ kernel.func @gemm_k100(%a: tensor<128x100xf16>, %b: tensor<100x256xf16>) -> (ten
   kernel.yield %m : tensor<128x256xf16>
 }
 // f16 with M = 16 (fewer rows than a warp tile): SIMT
-kernel.func @gemm_m16(%a: tensor<16x512xf16>, %b: tensor<512x256xf16>) -> (tensor<16x256xf16>) gemm {
-  %m = molten.matmul %a, %b : (tensor<16x512xf16>, tensor<512x256xf16>) -> tensor<16x256xf16>
+kernel.func @gemm_m16(%a: tensor<16x8192xf16>, %b: tensor<8192x256xf16>) -> (tensor<16x256xf16>) gemm {
+  %m = molten.matmul %a, %b : (tensor<16x8192xf16>, tensor<8192x256xf16>) -> tensor<16x256xf16>
   kernel.yield %m : tensor<16x256xf16>
 }
 // bf16 x @ w.T, 2048 x 4096 x 4096 (a Llama-3-8B layer at 2048 tokens):
@@ -305,15 +305,17 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
 // CHECK-NEXT:  kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
 // CHECK:       kernel.func @gemm_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
 // CHECK:       kernel.func @gemm_k100(%a: tensor<128x100xf16>, %b: tensor<100x256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
-// CHECK:       kernel.func @gemm_m16(%a: tensor<16x512xf16>, %b: tensor<512x256xf16>) -> (tensor<16x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
+// CHECK:       kernel.func @gemm_m16(%a: tensor<16x8192xf16>, %b: tensor<8192x256xf16>) -> (tensor<16x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
 
 // For arch=sm_90a the tensor-core gemms run on wgmma (mma_warps = 4), in the
 // tile, stages and split-K whose estimated time is least: the 64-row tile
-// of one warpgroup (block 128) and K split in two for a gemm whose 128x256
-// tiles would leave most SMs idle (gemm_f16: 8 K steps, two parts of 4),
-// and eight stages, where streaming the operands bounds it; two
+// of one warpgroup (block 128) for a gemm whose 128x256 tiles would leave
+// most SMs idle (gemm_f16: 8 K steps, too few to pay for split-K's own
+// cost), and eight stages, where streaming the operands bounds it; two
 // warpgroups on 128x256 tiles, four stages, for the batched gemm that fills
-// the SMs; a 64x64 tile for 72x40; from 9 rows (gemm_m16) on wgmma too. f32
+// the SMs; a 64x64 tile for 72x40; from 9 rows on wgmma too, K split in
+// 16 parts where 4 tiles would leave the SMs idle and K is long (gemm_m16:
+// 128 K steps, parts of 8). f32
 // and K = 100 stay on the SIMT cores. Where the estimate picks 128x256 tiles
 // without split and they fill the SMs (gemm_linear_2048: 256 tiles), the
 // persistent TMA kernel of that tile: a block an SM (persistent = 132) and
@@ -321,11 +323,11 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
 // tiles leave SMs idle and K is long (gemm_down_512: 64 tiles, 224 K
 // steps), that kernel with K in parts of at least 64 steps (split = 2).
 // WGMMA:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
-// WGMMA:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
+// WGMMA:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_k100(%a: tensor<128x100xf16>, %b: tensor<100x256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
-// WGMMA:       kernel.func @gemm_m16(%a: tensor<16x512xf16>, %b: tensor<512x256xf16>) -> (tensor<16x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
+// WGMMA:       kernel.func @gemm_m16(%a: tensor<16x8192xf16>, %b: tensor<8192x256xf16>) -> (tensor<16x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 16, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_linear_2048(%x: tensor<2048x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<2048x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132> {
 // WGMMA:       kernel.func @gemm_linear_batched(%x: tensor<2x1024x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<2x1024x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_down_512(%x: tensor<512x14336xbf16>, %w: tensor<4096x14336xbf16>) -> (tensor<512x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132> {
