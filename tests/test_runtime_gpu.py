@@ -328,8 +328,8 @@ def test_split_k_counters_kept_across_calls_and_streams():
     if torch.cuda.get_device_capability() != (9, 0):
         pytest.skip("the wgmma gemm (sm_90a) runs on sm_90 devices only")
     g = DataflowGraph("split_linear")
-    x = g.add_input("x", [16, 4096], "bfloat16")
-    w = g.add_input("w", [4096, 4096], "bfloat16")
+    x = g.add_input("x", [16, 8192], "bfloat16")
+    w = g.add_input("w", [1024, 8192], "bfloat16")
     g.add_output(g.matmul(x, w, transpose_b=True), "y")
     compiled = ZeroCompiler(arch="sm_90a").compile(g)
     assert "restored" in compiled.ir, "the gemm is expected to split K"
@@ -338,10 +338,10 @@ def test_split_k_counters_kept_across_calls_and_streams():
     streams = [torch.cuda.current_stream(), torch.cuda.Stream()]
     for stream in streams:
         for _ in range(4):
-            xs = torch.randn(16, 4096, device="cuda", dtype=torch.bfloat16)
-            ws = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+            xs = torch.randn(16, 8192, device="cuda", dtype=torch.bfloat16)
+            ws = torch.randn(1024, 8192, device="cuda", dtype=torch.bfloat16)
             with torch.cuda.stream(stream):
-                out = torch.full((16, 4096), float("nan"), device="cuda")
+                out = torch.full((16, 1024), float("nan"), device="cuda")
                 out = out.to(torch.bfloat16)
                 compiled(xs, ws, out=out)
             stream.synchronize()
