@@ -15,7 +15,7 @@ import torch
 
 import molten
 import molten.passes.kernel_schedule as schedule
-from benchmarks.experiments.linear import checked_us, linear_graph
+from benchmarks.experiments.linear import LinearCase, checked_us
 from benchmarks.timing import Timer
 
 
@@ -30,13 +30,8 @@ def main() -> None:
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     for shape in sys.argv[1:]:
         m, n, k = (int(d) for d in shape.split("x"))
-        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
-        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k**0.5
-        ref = x @ w.T
-        cublas = timer.gpu_time(lambda x=x, w=w: x @ w.T).median
-        g = linear_graph(m, n, k)
-        probe = molten.ZeroCompiler(arch="sm_90a").optimize(g)
-        (mm,) = [op for op in probe.walk() if op.name == "molten.matmul"]
+        case = LinearCase.of(timer, m, n, k)
+        mm, cublas = case.matmul, case.cublas_us
         picked = schedule.wgmma_schedule(mm, sms)
         best = schedule.wgmma_candidates(mm, sms)[0]
         k_steps = math.ceil(k / schedule.SWIZZLE_K)
@@ -57,7 +52,13 @@ def main() -> None:
         for label, hand, estimate in variants:
             compiler = molten.ZeroCompiler(arch="sm_90a")
             schedules = {"linear_gemm0": hand} if hand else None
-            us = checked_us(timer, compiler.compile(g, schedules=schedules), x, w, ref)
+            us = checked_us(
+                timer,
+                compiler.compile(case.graph, schedules=schedules),
+                case.x,
+                case.w,
+                case.ref,
+            )
             if isinstance(us, str):
                 print(f"  {label}: {us}", flush=True)
                 continue

@@ -19,7 +19,7 @@ import torch
 
 import molten
 import molten.passes.kernel_schedule as schedule
-from benchmarks.experiments.linear import checked_us, linear_graph
+from benchmarks.experiments.linear import LinearCase, checked_us
 from benchmarks.timing import Timer
 
 LAYERS = [  # (N, K)
@@ -45,13 +45,8 @@ def main() -> None:
     timer = Timer(torch.device("cuda"))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     for m, n, k in SHAPES:
-        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
-        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k**0.5
-        ref = x @ w.T
-        cublas = timer.gpu_time(lambda x=x, w=w: x @ w.T).median
-        g = linear_graph(m, n, k)
-        probe = molten.ZeroCompiler(arch="sm_90a").optimize(g)
-        (mm,) = [op for op in probe.walk() if op.name == "molten.matmul"]
+        case = LinearCase.of(timer, m, n, k)
+        mm, cublas = case.matmul, case.cublas_us
         candidates = schedule.wgmma_candidates(mm, sms)[:CANDIDATES]
         # Each split candidate's tile and stages without split too, so that
         # split-K's own cost shows.
@@ -67,7 +62,7 @@ def main() -> None:
         flops = 2 * m * n * k
         print(f"{m}x{n}x{k} cuBLAS {cublas:8.1f} us", flush=True)
         for rank, c in enumerate(candidates):
-            us = checked_us(timer, _compiled(g, c), x, w, ref)
+            us = checked_us(timer, _compiled(case.graph, c), case.x, case.w, case.ref)
             if isinstance(us, str):
                 print(f"  {c}: {us}")
                 continue

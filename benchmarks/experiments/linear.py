@@ -1,9 +1,14 @@
 """What the gemm experiments share: the linear layer they time (x @ w.T,
-w stored [N, K] as nn.Linear stores it, bf16) and a compiled candidate's
-GPU time, checked against cuBLAS's output first."""
+w stored [N, K] as nn.Linear stores it, bf16), its inputs with cuBLAS's
+output and time, and a compiled candidate's GPU time, checked against
+cuBLAS's output first."""
+
+from dataclasses import dataclass
+from typing import Any
 
 import torch
 
+import molten
 from benchmarks.timing import Timer
 from molten.ir import DataflowGraph
 
@@ -34,3 +39,27 @@ def checked_us(
     if not error < MAX_ERROR:
         return f"WRONG ({error})"
     return timer.gpu_time(lambda: compiled(x, w, out=out)).median
+
+
+@dataclass
+class LinearCase:
+    """An M x N x K linear layer to time candidates on: random inputs (w
+    scaled by 1/sqrt(K)), cuBLAS's x @ w.T and its median time, the graph
+    and its matmul op as kernel-schedule sees it."""
+
+    x: torch.Tensor
+    w: torch.Tensor
+    ref: torch.Tensor
+    cublas_us: float
+    graph: DataflowGraph
+    matmul: Any
+
+    @staticmethod
+    def of(timer: Timer, m: int, n: int, k: int) -> "LinearCase":
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k**0.5
+        cublas = timer.gpu_time(lambda: x @ w.T).median
+        g = linear_graph(m, n, k)
+        probe = molten.ZeroCompiler(arch="sm_90a").optimize(g)
+        (mm,) = [op for op in probe.walk() if op.name == "molten.matmul"]
+        return LinearCase(x, w, x @ w.T, cublas, g, mm)
