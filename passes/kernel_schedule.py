@@ -438,8 +438,11 @@ class WgmmaCandidate:
             # block of each tile reading them all.
             part_bytes = min(m, bm) * bn * 4
             parts = 2 * split * tiles * part_bytes
-            seconds += parts / DRAM_BYTES_PER_S + split * part_bytes / SM_BYTES_PER_S
-            seconds += SPLIT_SECONDS
+            seconds += (
+                parts / DRAM_BYTES_PER_S
+                + split * part_bytes / SM_BYTES_PER_S
+                + SPLIT_SECONDS
+            )
         return WgmmaCandidate(bm, bn, stages, split, seconds)
 
 

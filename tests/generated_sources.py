@@ -56,7 +56,9 @@ def digest(graph_factory: Callable, arch: str) -> str:
     from molten import ZeroCompiler
 
     graph = graph_factory()
-    compiled = ZeroCompiler(arch=arch).compile(graph, schedules=hand_schedules(graph))
+    compiled = ZeroCompiler(arch=arch).compile(
+        graph, schedules=hand_schedules(graph.name)
+    )
     return digest_of(compiled)
 
 

@@ -520,10 +520,9 @@ picks it, B stored [N, K] in 128x256 and 128x192 tiles, is in the cases
 wgmma_nk_persistent_* (WGMMA_SCHEDULES)."""
 
 
-def hand_schedules(g: DataflowGraph) -> dict | None:
-    """The schedules `compile(g, schedules=...)` takes for a case's graph: a
+def hand_schedules(case: str) -> dict | None:
+    """The schedules `compile(graph, schedules=...)` takes for a case: a
     TMA_GEMMS case's, else None (kernel-schedule's)."""
-    case = g.name
     if case not in TMA_GEMMS:
         return None
     from molten.passes.kernel_schedule import wgmma_tile_schedule
@@ -558,7 +557,7 @@ def compiled_case(case: str, dtype: str, arch: str = "sm_90"):
     build = (WGMMA_CASES if arch == WGMMA_ARCH else CASES)[case]
     g = DataflowGraph(case)
     build(g, dtype)
-    return ZeroCompiler(arch=arch).compile(g, schedules=hand_schedules(g))
+    return ZeroCompiler(arch=arch).compile(g, schedules=hand_schedules(case))
 
 
 def nvcc_batch(case: str) -> tuple[str, ...]:

@@ -82,7 +82,7 @@ def _run_launcher(
     """Through nvcc: the `.cu` built into a library, its launcher called."""
     arch = arch or _arch()
     compiler = ZeroCompiler(arch=arch)
-    compiled = compiler.compile(g, schedules=hand_schedules(g))
+    compiled = compiler.compile(g, schedules=hand_schedules(g.name))
     compiler.save(compiled, tmp_path)
     library = tmp_path / f"lib{g.name}.so"
     build = subprocess.run(
@@ -116,7 +116,7 @@ def _run_runtime(
 ):
     """Through the runtime: NVRTC, the launcher replayed from Python."""
     compiler = ZeroCompiler(**({"arch": arch} if arch else {}))
-    compiled = compiler.compile(g, schedules=hand_schedules(g))
+    compiled = compiler.compile(g, schedules=hand_schedules(g.name))
     device_inputs, outputs = _device_arrays(g, arrays, dtype)
     assert compiled(*device_inputs, out=outputs) is outputs
     torch.cuda.synchronize()

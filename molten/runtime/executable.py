@@ -305,13 +305,19 @@ class Executable:
             )
         return view
 
+    @staticmethod
+    def _zero(pointer: int, nbytes: int, cu_stream: Any) -> None:
+        check(
+            _driver().cuMemsetD8Async(pointer, 0, nbytes, cu_stream),
+            "zeroing a buffer",
+        )
+
     def _run(self, slots: list[int], handle: int) -> None:
         driver = _driver()
         cu_stream = self._cu_streams.get(handle)
         if cu_stream is None:
             cu_stream = self._cu_streams[handle] = driver.CUstream(handle)
         buffers: dict[int, Any] = {}
-        fresh: set[int] = set()
         stream = self.device.stream(handle) if self._has_buffers else None
         try:
             for step in self._steps:
@@ -346,10 +352,10 @@ class Executable:
                 elif isinstance(step, steps.Alloc):
                     if step.slot in self._kept_slots:
                         kept = self._kept.get((step.slot, handle))
-                        if kept is None:
+                        if kept is None:  # zeroed once, when made
                             kept = self.device.allocate(step.nbytes, stream)
+                            self._zero(int(kept.handle), step.nbytes, cu_stream)
                             self._kept[step.slot, handle] = kept
-                            fresh.add(step.slot)
                         slots[step.slot] = int(kept.handle)
                         continue
                     buffers[step.slot] = self.device.allocate(step.nbytes, stream)
@@ -364,15 +370,8 @@ class Executable:
                         ),
                         "copying an output",
                     )
-                elif isinstance(step, steps.Zero):
-                    if step.restored and step.slot not in fresh:
-                        continue  # zero since its first call on this stream
-                    check(
-                        driver.cuMemsetD8Async(
-                            slots[step.slot], 0, step.nbytes, cu_stream
-                        ),
-                        "zeroing a buffer",
-                    )
+                elif isinstance(step, steps.Zero) and not step.restored:
+                    self._zero(slots[step.slot], step.nbytes, cu_stream)
                 elif isinstance(step, steps.Free) and step.slot not in self._kept_slots:
                     buffers.pop(step.slot).close(stream)
         finally:

@@ -291,7 +291,8 @@ def lower_gemm_wgmma_tma(
     def k_step(em: Emitter, k: Index, acc: list[SSAValue], pending: int):
         """The wgmmas of the tile's k-th K step on `acc`, then a wait until at
         most `pending` groups are in flight; once the previous step's
-        wgmmas are done, its stage may be loaded again."""
+        wgmmas are done, its stage may be loaded again (and, waited for in
+        full, this step's own)."""
         overall = em.iadd(em.imul(i, k_steps), k)
         stage, parity = stage_of(em, overall)
         em.add(cuda.MbarrierWaitOp(bars, em.index(stage), em.index(parity)))
@@ -308,6 +309,8 @@ def lower_gemm_wgmma_tma(
         released = emit_if(em, em.icmp(k, 0, "sgt"))
         release(released, released.irem(released.isub(overall, 1), stages))
         close_if(released)
+        if pending == 0:
+            release(em, stage)
         return list(wait.results)
 
     # Every K step but the last in a loop, one group left in flight; the
@@ -330,10 +333,6 @@ def lower_gemm_wgmma_tma(
         scf.YieldOp(*k_step(step_e, k, list(loop_body.args[1:]), pending=1))
     )
     done = k_step(tile_loop, tile_loop.index(k_steps - 1), list(loop.results), 0)
-    last = tile_loop.irem(
-        tile_loop.iadd(tile_loop.imul(i, k_steps), k_steps - 1), stages
-    )
-    release(tile_loop, last)
     lane_row, lane_col = lane_origin(tile_loop, (m0, group_m), (n0, 0), in_group)
     last_e = tile_loop
     parts = None
