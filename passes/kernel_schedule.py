@@ -498,50 +498,68 @@ def wgmma_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAtt
         return wgmma_schedule_of(best)
     result = shape_of(matmul.result)
     k_steps = math.ceil(shape_of(matmul.lhs)[-1] / SWIZZLE_K)
-    rows, cols = PERSISTENT_TILES[0]
+    rows, cols = PERSISTENT_ROWS, max(PERSISTENT_COLS)
     tiles = math.ceil(result[-2] / rows) * math.ceil(result[-1] / cols)
     if split := persistent_split(tiles, k_steps, sm_count):
         return wgmma_tile_schedule(
             rows, cols, most_stages((rows, cols)), split=split, persistent=sm_count
         )
-    # The fastest tile by the estimate; on a tie the larger.
+    # The fastest tile by the estimate; on a tie the wider.
     seconds, tile = min(
         (
             (persistent_seconds(tile, *result[-2:], k_steps, sm_count), tile)
-            for tile in PERSISTENT_TILES
+            for tile in persistent_tiles(matmul)
         ),
-        key=lambda found: (found[0], -found[1][1]),
+        key=lambda found: (round(found[0] * 1e8), -found[1][1]),
     )
     if seconds > best.seconds:
         return wgmma_schedule_of(best)
     return wgmma_tile_schedule(*tile, most_stages(tile), persistent=sm_count)
 
 
-PERSISTENT_TILES = ((128, 256), (128, 192))
-"""The tiles the heuristic runs the persistent TMA kernel in, the first
-the one split-K takes."""
-PERSISTENT_TILE_SECONDS = {(128, 256): (12e-6, 0.60e-6), (128, 192): (9e-6, 0.58e-6)}
-"""(a tile's own time, its time a K step of 64) in the persistent TMA
-kernel with the SMs busy, fitted on the H100 (2026-11-26, benchmarks/
-results/*-gemm-persistent-tiles.txt): 128x256 tiles took 44-45 us a round
-of tiles at 56 K steps and 48-51 at 64; 128x192 40-43 and 48-51. The own
-time is mostly the epilogue, which no tile's K loop overlaps (and more
-where rows are partial: 19-22 us at 5 and 8 K steps)."""
+PERSISTENT_ROWS = 128
+"""The rows of the persistent kernel's tiles: two consumer warpgroups."""
+PERSISTENT_COLS = tuple(range(128, 257, 16))
+"""The widths the heuristic weighs for the persistent kernel's tiles where
+B is stored [N, K] (any multiple of 16 from 128 to 256, so that the tiles
+of a shape fill the SMs' rounds: cuBLAS picks 144, 112 or 80 as well);
+where B is stored [K, N], the whole 64-column blocks among them. The
+widest is the one split-K takes."""
+PERSISTENT_SECONDS = (5.4e-6, 3.35e-6, 0.033e-6, 0.00256e-6)
+"""The persistent kernel's time in 128-row tiles of N columns: once (its
+start and its last epilogue), a round of tiles on the SMs, and a K step
+(of 64) of a round, a + b N. Fitted on the H100 (2026-11-26,
+benchmarks/results/*-gemm-persistent-widths.txt) to 36 times of six
+shapes (512 to 8192 rows, 8 to 64 K steps) in widths 128 to 256 by 16:
+within 13% of each, and it picks the fastest width of each shape but
+512x14336x4096 (256 for 160, 3% slower)."""
+
+
+def persistent_tiles(matmul: molten.MatmulOp) -> list[tuple[int, int]]:
+    """The tiles the heuristic weighs for the persistent kernel: 128 rows by
+    each of PERSISTENT_COLS that B's layout takes."""
+    whole_blocks = matmul.transpose_b is None  # B stored [K, N]
+    return [
+        (PERSISTENT_ROWS, cols)
+        for cols in PERSISTENT_COLS
+        if not whole_blocks or cols % SWIZZLE_K == 0
+    ]
 
 
 def persistent_seconds(
     tile: tuple[int, int], m: int, n: int, k_steps: int, sm_count: int
 ) -> float:
     """The estimated time of an M x N gemm of `k_steps` K steps in the
-    persistent TMA kernel's `tile`s: the rounds of tiles the busiest SM
-    takes, each its own time and its K steps', or the operands and the
-    output moved once at DRAM's bandwidth, whichever is longer."""
+    persistent TMA kernel's `tile`s (PERSISTENT_SECONDS): the rounds of
+    tiles the busiest SM takes, or the operands and the output moved once
+    at DRAM's bandwidth, whichever is longer."""
     tiles = math.ceil(m / tile[0]) * math.ceil(n / tile[1])
     rounds = math.ceil(tiles / sm_count)
-    own, step = PERSISTENT_TILE_SECONDS[tile]
+    once, per_round, step, per_column = PERSISTENT_SECONDS
     k = k_steps * SWIZZLE_K
     moved = 2 * (m * k + n * k + m * n) / DRAM_BYTES_PER_S
-    return max(rounds * (own + k_steps * step), moved)
+    busy = once + rounds * (per_round + k_steps * (step + per_column * tile[1]))
+    return max(busy, moved)
 
 
 def most_stages(tile: tuple[int, int]) -> int:

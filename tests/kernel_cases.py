@@ -450,15 +450,15 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_nk_split_130x4000x1500": gemm_nk_bias_gelu(130, 4000, 1500),
     "wgmma_nk_split_130x6000x3000": gemm_nk_bias_gelu(130, 6000, 3000),
     "wgmma_nk_split_200x8192x1536": gemm_nk_bias_gelu(200, 8192, 1536),
-    "wgmma_nk_split_384x8192x3072": gemm_nk_bias_gelu(384, 8192, 3072),
+    "wgmma_nk_persistent_128_384x8192x3072": gemm_nk_bias_gelu(384, 8192, 3072),
     "wgmma_bias_gelu_1030x512x2048": gemm_bias_gelu(1030, 512, 2048),
     "wgmma_batched_split_3x20x2048x64": gemm_batched([3], 20, 2048, 64),
     # The persistent TMA kernel as kernel-schedule picks it, partial along
     # M, N and K: 128x256 tiles (5 x 21, one round), 128x192 tiles (5 x 22,
     # where 128x256 tiles would leave more SMs idle); 64 128x256 tiles with
     # 130 K steps: that kernel with split-K, two parts of 65 steps.
-    "wgmma_nk_persistent_520x2000x5200": gemm_nk_bias_gelu(520, 2000, 5200),
-    "wgmma_nk_persistent_192_520x1000x4100": gemm_nk_bias_gelu(520, 1000, 4100),
+    "wgmma_nk_persistent_208_520x2000x5200": gemm_nk_bias_gelu(520, 2000, 5200),
+    "wgmma_nk_persistent_160_520x1000x4100": gemm_nk_bias_gelu(520, 1000, 4100),
     "wgmma_nk_persistent_split_400x8320x4000": gemm_nk_residual(400, 8320, 4000),
     # Attention on wgmma: partial tiles of queries and keys with the causal
     # mask (head dim 128); keys split across blocks (flash-decoding's
@@ -476,6 +476,8 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_tma_nk_cluster_residual_70x4096x384": gemm_nk_residual(70, 4096, 384),
     "wgmma_tma_nk_split_300x520x1000": gemm_nk_bias_gelu(300, 520, 1000),
     "wgmma_tma_kn_cluster_split_1100x200x640": gemm_plain(1100, 200, 640),
+    "wgmma_tma_nk_narrow_1030x520x2000": gemm_nk_bias_gelu(1030, 520, 2000),
+    "wgmma_tma_nk_cluster_narrow_300x520x1000": gemm_nk_residual(300, 520, 1000),
 }
 
 
@@ -488,11 +490,11 @@ WGMMA_SCHEDULES = {
     "wgmma_nk_split_130x4000x1500": (64, 128, 8, 3, 0),
     "wgmma_nk_split_130x6000x3000": (64, 256, 4, 3, 0),
     "wgmma_nk_split_200x8192x1536": (128, 128, 6, 5, 0),
-    "wgmma_nk_split_384x8192x3072": (128, 256, 4, 3, 0),
+    "wgmma_nk_persistent_128_384x8192x3072": (128, 128, 7, 1, 132),
     "wgmma_bias_gelu_1030x512x2048": (128, 256, 4, 1, 0),
     "wgmma_batched_split_3x20x2048x64": (64, 64, 8, 8, 0),
-    "wgmma_nk_persistent_520x2000x5200": (128, 256, 4, 1, 132),
-    "wgmma_nk_persistent_192_520x1000x4100": (128, 192, 5, 1, 132),
+    "wgmma_nk_persistent_208_520x2000x5200": (128, 208, 5, 1, 132),
+    "wgmma_nk_persistent_160_520x1000x4100": (128, 160, 6, 1, 132),
     "wgmma_nk_persistent_split_400x8320x4000": (128, 256, 4, 2, 132),
 }
 """The schedule class each case stands for (test_tile checks they keep it)."""
@@ -507,6 +509,8 @@ TMA_GEMMS = {
     "wgmma_tma_nk_cluster_residual_70x4096x384": (64, 128, 4, 4, 2, 1),
     "wgmma_tma_nk_split_300x520x1000": (128, 256, 4, 5, 1, 3),
     "wgmma_tma_kn_cluster_split_1100x200x640": (128, 128, 6, 6, 2, 2),
+    "wgmma_tma_nk_narrow_1030x520x2000": (128, 144, 6, 5, 1, 1),
+    "wgmma_tma_nk_cluster_narrow_300x520x1000": (128, 176, 5, 6, 2, 1),
 }
 """The persistent TMA gemm by hand schedules: each case (in WGMMA_CASES)
 compiles with this schedule for its gemm kernel (`hand_schedules`). Blocks
@@ -515,9 +519,11 @@ K, B stored either way, epilogues; clusters of two blocks multicasting
 B's tile, among them blocks whose rows lie wholly past M (300 and 70
 rows in cluster tiles of 256 and 128); split-K, each tile's K steps in 2
 or 3 parts (36 parts of tiles for 5 blocks; a cluster's two blocks taking
-the same part of their row tiles). The kernel as kernel-schedule
-picks it, B stored [N, K] in 128x256 and 128x192 tiles, is in the cases
-wgmma_nk_persistent_* (WGMMA_SCHEDULES)."""
+the same part of their row tiles); tiles 144 and 176 wide (not whole
+64-column blocks; the 176 ones in a cluster, each block loading 88 rows
+of B). The kernel as kernel-schedule picks it, B stored [N, K] in tiles
+128, 160 and 208 wide, is in the cases wgmma_nk_persistent_*
+(WGMMA_SCHEDULES)."""
 
 
 def hand_schedules(case: str) -> dict | None:

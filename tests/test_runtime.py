@@ -88,6 +88,27 @@ def test_program_of_a_single_kernel():
     )
 
 
+def test_program_gives_a_fallback_its_own_shared_memory():
+    """The persistent TMA gemm takes most of an SM's shared memory; its SIMT
+    fallback (for misaligned pointers) has static tiles and no dynamic
+    shared memory: launched with the gemm's, it could not start (the two
+    together are past the SM's limit)."""
+    from molten.passes.kernel_schedule import most_stages, wgmma_tile_schedule
+
+    case = "wgmma_nk_persistent_160_520x1000x4100"
+    graph = DataflowGraph(case)
+    WGMMA_CASES[case](graph, "bfloat16")
+    stages = most_stages((128, 160))
+    schedule = wgmma_tile_schedule(128, 160, stages, persistent=132)
+    compiled = ZeroCompiler(arch=WGMMA_ARCH).compile(
+        graph, schedules={f"{case}_gemm0": schedule}
+    )
+    (launch,) = [s for s in compiled.program if isinstance(s, steps.Launch)]
+    assert launch.fallback is not None
+    assert launch.shared_bytes >= stages * (128 + 160) * 64 * 2
+    assert launch.fallback_shared_bytes == 0
+
+
 def test_program_allocates_launches_in_order_and_frees():
     """softmax along axis 0 is several kernels with buffers between them;
     every buffer is allocated before its first use and freed after its last."""

@@ -1,11 +1,15 @@
 """Experiment: kernel-schedule's choice between the cp.async wgmma gemm and
-the persistent TMA gemm's 128x256 and 128x192 tiles, each timed beside its
+the persistent TMA gemm in the tiles it weighs, each timed beside its
 estimate (wgmma_candidates, persistent_seconds) and cuBLAS, on x @ w.T
 (w stored [N, K], bf16); each checked against cuBLAS first, L2 flushed,
 medians (benchmarks.timing). Not a harness result: for calibrating the
 estimates.
 
-    PYTHONPATH=. python benchmarks/experiments/gemm_persistent_tiles.py MxNxK ...
+    PYTHONPATH=. python benchmarks/experiments/gemm_persistent_tiles.py MxNxK ... \
+        [--tiles 128x256,128x144,...]
+
+(--tiles: the persistent tiles timed, by default those the heuristic
+weighs, persistent_tiles.)
 """
 
 import math
@@ -28,7 +32,13 @@ def describe(s) -> str:
 def main() -> None:
     timer = Timer(torch.device("cuda"))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    for shape in sys.argv[1:]:
+    args = sys.argv[1:]
+    tiles = None
+    if "--tiles" in args:
+        at = args.index("--tiles")
+        tiles = [tuple(int(d) for d in t.split("x")) for t in args[at + 1].split(",")]
+        del args[at : at + 2]
+    for shape in args:
         m, n, k = (int(d) for d in shape.split("x"))
         case = LinearCase.of(timer, m, n, k)
         mm, cublas = case.matmul, case.cublas_us
@@ -46,7 +56,7 @@ def main() -> None:
                 ),
                 schedule.persistent_seconds((rows, cols), m, n, k_steps, sms),
             )
-            for rows, cols in schedule.PERSISTENT_TILES
+            for rows, cols in tiles or schedule.persistent_tiles(mm)
         ]
         print(f"{m}x{n}x{k} cuBLAS {cublas:8.1f} us", flush=True)
         for label, hand, estimate in variants:

@@ -288,7 +288,8 @@ kernel.func @gemm_down_512(%x: tensor<512x14336xbf16>, %w: tensor<4096x14336xbf1
   %m = molten.matmul %x, %w transpose_b : (tensor<512x14336xbf16>, tensor<4096x14336xbf16>) -> tensor<512x4096xbf16>
   kernel.yield %m : tensor<512x4096xbf16>
 }
-// its O projection, 512 x 4096 x 4096: parts of 32 K steps are too short
+// its O projection, 512 x 4096 x 4096: parts of 32 K steps are too short;
+// 128 tiles of 128x128 fill one round of the SMs
 kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<512x4096xbf16>) gemm {
   %m = molten.matmul %x, %w transpose_b : (tensor<512x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<512x4096xbf16>
   kernel.yield %m : tensor<512x4096xbf16>
@@ -322,6 +323,9 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
 // a producer warpgroup (block 384); not for a batched gemm. Where 128x256
 // tiles leave SMs idle and K is long (gemm_down_512: 64 tiles, 224 K
 // steps), that kernel with K in parts of at least 64 steps (split = 2).
+// Its tile's width is the one whose rounds of tiles the estimate finds
+// fastest (gemm_o_512: 128 columns, 128 tiles in one round; 128x256 would
+// leave half the SMs idle).
 // WGMMA:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
 // WGMMA:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
@@ -331,7 +335,7 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
 // WGMMA:       kernel.func @gemm_linear_2048(%x: tensor<2048x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<2048x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132> {
 // WGMMA:       kernel.func @gemm_linear_batched(%x: tensor<2x1024x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<2x1024x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_down_512(%x: tensor<512x14336xbf16>, %w: tensor<4096x14336xbf16>) -> (tensor<512x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132> {
-// WGMMA:       kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<512x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 64], warp = [64, 128], stages = 6, mma_warps = 4> {
+// WGMMA:       kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<512x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 64], warp = [64, 128], stages = 7, mma_warps = 4, persistent = 132> {
 
 // BAD-ARCH: error: kernel-schedule: arch is a target such as sm_90 or sm_90a, not 'sm90'
 

@@ -689,10 +689,13 @@ func.func @linear_sm90a(%x: tensor<1024x128xf16>, %w: tensor<128x4096xf16>, %b: 
 // WGMMA:      #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 // WGMMA-NEXT: #error "Molten: this file's wgmma kernels need sm_90a: compile with -gencode=arch=compute_90a,code=sm_90a"
 // WGMMA-NEXT: #endif
-// WGMMA:      __device__ __forceinline__ unsigned long long molten_wgmma_descriptor(
-// WGMMA-NEXT:     const void* tile, unsigned leading, unsigned stride) {
-// WGMMA-NEXT:   const unsigned long long address = (unsigned)__cvta_generic_to_shared(tile);
-// WGMMA-NEXT:   return ((address & 0x3FFFF) >> 4) | ((unsigned long long)(leading >> 4) << 16) |
+// WGMMA:      template <class T>
+// WGMMA-NEXT: __device__ __forceinline__ unsigned long long molten_wgmma_descriptor(
+// WGMMA-NEXT:     const T* buffer, int64_t offset, unsigned leading, unsigned stride) {
+// WGMMA-NEXT:   const unsigned address = (unsigned)__cvta_generic_to_shared(buffer) +
+// WGMMA-NEXT:                            (unsigned)offset * (unsigned)sizeof(T);
+// WGMMA-NEXT:   return (unsigned long long)((address & 0x3FFFF) >> 4) |
+// WGMMA-NEXT:          ((unsigned long long)(leading >> 4) << 16) |
 // WGMMA-NEXT:          ((unsigned long long)(stride >> 4) << 32) | (1ull << 62);
 // WGMMA-NEXT: }
 // WGMMA-NEXT: __device__ __forceinline__ void molten_wgmma_m64n256k16_f16_kt(float& d0, float& d1, {{(float& d[0-9]+, )+}}float& d127, unsigned long long a, unsigned long long b) {
@@ -724,8 +727,8 @@ func.func @linear_sm90a(%x: tensor<1024x128xf16>, %w: tensor<128x4096xf16>, %b: 
 // WGMMA-NEXT:     __syncthreads();
 // WGMMA:          molten_cp_async_commit();
 // WGMMA-NEXT:     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-// WGMMA:          const unsigned long long [[DA:[A-Za-z_][A-Za-z0-9_]*]] = molten_wgmma_descriptor(a_tile + {{[A-Za-z_][A-Za-z0-9_]*}}, 16, 1024);
-// WGMMA:          const unsigned long long [[DB:[A-Za-z_][A-Za-z0-9_]*]] = molten_wgmma_descriptor(b_tile + {{[A-Za-z_][A-Za-z0-9_]*}}, 8192, 1024);
+// WGMMA:          const unsigned long long [[DA:[A-Za-z_][A-Za-z0-9_]*]] = molten_wgmma_descriptor(a_tile, {{[A-Za-z_][A-Za-z0-9_]*}}, 16, 1024);
+// WGMMA:          const unsigned long long [[DB:[A-Za-z_][A-Za-z0-9_]*]] = molten_wgmma_descriptor(b_tile, {{[A-Za-z_][A-Za-z0-9_]*}}, 8192, 1024);
 // WGMMA:          molten_wgmma_m64n256k16_f16_kt({{([A-Za-z_][A-Za-z0-9_]*, )+}}[[DA]], [[DB]]);
 // WGMMA-COUNT-3:  molten_wgmma_m64n256k16_f16_kt(
 // WGMMA-NEXT:     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
@@ -736,7 +739,7 @@ func.func @linear_sm90a(%x: tensor<1024x128xf16>, %w: tensor<128x4096xf16>, %b: 
 // WGMMA-NEXT:   __syncthreads();
 // WGMMA-NEXT:   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 // WGMMA-NOT:    molten_cp_async
-// WGMMA:        const unsigned long long {{[A-Za-z_][A-Za-z0-9_]*}} = molten_wgmma_descriptor(b_tile + 16384, 8192, 1024);
+// WGMMA:        const unsigned long long {{[A-Za-z_][A-Za-z0-9_]*}} = molten_wgmma_descriptor(b_tile, 16384, 8192, 1024);
 // WGMMA-COUNT-4: molten_wgmma_m64n256k16_f16_kt(
 // WGMMA-NEXT:   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 // WGMMA:        molten_wgmma_wait128<0>(
@@ -864,10 +867,10 @@ cuda.host_func @warpgroup_graph(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) outputs 
 // WGMMA-DIRECT-NEXT: extern "C" __global__ void __launch_bounds__(128) warpgroup(float* __restrict__ y) {
 // WGMMA-DIRECT-NEXT:   __shared__ __align__(1024) __half sh[8192];
 // WGMMA-DIRECT-NEXT:   __shared__ __align__(1024) __nv_bfloat16 sb[8192];
-// WGMMA-DIRECT-NEXT:   const unsigned long long da = molten_wgmma_descriptor(sh + 0, 16, 1024);
-// WGMMA-DIRECT-NEXT:   const unsigned long long db = molten_wgmma_descriptor(sh + 512, 8192, 1024);
-// WGMMA-DIRECT-NEXT:   const unsigned long long ea = molten_wgmma_descriptor(sb + 0, 8192, 1024);
-// WGMMA-DIRECT-NEXT:   const unsigned long long eb = molten_wgmma_descriptor(sb + 512, 8192, 1024);
+// WGMMA-DIRECT-NEXT:   const unsigned long long da = molten_wgmma_descriptor(sh, 0, 16, 1024);
+// WGMMA-DIRECT-NEXT:   const unsigned long long db = molten_wgmma_descriptor(sh, 512, 8192, 1024);
+// WGMMA-DIRECT-NEXT:   const unsigned long long ea = molten_wgmma_descriptor(sb, 0, 8192, 1024);
+// WGMMA-DIRECT-NEXT:   const unsigned long long eb = molten_wgmma_descriptor(sb, 512, 8192, 1024);
 // WGMMA-DIRECT-NEXT:   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 // WGMMA-DIRECT-NEXT:   __syncthreads();
 // WGMMA-DIRECT-NEXT:   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
@@ -895,7 +898,7 @@ cuda.host_func @warpgroup_graph(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) outputs 
 // WGMMA-DIRECT-NEXT:   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 // WGMMA-DIRECT-NEXT:   __syncthreads();
 // WGMMA-DIRECT-NEXT:   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-// WGMMA-DIRECT-NEXT:   const unsigned long long d = molten_wgmma_descriptor(tile + (int64_t)threadIdx.x, 16, 1024);
+// WGMMA-DIRECT-NEXT:   const unsigned long long d = molten_wgmma_descriptor(tile, (int64_t)threadIdx.x, 16, 1024);
 // WGMMA-DIRECT-NEXT:   float d0, d1, d2, d3, d4, d5, d6, d7;
 // WGMMA-DIRECT:        molten_wgmma_m64n16k16_f16_kk(d0, d1, d2, d3, d4, d5, d6, d7, d, d);
 // WGMMA-DIRECT-NEXT:   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");

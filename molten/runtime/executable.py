@@ -70,17 +70,18 @@ class _PreparedLaunch:
         if step.cooperative is not None:
             self.grid = _cooperative_grid(function, step, device)
             self.start, self.extra = driver.cuLaunchCooperativeKernel, ()
-        if step.shared_bytes:
-            # Above 48 KiB a kernel must opt in to its dynamic shared memory.
-            attributes = driver.CUfunction_attribute
-            attribute = attributes.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-            for f in (function, fallback):
-                if f is not None:
-                    check(
-                        driver.cuFuncSetAttribute(f, attribute, step.shared_bytes),
-                        f"giving {step.kernel} {step.shared_bytes} bytes of shared "
-                        "memory",
-                    )
+        # Above 48 KiB a kernel must opt in to its dynamic shared memory.
+        attributes = driver.CUfunction_attribute
+        attribute = attributes.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        for f, name, shared in (
+            (function, step.kernel, step.shared_bytes),
+            (fallback, step.fallback, step.fallback_shared_bytes),
+        ):
+            if f is not None and shared:
+                check(
+                    driver.cuFuncSetAttribute(f, attribute, shared),
+                    f"giving {name} {shared} bytes of shared memory",
+                )
 
         # cuLaunchKernel takes an array of pointers to the parameter values;
         # both arrays live as long as this object, the values change per call.
@@ -328,9 +329,11 @@ class Executable:
                     for i in step.maps:  # passed by value: the map's own bytes
                         step.pointers[i] = pointers[i]
                     function, grid, block = step.function, step.grid, launch.block
+                    shared = launch.shared_bytes
                     if any(pointers[i] % VECTOR_BYTES for i in launch.aligned):
                         function, grid = step.fallback, step.fallback_grid
                         block = step.fallback_block
+                        shared = launch.fallback_shared_bytes
                     gx, gy, gz = grid
                     bx, by, bz = block
                     status = step.start(
@@ -341,7 +344,7 @@ class Executable:
                         bx,
                         by,
                         bz,
-                        launch.shared_bytes,
+                        shared,
                         cu_stream,
                         step.pointers_address,
                         *step.extra,

@@ -77,11 +77,12 @@ class Launch:
     fallback: str | None = None
     cooperative: int | None = None
     shared_bytes: int = 0
-    """The dynamic shared memory each block of the kernel (and of its
-    fallback) is launched with."""
+    """The dynamic shared memory each block of the kernel is launched with."""
     fallback_grid: tuple[int, int, int] | None = None
     fallback_block: tuple[int, int, int] | None = None
     """The fallback's own grid and block, where they differ from the kernel's."""
+    fallback_shared_bytes: int = 0
+    """The fallback's own dynamic shared memory."""
 
 
 @dataclass(frozen=True)
@@ -152,15 +153,16 @@ def host_program(
                     tuple(op.aligned.get_values()) if op.aligned else (),
                     kernel_names[op.fallback.string_value()] if op.fallback else None,
                     op.cooperative.get_values()[0] if op.cooperative else None,
-                    _dynamic_shared_bytes(op),
+                    _dynamic_shared_bytes(op, op.callee),
                     *(
                         (
                             tuple(op.fallback_grid.get_values()),
                             tuple(op.fallback_block.get_values()),
                         )
                         if op.fallback_grid is not None and op.fallback_block
-                        else ()
+                        else (None, None)
                     ),
+                    _dynamic_shared_bytes(op, op.fallback) if op.fallback else 0,
                 )
             )
         elif isinstance(op, cuda.MakeTensorMapOp):
@@ -190,11 +192,6 @@ def host_program(
     return tuple(steps)
 
 
-def _dynamic_shared_bytes(launch: cuda.LaunchOp) -> int:
-    callees = [launch.callee]
-    if launch.fallback is not None:
-        callees.append(launch.fallback)
-    return max(
-        cuda.dynamic_shared_bytes(SymbolTable.lookup_symbol(launch, callee))
-        for callee in callees
-    )
+def _dynamic_shared_bytes(launch: cuda.LaunchOp, callee) -> int:
+    """The dynamic shared memory of the kernel `callee` that `launch` names."""
+    return cuda.dynamic_shared_bytes(SymbolTable.lookup_symbol(launch, callee))

@@ -479,7 +479,7 @@ class BodyPrinter:
             lo, hi = self.name(op.lo), self.name(op.hi)
             self.define(op.result, f"molten_pack_{kind}({lo}, {hi})", "pair")
         elif isinstance(op, cuda.WgmmaDescriptorOp):
-            address = f"{self.name(op.ptr)} + {self.name(op.index)}"
+            address = f"{self.name(op.ptr)}, {self.name(op.index)}"
             self.define(
                 op.result,
                 f"molten_wgmma_descriptor({address}, {op.leading.value.data}, "
@@ -702,7 +702,7 @@ class BodyPrinter:
         for arg, init, result in zip(
             body.args[1:], op.iter_args, op.results, strict=True
         ):
-            name = self.scope.fresh(result.name_hint, "acc")
+            name = self.scope.fresh(result.name_hint or arg.name_hint, "acc")
             self.variables.add(name)
             self.emit(f"{c_type(arg.type)} {name} = {self.name(init)};")
             self.names[arg] = self.names[result] = name
@@ -720,8 +720,8 @@ class BodyPrinter:
             # A yielded value is itself carried (e.g. two swapped): read all
             # before writing any.
             staged = [self.scope.fresh(f"{name}_next") for name in carried]
-            for name, update in zip(staged, updates, strict=True):
-                self.emit(f"const float {name} = {update};")
+            for name, update, arg in zip(staged, updates, body.args[1:], strict=True):
+                self.emit(f"const {c_type(arg.type)} {name} = {update};")
             updates = staged
         for name, update in zip(carried, updates, strict=True):
             if name != update:

@@ -208,6 +208,19 @@ def emit_for(e: Emitter, lb: Index, ub: Index, step: Index) -> tuple[Emitter, Bl
     return e.nested(body), body
 
 
+def emit_carried_for(
+    e: Emitter, lb: Index, ub: Index, carried: Sequence[SSAValue]
+) -> tuple[scf.ForOp, Emitter, Block]:
+    """Emits `scf.for` from `lb` to `ub` by 1 carrying `carried`; returns the
+    loop (its results the carried values after it), its body's emitter and
+    block (the induction variable, then the carried values). The caller
+    ends the body with `scf.yield` of the next carried values."""
+    body = Block(arg_types=[INDEX, *(v.type for v in carried)])
+    loop = scf.ForOp(e.index(lb), e.index(ub), e.index(1), list(carried), Region(body))
+    e.block.add_op(loop)
+    return loop, e.nested(body), body
+
+
 def both(e: Emitter, a: SSAValue | None, b: SSAValue | None) -> SSAValue | None:
     """a && b, where None stands for a condition known to hold."""
     if a is None or b is None:

@@ -120,38 +120,47 @@ def epilogue(
     guard_cols: bool,
     staged: Sequence[StagingTile] = (),
     origin: tuple[Index, Index] = (0, 0),
+    run: int = 1,
 ) -> None:
     """The kernel's outputs from each (row, column, f32 accumulator) of this
     thread: the matmul's result rounded to its type, the ops after it
     evaluated on it, each output stored once; rows and columns past the
     matrix skipped where the tiles do not divide it. A `staged` output
     goes to its tile in shared memory instead, at its place relative to
-    the block tile's `origin`."""
+    the block tile's `origin`. The accumulators come in runs of `run`
+    consecutive columns of a row, the first a multiple of `run`: where
+    `run` divides N, a run is guarded as one, so that its stores stay
+    together for `vectorize` (a run starting inside the matrix lies in
+    it)."""
     mm = gemm.matmul
     rows = RowMap.of(gemm, batch_index)
     ev = Evaluator(e, pointers)
     tiles = {tile.output: tile for tile in staged}
-    for row, col, accumulated in accumulators:
+    if gemm.n % run:
+        run = 1
+    for first in range(0, len(accumulators), run):
+        row, col, _ = accumulators[first]
         inside = None
         if guard_rows:
             inside = e.icmp(row, rows.count, "slt")
         if guard_cols:
             inside = both(e, inside, e.icmp(col, gemm.n, "slt"))
         inner = e if inside is None else emit_if(e, inside)
-        scoped = ev.scoped(inner)
-        index = [*rows.prefix(inner, row), col]
-        value = round_to(inner, accumulated, element_of(mm.result))
-        scoped.define(mm.result, index, value)
-        for output, ptr in zip(outputs, out_ptrs, strict=True):
-            tile = tiles.get(output)
-            if tile is None:
-                store_output(scoped, output, ptr, index, gemm.result_shape)
-                continue
-            place = inner.iadd(
-                inner.imul(inner.isub(row, origin[0]), tile.pitch),
-                inner.isub(col, origin[1]),
-            )
-            store_scalar(scoped, scoped.at(output, index), tile.buffer, place)
+        for row, col, accumulated in accumulators[first : first + run]:
+            scoped = ev.scoped(inner)
+            index = [*rows.prefix(inner, row), col]
+            value = round_to(inner, accumulated, element_of(mm.result))
+            scoped.define(mm.result, index, value)
+            for output, ptr in zip(outputs, out_ptrs, strict=True):
+                tile = tiles.get(output)
+                if tile is None:
+                    store_output(scoped, output, ptr, index, gemm.result_shape)
+                    continue
+                place = inner.iadd(
+                    inner.imul(inner.isub(row, origin[0]), tile.pitch),
+                    inner.isub(col, origin[1]),
+                )
+                store_scalar(scoped, scoped.at(output, index), tile.buffer, place)
         if inside is not None:
             close_if(inner)
 
@@ -222,6 +231,7 @@ def finish(
     min_blocks: int = 1,
     staging: Staging | None = None,
     enclosing: Emitter | None = None,
+    run: int = 1,
 ) -> LoweredKernel:
     """A tiled gemm kernel's end: the epilogue on this thread's
     accumulators (rows and columns guarded along the partial loops), the
@@ -230,7 +240,8 @@ def finish(
     spills its accumulators. With `staging`, the outputs that fit its
     buffers are stored through them. With `enclosing`, `e` is the body of
     an `scf.if` (a condition the same in every thread of the block) opened
-    in `enclosing`: the stores go in it, the return after it."""
+    in `enclosing`: the stores go in it, the return after it. `run`: as
+    `epilogue`'s."""
     guard_rows, guard_cols = "m" in partial, "n" in partial
     staged = [] if staging is None else staging_tiles(gemm, outputs, out_ptrs, staging)
     if staged:
@@ -249,6 +260,7 @@ def finish(
         guard_cols,
         staged,
         staging.origin if staging is not None else (0, 0),
+        run,
     )
     if staging is not None and staged:
         e.add(cuda.SyncThreadsOp())

@@ -228,6 +228,7 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
         block,
         grid,
         staging=Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid),
+        run=2,
     )
 
 

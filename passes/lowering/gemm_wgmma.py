@@ -300,6 +300,7 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
         grid,
         staging=Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid),
         enclosing=enclosing,
+        run=ACCUMULATOR_RUN,
     )
     if split > 1:
         lowered.scratch = parts.scratch
@@ -315,6 +316,10 @@ def lane_origin(
     warp, lane = e.idiv(in_group, WARP), e.irem(in_group, WARP)
     row = e.iadd(e.iadd(*rows), e.iadd(e.imul(warp, 16), e.idiv(lane, 4)))
     return row, e.iadd(e.iadd(*cols), e.imul(e.irem(lane, 4), 2))
+
+
+ACCUMULATOR_RUN = 2
+"""A wgmma thread's accumulators come in pairs of adjacent columns."""
 
 
 def accumulator_places(

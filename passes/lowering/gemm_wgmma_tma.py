@@ -24,25 +24,25 @@ tiles' rows and columns.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import SSAValue
 
 from molten.dialects import cuda, kernel
 from molten.passes.lowering.emitter import (
-    F32,
-    INDEX,
     WARP,
     Emitter,
     Index,
     close_if,
     element_of,
-    emit_for,
+    emit_carried_for,
     emit_if,
 )
 from molten.passes.lowering.epilogue import epilogue
 from molten.passes.lowering.gemm_wgmma import (
+    ACCUMULATOR_RUN,
     SWIZZLE_ELEMENTS,
     SWIZZLE_ROWS,
     WARPGROUP,
@@ -198,22 +198,41 @@ def lower_gemm_wgmma_tma(
         block_tile = em.iadd(em.imul(block_m, tiles_n), n_tile)
         return em.imul(block_m, bm), em.imul(n_tile, bn), part, block_tile
 
-    def stage_of(em: Emitter, step: Index) -> tuple[Index, Index]:
-        """The stage of the block's step-th K step overall, and the parity
-        of that use of it."""
-        return em.irem(step, stages), em.irem(em.idiv(step, stages), 2)
+    # The stage of the block's K steps, one after another over its units,
+    # and the parity of that use of it, carried through the loops: no
+    # division on the path between one step's wgmmas and the next's.
+    def advance(em: Emitter, stage: SSAValue, parity: SSAValue) -> list[SSAValue]:
+        """The stage and parity of the K step after one in `stage`."""
+        following = em.index(em.iadd(stage, 1))
+        wrapped = em.icmp(following, stages, "eq")
+        return [
+            em.select(wrapped, em.index(0), following),
+            em.select(wrapped, em.index(em.isub(1, parity)), parity),
+        ]
+
+    def name_stage(*pairs: Sequence[SSAValue]) -> None:
+        for stage, parity in pairs:
+            stage.name_hint, parity.name_hint = "stage", "parity"
+
+    def before(em: Emitter, stage: SSAValue) -> SSAValue:
+        """The stage of the K step before one in `stage`."""
+        first = em.icmp(stage, 0, "eq")
+        return em.select(first, em.index(stages - 1), em.index(em.isub(stage, 1)))
 
     # The producer: one thread of the last warpgroup issues every load.
     producer = emit_if(e, e.icmp(group, consumers, "eq"))
     producer.add(cuda.SetMaxRegistersOp("dec", PRODUCER_REGISTERS))
     leader = emit_if(producer, producer.icmp(in_group, 0, "eq"))
-    tile_loop, tile_body = emit_for(leader, 0, own_units, 1)
+    start = [leader.index(0), leader.index(0)]
+    units_loop, tile_loop, tile_body = emit_carried_for(leader, 0, own_units, start)
     i = tile_body.args[0]
     m0, n0, part, _ = unit_origin(tile_loop, i)
     k_first = tile_loop.imul(part, k_steps)
-    k_loop, k_body = emit_for(tile_loop, 0, k_steps, 1)
-    k = k_body.args[0]
-    stage, parity = stage_of(k_loop, k_loop.iadd(k_loop.imul(i, k_steps), k))
+    steps_loop, k_loop, k_body = emit_carried_for(
+        tile_loop, 0, k_steps, tile_body.args[1:]
+    )
+    k, stage, parity = k_body.args
+    name_stage(tile_body.args[1:], (stage, parity))
     k_loop.add(
         cuda.MbarrierWaitOp(
             bars,
@@ -264,8 +283,8 @@ def lower_gemm_wgmma_tma(
                     multicast,
                 )
             )
-    k_body.add_op(scf.YieldOp())
-    tile_body.add_op(scf.YieldOp())
+    k_body.add_op(scf.YieldOp(*advance(k_loop, stage, parity)))
+    tile_body.add_op(scf.YieldOp(*steps_loop.results))
     close_if(leader)
     close_if(producer)
 
@@ -283,19 +302,25 @@ def lower_gemm_wgmma_tma(
     consumer = emit_if(e, e.icmp(group, consumers, "slt"))
     consumer.add(cuda.SetMaxRegistersOp("inc", CONSUMER_REGISTERS))
     group_m = consumer.imul(group, wm)
-    tile_loop, tile_body = emit_for(consumer, 0, own_units, 1)
+    start = [consumer.index(0), consumer.index(0)]
+    units_loop, tile_loop, tile_body = emit_carried_for(consumer, 0, own_units, start)
     i = tile_body.args[0]
     m0, n0, part, block_tile = unit_origin(tile_loop, i)
     count = wn // 2
 
-    def k_step(em: Emitter, k: Index, acc: list[SSAValue], pending: int):
-        """The wgmmas of the tile's k-th K step on `acc`, then a wait until at
-        most `pending` groups are in flight; once the previous step's
-        wgmmas are done, its stage may be loaded again (and, waited for in
-        full, this step's own)."""
-        overall = em.iadd(em.imul(i, k_steps), k)
-        stage, parity = stage_of(em, overall)
-        em.add(cuda.MbarrierWaitOp(bars, em.index(stage), em.index(parity)))
+    def k_step(
+        em: Emitter,
+        k: Index,
+        stage: SSAValue,
+        parity: SSAValue,
+        acc: list[SSAValue],
+        pending: int,
+    ):
+        """The wgmmas of the tile's k-th K step, in `stage` of `parity`, on
+        `acc`, then a wait until at most `pending` groups are in flight;
+        once the previous step's wgmmas are done, its stage may be loaded
+        again (and, waited for in full, this step's own)."""
+        em.add(cuda.MbarrierWaitOp(bars, stage, parity))
         em.add(cuda.WgmmaFenceOp())
         for kk in range(0, bk, cuda.WGMMA_K):
             da = a.descriptor(em, stage, group_m, kk)
@@ -306,9 +331,13 @@ def lower_gemm_wgmma_tma(
         em.add(cuda.WgmmaCommitOp())
         wait = cuda.WgmmaWaitOp(pending, acc)
         em.add(wait)
-        released = emit_if(em, em.icmp(k, 0, "sgt"))
-        release(released, released.irem(released.isub(overall, 1), stages))
-        close_if(released)
+        if isinstance(k, int):  # the last step: a previous one if K has two
+            if k > 0:
+                release(em, before(em, stage))
+        else:
+            released = emit_if(em, em.icmp(k, 0, "sgt"))
+            release(released, before(released, stage))
+            close_if(released)
         if pending == 0:
             release(em, stage)
         return list(wait.results)
@@ -318,21 +347,17 @@ def lower_gemm_wgmma_tma(
     # loop, ptxas moved the f16 epilogue's reads of the accumulators above
     # it, reading the last step's wgmmas half done.)
     zero = tile_loop.f32(0.0)
-    loop_body = Block(arg_types=[INDEX, *[F32] * count])
-    loop = scf.ForOp(
-        tile_loop.index(0),
-        tile_loop.index(k_steps - 1),
-        tile_loop.index(1),
-        [zero] * count,
-        Region(loop_body),
+    loop, step_e, loop_body = emit_carried_for(
+        tile_loop, 0, k_steps - 1, [*tile_body.args[1:], *[zero] * count]
     )
-    tile_loop.block.add_op(loop)
-    step_e, k = tile_loop.nested(loop_body), loop_body.args[0]
+    k, stage, parity, *acc = loop_body.args
     k.name_hint = "k_tile"
-    loop_body.add_op(
-        scf.YieldOp(*k_step(step_e, k, list(loop_body.args[1:]), pending=1))
-    )
-    done = k_step(tile_loop, tile_loop.index(k_steps - 1), list(loop.results), 0)
+    name_stage(tile_body.args[1:], (stage, parity))
+    acc = k_step(step_e, k, stage, parity, acc, pending=1)
+    loop_body.add_op(scf.YieldOp(*advance(step_e, stage, parity), *acc))
+    stage, parity, *acc = loop.results
+    done = k_step(tile_loop, k_steps - 1, stage, parity, acc, 0)
+    following = advance(tile_loop, stage, parity)
     lane_row, lane_col = lane_origin(tile_loop, (m0, group_m), (n0, 0), in_group)
     last_e = tile_loop
     parts = None
@@ -358,10 +383,11 @@ def lower_gemm_wgmma_tma(
         accumulators,
         "m" in partial,
         "n" in partial,
+        run=ACCUMULATOR_RUN,
     )
     if parts is not None:
         close_if(last_e)
-    tile_body.add_op(scf.YieldOp())
+    tile_body.add_op(scf.YieldOp(*following))
     close_if(consumer)
     if cluster > 1:
         # No block leaves while another may still signal its barriers.

@@ -186,8 +186,10 @@ kernel.func @wgmma_one_step(%a: tensor<64x100xbf16>, %w: tensor<128x64xbf16>) ->
 // CHECK-NEXT:    scf.if [[INSIDE]] {
 // CHECK-NEXT:      {{%[^ ]+}} = arith.truncf [[DONE]] : f32 to bf16
 // CHECK:           cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : bf16, !cuda.ptr<bf16, shared>
+// CHECK-NOT:       scf.if
+// CHECK:           cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : bf16, !cuda.ptr<bf16, shared>
 // CHECK-NEXT:    }
-// CHECK-COUNT-63: cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : bf16, !cuda.ptr<bf16, shared>
+// CHECK-COUNT-62: cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : bf16, !cuda.ptr<bf16, shared>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cuda.sync_threads
 // CHECK-NEXT:    scf.for
