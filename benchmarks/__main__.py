@@ -81,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
         device, date = result["environment"]["device"], result["started"][:10]
         path = args.output or report.results_path(args.results, device, date)
         path.parent.mkdir(parents=True, exist_ok=True)
-        results = report.merge(path, result)
+        part = bool(args.match or args.dtype)
+        results = report.merge(path, result, part=part)
         write_report(path, results, plot=not args.no_plot)
     return 0
 

@@ -47,9 +47,15 @@ def results_path(directory: Path, device: str, date: str) -> Path:
     return Path(directory) / f"{device_slug(device)}-{date}.json"
 
 
-def merge(path: Path, suite_result: dict[str, Any]) -> dict[str, Any]:
+def merge(
+    path: Path, suite_result: dict[str, Any], part: bool = False
+) -> dict[str, Any]:
     """The results file at `path` with `suite_result` added (or replacing
-    the same suite's earlier entry); written back."""
+    the same suite's earlier entry); written back. A `part` of a suite (a
+    run of the cases some --match or --dtype selects) joins an earlier
+    entry of the same Molten instead: its cases replace those of the same
+    id, the others stay (so that a suite too long for one sitting can be
+    run in parts into one file)."""
     device = suite_result["environment"]["device"]
     date = suite_result["started"][:10]
     results = {"schema": SCHEMA, "device": device, "date": date, "suites": {}}
@@ -59,9 +65,31 @@ def merge(path: Path, suite_result: dict[str, Any]) -> dict[str, Any]:
             raise ValueError(
                 f"{path} holds results of {results.get('device')}, not {device}"
             )
+    earlier = results["suites"].get(suite_result["suite"])
+    if (
+        part
+        and earlier is not None
+        and earlier["environment"]["molten"] == suite_result["environment"]["molten"]
+    ):
+        suite_result = _joined(earlier, suite_result)
     results["suites"][suite_result["suite"]] = suite_result
     path.write_text(json.dumps(results, indent=1) + "\n")
     return results
+
+
+def _joined(earlier: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
+    """`later`'s run of some of a suite's cases joined to `earlier`'s: the
+    cases of both, `later`'s where both have one, from the first start to
+    the last finish; the run-wide figures (copy bandwidth, timing) are
+    `later`'s."""
+    replaced = {case["id"]: case for case in later["cases"]}
+    cases = [replaced.pop(case["id"], case) for case in earlier["cases"]]
+    return {
+        **later,
+        "started": min(earlier["started"], later["started"]),
+        "finished": max(earlier["finished"], later["finished"]),
+        "cases": cases + list(replaced.values()),
+    }
 
 
 # ---------------------------------------------------------------------------

@@ -232,6 +232,32 @@ def test_merge_adds_or_replaces_a_suite_and_keeps_to_one_device(tmp_path):
     assert report.results_path(tmp_path, "NVIDIA H100 80GB HBM3", "2026-11-22") == path
 
 
+def test_merge_joins_a_part_of_a_suite_to_the_same_moltens_earlier_run(tmp_path):
+    path = tmp_path / "nvidia-h100-80gb-hbm3-2026-11-22.json"
+    seed = _results()["suites"]["seed"]
+    assert len(seed["cases"]) == 2
+    first, second = copy.deepcopy(seed), copy.deepcopy(seed)
+    first["cases"], second["cases"] = seed["cases"][:1], seed["cases"][1:]
+    second["started"], second["finished"] = "2026-11-22T13:00:00", "2026-11-22T13:01:00"
+    report.merge(path, first, part=True)
+    joined = report.merge(path, second, part=True)["suites"]["seed"]
+    assert [c["id"] for c in joined["cases"]] == [c["id"] for c in seed["cases"]]
+    assert (joined["started"], joined["finished"]) == (
+        first["started"],
+        "2026-11-22T13:01:00",
+    )
+    rerun = copy.deepcopy(first)
+    rerun["cases"][0]["timings"]["molten"]["gpu_us"]["median"] = 1.0
+    joined = report.merge(path, rerun, part=True)["suites"]["seed"]
+    assert len(joined["cases"]) == 2
+    assert joined["cases"][0]["timings"]["molten"]["gpu_us"]["median"] == 1.0
+    # Another Molten's part replaces the entry: no suite mixes two trees.
+    other = copy.deepcopy(second)
+    other["environment"]["molten"] = "0.1.0+other"
+    replaced = report.merge(path, other, part=True)["suites"]["seed"]
+    assert [c["id"] for c in replaced["cases"]] == [seed["cases"][1]["id"]]
+
+
 def test_compare_flags_large_cases_that_moved_more_than_the_threshold():
     first = _results()
     second = copy.deepcopy(first)
