@@ -806,9 +806,8 @@ def schedule_candidates(
     tiles and splits, each with the stages the estimate likes best for it,
     and, where `count` leaves room (6 or more) and the gemm is one matrix
     of at least 128 rows with A stored [M, K], the persistent TMA kernel
-    at 128x256 (in clusters of one and two blocks), 128x192 and 128x128
-    (TMA_CANDIDATES) where the heuristic did not pick it. Other kernels
-    have the heuristic's alone."""
+    (persistent_candidates) where the heuristic did not pick it. Other
+    kernels have the heuristic's alone."""
     body = kfunc.body.block
     results = body.last_op
     assert isinstance(results, kernel.YieldOp)
@@ -823,16 +822,7 @@ def schedule_candidates(
         return [picked]
     persistent = []
     if count >= 6 and takes_persistent(matmul):
-        persistent = [
-            schedule
-            for rows, cols, stages, cluster in TMA_CANDIDATES
-            if (
-                schedule := wgmma_tile_schedule(
-                    rows, cols, stages, persistent=sm_count, cluster=cluster
-                )
-            )
-            != picked
-        ]
+        persistent = [s for s in persistent_candidates(matmul, sm_count) if s != picked]
     found = [picked]
     shapes = {(picked.tile.data[0].data, picked.tile.data[1].data, picked.split.data)}
     for candidate in wgmma_candidates(matmul, sm_count):
@@ -845,16 +835,38 @@ def schedule_candidates(
     return found + persistent
 
 
-TMA_CANDIDATES = (
-    (128, 256, 4, 1),
-    (128, 256, 4, 2),
-    (128, 192, 5, 1),
-    (128, 128, 6, 1),
-)
-"""(rows, columns, stages, cluster) of the persistent TMA gemm the autotuner
-tries: clusters of two blocks multicasting B ran within 4% of one block
-on the H100, either way by shape (benchmarks/results/*-gemm-tma-schedules.txt);
-128x192 tiles fill a wave better where 128x256 ones leave SMs idle."""
+PERSISTENT_CANDIDATES = 3
+"""The persistent kernel's widths the autotuner tries, besides the widest
+in clusters of two: the estimate's fastest (its widths' times lie within
+13% of the estimate, so its second and third may win)."""
+
+
+def persistent_candidates(
+    matmul: molten.MatmulOp, sm_count: int
+) -> list[kernel.ScheduleAttr]:
+    """The persistent TMA gemm the autotuner tries: in the
+    PERSISTENT_CANDIDATES widths the estimate finds fastest, then in the
+    widest tile in clusters of two blocks multicasting B (which ran within
+    4% of one block on the H100, either way by shape:
+    benchmarks/results/*-gemm-tma-schedules.txt)."""
+    result = shape_of(matmul.result)
+    k_steps = math.ceil(shape_of(matmul.lhs)[-1] / SWIZZLE_K)
+    fastest = sorted(
+        persistent_tiles(matmul),
+        key=lambda tile: (
+            round(persistent_seconds(tile, *result[-2:], k_steps, sm_count) * 1e8),
+            -tile[1],
+        ),
+    )[:PERSISTENT_CANDIDATES]
+    widest = (PERSISTENT_ROWS, max(PERSISTENT_COLS))
+    return [
+        wgmma_tile_schedule(*tile, most_stages(tile), persistent=sm_count)
+        for tile in fastest
+    ] + [
+        wgmma_tile_schedule(
+            *widest, most_stages(widest), persistent=sm_count, cluster=2
+        )
+    ]
 
 
 def takes_persistent(matmul: molten.MatmulOp) -> bool:
