@@ -498,23 +498,14 @@ def wgmma_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAtt
         return wgmma_schedule_of(best)
     result = shape_of(matmul.result)
     k_steps = math.ceil(shape_of(matmul.lhs)[-1] / SWIZZLE_K)
-    rows, cols = PERSISTENT_ROWS, max(PERSISTENT_COLS)
+    rows, cols = PERSISTENT_WIDEST
     tiles = math.ceil(result[-2] / rows) * math.ceil(result[-1] / cols)
     if split := persistent_split(tiles, k_steps, sm_count):
-        return wgmma_tile_schedule(
-            rows, cols, most_stages((rows, cols)), split=split, persistent=sm_count
-        )
-    # The fastest tile by the estimate; on a tie the wider.
-    seconds, tile = min(
-        (
-            (persistent_seconds(tile, *result[-2:], k_steps, sm_count), tile)
-            for tile in persistent_tiles(matmul)
-        ),
-        key=lambda found: (round(found[0] * 1e8), -found[1][1]),
-    )
+        return persistent_schedule(PERSISTENT_WIDEST, sm_count, split=split)
+    seconds, tile = persistent_ranked(matmul, sm_count)[0]
     if seconds > best.seconds:
         return wgmma_schedule_of(best)
-    return wgmma_tile_schedule(*tile, most_stages(tile), persistent=sm_count)
+    return persistent_schedule(tile, sm_count)
 
 
 PERSISTENT_ROWS = 128
@@ -523,8 +514,10 @@ PERSISTENT_COLS = tuple(range(128, 257, 16))
 """The widths the heuristic weighs for the persistent kernel's tiles where
 B is stored [N, K] (any multiple of 16 from 128 to 256, so that the tiles
 of a shape fill the SMs' rounds: cuBLAS picks 144, 112 or 80 as well);
-where B is stored [K, N], the whole 64-column blocks among them. The
-widest is the one split-K takes."""
+where B is stored [K, N], the whole 64-column blocks among them."""
+PERSISTENT_WIDEST = (PERSISTENT_ROWS, max(PERSISTENT_COLS))
+"""The tile the persistent kernel's split-K takes (persistent_split), and
+the autotuner's clusters."""
 PERSISTENT_SECONDS = (5.4e-6, 3.35e-6, 0.033e-6, 0.00256e-6)
 """The persistent kernel's time in 128-row tiles of N columns: once (its
 start and its last epilogue), a round of tiles on the SMs, and a K step
@@ -544,6 +537,33 @@ def persistent_tiles(matmul: molten.MatmulOp) -> list[tuple[int, int]]:
         for cols in PERSISTENT_COLS
         if not whole_blocks or cols % SWIZZLE_K == 0
     ]
+
+
+def persistent_ranked(
+    matmul: molten.MatmulOp, sm_count: int
+) -> list[tuple[float, tuple[int, int]]]:
+    """(estimated seconds, tile) of each of the persistent kernel's tiles
+    for this matmul (persistent_tiles, persistent_seconds), the fastest
+    first; on a tie the wider first."""
+    result = shape_of(matmul.result)
+    k_steps = math.ceil(shape_of(matmul.lhs)[-1] / SWIZZLE_K)
+    return sorted(
+        (
+            (persistent_seconds(tile, *result[-2:], k_steps, sm_count), tile)
+            for tile in persistent_tiles(matmul)
+        ),
+        key=lambda found: (round(found[0] * 1e8), -found[1][1]),
+    )
+
+
+def persistent_schedule(
+    tile: tuple[int, int], sm_count: int, split: int = 1, cluster: int = 1
+) -> kernel.ScheduleAttr:
+    """The persistent TMA kernel's schedule in `tile`s with the most stages
+    that fit (most_stages), a block an SM."""
+    return wgmma_tile_schedule(
+        *tile, most_stages(tile), split=split, persistent=sm_count, cluster=cluster
+    )
 
 
 def persistent_seconds(
@@ -578,7 +598,7 @@ parts' round trip through L2 against too little work)."""
 
 def persistent_split(tiles: int, k_steps: int, sm_count: int) -> int:
     """The parts (2 to 4) into which the persistent kernel splits the K
-    steps of each of `tiles` 128x256 tiles, or 0: the fewest equal parts,
+    steps of each of `tiles` PERSISTENT_WIDEST tiles, or 0: the fewest equal parts,
     each at least PERSISTENT_SPLIT_MIN_STEPS long, that keep at least three
     SMs in four busy without a second wave."""
     for split in (2, 3, 4):
@@ -849,23 +869,9 @@ def persistent_candidates(
     widest tile in clusters of two blocks multicasting B (which ran within
     4% of one block on the H100, either way by shape:
     benchmarks/results/*-gemm-tma-schedules.txt)."""
-    result = shape_of(matmul.result)
-    k_steps = math.ceil(shape_of(matmul.lhs)[-1] / SWIZZLE_K)
-    fastest = sorted(
-        persistent_tiles(matmul),
-        key=lambda tile: (
-            round(persistent_seconds(tile, *result[-2:], k_steps, sm_count) * 1e8),
-            -tile[1],
-        ),
-    )[:PERSISTENT_CANDIDATES]
-    widest = (PERSISTENT_ROWS, max(PERSISTENT_COLS))
-    return [
-        wgmma_tile_schedule(*tile, most_stages(tile), persistent=sm_count)
-        for tile in fastest
-    ] + [
-        wgmma_tile_schedule(
-            *widest, most_stages(widest), persistent=sm_count, cluster=2
-        )
+    fastest = persistent_ranked(matmul, sm_count)[:PERSISTENT_CANDIDATES]
+    return [persistent_schedule(tile, sm_count) for _, tile in fastest] + [
+        persistent_schedule(PERSISTENT_WIDEST, sm_count, cluster=2)
     ]
 
 

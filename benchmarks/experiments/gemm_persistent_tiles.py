@@ -19,7 +19,7 @@ import torch
 
 import molten
 import molten.passes.kernel_schedule as schedule
-from benchmarks.experiments.linear import LinearCase, checked_us
+from benchmarks.experiments.linear import LinearCase, checked_us, shape_of
 from benchmarks.timing import Timer
 
 
@@ -39,7 +39,7 @@ def main() -> None:
         tiles = [tuple(int(d) for d in t.split("x")) for t in args[at + 1].split(",")]
         del args[at : at + 2]
     for shape in args:
-        m, n, k = (int(d) for d in shape.split("x"))
+        m, n, k = shape_of(shape)
         case = LinearCase.of(timer, m, n, k)
         mm, cublas = case.matmul, case.cublas_us
         picked = schedule.wgmma_schedule(mm, sms)
@@ -51,9 +51,7 @@ def main() -> None:
         ] + [
             (
                 f"TMA persistent {rows}x{cols}",
-                schedule.wgmma_tile_schedule(
-                    rows, cols, schedule.most_stages((rows, cols)), persistent=sms
-                ),
+                schedule.persistent_schedule((rows, cols), sms),
                 schedule.persistent_seconds((rows, cols), m, n, k_steps, sms),
             )
             for rows, cols in tiles or schedule.persistent_tiles(mm)

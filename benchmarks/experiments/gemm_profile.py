@@ -20,12 +20,7 @@ import torch
 
 import molten
 import molten.passes.kernel_schedule as schedule
-from benchmarks.experiments.linear import LinearCase
-
-
-def shape_of(text: str) -> tuple[int, int, int]:
-    m, n, k = (int(d) for d in text.split("x"))
-    return m, n, k
+from benchmarks.experiments.linear import LinearCase, relative_error, shape_of
 
 
 def names(shapes: list[str]) -> None:
@@ -57,18 +52,12 @@ def run(shape: str, tile: str | None) -> None:
     schedules = None
     if tile:
         rows, cols = (int(d) for d in tile.split("x"))
-        stages = schedule.most_stages((rows, cols))
-        schedules = {
-            "linear_gemm0": schedule.wgmma_tile_schedule(
-                rows, cols, stages, persistent=sms
-            )
-        }
+        schedules = {"linear_gemm0": schedule.persistent_schedule((rows, cols), sms)}
     compiled = molten.ZeroCompiler(arch="sm_90a").compile(
         case.graph, schedules=schedules
     )
     out = torch.full_like(case.ref, float("nan"))
-    compiled(case.x, case.w, out=out)
-    error = ((out.float() - case.ref.float()).abs().max() / case.ref.abs().max()).item()
+    error = relative_error(compiled, case.x, case.w, case.ref, out)
     print(f"{shape} Molten's error {error:.2e} against cuBLAS", flush=True)
     for _ in range(4):
         compiled(case.x, case.w, out=out)

@@ -19,7 +19,7 @@ import torch
 
 import molten
 import molten.passes.kernel_schedule as schedule
-from benchmarks.experiments.linear import LinearCase, checked_us
+from benchmarks.experiments.linear import LinearCase, checked_us, shape_of
 from benchmarks.timing import Timer
 
 LAYERS = [  # (N, K)
@@ -28,7 +28,7 @@ LAYERS = [  # (N, K)
     (4096, 14336),  # Llama-3-8B down
 ]
 SHAPES = [
-    tuple(int(d) for d in a.split("x")) if "x" in a else (int(a), n, k)
+    shape_of(a) if "x" in a else (int(a), n, k)
     for a in sys.argv[1:] or ["16", "64", "128", "512", "2048", "8192"]
     for n, k in ([(0, 0)] if "x" in a else LAYERS)
 ]

@@ -27,6 +27,20 @@ def linear_graph(m: int, n: int, k: int) -> DataflowGraph:
     return g
 
 
+def shape_of(text: str) -> tuple[int, int, int]:
+    """(M, N, K) of "MxNxK"."""
+    m, n, k = (int(d) for d in text.split("x"))
+    return m, n, k
+
+
+def relative_error(
+    compiled, x: torch.Tensor, w: torch.Tensor, ref: torch.Tensor, out: torch.Tensor
+) -> float:
+    """max |compiled(x, w) - ref| / max |ref|, computed into `out`."""
+    compiled(x, w, out=out)
+    return ((out.float() - ref.float()).abs().max() / ref.abs().max()).item()
+
+
 def checked_us(
     timer: Timer, compiled, x: torch.Tensor, w: torch.Tensor, ref: torch.Tensor
 ) -> float | str:
@@ -34,8 +48,7 @@ def checked_us(
     or, where that output is off cuBLAS's `ref` by more than MAX_ERROR,
     the error as text ("WRONG (...)"), untimed."""
     out = torch.full_like(ref, float("nan"))
-    compiled(x, w, out=out)
-    error = ((out.float() - ref.float()).abs().max() / ref.abs().max()).item()
+    error = relative_error(compiled, x, w, ref, out)
     if not error < MAX_ERROR:
         return f"WRONG ({error})"
     return timer.gpu_time(lambda: compiled(x, w, out=out)).median

@@ -10,14 +10,10 @@ import os
 import sys
 
 import torch
-from xdsl.dialects.builtin import BFloat16Type, Float16Type
 
 import molten
 from molten.ir import DataflowGraph
-from molten.passes import tile
 from molten.passes.kernel_schedule import wgmma_tile_schedule
-
-tile.BFloat16Type = (BFloat16Type, Float16Type)  # lift the f16 fence here only
 
 FENCES = {
     "warpsync": 'asm volatile("bar.warp.sync -1;" ::: "memory");',

@@ -224,7 +224,7 @@ def lower_gemm_wgmma_tma(
     producer.add(cuda.SetMaxRegistersOp("dec", PRODUCER_REGISTERS))
     leader = emit_if(producer, producer.icmp(in_group, 0, "eq"))
     start = [leader.index(0), leader.index(0)]
-    units_loop, tile_loop, tile_body = emit_carried_for(leader, 0, own_units, start)
+    _, tile_loop, tile_body = emit_carried_for(leader, 0, own_units, start)
     i = tile_body.args[0]
     m0, n0, part, _ = unit_origin(tile_loop, i)
     k_first = tile_loop.imul(part, k_steps)
@@ -303,7 +303,7 @@ def lower_gemm_wgmma_tma(
     consumer.add(cuda.SetMaxRegistersOp("inc", CONSUMER_REGISTERS))
     group_m = consumer.imul(group, wm)
     start = [consumer.index(0), consumer.index(0)]
-    units_loop, tile_loop, tile_body = emit_carried_for(consumer, 0, own_units, start)
+    _, tile_loop, tile_body = emit_carried_for(consumer, 0, own_units, start)
     i = tile_body.args[0]
     m0, n0, part, block_tile = unit_origin(tile_loop, i)
     count = wn // 2
