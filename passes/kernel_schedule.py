@@ -177,6 +177,15 @@ a 16x4096x4096 gemm of 64x64 tiles with two parts of K and two stages in
 flight moved 1.4 TB/s, 2 MiB of B in flight."""
 BLOCK_LATENCY_S = 3e-6
 """A block's fixed cost in a wave: the pipeline filling, the epilogue."""
+WGMMA_STREAM_SECONDS = 3.8e-6
+"""What the cp.async wgmma kernel's time has beyond the estimate where
+streaming the operands bounds it (few rows): on the H100 (2026-11-26,
+benchmarks/results/*-gemm-small-m.txt), its measured time less the
+estimate without this at seven shapes of 16 and 128 rows, the median
+(-0.3 to 8.5 us). Added where the heuristic weighs that kernel against
+the persistent one, whose estimate has its fixed costs
+(PERSISTENT_SECONDS' once); where compute bounds it (1030x2048x512), the
+estimate was 17% over instead."""
 SM_BYTES_PER_S = 150e9
 """What one SM's loads and stores move (split-K's last block of a tile
 adds the parts alone)."""
@@ -383,13 +392,14 @@ def is_gemv(matmul: molten.MatmulOp) -> bool:
 @dataclass(frozen=True)
 class WgmmaCandidate:
     """A wgmma gemm's output tile, stages and split-K parts, with its
-    estimated time."""
+    estimated time, and whether streaming the operands bounds it."""
 
     rows: int
     cols: int
     stages: int
     split: int
     seconds: float
+    streamed: bool = False
 
     @staticmethod
     def shared_bytes(tile: tuple[int, int], stages: int) -> int:
@@ -432,7 +442,8 @@ class WgmmaCandidate:
         step_bytes = (min(bm, m) + bn) * SWIZZLE_K * 2
         in_flight = min(blocks, sms * resident) * (stages - 2) * step_bytes
         bandwidth = min(DRAM_BYTES_PER_S, in_flight / DRAM_LATENCY_S)
-        seconds = max(compute, moved / bandwidth) + waves * BLOCK_LATENCY_S
+        streaming = moved / bandwidth
+        seconds = max(compute, streaming) + waves * BLOCK_LATENCY_S
         if split > 1:
             # After the K loops: every part stored and read back, the last
             # block of each tile reading them all.
@@ -443,7 +454,7 @@ class WgmmaCandidate:
                 + split * part_bytes / SM_BYTES_PER_S
                 + SPLIT_SECONDS
             )
-        return WgmmaCandidate(bm, bn, stages, split, seconds)
+        return WgmmaCandidate(bm, bn, stages, split, seconds, streaming > compute)
 
 
 SWIZZLE_K = 64
@@ -488,71 +499,130 @@ def wgmma_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAtt
     """The schedule of a gemm on sm_90a's warpgroup tensor cores: the tile
     stages and split-K the estimate finds fastest (wgmma_candidates); a
     warpgroup per 64 rows of the tile, a K step of 64. Where the persistent
-    TMA kernel takes the gemm: where 128x256 tiles leave SMs idle but K is
-    long, that kernel with split-K (persistent_split); else that kernel
-    (one block an SM, its next tile's loads overlapping this one's
-    epilogue) in the tile its estimate finds fastest (persistent_seconds),
-    where that beats the cp.async kernel's estimate."""
+    TMA kernel takes the gemm: that kernel (one block an SM, its next
+    tile's loads overlapping this one's epilogue) in the tile and split-K
+    its estimate finds fastest (persistent_ranked), where that beats the
+    cp.async kernel's estimate (with WGMMA_STREAM_SECONDS where streaming
+    the operands bounds that)."""
     best = wgmma_candidates(matmul, sm_count)[0]
     if not takes_persistent(matmul):
         return wgmma_schedule_of(best)
-    result = shape_of(matmul.result)
-    k_steps = math.ceil(shape_of(matmul.lhs)[-1] / SWIZZLE_K)
-    rows, cols = PERSISTENT_WIDEST
-    tiles = math.ceil(result[-2] / rows) * math.ceil(result[-1] / cols)
-    if split := persistent_split(tiles, k_steps, sm_count):
-        return persistent_schedule(PERSISTENT_WIDEST, sm_count, split=split)
-    seconds, tile = persistent_ranked(matmul, sm_count)[0]
-    if seconds > best.seconds:
+    ranked = persistent_ranked(matmul, sm_count)
+    cp_async = best.seconds + (WGMMA_STREAM_SECONDS if best.streamed else 0.0)
+    if not ranked or ranked[0].seconds > cp_async:
         return wgmma_schedule_of(best)
-    return persistent_schedule(tile, sm_count)
+    return persistent_schedule_of(ranked[0], sm_count)
 
 
 PERSISTENT_ROWS = 128
 """The rows of the persistent kernel's tiles: two consumer warpgroups."""
 PERSISTENT_COLS = tuple(range(128, 257, 16))
-"""The widths the heuristic weighs for the persistent kernel's tiles where
-B is stored [N, K] (any multiple of 16 from 128 to 256, so that the tiles
-of a shape fill the SMs' rounds: cuBLAS picks 144, 112 or 80 as well);
-where B is stored [K, N], the whole 64-column blocks among them."""
+"""The widths the heuristic weighs for the persistent kernel's 128-row
+tiles where B is stored [N, K] (any multiple of 16 from 128 to 256, so
+that the tiles of a shape fill the SMs' rounds: cuBLAS picks 144, 112 or
+80 as well); where B is stored [K, N], the whole 64-column blocks among
+them."""
+SMALL_M = 128
+"""Rows up to which the persistent kernel also weighs tiles of 64 rows
+(one consumer warpgroup): at 128 rows, twice as many tiles to share the
+weights' stream among the SMs; at fewer than 64, no rows of 128-row tiles
+wasted."""
+SMALL_M_COLS = tuple(range(64, 257, 8))
+"""The widths the heuristic weighs for 64-row tiles (SMALL_M) where B is
+stored [N, K]: narrow ones too (wgmma takes any multiple of 8), since at
+few rows the tile count, not the tile's efficiency, sets the time."""
 PERSISTENT_WIDEST = (PERSISTENT_ROWS, max(PERSISTENT_COLS))
-"""The tile the persistent kernel's split-K takes (persistent_split), and
-the autotuner's clusters."""
+"""The autotuner's tile in clusters of two."""
 PERSISTENT_SECONDS = (5.4e-6, 3.35e-6, 0.033e-6, 0.00256e-6)
 """The persistent kernel's time in 128-row tiles of N columns: once (its
 start and its last epilogue), a round of tiles on the SMs, and a K step
-(of 64) of a round, a + b N. Fitted on the H100 (2026-11-26,
-benchmarks/results/*-gemm-persistent-widths.txt) to 36 times of six
-shapes (512 to 8192 rows, 8 to 64 K steps) in widths 128 to 256 by 16:
-within 13% of each, and it picks the fastest width of each shape but
-512x14336x4096 (256 for 160, 3% slower)."""
+(of 64) of a round, a + b N (half of b N for 64-row tiles). Fitted on the
+H100 (2026-11-26, benchmarks/results/*-gemm-persistent-widths.txt) to 36
+times of six shapes (512 to 8192 rows, 8 to 64 K steps) in widths 128 to
+256 by 16: within 13% of each, and it picks the fastest width of each
+shape but 512x14336x4096 (256 for 160, 3% slower)."""
+SM_STREAM_BYTES_PER_S = 100e9
+"""The most a persistent block's TMA loads stream into one SM (from L2
+or DRAM). Fitted on the H100 (2026-11-26,
+benchmarks/results/*-gemm-small-m.txt): where few rows leave the kernel
+bound by streaming B, a tile the SM takes alone in a round of its own
+costs its bytes at this rate (16x18944x3584 in 148 tiles of 64x128: 56.8
+us; in 132 tiles of 64x144: 50.8)."""
 
 
 def persistent_tiles(matmul: molten.MatmulOp) -> list[tuple[int, int]]:
     """The tiles the heuristic weighs for the persistent kernel: 128 rows by
-    each of PERSISTENT_COLS that B's layout takes."""
+    PERSISTENT_COLS where the gemm has more than 64 rows, 64 rows by
+    SMALL_M_COLS where it has at most SMALL_M; of each, the widths B's
+    layout takes (whole 64-column blocks of a B stored [K, N])."""
+    m = shape_of(matmul.result)[-2]
     whole_blocks = matmul.transpose_b is None  # B stored [K, N]
+    shapes = [(PERSISTENT_ROWS, PERSISTENT_COLS)] if m > WGMMA_M else []
+    if m <= SMALL_M:
+        shapes.append((WGMMA_M, SMALL_M_COLS))
     return [
-        (PERSISTENT_ROWS, cols)
-        for cols in PERSISTENT_COLS
+        (rows, cols)
+        for rows, widths in shapes
+        for cols in widths
         if not whole_blocks or cols % SWIZZLE_K == 0
     ]
 
 
-def persistent_ranked(
-    matmul: molten.MatmulOp, sm_count: int
-) -> list[tuple[float, tuple[int, int]]]:
-    """(estimated seconds, tile) of each of the persistent kernel's tiles
-    for this matmul (persistent_tiles, persistent_seconds), the fastest
-    first; on a tie the wider first."""
+def persistent_splits(
+    tile: tuple[int, int], m: int, n: int, k_steps: int, sm_count: int
+) -> list[int]:
+    """The split-K the persistent kernel weighs for `tile`s: none, and
+    equal parts (2 to 4) of at least PERSISTENT_SPLIT_MIN_STEPS steps
+    whose units of work (a tile's part) all fit in one round of the SMs.
+    In 64-row tiles, only those whose units keep SMALL_M_BUSY of the SMs
+    busy."""
+    tiles = math.ceil(m / tile[0]) * math.ceil(n / tile[1])
+    splits = [1] + [
+        split
+        for split in (2, 3, 4)
+        if k_steps % split == 0
+        and k_steps // split >= PERSISTENT_SPLIT_MIN_STEPS
+        and tiles * split <= sm_count
+    ]
+    if tile[0] > WGMMA_M:
+        return splits
+    return [split for split in splits if tiles * split >= SMALL_M_BUSY * sm_count]
+
+
+SMALL_M_BUSY = 0.75
+"""The share of the SMs a persistent gemm's 64-row tiles must keep busy:
+on the H100 at 16 rows (2026-11-26, benchmarks/results/*-gemm-small-m.txt)
+56 and 64 tiles streamed B at 2 TB/s, 16-25% slower than the cp.async
+kernel, where 128 and 132 tiles ran 4-11% faster than it."""
+
+
+def persistent_ranked(matmul: molten.MatmulOp, sm_count: int) -> list[WgmmaCandidate]:
+    """The persistent kernel's tiles and splits for this matmul
+    (persistent_tiles, persistent_splits), each with the most stages that
+    fit and its estimated time (persistent_seconds), the fastest first; on
+    a tie (bound by DRAM alike), the one whose units keep more of the SMs'
+    rounds busy, then the larger tile, then fewer parts."""
     result = shape_of(matmul.result)
+    m, n = result[-2:]
     k_steps = math.ceil(shape_of(matmul.lhs)[-1] / SWIZZLE_K)
+    found = [
+        WgmmaCandidate(
+            *tile,
+            most_stages(tile, PERSISTENT_MAX_STAGES),
+            split,
+            persistent_seconds(tile, m, n, k_steps, sm_count, split),
+        )
+        for tile in persistent_tiles(matmul)
+        for split in persistent_splits(tile, m, n, k_steps, sm_count)
+    ]
+
+    def busy(c: WgmmaCandidate) -> float:
+        units = math.ceil(m / c.rows) * math.ceil(n / c.cols) * c.split
+        return units / (math.ceil(units / sm_count) * sm_count)
+
     return sorted(
-        (
-            (persistent_seconds(tile, *result[-2:], k_steps, sm_count), tile)
-            for tile in persistent_tiles(matmul)
-        ),
-        key=lambda found: (round(found[0] * 1e8), -found[1][1]),
+        found,
+        key=lambda c: (round(c.seconds * 1e8), -busy(c), -c.rows * c.cols, c.split),
     )
 
 
@@ -561,55 +631,93 @@ def persistent_schedule(
 ) -> kernel.ScheduleAttr:
     """The persistent TMA kernel's schedule in `tile`s with the most stages
     that fit (most_stages), a block an SM."""
+    stages = most_stages(tile, PERSISTENT_MAX_STAGES)
     return wgmma_tile_schedule(
-        *tile, most_stages(tile), split=split, persistent=sm_count, cluster=cluster
+        *tile, stages, split=split, persistent=sm_count, cluster=cluster
+    )
+
+
+def persistent_schedule_of(
+    candidate: WgmmaCandidate, sm_count: int
+) -> kernel.ScheduleAttr:
+    """The persistent TMA kernel's schedule of the candidate's tile, stages
+    and split."""
+    return wgmma_tile_schedule(
+        candidate.rows,
+        candidate.cols,
+        candidate.stages,
+        split=candidate.split,
+        persistent=sm_count,
     )
 
 
 def persistent_seconds(
-    tile: tuple[int, int], m: int, n: int, k_steps: int, sm_count: int
+    tile: tuple[int, int],
+    m: int,
+    n: int,
+    k_steps: int,
+    sm_count: int,
+    split: int = 1,
 ) -> float:
     """The estimated time of an M x N gemm of `k_steps` K steps in the
-    persistent TMA kernel's `tile`s (PERSISTENT_SECONDS): the rounds of
-    tiles the busiest SM takes, or the operands and the output moved once
-    at DRAM's bandwidth, whichever is longer."""
-    tiles = math.ceil(m / tile[0]) * math.ceil(n / tile[1])
-    rounds = math.ceil(tiles / sm_count)
+    persistent TMA kernel's `tile`s, K split in `split` parts
+    (PERSISTENT_SECONDS): once, plus the rounds of units (a tile's part)
+    the busiest SM takes, or, where longer, the rounds' loads streamed (a
+    round's share of the operands and output at DRAM's bandwidth, or a
+    unit's operand tiles at one SM's: SM_STREAM_BYTES_PER_S, or what its
+    stages in flight sustain); split-K adds the last block's sum of the
+    parts."""
+    rows, cols = tile
+    units = math.ceil(m / rows) * math.ceil(n / cols) * split
+    rounds, last = divmod(units, sm_count)
+    steps = k_steps // split
     once, per_round, step, per_column = PERSISTENT_SECONDS
     k = k_steps * SWIZZLE_K
-    moved = 2 * (m * k + n * k + m * n) / DRAM_BYTES_PER_S
-    busy = once + rounds * (per_round + k_steps * (step + per_column * tile[1]))
-    return max(busy, moved)
+    moved = 2 * (m * k + n * k + m * n)
+    # Rows of A past M are zeros that no load fetches.
+    step_bytes = 2 * (min(rows, m) + cols) * SWIZZLE_K
+    in_flight = (most_stages(tile, PERSISTENT_MAX_STAGES) - 1) * step_bytes
+    stream = min(SM_STREAM_BYTES_PER_S, in_flight / DRAM_LATENCY_S)
+
+    def streamed(units_in_round: int) -> float:
+        return max(
+            moved * units_in_round / units / DRAM_BYTES_PER_S,
+            steps * step_bytes / stream,
+        )
+
+    loads = rounds * streamed(sm_count) + (streamed(last) if last else 0.0)
+    work = math.ceil(units / sm_count) * (
+        per_round + steps * (step + per_column * cols * rows / PERSISTENT_ROWS)
+    )
+    seconds = once + max(work, loads)
+    if split > 1:
+        # The last block of a tile reads and adds every part's f32 tile.
+        part_bytes = min(m, rows) * cols * 4
+        seconds += SPLIT_SECONDS + split * part_bytes / SM_BYTES_PER_S
+    return seconds
 
 
-def most_stages(tile: tuple[int, int]) -> int:
-    """The most stages of a wgmma gemm's tile that fit in shared memory (at
-    most the largest of WGMMA_STAGES)."""
-    per_stage = WgmmaCandidate.shared_bytes(tile, 1)
-    return min(MAX_SHARED_BYTES // per_stage, max(WGMMA_STAGES))
+def most_stages(tile: tuple[int, int], limit: int = max(WGMMA_STAGES)) -> int:
+    """The most stages of a wgmma gemm's tile that fit in shared memory
+    beside their two mbarriers each (which the persistent kernel has), at
+    most `limit`."""
+    per_stage = WgmmaCandidate.shared_bytes(tile, 1) + 2 * BARRIER_BYTES
+    return min(MAX_SHARED_BYTES // per_stage, limit)
+
+
+BARRIER_BYTES = 8
+PERSISTENT_MAX_STAGES = 16
+"""The persistent kernel's stages at most: as many as fit, so that narrow
+tiles (64 rows, few columns) keep enough bytes in flight to stream B."""
 
 
 PERSISTENT_SPLIT_MIN_STEPS = 64
 """The fewest K steps of a part of the persistent kernel's split-K: on the
 H100 at 512 rows, parts of 112 and 148 steps ran 11-15% faster than the
 cp.async kernel's best, parts of 28 and 32 steps 10-17% slower (the f32
-parts' round trip through L2 against too little work)."""
-
-
-def persistent_split(tiles: int, k_steps: int, sm_count: int) -> int:
-    """The parts (2 to 4) into which the persistent kernel splits the K
-    steps of each of `tiles` PERSISTENT_WIDEST tiles, or 0: the fewest equal parts,
-    each at least PERSISTENT_SPLIT_MIN_STEPS long, that keep at least three
-    SMs in four busy without a second wave."""
-    for split in (2, 3, 4):
-        if (
-            k_steps % split == 0
-            and k_steps // split >= PERSISTENT_SPLIT_MIN_STEPS
-            and 4 * tiles * split >= 3 * sm_count
-            and tiles * split <= sm_count
-        ):
-            return split
-    return 0
+parts' round trip through L2 against too little work); at 128 rows, parts
+of 14 to 32 steps ran 20-45% slower than 64-row tiles unsplit
+(benchmarks/results/*-gemm-small-m.txt)."""
 
 
 def wgmma_schedule_of(candidate: WgmmaCandidate) -> kernel.ScheduleAttr:
@@ -864,29 +972,29 @@ in clusters of two: the estimate's fastest (its widths' times lie within
 def persistent_candidates(
     matmul: molten.MatmulOp, sm_count: int
 ) -> list[kernel.ScheduleAttr]:
-    """The persistent TMA gemm the autotuner tries: in the
-    PERSISTENT_CANDIDATES widths the estimate finds fastest, then in the
-    widest tile in clusters of two blocks multicasting B (which ran within
-    4% of one block on the H100, either way by shape:
+    """The persistent TMA gemm the autotuner tries: the
+    PERSISTENT_CANDIDATES tiles and splits the estimate finds fastest, then
+    the widest tile in clusters of two blocks multicasting B (which ran
+    within 4% of one block on the H100, either way by shape:
     benchmarks/results/*-gemm-tma-schedules.txt)."""
     fastest = persistent_ranked(matmul, sm_count)[:PERSISTENT_CANDIDATES]
-    return [persistent_schedule(tile, sm_count) for _, tile in fastest] + [
+    return [persistent_schedule_of(c, sm_count) for c in fastest] + [
         persistent_schedule(PERSISTENT_WIDEST, sm_count, cluster=2)
     ]
 
 
 def takes_persistent(matmul: molten.MatmulOp) -> bool:
     """Whether the persistent TMA gemm takes this matmul: one matrix (no
-    batch axes) of f16 or bf16 operands, A stored [M, K],
-    at least 128 rows and columns, and each operand's stored rows whole
-    16-byte units (TMA's rule)."""
+    batch axes) of f16 or bf16 operands, A stored [M, K], more rows than
+    a GEMV takes, at least 128 columns, and each operand's stored rows
+    whole 16-byte units (TMA's rule)."""
     result = shape_of(matmul.result)
     element = matmul.lhs.type.element_type  # type: ignore
     return (
         isinstance(element, MMA_ELEMENT_TYPES)
         and len(result) == 2
         and matmul.transpose_a is None
-        and result[0] >= 128
+        and result[0] > GEMV_MAX_M
         and result[1] >= 128
         and tma_reads_rows(shape_of(matmul.lhs)[-1], element)
         and tma_reads_rows(shape_of(matmul.rhs)[-1], element)

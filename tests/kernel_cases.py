@@ -450,16 +450,20 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_nk_split_130x4000x1500": gemm_nk_bias_gelu(130, 4000, 1500),
     "wgmma_nk_split_130x6000x3000": gemm_nk_bias_gelu(130, 6000, 3000),
     "wgmma_nk_split_200x8192x1536": gemm_nk_bias_gelu(200, 8192, 1536),
-    "wgmma_nk_persistent_128_384x8192x3072": gemm_nk_bias_gelu(384, 8192, 3072),
     "wgmma_bias_gelu_1030x512x2048": gemm_bias_gelu(1030, 512, 2048),
     "wgmma_batched_split_3x20x2048x64": gemm_batched([3], 20, 2048, 64),
     # The persistent TMA kernel as kernel-schedule picks it, partial along
-    # M, N and K: 128x256 tiles (5 x 21, one round), 128x192 tiles (5 x 22,
-    # where 128x256 tiles would leave more SMs idle); 64 128x256 tiles with
-    # 130 K steps: that kernel with split-K, two parts of 65 steps.
+    # M, N and K: 128-row tiles 208, 160 and 128 wide (5 x 25, 5 x 26 and
+    # 4 x 32 tiles); 66 tiles of 128x144 with 128 K steps: split-K, two
+    # parts of 64 steps; few rows (20 and 100): 64-row tiles of one
+    # consumer warpgroup, narrow enough to give most SMs a tile (125 of
+    # 64x72, 2 x 63 of 64x80), and as many stages as fit (13, 12).
+    "wgmma_nk_persistent_split_144_384x8192x3072": gemm_nk_bias_gelu(384, 8192, 3072),
     "wgmma_nk_persistent_208_520x2000x5200": gemm_nk_bias_gelu(520, 2000, 5200),
     "wgmma_nk_persistent_160_520x1000x4100": gemm_nk_bias_gelu(520, 1000, 4100),
-    "wgmma_nk_persistent_split_400x8320x4000": gemm_nk_residual(400, 8320, 4000),
+    "wgmma_nk_persistent_128_400x8320x4000": gemm_nk_residual(400, 8320, 4000),
+    "wgmma_nk_persistent_72_20x1000x9000": gemm_nk_bias_gelu(20, 1000, 9000),
+    "wgmma_nk_persistent_80_100x2000x5000": gemm_nk_residual(100, 2000, 5000),
     # Attention on wgmma: partial tiles of queries and keys with the causal
     # mask (head dim 128); keys split across blocks (flash-decoding's
     # combine, head dim 64); repeat_kv's grouped heads with a bias per head.
@@ -490,12 +494,14 @@ WGMMA_SCHEDULES = {
     "wgmma_nk_split_130x4000x1500": (64, 128, 8, 3, 0),
     "wgmma_nk_split_130x6000x3000": (64, 256, 4, 3, 0),
     "wgmma_nk_split_200x8192x1536": (128, 128, 6, 5, 0),
-    "wgmma_nk_persistent_128_384x8192x3072": (128, 128, 7, 1, 132),
+    "wgmma_nk_persistent_split_144_384x8192x3072": (128, 144, 6, 2, 132),
     "wgmma_bias_gelu_1030x512x2048": (128, 256, 4, 1, 0),
     "wgmma_batched_split_3x20x2048x64": (64, 64, 8, 8, 0),
     "wgmma_nk_persistent_208_520x2000x5200": (128, 208, 5, 1, 132),
     "wgmma_nk_persistent_160_520x1000x4100": (128, 160, 6, 1, 132),
-    "wgmma_nk_persistent_split_400x8320x4000": (128, 256, 4, 2, 132),
+    "wgmma_nk_persistent_128_400x8320x4000": (128, 128, 7, 1, 132),
+    "wgmma_nk_persistent_72_20x1000x9000": (64, 72, 13, 1, 132),
+    "wgmma_nk_persistent_80_100x2000x5000": (64, 80, 12, 1, 132),
 }
 """The schedule class each case stands for (test_tile checks they keep it)."""
 

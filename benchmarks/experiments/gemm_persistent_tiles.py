@@ -6,13 +6,15 @@ medians (benchmarks.timing). Not a harness result: for calibrating the
 estimates.
 
     PYTHONPATH=. python benchmarks/experiments/gemm_persistent_tiles.py MxNxK ... \
-        [--tiles 128x256,128x144,...]
+        [--tiles 128x256,128x144s2,64x144,128x256c2,...]
 
 (--tiles: the persistent tiles timed, by default those the heuristic
-weighs, persistent_tiles.)
+weighs, persistent_tiles; `sS` splits K in S parts, `cC` takes clusters of
+C blocks.)
 """
 
 import math
+import re
 import sys
 
 import torch
@@ -29,6 +31,15 @@ def describe(s) -> str:
     return f"{kind} {rows}x{cols} stages {s.stages.data} split {s.split.data}"
 
 
+def tile_spec(text: str) -> tuple[tuple[int, int], int, int]:
+    """((rows, cols), split, cluster) of "RxC[sS][cC]"."""
+    found = re.fullmatch(r"(\d+)x(\d+)(?:s(\d+))?(?:c(\d+))?", text)
+    if found is None:
+        raise SystemExit(f"--tiles: {text!r} is not RxC[sS][cC]")
+    rows, cols, split, cluster = found.groups()
+    return (int(rows), int(cols)), int(split or 1), int(cluster or 1)
+
+
 def main() -> None:
     timer = Timer(torch.device("cuda"))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -36,7 +47,7 @@ def main() -> None:
     tiles = None
     if "--tiles" in args:
         at = args.index("--tiles")
-        tiles = [tuple(int(d) for d in t.split("x")) for t in args[at + 1].split(",")]
+        tiles = [tile_spec(t) for t in args[at + 1].split(",")]
         del args[at : at + 2]
     for shape in args:
         m, n, k = shape_of(shape)
@@ -50,11 +61,14 @@ def main() -> None:
             ("cp.async best", schedule.wgmma_schedule_of(best), best.seconds),
         ] + [
             (
-                f"TMA persistent {rows}x{cols}",
-                schedule.persistent_schedule((rows, cols), sms),
-                schedule.persistent_seconds((rows, cols), m, n, k_steps, sms),
+                f"TMA persistent {tile[0]}x{tile[1]} cluster {cluster}",
+                schedule.persistent_schedule(tile, sms, split=split, cluster=cluster),
+                schedule.persistent_seconds(tile, m, n, k_steps, sms)
+                if split == 1
+                else None,
             )
-            for rows, cols in tiles or schedule.persistent_tiles(mm)
+            for tile, split, cluster in tiles
+            or [(t, 1, 1) for t in schedule.persistent_tiles(mm)]
         ]
         print(f"{m}x{n}x{k} cuBLAS {cublas:8.1f} us", flush=True)
         for label, hand, estimate in variants:

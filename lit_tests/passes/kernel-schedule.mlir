@@ -282,11 +282,30 @@ kernel.func @gemm_linear_batched(%x: tensor<2x1024x4096xbf16>, %w: tensor<4096x4
   %m = molten.matmul %x, %w transpose_b : (tensor<2x1024x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<2x1024x4096xbf16>
   kernel.yield %m : tensor<2x1024x4096xbf16>
 }
-// Llama-3-8B's down projection at 512 tokens, 512 x 4096 x 14336: 64
-// tiles of 128x256 and 224 K steps, split in two parts of 112
+// Llama-3-8B's down projection at 512 tokens, 512 x 4096 x 14336: 128
+// tiles of 128x128 fill one round (ran 4% faster than 64 tiles of 128x256
+// with K split in two)
 kernel.func @gemm_down_512(%x: tensor<512x14336xbf16>, %w: tensor<4096x14336xbf16>) -> (tensor<512x4096xbf16>) gemm {
   %m = molten.matmul %x, %w transpose_b : (tensor<512x14336xbf16>, tensor<4096x14336xbf16>) -> tensor<512x4096xbf16>
   kernel.yield %m : tensor<512x4096xbf16>
+}
+// Qwen2.5-7B's, 512 x 3584 x 18944: 64 tiles of 128x224 and 296 K steps,
+// split in two parts of 148, fill one round (128 units)
+kernel.func @gemm_qwen_down_512(%x: tensor<512x18944xbf16>, %w: tensor<3584x18944xbf16>) -> (tensor<512x3584xbf16>) gemm {
+  %m = molten.matmul %x, %w transpose_b : (tensor<512x18944xbf16>, tensor<3584x18944xbf16>) -> tensor<512x3584xbf16>
+  kernel.yield %m : tensor<512x3584xbf16>
+}
+// Qwen2.5-7B's up projection at 16 tokens, 16 x 18944 x 3584: 64-row
+// tiles 144 wide (132 tiles, one an SM) streaming the weights
+kernel.func @gemm_up_16(%x: tensor<16x3584xbf16>, %w: tensor<18944x3584xbf16>) -> (tensor<16x18944xbf16>) gemm {
+  %m = molten.matmul %x, %w transpose_b : (tensor<16x3584xbf16>, tensor<18944x3584xbf16>) -> tensor<16x18944xbf16>
+  kernel.yield %m : tensor<16x18944xbf16>
+}
+// Llama-3-8B's O projection at 16 tokens, 16 x 4096 x 4096: 64 tiles of
+// 64x64 would leave half the SMs idle: the cp.async kernel
+kernel.func @gemm_o_16(%x: tensor<16x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<16x4096xbf16>) gemm {
+  %m = molten.matmul %x, %w transpose_b : (tensor<16x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<16x4096xbf16>
+  kernel.yield %m : tensor<16x4096xbf16>
 }
 // its O projection, 512 x 4096 x 4096: parts of 32 K steps are too short;
 // 128 tiles of 128x128 fill one round of the SMs
@@ -320,12 +339,15 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
 // and K = 100 stay on the SIMT cores. Where the estimate picks 128x256 tiles
 // without split and they fill the SMs (gemm_linear_2048: 256 tiles), the
 // persistent TMA kernel of that tile: a block an SM (persistent = 132) and
-// a producer warpgroup (block 384); not for a batched gemm. Where 128x256
-// tiles leave SMs idle and K is long (gemm_down_512: 64 tiles, 224 K
-// steps), that kernel with K in parts of at least 64 steps (split = 2).
-// Its tile's width is the one whose rounds of tiles the estimate finds
-// fastest (gemm_o_512: 128 columns, 128 tiles in one round; 128x256 would
-// leave half the SMs idle).
+// a producer warpgroup (block 384); not for a batched gemm. Its tile's
+// width, and split-K (parts of at least 64 K steps, all in one round), are
+// those whose rounds of tiles the estimate finds fastest (gemm_o_512 and
+// gemm_down_512: 128 columns, 128 tiles in one round; 128x256 would leave
+// half the SMs idle; gemm_qwen_down_512: 128x224 with K in two parts). At
+// few rows it also weighs 64-row tiles (block 256), narrow enough that
+// most SMs stream their own columns of B (gemm_up_16); where even 64x64
+// tiles would leave a quarter of the SMs idle, the cp.async kernel
+// (gemm_o_16).
 // WGMMA:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
 // WGMMA:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
@@ -334,7 +356,10 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
 // WGMMA:       kernel.func @gemm_m16(%a: tensor<16x8192xf16>, %b: tensor<8192x256xf16>) -> (tensor<16x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 16, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_linear_2048(%x: tensor<2048x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<2048x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132> {
 // WGMMA:       kernel.func @gemm_linear_batched(%x: tensor<2x1024x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<2x1024x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
-// WGMMA:       kernel.func @gemm_down_512(%x: tensor<512x14336xbf16>, %w: tensor<4096x14336xbf16>) -> (tensor<512x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132> {
+// WGMMA:       kernel.func @gemm_down_512(%x: tensor<512x14336xbf16>, %w: tensor<4096x14336xbf16>) -> (tensor<512x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 64], warp = [64, 128], stages = 7, mma_warps = 4, persistent = 132> {
+// WGMMA:       kernel.func @gemm_qwen_down_512(%x: tensor<512x18944xbf16>, %w: tensor<3584x18944xbf16>) -> (tensor<512x3584xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [128, 224, 64], warp = [64, 224], stages = 5, mma_warps = 4, persistent = 132> {
+// WGMMA:       kernel.func @gemm_up_16(%x: tensor<16x3584xbf16>, %w: tensor<18944x3584xbf16>) -> (tensor<16x18944xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 144, 64], warp = [64, 144], stages = 8, mma_warps = 4, persistent = 132> {
+// WGMMA:       kernel.func @gemm_o_16(%x: tensor<16x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<16x4096xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<512x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 64], warp = [64, 128], stages = 7, mma_warps = 4, persistent = 132> {
 
 // BAD-ARCH: error: kernel-schedule: arch is a target such as sm_90 or sm_90a, not 'sm90'
