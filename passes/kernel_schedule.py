@@ -932,8 +932,8 @@ def schedule_candidates(
     """The schedules an autotuner times for a kernel, at most `count`: the
     heuristic's first; for a wgmma gemm then the estimate's next fastest
     tiles and splits, each with the stages the estimate likes best for it,
-    and, where `count` leaves room (6 or more) and the gemm is one matrix
-    of at least 128 rows with A stored [M, K], the persistent TMA kernel
+    and, where `count` leaves room (6 or more) and the persistent TMA
+    kernel takes the gemm (takes_persistent), that kernel
     (persistent_candidates) where the heuristic did not pick it. Other
     kernels have the heuristic's alone."""
     body = kfunc.body.block
