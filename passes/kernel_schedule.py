@@ -92,6 +92,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel, molten
 from molten.dialects.cuda import (
+    BARRIER_TYPE,
     MAX_SHARED_BYTES,
     STATIC_SHARED_BYTES,
     VECTOR_BYTES,
@@ -511,7 +512,8 @@ def wgmma_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAtt
     cp_async = best.seconds + (WGMMA_STREAM_SECONDS if best.streamed else 0.0)
     if not ranked or ranked[0].seconds > cp_async:
         return wgmma_schedule_of(best)
-    return persistent_schedule_of(ranked[0], sm_count)
+    fastest = ranked[0]
+    return persistent_schedule((fastest.rows, fastest.cols), sm_count, fastest.split)
 
 
 PERSISTENT_ROWS = 128
@@ -568,6 +570,12 @@ def persistent_tiles(matmul: molten.MatmulOp) -> list[tuple[int, int]]:
     ]
 
 
+def persistent_units(tile: tuple[int, int], m: int, n: int, split: int = 1) -> int:
+    """The persistent kernel's units of work in an M x N gemm: a tile's
+    part of K."""
+    return math.ceil(m / tile[0]) * math.ceil(n / tile[1]) * split
+
+
 def persistent_splits(
     tile: tuple[int, int], m: int, n: int, k_steps: int, sm_count: int
 ) -> list[int]:
@@ -576,7 +584,7 @@ def persistent_splits(
     whose units of work (a tile's part) all fit in one round of the SMs.
     In 64-row tiles, only those whose units keep SMALL_M_BUSY of the SMs
     busy."""
-    tiles = math.ceil(m / tile[0]) * math.ceil(n / tile[1])
+    tiles = persistent_units(tile, m, n)
     splits = [1] + [
         split
         for split in (2, 3, 4)
@@ -617,7 +625,7 @@ def persistent_ranked(matmul: molten.MatmulOp, sm_count: int) -> list[WgmmaCandi
     ]
 
     def busy(c: WgmmaCandidate) -> float:
-        units = math.ceil(m / c.rows) * math.ceil(n / c.cols) * c.split
+        units = persistent_units((c.rows, c.cols), m, n, c.split)
         return units / (math.ceil(units / sm_count) * sm_count)
 
     return sorted(
@@ -634,20 +642,6 @@ def persistent_schedule(
     stages = most_stages(tile, PERSISTENT_MAX_STAGES)
     return wgmma_tile_schedule(
         *tile, stages, split=split, persistent=sm_count, cluster=cluster
-    )
-
-
-def persistent_schedule_of(
-    candidate: WgmmaCandidate, sm_count: int
-) -> kernel.ScheduleAttr:
-    """The persistent TMA kernel's schedule of the candidate's tile, stages
-    and split."""
-    return wgmma_tile_schedule(
-        candidate.rows,
-        candidate.cols,
-        candidate.stages,
-        split=candidate.split,
-        persistent=sm_count,
     )
 
 
@@ -668,7 +662,7 @@ def persistent_seconds(
     stages in flight sustain); split-K adds the last block's sum of the
     parts."""
     rows, cols = tile
-    units = math.ceil(m / rows) * math.ceil(n / cols) * split
+    units = persistent_units(tile, m, n, split)
     rounds, last = divmod(units, sm_count)
     steps = k_steps // split
     once, per_round, step, per_column = PERSISTENT_SECONDS
@@ -701,11 +695,10 @@ def most_stages(tile: tuple[int, int], limit: int = max(WGMMA_STAGES)) -> int:
     """The most stages of a wgmma gemm's tile that fit in shared memory
     beside their two mbarriers each (which the persistent kernel has), at
     most `limit`."""
-    per_stage = WgmmaCandidate.shared_bytes(tile, 1) + 2 * BARRIER_BYTES
+    per_stage = WgmmaCandidate.shared_bytes(tile, 1) + 2 * element_bytes(BARRIER_TYPE)
     return min(MAX_SHARED_BYTES // per_stage, limit)
 
 
-BARRIER_BYTES = 8
 PERSISTENT_MAX_STAGES = 16
 """The persistent kernel's stages at most: as many as fit, so that narrow
 tiles (64 rows, few columns) keep enough bytes in flight to stream B."""
@@ -978,9 +971,9 @@ def persistent_candidates(
     within 4% of one block on the H100, either way by shape:
     benchmarks/results/*-gemm-tma-schedules.txt)."""
     fastest = persistent_ranked(matmul, sm_count)[:PERSISTENT_CANDIDATES]
-    return [persistent_schedule_of(c, sm_count) for c in fastest] + [
-        persistent_schedule(PERSISTENT_WIDEST, sm_count, cluster=2)
-    ]
+    return [
+        persistent_schedule((c.rows, c.cols), sm_count, c.split) for c in fastest
+    ] + [persistent_schedule(PERSISTENT_WIDEST, sm_count, cluster=2)]
 
 
 def takes_persistent(matmul: molten.MatmulOp) -> bool:

@@ -63,9 +63,7 @@ def main() -> None:
             (
                 f"TMA persistent {tile[0]}x{tile[1]} cluster {cluster}",
                 schedule.persistent_schedule(tile, sms, split=split, cluster=cluster),
-                schedule.persistent_seconds(tile, m, n, k_steps, sms)
-                if split == 1
-                else None,
+                schedule.persistent_seconds(tile, m, n, k_steps, sms, split),
             )
             for tile, split, cluster in tiles
             or [(t, 1, 1) for t in schedule.persistent_tiles(mm)]
