@@ -25,9 +25,12 @@ from this attribute and invents none. The heuristics, for a device of
     blocks fit an SM, so at most 2 x `sm_count` blocks per row); a row too
     long even for that is walked again for each pass over it;
 * gemm of at most GEMV_MAX_M rows (decode) whose B is stored [N, K]
-  (x @ w.T, nn.Linear's layout): a GEMV with a warp per column of B, each
-  lane summing `vector` consecutive elements of K (16 bytes where K
-  allows) at a time, four in flight, 256 threads a block;
+  (x @ w.T, nn.Linear's layout): a GEMV with a warp per column of B (two
+  columns above GEMV_NK_COLUMN_ROWS rows), each lane summing `vector`
+  consecutive elements of K (16 bytes where K allows) at a time, two in
+  flight, 256 threads a block. For `arch=sm_90a`, from two rows wgmma
+  (below) instead where its estimate beats the GEMV's (GEMV_SECONDS), and
+  always above GEMV_NK_MAX_M rows;
 * gemm of at most GEMV_MAX_M rows (decode) whose B is stored [K, N]: a
   GEMV that streams B once, 16 bytes a load: each thread sums `vector`
   consecutive columns of every row over every `k_lanes`-th row of B, four
@@ -363,23 +366,78 @@ def gemv_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAttr
 
 GEMV_NK_BLOCK = 256
 """Threads of a GEMV block whose B is stored [N, K]: a warp a column."""
+GEMV_NK_ROWS_IN_FLIGHT = 2
+"""Rounds of K each thread of a GEMV of B stored [N, K] loads before it
+uses them: on the H100 (2026-11-26, benchmarks/results/*-gemv-columns.txt)
+2 was as fast as 4 and 8 at one row, and 1-10% faster from two rows (fewer
+registers, more blocks an SM)."""
+GEMV_NK_COLUMN_ROWS = 4
+"""Above this many rows a warp of a GEMV of B stored [N, K] takes two
+columns, so that each vector of A it loads serves both: at 8 rows on the
+H100 that was 1.1-1.6x faster than one column (the loads and conversions
+of A, not B's stream, had bound it); at 1 to 4 rows, 1-8% slower."""
+GEMV_NK_MAX_M = 4
+"""Rows up to which the GEMV of B stored [N, K] is weighed against wgmma
+(sm_90a) by estimate; above it, wgmma takes the gemm: at 8 rows on the
+H100 its 64-row tiles (rows past M wasted) were 1.15-1.9x faster."""
+GEMV_SECONDS = (4.3e-6, 2.97e12, 0.075)
+"""The GEMV of B stored [N, K]: (fixed seconds, bytes of B a second at one
+row, the share each further row slows B's stream): on the H100
+(2026-11-26, *-gemv-columns.txt, *-gemv-vs-wgmma.txt), one row's time at
+six weights of 26 to 136 MB fits 4.3 us + B / 2.97 TB/s within 3%; each
+row more slows the stream by 7-8% (the conversions and FMAs of A's rows
+per byte of B)."""
 
 
-def gemv_nk_schedule(matmul: molten.MatmulOp) -> kernel.ScheduleAttr:
+def gemv_nk_seconds(matmul: molten.MatmulOp) -> float:
+    """The GEMV's estimated time (GEMV_SECONDS) for a gemm of B stored
+    [N, K]."""
+    result = shape_of(matmul.result)
+    rows = result[-2]
+    b_bytes = math.prod(shape_of(matmul.rhs)) * element_bytes(
+        matmul.rhs.type.element_type  # type: ignore[attr-defined]
+    )
+    fixed, rate, slowdown = GEMV_SECONDS
+    return fixed + b_bytes * (1 + slowdown * (rows - 1)) / rate
+
+
+def gemv_nk_or_wgmma(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAttr:
+    """A gemm of few rows, B stored [N, K], on sm_90a: the GEMV where it has
+    at most GEMV_NK_MAX_M rows and its estimate beats wgmma's, else wgmma
+    (64-row tiles; the rows past M cost nothing where streaming B bounds
+    the time)."""
+    rows = shape_of(matmul.result)[-2]
+    if rows == 1:
+        return gemv_nk_schedule(matmul)
+    wgmma, wgmma_seconds = wgmma_pick(matmul, sm_count)
+    if rows <= GEMV_NK_MAX_M and gemv_nk_seconds(matmul) <= wgmma_seconds:
+        return gemv_nk_schedule(matmul)
+    return wgmma
+
+
+def gemv_nk_schedule(
+    matmul: molten.MatmulOp,
+    columns: int | None = None,
+    stages: int = GEMV_NK_ROWS_IN_FLIGHT,
+) -> kernel.ScheduleAttr:
     """The schedule of a gemm of few rows whose B is stored [N, K] (x @ w.T,
-    nn.Linear's weight): a warp per column of B, its lanes taking `vector`
-    consecutive elements of K each (16 bytes where K allows), so that a
-    warp reads 32 vectors of a row of B at once, `stages` of them in flight;
-    the lanes' sums added by shuffles."""
+    nn.Linear's weight): a warp per `columns` columns of B, its lanes taking
+    `vector` consecutive elements of K each (16 bytes where K allows), so
+    that a warp reads 32 vectors of a row of B at once, `stages` of them in
+    flight, and each vector of A it loads serves every column; the lanes'
+    sums added by shuffles. By default one column a warp, two above
+    GEMV_NK_COLUMN_ROWS rows."""
     result = shape_of(matmul.result)
     m = result[-2]
+    if columns is None:
+        columns = 1 if m <= GEMV_NK_COLUMN_ROWS else 2
     k = shape_of(matmul.rhs)[-1]
     width = vector_width(k, [matmul.lhs, matmul.rhs])
     return kernel.ScheduleAttr(
         GEMV_NK_BLOCK,
         vector=width,
-        tile=(m, GEMV_NK_BLOCK // WARP, _round_up(k, WARP * width)),
-        stages=GEMV_ROWS_IN_FLIGHT,
+        tile=(m, GEMV_NK_BLOCK // WARP * columns, _round_up(k, WARP * width)),
+        stages=stages,
         k_lanes=WARP,
     )
 
@@ -505,15 +563,25 @@ def wgmma_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAtt
     its estimate finds fastest (persistent_ranked), where that beats the
     cp.async kernel's estimate (with WGMMA_STREAM_SECONDS where streaming
     the operands bounds that)."""
+    return wgmma_pick(matmul, sm_count)[0]
+
+
+def wgmma_pick(
+    matmul: molten.MatmulOp, sm_count: int
+) -> tuple[kernel.ScheduleAttr, float]:
+    """wgmma_schedule's schedule and its estimated seconds."""
     best = wgmma_candidates(matmul, sm_count)[0]
-    if not takes_persistent(matmul):
-        return wgmma_schedule_of(best)
-    ranked = persistent_ranked(matmul, sm_count)
     cp_async = best.seconds + (WGMMA_STREAM_SECONDS if best.streamed else 0.0)
+    if not takes_persistent(matmul):
+        return wgmma_schedule_of(best), cp_async
+    ranked = persistent_ranked(matmul, sm_count)
     if not ranked or ranked[0].seconds > cp_async:
-        return wgmma_schedule_of(best)
+        return wgmma_schedule_of(best), cp_async
     fastest = ranked[0]
-    return persistent_schedule((fastest.rows, fastest.cols), sm_count, fastest.split)
+    schedule = persistent_schedule(
+        (fastest.rows, fastest.cols), sm_count, fastest.split
+    )
+    return schedule, fastest.seconds
 
 
 PERSISTENT_ROWS = 128
@@ -753,9 +821,11 @@ def gemm_schedule(
     the SIMT cores."""
     (matmul,) = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
     if is_gemv(matmul):
-        if matmul.transpose_b is not None:
-            return gemv_nk_schedule(matmul)
-        return gemv_schedule(matmul, sm_count)
+        if matmul.transpose_b is None:
+            return gemv_schedule(matmul, sm_count)
+        if arch in WGMMA_ARCHS and takes_tensor_cores(matmul, 2):
+            return gemv_nk_or_wgmma(matmul, sm_count)
+        return gemv_nk_schedule(matmul)
     if arch in WGMMA_ARCHS and takes_tensor_cores(matmul, GEMV_MAX_M + 1):
         return wgmma_schedule(matmul, sm_count)
     if not takes_tensor_cores(matmul):
@@ -978,8 +1048,8 @@ def persistent_candidates(
 
 def takes_persistent(matmul: molten.MatmulOp) -> bool:
     """Whether the persistent TMA gemm takes this matmul: one matrix (no
-    batch axes) of f16 or bf16 operands, A stored [M, K], more rows than
-    a GEMV takes, at least 128 columns, and each operand's stored rows
+    batch axes) of f16 or bf16 operands, A stored [M, K], more than one
+    row, at least 128 columns, and each operand's stored rows
     whole 16-byte units (TMA's rule)."""
     result = shape_of(matmul.result)
     element = matmul.lhs.type.element_type  # type: ignore
@@ -987,7 +1057,7 @@ def takes_persistent(matmul: molten.MatmulOp) -> bool:
         isinstance(element, MMA_ELEMENT_TYPES)
         and len(result) == 2
         and matmul.transpose_a is None
-        and result[0] > GEMV_MAX_M
+        and result[0] > 1
         and result[1] >= 128
         and tma_reads_rows(shape_of(matmul.lhs)[-1], element)
         and tma_reads_rows(shape_of(matmul.rhs)[-1], element)

@@ -338,15 +338,18 @@ def gemv_fragment(
         schedule.block.data,
     )
     if gemm_of(kfunc).transpose_b:
-        # B stored [N, K]: `lanes` threads a column, each `vector` of K at a time.
-        if bk % (lanes * width) or block != bn * lanes:
+        # B stored [N, K]: `lanes` threads a group of columns, each `vector`
+        # of K at a time; a group takes bn / (block / lanes) columns, so
+        # that each load of A serves all of them.
+        if bk % (lanes * width) or block % lanes or bn % (block // lanes):
             raise _fail(
                 kfunc,
-                f"block tile {_format(tile)} with B stored [N, K] takes k_lanes = "
-                f"{lanes} threads a column ({bn * lanes}, not block = {block}) "
-                f"and a K step that is whole rounds of {lanes} x vector = {width}",
+                f"block tile {_format(tile)} with B stored [N, K] takes groups of "
+                f"k_lanes = {lanes} threads (block = {block} a whole number of "
+                f"them), each the same number of columns, and a K step that is "
+                f"whole rounds of {lanes} x vector = {width}",
             )
-        return bm, 1, bk // lanes
+        return bm, bn // (block // lanes), bk // lanes
     if bn % width or bk % lanes:
         raise _fail(
             kfunc,

@@ -375,10 +375,12 @@ CASES: dict[str, Builder] = {
     "gemv_transpose_a_2x33x48": gemm_transpose_a(2, 33, 48),
     # GEMV with B stored [N, K] (x @ w.T): a warp a column, K in 16-byte
     # vectors (a partial last round: K not a whole 32 vectors), the last
-    # block's columns past N, 8 rows; K odd (one element a lane); batched
-    # with the weight broadcast, the matmul also an output.
+    # block's columns past N; 6 and 8 rows: two columns a warp (1001: a
+    # warp whose second column lies past N); K odd (one element a lane);
+    # batched with the weight broadcast, the matmul also an output.
     "gemv_nk_bias_gelu_1x1000x517": gemm_nk_bias_gelu(1, 1000, 517),
     "gemv_nk_bias_gelu_8x264x104": gemm_nk_bias_gelu(8, 264, 104),
+    "gemv_nk_residual_6x520x1001": gemm_nk_residual(6, 520, 1001),
     "gemv_nk_bias_gelu_3x17x33": gemm_nk_bias_gelu(3, 17, 33),
     "gemv_nk_batched_2x3x40x24": gemm_batched([2], 3, 40, 24),
     "attention_causal_2x37x16": attention(2, 37, 16, True),
@@ -464,6 +466,13 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_nk_persistent_128_400x8320x4000": gemm_nk_residual(400, 8320, 4000),
     "wgmma_nk_persistent_72_20x1000x9000": gemm_nk_bias_gelu(20, 1000, 9000),
     "wgmma_nk_persistent_80_100x2000x5000": gemm_nk_residual(100, 2000, 5000),
+    # Decode on sm_90a, B stored [N, K]: from 2 rows wgmma where its
+    # estimate beats the GEMV's, its 64-row tiles mostly rows past M (the
+    # persistent kernel at 3 rows, partial N and K; the cp.async kernel);
+    # the GEMV where it wins (4 rows, partial N and K).
+    "wgmma_nk_persistent_64_3x4000x8200": gemm_nk_bias_gelu(3, 4000, 8200),
+    "wgmma_nk_3x6000x6000": gemm_nk_residual(3, 6000, 6000),
+    "wgmma_picks_gemv_nk_4x9000x1000": gemm_nk_bias_gelu(4, 9000, 1000),
     # Attention on wgmma: partial tiles of queries and keys with the causal
     # mask (head dim 128); keys split across blocks (flash-decoding's
     # combine, head dim 64); repeat_kv's grouped heads with a bias per head.
@@ -502,6 +511,9 @@ WGMMA_SCHEDULES = {
     "wgmma_nk_persistent_128_400x8320x4000": (128, 128, 7, 1, 132),
     "wgmma_nk_persistent_72_20x1000x9000": (64, 72, 13, 1, 132),
     "wgmma_nk_persistent_80_100x2000x5000": (64, 80, 12, 1, 132),
+    "wgmma_nk_persistent_64_3x4000x8200": (64, 64, 14, 1, 132),
+    "wgmma_nk_3x6000x6000": (64, 64, 8, 1, 0),
+    "wgmma_picks_gemv_nk_4x9000x1000": (4, 8, 2, 1, 0),
 }
 """The schedule class each case stands for (test_tile checks they keep it)."""
 

@@ -307,6 +307,22 @@ kernel.func @gemm_o_16(%x: tensor<16x4096xbf16>, %w: tensor<4096x4096xbf16>) -> 
   %m = molten.matmul %x, %w transpose_b : (tensor<16x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<16x4096xbf16>
   kernel.yield %m : tensor<16x4096xbf16>
 }
+// Llama-3-8B's O projection at 4 tokens, 4 x 4096 x 4096: the GEMV's
+// estimate beats wgmma's; its down projection, 4 x 4096 x 14336: the
+// persistent kernel's 64-row tiles, K in two parts, beat the GEMV, whose
+// loads and sums of A's rows slow its stream of B; at 5 rows, wgmma always
+kernel.func @gemv_o_4(%x: tensor<4x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<4x4096xbf16>) gemm {
+  %m = molten.matmul %x, %w transpose_b : (tensor<4x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<4x4096xbf16>
+  kernel.yield %m : tensor<4x4096xbf16>
+}
+kernel.func @gemm_down_4(%x: tensor<4x14336xbf16>, %w: tensor<4096x14336xbf16>) -> (tensor<4x4096xbf16>) gemm {
+  %m = molten.matmul %x, %w transpose_b : (tensor<4x14336xbf16>, tensor<4096x14336xbf16>) -> tensor<4x4096xbf16>
+  kernel.yield %m : tensor<4x4096xbf16>
+}
+kernel.func @gemm_o_5(%x: tensor<5x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<5x4096xbf16>) gemm {
+  %m = molten.matmul %x, %w transpose_b : (tensor<5x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<5x4096xbf16>
+  kernel.yield %m : tensor<5x4096xbf16>
+}
 // its O projection, 512 x 4096 x 4096: parts of 32 K steps are too short;
 // 128 tiles of 128x128 fill one round of the SMs
 kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<512x4096xbf16>) gemm {
@@ -360,6 +376,9 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
 // WGMMA:       kernel.func @gemm_qwen_down_512(%x: tensor<512x18944xbf16>, %w: tensor<3584x18944xbf16>) -> (tensor<512x3584xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [128, 224, 64], warp = [64, 224], stages = 5, mma_warps = 4, persistent = 132> {
 // WGMMA:       kernel.func @gemm_up_16(%x: tensor<16x3584xbf16>, %w: tensor<18944x3584xbf16>) -> (tensor<16x18944xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 144, 64], warp = [64, 144], stages = 8, mma_warps = 4, persistent = 132> {
 // WGMMA:       kernel.func @gemm_o_16(%x: tensor<16x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<16x4096xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
+// WGMMA:       kernel.func @gemv_o_4(%x: tensor<4x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<4x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [4, 8, 4096], stages = 2, k_lanes = 32> {
+// WGMMA:       kernel.func @gemm_down_4(%x: tensor<4x14336xbf16>, %w: tensor<4096x14336xbf16>) -> (tensor<4x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 14, mma_warps = 4, persistent = 132> {
+// WGMMA:       kernel.func @gemm_o_5(%x: tensor<5x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<5x4096xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<512x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 64], warp = [64, 128], stages = 7, mma_warps = 4, persistent = 132> {
 
 // BAD-ARCH: error: kernel-schedule: arch is a target such as sm_90 or sm_90a, not 'sm90'
@@ -402,6 +421,12 @@ kernel.func @gemv_transposed_b(%x: tensor<1x256xf16>, %w: tensor<512x256xf16>) -
   %m = molten.matmul %x, %w transpose_b : (tensor<1x256xf16>, tensor<512x256xf16>) -> tensor<1x512xf16>
   kernel.yield %m : tensor<1x512xf16>
 }
+// 8 rows, B stored [N, K]: two columns a warp (tile 16 wide), each load
+// of A serving both
+kernel.func @gemv_transposed_b_rows8(%x: tensor<8x256xf16>, %w: tensor<512x256xf16>) -> (tensor<8x512xf16>) gemm {
+  %m = molten.matmul %x, %w transpose_b : (tensor<8x256xf16>, tensor<512x256xf16>) -> tensor<8x512xf16>
+  kernel.yield %m : tensor<8x512xf16>
+}
 kernel.func @gemm_m9(%x: tensor<9x256xf32>, %w: tensor<256x512xf32>) -> (tensor<9x512xf32>) gemm {
   %m = molten.matmul %x, %w : (tensor<9x256xf32>, tensor<256x512xf32>) -> tensor<9x512xf32>
   kernel.yield %m : tensor<9x512xf32>
@@ -411,7 +436,8 @@ kernel.func @gemm_m9(%x: tensor<9x256xf32>, %w: tensor<256x512xf32>) -> (tensor<
 // CHECK:       kernel.func @gemv_odd(%x: tensor<3x300xf32>, %w: tensor<300x1001xf32>) -> (tensor<3x1001xf32>) gemm schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [3, 16, 320], stages = 4, k_lanes = 64> {
 // CHECK:       kernel.func @gemv_batched(%x: tensor<4x3x512xbf16>, %w: tensor<4x512x1024xbf16>) -> (tensor<4x3x1024xbf16>) gemm schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [3, 32, 512], stages = 4, k_lanes = 128> {
 // CHECK:       kernel.func @gemv_rows8(%x: tensor<8x2048xf16>, %w: tensor<2048x8192xf16>) -> (tensor<8x8192xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [8, 64, 2048], stages = 4, k_lanes = 32> {
-// CHECK:       kernel.func @gemv_transposed_b(%x: tensor<1x256xf16>, %w: tensor<512x256xf16>) -> (tensor<1x512xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [1, 8, 256], stages = 4, k_lanes = 32> {
+// CHECK:       kernel.func @gemv_transposed_b(%x: tensor<1x256xf16>, %w: tensor<512x256xf16>) -> (tensor<1x512xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [1, 8, 256], stages = 2, k_lanes = 32> {
+// CHECK:       kernel.func @gemv_transposed_b_rows8(%x: tensor<8x256xf16>, %w: tensor<512x256xf16>) -> (tensor<8x512xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [8, 16, 256], stages = 2, k_lanes = 32> {
 // CHECK:       kernel.func @gemm_m9(%x: tensor<9x256xf32>, %w: tensor<256x512xf32>) -> (tensor<9x512xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
 // FEW-LABEL: kernel.func @gemv_decode(%x: tensor<1x4096xf16>, %w: tensor<4096x4096xf16>) -> (tensor<1x4096xf16>) gemm schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [1, 256, 4096], stages = 4, k_lanes = 32> {
 

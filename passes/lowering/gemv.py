@@ -217,12 +217,13 @@ def _lower_gemv_nk(
     kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, tiling: kernel.TilingAttr
 ) -> LoweredKernel:
     """A gemm of few rows whose B is stored [N, K] (x @ w.T): `lanes`
-    consecutive threads a column of the block's, lane l summing elements
-    l w to l w + w - 1 of each round of lanes x w along K (w = `vector`,
-    consecutive in B's rows and, unless A is transposed, in A's: one 16-byte
-    load each where K allows), `stages` rounds loaded before they are used;
-    the lanes' sums added by shuffles, and lane 0 applies the epilogue to
-    the column's outputs."""
+    consecutive threads a group of c consecutive columns of the block's (c =
+    the fragment's columns), lane l summing elements l w to l w + w - 1 of
+    each round of lanes x w along K (w = `vector`, consecutive in B's rows
+    and, unless A is transposed, in A's: one 16-byte load each where K
+    allows), `stages` rounds loaded before they are used, each load of A
+    serving all c columns; the lanes' sums added by shuffles, and lane 0
+    applies the epilogue to the group's outputs."""
     region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
     gemm = GemmShape.of(kfunc)
     mm = gemm.matmul
@@ -231,6 +232,7 @@ def _lower_gemv_nk(
     lanes, in_flight = schedule.k_lanes.data, schedule.stages.data
     width = schedule.vector.data
     bm, bn, _ = (t.data for t in tiling.block)
+    columns = tiling.fragment.data[1].data
     partial = {d.data for d in tiling.partial}
     if WARP % lanes or k % width or "m" in partial:
         raise NotImplementedError(
@@ -243,13 +245,16 @@ def _lower_gemv_nk(
     tid = e.add(cuda.ThreadIdxOp())
     row0, col0, a_base, b_base, batch_index = gemm.block_origin(e, bm, bn)
     lane = e.irem(tid, lanes)
-    col = e.iadd(col0, e.idiv(tid, lanes))
-    # A column past N (the last block's) reads the last one, stores nothing.
-    b_col = e.imin(col, n - 1) if "n" in partial else col
-    for value, hint in ((lane, "k_lane"), (col, "col")):
+    first_col = e.iadd(col0, e.imul(e.idiv(tid, lanes), columns))
+    cols = [e.iadd(first_col, j) for j in range(columns)]
+    for value, hint in ((lane, "k_lane"), (first_col, "col")):
         if isinstance(value, SSAValue):
             value.name_hint = hint
-    b_start = e.iadd(b_base, e.imul(b_col, k))
+    # A column past N (the last block's) reads the last one, stores nothing.
+    b_starts = [
+        e.iadd(b_base, e.imul(e.imin(col, n - 1) if "n" in partial else col, k))
+        for col in cols
+    ]
     # offset(row, kk) = offset(row, 0) + offset(0, kk), A transposed or not.
     a_starts = [
         e.iadd(
@@ -262,15 +267,18 @@ def _lower_gemv_nk(
     lane_k = e.imul(lane, width)
 
     def accumulate(em: Emitter, starts: list[Index], acc, valid=None):
-        """acc[r] plus row r of A times the column over `width` elements of
-        K from each of `starts`; all loads first, so that they are in flight
-        at once."""
+        """acc[r * columns + c] plus row r of A times column c over `width`
+        elements of K from each of `starts`; all loads first, so that they
+        are in flight at once."""
         ev = Evaluator(em, pointers)
         loaded = []
         for kk in starts:
             b = [
-                ev.load(pointers[mm.rhs], em.iadd(b_start, em.iadd(kk, j)))
-                for j in range(width)
+                [
+                    ev.load(pointers[mm.rhs], em.iadd(b_start, em.iadd(kk, j)))
+                    for j in range(width)
+                ]
+                for b_start in b_starts
             ]
             a = [
                 [
@@ -288,13 +296,15 @@ def _lower_gemv_nk(
                 for start in a_starts
             ]
             if valid is not None:
-                b = [em.select(valid, v, zero) for v in b]
+                b = [[em.select(valid, v, zero) for v in column] for column in b]
             loaded.append((a, b))
         for a, b in loaded:
             for r in range(bm):
-                for j in range(width):
-                    product = em.add(arith.MulfOp(a[r][j], b[j]))
-                    acc[r] = em.add(arith.AddfOp(acc[r], product))
+                for c in range(columns):
+                    for j in range(width):
+                        product = em.add(arith.MulfOp(a[r][j], b[c][j]))
+                        i = r * columns + c
+                        acc[i] = em.add(arith.AddfOp(acc[i], product))
         return acc
 
     # Whole rounds of K; a last, partial round with each lane's vector kept
@@ -305,7 +315,7 @@ def _lower_gemv_nk(
         e,
         trips,
         in_flight,
-        [zero] * bm,
+        [zero] * (bm * columns),
         lambda em, i: em.iadd(em.imul(i, step), lane_k),
         accumulate,
     )
@@ -314,25 +324,28 @@ def _lower_gemv_nk(
         valid = e.icmp(kk, k, "slt")
         acc = accumulate(e, [e.imin(kk, k - width)], acc, valid)
 
-    # The column's lanes are consecutive: their sums added by shuffles.
+    # The group's lanes are consecutive: their sums added by shuffles.
     acc = [lanes_reduce(e, molten.ReduceSumOp, v, lanes) for v in acc]
     writer = emit_if(e, e.icmp(lane, 0, "eq"))
-    inside = writer.icmp(col, n, "slt") if "n" in partial else None
-    final = writer if inside is None else emit_if(writer, inside)
-    accumulators = [(final.iadd(row0, r), col, acc[r]) for r in range(bm)]
-    epilogue(
-        gemm,
-        final,
-        pointers,
-        outputs,
-        out_ptrs,
-        batch_index,
-        accumulators,
-        False,
-        False,
-    )
-    if inside is not None:
-        close_if(final)
+    for c, col in enumerate(cols):
+        inside = writer.icmp(col, n, "slt") if "n" in partial else None
+        final = writer if inside is None else emit_if(writer, inside)
+        accumulators = [
+            (final.iadd(row0, r), col, acc[r * columns + c]) for r in range(bm)
+        ]
+        epilogue(
+            gemm,
+            final,
+            pointers,
+            outputs,
+            out_ptrs,
+            batch_index,
+            accumulators,
+            False,
+            False,
+        )
+        if inside is not None:
+            close_if(final)
     close_if(writer)
     e.add(cuda.ReturnOp())
     return LoweredKernel(kernel_op(kfunc, region, block), grid, (block, 1, 1))
