@@ -601,6 +601,16 @@ SMALL_M_COLS = tuple(range(64, 257, 8))
 """The widths the heuristic weighs for 64-row tiles (SMALL_M) where B is
 stored [N, K]: narrow ones too (wgmma takes any multiple of 8), since at
 few rows the tile count, not the tile's efficiency, sets the time."""
+NARROW_COLS = (32, 40, 48, 56)
+"""Widths under 64 that the heuristic also weighs for 64-row tiles where B
+is stored [N, K] and the gemm has more than NARROW_MIN_ROWS rows: on the
+H100 (2026-11-26, benchmarks/results/*-gemm-narrow-tiles.txt) 64x32 tiles
+took 64x3584x3584 and 64x4096x4096 in 15.3 and 17.4 us, against 17.0 and
+18.8 for the cp.async kernel (112 and 128 tiles streaming B, one an SM)."""
+NARROW_MIN_ROWS = 32
+"""Rows up to which NARROW_COLS are not weighed: at 16 rows the same tiles
+ran 3-6 us over their estimate and lost to the cp.async kernel by 3-10%
+(the persistent kernel's time at few rows is not yet understood)."""
 PERSISTENT_WIDEST = (PERSISTENT_ROWS, max(PERSISTENT_COLS))
 """The autotuner's tile in clusters of two."""
 PERSISTENT_SECONDS = (5.4e-6, 3.35e-6, 0.033e-6, 0.00256e-6)
@@ -623,13 +633,15 @@ us; in 132 tiles of 64x144: 50.8)."""
 def persistent_tiles(matmul: molten.MatmulOp) -> list[tuple[int, int]]:
     """The tiles the heuristic weighs for the persistent kernel: 128 rows by
     PERSISTENT_COLS where the gemm has more than 64 rows, 64 rows by
-    SMALL_M_COLS where it has at most SMALL_M; of each, the widths B's
-    layout takes (whole 64-column blocks of a B stored [K, N])."""
+    SMALL_M_COLS where it has at most SMALL_M (and by NARROW_COLS too
+    above NARROW_MIN_ROWS); of each, the widths B's layout takes (whole
+    64-column blocks of a B stored [K, N])."""
     m = shape_of(matmul.result)[-2]
     whole_blocks = matmul.transpose_b is None  # B stored [K, N]
     shapes = [(PERSISTENT_ROWS, PERSISTENT_COLS)] if m > WGMMA_M else []
     if m <= SMALL_M:
-        shapes.append((WGMMA_M, SMALL_M_COLS))
+        narrow = NARROW_COLS if m > NARROW_MIN_ROWS else ()
+        shapes.append((WGMMA_M, narrow + SMALL_M_COLS))
     return [
         (rows, cols)
         for rows, widths in shapes

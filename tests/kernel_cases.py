@@ -466,6 +466,10 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_nk_persistent_128_400x8320x4000": gemm_nk_residual(400, 8320, 4000),
     "wgmma_nk_persistent_72_20x1000x9000": gemm_nk_bias_gelu(20, 1000, 9000),
     "wgmma_nk_persistent_80_100x2000x5000": gemm_nk_residual(100, 2000, 5000),
+    # 64-row tiles under 64 columns (32 and 48), above NARROW_MIN_ROWS
+    # rows: partial N and K (4100 columns, 47 K steps), two row tiles.
+    "wgmma_nk_persistent_32_50x3000x4100": gemm_nk_residual(50, 3000, 4100),
+    "wgmma_nk_persistent_48_100x3000x3000": gemm_nk_bias_gelu(100, 3000, 3000),
     # Decode on sm_90a, B stored [N, K]: from 2 rows wgmma where its
     # estimate beats the GEMV's, its 64-row tiles mostly rows past M (the
     # persistent kernel at 3 rows, partial N and K; the cp.async kernel);
@@ -511,6 +515,8 @@ WGMMA_SCHEDULES = {
     "wgmma_nk_persistent_128_400x8320x4000": (128, 128, 7, 1, 132),
     "wgmma_nk_persistent_72_20x1000x9000": (64, 72, 13, 1, 132),
     "wgmma_nk_persistent_80_100x2000x5000": (64, 80, 12, 1, 132),
+    "wgmma_nk_persistent_32_50x3000x4100": (64, 32, 16, 1, 132),
+    "wgmma_nk_persistent_48_100x3000x3000": (64, 48, 16, 1, 132),
     "wgmma_nk_persistent_64_3x4000x8200": (64, 64, 14, 1, 132),
     "wgmma_nk_3x6000x6000": (64, 64, 8, 1, 0),
     "wgmma_picks_gemv_nk_4x9000x1000": (4, 8, 2, 1, 0),

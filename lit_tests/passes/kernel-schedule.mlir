@@ -323,6 +323,12 @@ kernel.func @gemm_o_5(%x: tensor<5x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (t
   %m = molten.matmul %x, %w transpose_b : (tensor<5x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<5x4096xbf16>
   kernel.yield %m : tensor<5x4096xbf16>
 }
+// its O projection at 64 tokens, 64 x 4096 x 4096: 128 tiles of 64x32,
+// one an SM (narrow tiles only above NARROW_MIN_ROWS rows)
+kernel.func @gemm_o_64(%x: tensor<64x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<64x4096xbf16>) gemm {
+  %m = molten.matmul %x, %w transpose_b : (tensor<64x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<64x4096xbf16>
+  kernel.yield %m : tensor<64x4096xbf16>
+}
 // its O projection, 512 x 4096 x 4096: parts of 32 K steps are too short;
 // 128 tiles of 128x128 fill one round of the SMs
 kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<512x4096xbf16>) gemm {
@@ -379,6 +385,7 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
 // WGMMA:       kernel.func @gemv_o_4(%x: tensor<4x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<4x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [4, 8, 4096], stages = 2, k_lanes = 32> {
 // WGMMA:       kernel.func @gemm_down_4(%x: tensor<4x14336xbf16>, %w: tensor<4096x14336xbf16>) -> (tensor<4x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 14, mma_warps = 4, persistent = 132> {
 // WGMMA:       kernel.func @gemm_o_5(%x: tensor<5x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<5x4096xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
+// WGMMA:       kernel.func @gemm_o_64(%x: tensor<64x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<64x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 32, 64], warp = [64, 32], stages = 16, mma_warps = 4, persistent = 132> {
 // WGMMA:       kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<512x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 64], warp = [64, 128], stages = 7, mma_warps = 4, persistent = 132> {
 
 // BAD-ARCH: error: kernel-schedule: arch is a target such as sm_90 or sm_90a, not 'sm90'
