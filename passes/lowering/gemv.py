@@ -164,17 +164,7 @@ def lower_gemv(
             value = final.add(cuda.LoadOp(sums, slot))
             total = value if total is None else final.add(arith.AddfOp(total, value))
         accumulators.append((row, final.iadd(col, j), total))
-    epilogue(
-        gemm,
-        final,
-        pointers,
-        outputs,
-        out_ptrs,
-        batch_index,
-        accumulators,
-        False,
-        False,
-    )
+    epilogue(gemm, final, pointers, outputs, out_ptrs, batch_index, accumulators)
     if inside is not None:
         close_if(final)
     close_if(reader)
@@ -333,17 +323,7 @@ def _lower_gemv_nk(
         accumulators = [
             (final.iadd(row0, r), col, acc[r * columns + c]) for r in range(bm)
         ]
-        epilogue(
-            gemm,
-            final,
-            pointers,
-            outputs,
-            out_ptrs,
-            batch_index,
-            accumulators,
-            False,
-            False,
-        )
+        epilogue(gemm, final, pointers, outputs, out_ptrs, batch_index, accumulators)
         if inside is not None:
             close_if(final)
     close_if(writer)
