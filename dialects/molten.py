@@ -763,11 +763,15 @@ class MatmulOp(MoltenOp):
     """Matrix product over the last two axes, batch axes broadcast like numpy.
 
     lhs is [..., M, K] ([..., K, M] with transpose_a), rhs is [..., K, N]
-    ([..., N, K] with transpose_b); the result is [..., M, N].
+    ([..., N, K] with transpose_b); the result is [..., M, N], of the
+    operands' element type or, for f16 and bf16 operands, f32 (the sums as
+    the tensor cores accumulate them, not rounded to the narrow type).
 
     ```mlir
     %y = molten.matmul %x, %w transpose_b
         : (tensor<16x64xf16>, tensor<32x64xf16>) -> tensor<16x32xf16>
+    %z = molten.matmul %x, %w transpose_b
+        : (tensor<16x64xbf16>, tensor<32x64xbf16>) -> tensor<16x32xf32>
     ```
     """
 
@@ -810,7 +814,14 @@ class MatmulOp(MoltenOp):
             ],
         )
         batch = batch if (a[:-2] or b[:-2]) else ()
-        return _tensor([*batch, m, n], lhs.element_type)
+        element = lhs.element_type
+        if (
+            result_type is not None
+            and isinstance(result_type.element_type, Float32Type)
+            and isinstance(element, (Float16Type, BFloat16Type))
+        ):
+            element = result_type.element_type
+        return _tensor([*batch, m, n], element)
 
 
 # --------------------------------------------------------------------------

@@ -27,6 +27,12 @@ def _molten_decompose():
     return MoltenDecompose
 
 
+def _factor_row_scale():
+    from molten.passes.factor_row_scale import FactorRowScalePass
+
+    return FactorRowScalePass
+
+
 def _fuse_attention():
     from molten.passes.fuse_attention import FuseAttention
 
@@ -101,6 +107,7 @@ MOLTEN_UNIVERSE = Universe(
     },
     all_passes={
         "molten-decompose": _molten_decompose,
+        "factor-row-scale": _factor_row_scale,
         "fuse-attention": _fuse_attention,
         "fuse-reduction": _fuse_reduction,
         "fuse-epilogue": _fuse_epilogue,

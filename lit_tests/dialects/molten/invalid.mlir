@@ -336,6 +336,15 @@ func.func @matmul_rank1_rhs(%x: tensor<4x8xf32>, %y: tensor<8xf32>) {
 
 // -----
 
+// matmul: an f16 result of bf16 operands (f32 is the only wider result)
+func.func @matmul_result_type(%x: tensor<4x8xbf16>, %y: tensor<8x4xbf16>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.matmul: result type tensor<4x4xf16> does not match tensor<4x4xbf16>, the type the operands give{{$}}
+  %0 = molten.matmul %x, %y : (tensor<4x8xbf16>, tensor<8x4xbf16>) -> tensor<4x4xf16>
+  func.return
+}
+
+// -----
+
 // matmul: contraction sizes differ
 func.func @matmul_k_mismatch(%x: tensor<4x8xf32>, %y: tensor<9x4xf32>) {
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.matmul: contraction sizes differ: lhs tensor<4x8xf32> has K = 8, rhs tensor<9x4xf32> has K = 9{{$}}

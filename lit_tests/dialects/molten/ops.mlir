@@ -469,6 +469,9 @@ func.func @matmul_batched(%p: tensor<2x1x16x64xbf16>, %q: tensor<3x64x8xbf16>, %
   %2 = molten.matmul %w, %x transpose_b : (tensor<8x64xf16>, tensor<4x16x64xf16>) -> tensor<4x8x16xf16>
 // CHECK-NEXT: %2 = molten.matmul %w, %x transpose_b : (tensor<8x64xf16>, tensor<4x16x64xf16>) -> tensor<4x8x16xf16>
 // CHECK-GENERIC-NEXT: %2 = "molten.matmul"(%w, %x) <{transpose_b}> : (tensor<8x64xf16>, tensor<4x16x64xf16>) -> tensor<4x8x16xf16>
+  %3 = molten.matmul %p, %q : (tensor<2x1x16x64xbf16>, tensor<3x64x8xbf16>) -> tensor<2x3x16x8xf32>
+// CHECK-NEXT: %3 = molten.matmul %p, %q : (tensor<2x1x16x64xbf16>, tensor<3x64x8xbf16>) -> tensor<2x3x16x8xf32>
+// CHECK-GENERIC-NEXT: %3 = "molten.matmul"(%p, %q) : (tensor<2x1x16x64xbf16>, tensor<3x64x8xbf16>) -> tensor<2x3x16x8xf32>
   func.return
 // CHECK-NEXT: func.return
 // CHECK-GENERIC-NEXT: "func.return"() : () -> ()

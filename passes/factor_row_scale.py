@@ -1,0 +1,167 @@
+"""`factor-row-scale`: a scale constant along K moved out of a matmul's lhs.
+
+A product whose lhs is a chain of multiplications, some of whose factors
+are constant along the contraction axis K (a row scale R, shaped
+[..., M, 1], or a scalar), is the product of the other factors, scaled
+by R afterwards:
+
+    (X * R * C) @ W  =  R * ((X * C) @ W)
+
+rms_norm(x, w) @ W decomposes to exactly such a product (R = rsqrt(mean(x²)
++ eps), C = w), and after this pass the normalized activations are never
+needed as a tensor: R becomes the matmul's epilogue, and the sum of
+squares a reduction over the same rows of x that the gemm reads (the
+prologue fusion that a later pass builds on it).
+
+```mlir
+%s = molten.mul %x, %r : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
+%h = molten.mul %s, %w : (tensor<4x64xf32>, tensor<64xf32>) -> tensor<4x64xf32>
+%a = molten.cast %h : tensor<4x64xf32> -> tensor<4x64xbf16>
+%y = molten.matmul %a, %b : (tensor<4x64xbf16>, tensor<64x8xbf16>) -> tensor<4x8xbf16>
+```
+
+becomes
+
+```mlir
+%h = molten.mul %x, %w : (tensor<4x64xf32>, tensor<64xf32>) -> tensor<4x64xf32>
+%a = molten.cast %h : tensor<4x64xf32> -> tensor<4x64xbf16>
+%p = molten.matmul %a, %b : (tensor<4x64xbf16>, tensor<64x8xbf16>) -> tensor<4x8xf32>
+%q = molten.mul %p, %r : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+%y = molten.cast %q : tensor<4x8xf32> -> tensor<4x8xbf16>
+```
+
+The narrow product is kept in f32 (the accumulators) until the scale is
+applied, so the result is rounded once, as before. It applies only where
+every use of the lhs is as such a matmul's lhs (otherwise the normalized
+tensor is needed anyway), and not to f16: X * C unscaled may overflow
+f16's range where the scaled product does not (bf16 has f32's range).
+"""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import Float16Type, Float32Type, ModuleOp, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from molten.dialects import molten
+
+
+def _factors(value: SSAValue) -> list[SSAValue]:
+    """The factors of a chain of molten.mul ending in `value`: a mul used
+    only in the chain is opened, anything else is a factor."""
+    op = value.owner
+    if not isinstance(op, molten.MulOp) or value.has_more_than_one_use():
+        return [value]
+    return _factors(op.lhs) + _factors(op.rhs)
+
+
+def _constant_along_k(factor: SSAValue) -> bool:
+    """Whether a factor broadcasts along the last (K) axis: size 1 there,
+    or a scalar."""
+    assert isinstance(factor.type, TensorType)
+    shape = factor.type.get_shape()
+    return not shape or shape[-1] == 1
+
+
+def _product(ops: list[Operation], factors: list[SSAValue]) -> SSAValue:
+    """factors[0] * factors[1] * ..., the muls appended to `ops`."""
+    value = factors[0]
+    for factor in factors[1:]:
+        mul = molten.MulOp.with_inferred_type([value, factor])
+        ops.append(mul)
+        value = mul.result
+    return value
+
+
+def _only_matmul_lhs(value: SSAValue) -> bool:
+    """Whether every use of `value` is as the (not transposed) lhs of a
+    matmul."""
+    return all(
+        isinstance(use.operation, molten.MatmulOp)
+        and use.index == 0
+        and use.operation.transpose_a is None
+        for use in value.uses
+    )
+
+
+@dataclass
+class FactorRowScale(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: molten.MatmulOp, rewriter: PatternRewriter):
+        if op.transpose_a is not None or not _only_matmul_lhs(op.lhs):
+            return
+        lhs_type = op.lhs.type
+        assert isinstance(lhs_type, TensorType)
+        if isinstance(lhs_type.element_type, Float16Type):
+            return
+        cast = op.lhs.owner
+        scaled = cast.input if isinstance(cast, molten.CastOp) else op.lhs
+        if isinstance(cast, molten.CastOp) and scaled.has_more_than_one_use():
+            return
+        root = scaled.owner
+        if not isinstance(root, molten.MulOp):
+            return
+        # The root is opened whatever its uses: they were checked above.
+        factors = _factors(root.lhs) + _factors(root.rhs)
+        scales = [f for f in factors if _constant_along_k(f)]
+        kept = [f for f in factors if not _constant_along_k(f)]
+        if not scales or not kept:
+            return
+        ops: list[Operation] = []
+        unscaled = _product(ops, kept)
+        if unscaled.type != scaled.type:
+            # X * C may broadcast to less than the scaled product did.
+            return
+        lhs = unscaled
+        if isinstance(cast, molten.CastOp):
+            narrow = molten.CastOp.with_inferred_type([unscaled], result_type=lhs_type)
+            ops.append(narrow)
+            lhs = narrow.result
+        result_type = op.result.type
+        assert isinstance(result_type, TensorType)
+        wide = TensorType(Float32Type(), result_type.get_shape())
+        product = molten.MatmulOp.with_inferred_type(
+            [lhs, op.rhs], op.properties, result_type=wide
+        )
+        ops.append(product)
+        wide_scales = [_cast(ops, s, wide.element_type) for s in scales]
+        value = _product(ops, [product.result, *wide_scales])
+        value = _cast(ops, value, result_type.element_type)
+        for made in (unscaled, lhs):
+            if made.owner in ops:  # not a value of the graph's own
+                made.name_hint = "unscaled"
+        product.result.name_hint = "unscaled_product"
+        rewriter.replace(op, ops, [value])
+
+
+def _cast(ops: list[Operation], value: SSAValue, element: Attribute) -> SSAValue:
+    """`value` as `element`, the cast appended to `ops` (none where it
+    already is)."""
+    assert isinstance(value.type, TensorType)
+    if value.type.element_type == element:
+        return value
+    cast = molten.CastOp.with_inferred_type(
+        [value], result_type=TensorType(element, value.type.get_shape())
+    )
+    ops.append(cast)
+    return cast.result
+
+
+@dataclass(frozen=True)
+class FactorRowScalePass(ModulePass):
+    """Moves a matmul lhs's factors that are constant along K (a row scale)
+    after the product (see the module docstring)."""
+
+    name = "factor-row-scale"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(FactorRowScale(), apply_recursively=False).rewrite_module(
+            op
+        )
