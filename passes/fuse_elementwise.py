@@ -4,7 +4,8 @@ From each elementwise (or index-remapping: rotate_half, broadcast_to,
 reshape, transpose) op at the graph level, the group grows through producers
 and users with the same result shape, plus smaller elementwise producers that
 broadcast in (a row vector, a scalar), which the kernel recomputes per
-element. Values used outside the group are yielded. An op that only feeds
+element, and producers of any shape used only inside the group (behind a
+reshape or transpose), which it recomputes at the indices read. Values used outside the group are yielded. An op that only feeds
 larger elementwise users waits for them to pull it in. A constant that is
 itself a graph result becomes a kernel too.
 """
@@ -38,16 +39,33 @@ POINTWISE = (*ELEMENTWISE, *INDEX_MAPS)
 
 
 def _pulled_in_later(op: Operation) -> bool:
-    """Whether every user is a larger pointwise op that will pull `op` in."""
+    """Whether every user is a pointwise op that will pull `op` in: a larger
+    one it broadcasts into, or one that remaps indices (reshape, transpose,
+    rotate_half, broadcast_to), whose group recomputes `op` at the indices
+    it reads."""
     shape = shape_of(op.results[0])
     users = [u.operation for u in op.results[0].uses]
     return bool(users) and all(
         isinstance(u, POINTWISE)
         and is_fusible_root(u)
-        and shape_of(u.results[0]) != shape
-        and broadcasts_to(shape, shape_of(u.results[0]))
+        and (
+            isinstance(u, INDEX_MAPS)
+            or (
+                shape_of(u.results[0]) != shape
+                and broadcasts_to(shape, shape_of(u.results[0]))
+            )
+        )
         for u in users
     )
+
+
+def _feeds_only(op: Operation, group: set[Operation]) -> bool:
+    """Whether every use of `op`'s result is by an op of `group`: the
+    group's kernel can recompute it at whatever index those ops read it
+    (through a reshape or transpose, at another shape), with nothing to
+    store."""
+    users = [u.operation for u in op.results[0].uses]
+    return bool(users) and all(u in group for u in users)
 
 
 class FusePointwise(RewritePattern):
@@ -69,7 +87,9 @@ class FusePointwise(RewritePattern):
                 return False
             if shape_of(candidate.results[0]) == domain:
                 return True
-            return recomputable_into(candidate, domain, POINTWISE)
+            return recomputable_into(candidate, domain, POINTWISE) or _feeds_only(
+                candidate, group
+            )
 
         fuse(rewriter, grow([op], admits), kernel.KernelKind.POINTWISE)
 

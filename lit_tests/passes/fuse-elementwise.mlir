@@ -381,3 +381,48 @@ func.func @gelu_affine_bf16(%x: tensor<4x8xbf16>, %a: tensor<8xbf16>, %b: tensor
 // DECOMP-NEXT:    }
 // DECOMP-NEXT:    func.return %y : tensor<4x8xbf16>
 // DECOMP-NEXT:  }
+
+// -----
+
+// A projection's bias add, its split into heads and their transpose, then
+// a scale (as attention's q is made): the add and the reshape are used only
+// inside the group, so it recomputes them at the indices the transpose
+// reads, one kernel over the heads' shape. A value also used outside the
+// group at its own shape (%r, a graph result) is not pulled in behind the
+// transpose.
+func.func @bias_heads(%y: tensor<8x32xf32>, %b: tensor<32xf32>, %s: tensor<f32>) -> tensor<2x8x16xf32> {
+  %a = molten.add %y, %b : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+  %r = molten.reshape %a : tensor<8x32xf32> -> tensor<8x2x16xf32>
+  %t = molten.transpose %r permutation = [1, 0, 2] : tensor<8x2x16xf32> -> tensor<2x8x16xf32>
+  %q = molten.mul %t, %s : (tensor<2x8x16xf32>, tensor<f32>) -> tensor<2x8x16xf32>
+  func.return %q : tensor<2x8x16xf32>
+}
+
+// CHECK-LABEL: func.func @bias_heads(%y: tensor<8x32xf32>, %b: tensor<32xf32>, %s: tensor<f32>) -> tensor<2x8x16xf32> {
+// CHECK-NEXT:    %q = kernel.fused pointwise(%y, %b, %s) : (tensor<8x32xf32>, tensor<32xf32>, tensor<f32>) -> tensor<2x8x16xf32> {
+// CHECK-NEXT:    ^bb0(%y_1: tensor<8x32xf32>, %b_1: tensor<32xf32>, %s_1: tensor<f32>):
+// CHECK-NEXT:      %a = molten.add %y_1, %b_1 : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+// CHECK-NEXT:      %r = molten.reshape %a : tensor<8x32xf32> -> tensor<8x2x16xf32>
+// CHECK-NEXT:      %t = molten.transpose %r permutation = [1, 0, 2] : tensor<8x2x16xf32> -> tensor<2x8x16xf32>
+// CHECK-NEXT:      %q_1 = molten.mul %t, %s_1 : (tensor<2x8x16xf32>, tensor<f32>) -> tensor<2x8x16xf32>
+// CHECK-NEXT:      kernel.yield %q_1 : tensor<2x8x16xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %q : tensor<2x8x16xf32>
+
+// -----
+
+func.func @reshape_also_a_result(%y: tensor<8x32xf32>, %b: tensor<32xf32>) -> (tensor<8x2x16xf32>, tensor<2x8x16xf32>) {
+  %a = molten.add %y, %b : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+  %r = molten.reshape %a : tensor<8x32xf32> -> tensor<8x2x16xf32>
+  %t = molten.transpose %r permutation = [1, 0, 2] : tensor<8x2x16xf32> -> tensor<2x8x16xf32>
+  func.return %r, %t : tensor<8x2x16xf32>, tensor<2x8x16xf32>
+}
+
+// CHECK-LABEL: func.func @reshape_also_a_result
+// CHECK-NEXT:    %r = kernel.fused pointwise(%y, %b)
+// CHECK:           %a = molten.add
+// CHECK-NEXT:      %r_1 = molten.reshape %a
+// CHECK-NEXT:      kernel.yield %r_1
+// CHECK:         %t = kernel.fused pointwise(%r)
+// CHECK-NEXT:    ^bb0(%r_1: tensor<8x2x16xf32>):
+// CHECK-NEXT:      %t_1 = molten.transpose %r_1
