@@ -5,9 +5,10 @@ reshape, transpose) op at the graph level, the group grows through producers
 and users with the same result shape, plus smaller elementwise producers that
 broadcast in (a row vector, a scalar), which the kernel recomputes per
 element, and producers of any shape used only inside the group (behind a
-reshape or transpose), which it recomputes at the indices read. Values used outside the group are yielded. An op that only feeds
-larger elementwise users waits for them to pull it in. A constant that is
-itself a graph result becomes a kernel too.
+reshape or transpose), which it recomputes at the indices read. Values
+used outside the group are yielded. An op that only feeds larger
+elementwise users, or ops that remap indices, waits for them to pull it
+in. A constant that is itself a graph result becomes a kernel too.
 """
 
 from dataclasses import dataclass
