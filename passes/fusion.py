@@ -26,6 +26,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator
 
 from molten.dialects import kernel, molten
+from molten.dialects.cuda import element_bytes
 from molten.dialects.molten import broadcasts_to, shape_of
 
 ELEMENTWISE: tuple[type[Operation], ...] = (
@@ -198,11 +199,20 @@ def _users(op: Operation) -> list[Operation]:
     return [u.operation for r in op.results for u in r.uses]
 
 
+def _narrows(op: Operation) -> bool:
+    """Whether `op` is a cast to a narrower type."""
+    if not isinstance(op, molten.CastOp):
+        return False
+    source, target = (v.type.element_type for v in (op.input, op.result))  # type: ignore[attr-defined]
+    return element_bytes(target) < element_bytes(source)
+
+
 def kept_outside(ordered: Sequence[Operation], group: set[Operation]) -> set[Operation]:
     """Group ops that also stay in place, for users outside the group: the
     elementwise ones none of whose users is a graph result (recomputing them
-    is cheaper than writing them out), and so on up through their producers.
-    The group computes its own clones of them."""
+    is cheaper than writing them out), and so on up through their producers,
+    but not a narrowing cast of a value the group writes anyway. The group
+    computes its own clones of them."""
     kept: set[Operation] = set()
     changed = True
     while changed:
@@ -218,7 +228,17 @@ def kept_outside(ordered: Sequence[Operation], group: set[Operation]) -> set[Ope
             ):
                 kept.add(op)
                 changed = True
-    return kept
+    # A narrowing cast whose input the group writes anyway (its producer is
+    # not recomputed outside) is better stored narrow: fewer bytes.
+    return {
+        op
+        for op in kept
+        if not (
+            _narrows(op)
+            and op.operands[0].owner in group
+            and op.operands[0].owner not in kept
+        )
+    }
 
 
 def fuse(

@@ -208,3 +208,23 @@ func.func @gelu_linear(%x: tensor<8x128xbf16>, %w: tensor<128x256xbf16>, %b: ten
 // DECOMP-NEXT:    }
 // DECOMP-NEXT:    func.return %y : tensor<8x256xbf16>
 // DECOMP-NEXT:  }
+
+// -----
+
+// A cast to a narrower type before a transpose: the gemm stores the bf16
+// result (the transpose's kernel reads half the bytes), rather than leaving
+// the cast for the transpose's group to recompute from the f32 product,
+// which the gemm would have to store anyway.
+func.func @narrow_before_transpose(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>) -> tensor<32x8xbf16> {
+  %m = molten.matmul %a, %b : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  %c = molten.cast %m : tensor<8x32xf32> to tensor<8x32xbf16>
+  %t = molten.transpose %c permutation = [1, 0] : tensor<8x32xbf16> -> tensor<32x8xbf16>
+  func.return %t : tensor<32x8xbf16>
+}
+
+// CHECK-LABEL: func.func @narrow_before_transpose
+// CHECK-NEXT:    %c = kernel.fused gemm(%a, %b) : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xbf16> {
+// CHECK:           %c_1 = molten.cast %m
+// CHECK-NEXT:      kernel.yield %c_1 : tensor<8x32xbf16>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %t = molten.transpose %c

@@ -650,3 +650,22 @@ func.func @rms_norm_silu_f16(%x: tensor<8x32xf16>, %w: tensor<32xf16>, %gate: te
 // DECOMP-NEXT:    }
 // DECOMP-NEXT:    func.return %y : tensor<8x32xf16>
 // DECOMP-NEXT:  }
+
+// -----
+
+// A narrowing cast whose whole cone the transpose's group can recompute
+// from the inputs (x - max, cast) stays outside for it: the row kernel
+// stores only the row maxima, and nothing of x's shape.
+func.func @narrow_recomputed(%x: tensor<4x8xf32>) -> tensor<8x4xbf16> {
+  %m = molten.reduce_max %x axes = [1] keepdim : tensor<4x8xf32> -> tensor<4x1xf32>
+  %s = molten.sub %x, %m : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %c = molten.cast %s : tensor<4x8xf32> to tensor<4x8xbf16>
+  %t = molten.transpose %c permutation = [1, 0] : tensor<4x8xbf16> -> tensor<8x4xbf16>
+  func.return %t : tensor<8x4xbf16>
+}
+
+// CHECK-LABEL: func.func @narrow_recomputed
+// CHECK-NEXT:    %m = kernel.fused row_reduce(%x) : (tensor<4x8xf32>) -> tensor<4x1xf32> {
+// CHECK:         %s = molten.sub %x, %m
+// CHECK-NEXT:    %c = molten.cast %s
+// CHECK-NEXT:    %t = molten.transpose %c
