@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +46,9 @@ class CompiledGraph:
     """The `.h` file declaring the launcher."""
     kernels: tuple[Kernel, ...]
     """The kernels, in launch order."""
-    ir: str
-    """The final IR (cuda level)."""
+    final: str | ModuleOp = field(repr=False, compare=False)
+    """The final module (cuda level), or its text; `ir` prints it once, when
+    first read (printing it takes a fifth of a large graph's compile)."""
     inputs: tuple[TensorSpec, ...] = ()
     outputs: tuple[TensorSpec, ...] = ()
     program: tuple[Step, ...] = ()
@@ -69,6 +71,11 @@ class CompiledGraph:
     _retargeted: dict[str, CompiledGraph] = field(
         default_factory=dict, repr=False, compare=False
     )
+
+    @cached_property
+    def ir(self) -> str:
+        """The final IR (cuda level), as text."""
+        return self.final if isinstance(self.final, str) else str(self.final)
 
     def jit_target(self, native: str) -> CompiledGraph:
         """What the JIT runs on a device whose best target is `native`: this
@@ -282,7 +289,7 @@ class ZeroCompiler:
             unit.source,
             unit.header,
             infos,
-            str(module),
+            module,
             *signature,
             host_program(launcher, unit.kernel_names),
             unit.origins,
