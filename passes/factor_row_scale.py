@@ -39,6 +39,7 @@ f16's range where the scaled product does not (bf16 has f32's range).
 
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import Float16Type, Float32Type, ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -68,6 +69,16 @@ def _constant_along_k(factor: SSAValue) -> bool:
     assert isinstance(factor.type, TensorType)
     shape = factor.type.get_shape()
     return not shape or shape[-1] == 1
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+def _broadcast(values: list[SSAValue]) -> tuple[int, ...]:
+    """The shape the values broadcast to (numpy's rule, the molten ops')."""
+    return tuple(np.broadcast_shapes(*(_shape(v) for v in values)))
 
 
 def _product(ops: list[Operation], factors: list[SSAValue]) -> SSAValue:
@@ -114,18 +125,20 @@ class FactorRowScale(RewritePattern):
         kept = [f for f in factors if not _constant_along_k(f)]
         if not scales or not kept:
             return
+        result_type = op.result.type
+        assert isinstance(result_type, TensorType)
+        if _broadcast(kept) != _shape(scaled):
+            # A scale brings an axis that X * C lacks: the product of X * C
+            # would have another shape. (A scale broadcasts into the result:
+            # its last axis is 1 and its others are the lhs's.)
+            return
         ops: list[Operation] = []
         unscaled = _product(ops, kept)
-        if unscaled.type != scaled.type:
-            # X * C may broadcast to less than the scaled product did.
-            return
         lhs = unscaled
         if isinstance(cast, molten.CastOp):
             narrow = molten.CastOp.with_inferred_type([unscaled], result_type=lhs_type)
             ops.append(narrow)
             lhs = narrow.result
-        result_type = op.result.type
-        assert isinstance(result_type, TensorType)
         wide = TensorType(Float32Type(), result_type.get_shape())
         product = molten.MatmulOp.with_inferred_type(
             [lhs, op.rhs], op.properties, result_type=wide

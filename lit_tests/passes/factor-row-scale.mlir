@@ -77,3 +77,17 @@ func.func @left_alone(%x: tensor<4x64xf16>, %r: tensor<4x1xf16>, %b: tensor<64x8
 // CHECK-NEXT:    %hw = molten.mul %xf, %w
 // CHECK-NEXT:    %yw = molten.matmul %hw, %bf :
 // CHECK-NEXT:    func.return
+
+// -----
+
+// The scale brings an axis that x lacks (x is 4x64, x * r 1x4x64): the
+// product of x alone would have another shape, so it is left alone.
+func.func @scale_adds_an_axis(%x: tensor<4x64xf32>, %r: tensor<1x4x1xf32>, %b: tensor<64x8xf32>) -> tensor<1x4x8xf32> {
+  %n = molten.mul %x, %r : (tensor<4x64xf32>, tensor<1x4x1xf32>) -> tensor<1x4x64xf32>
+  %y = molten.matmul %n, %b : (tensor<1x4x64xf32>, tensor<64x8xf32>) -> tensor<1x4x8xf32>
+  func.return %y : tensor<1x4x8xf32>
+}
+
+// CHECK-LABEL: func.func @scale_adds_an_axis
+// CHECK-NEXT:    %n = molten.mul %x, %r
+// CHECK-NEXT:    %y = molten.matmul %n, %b :
