@@ -365,7 +365,8 @@ def gemv_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAttr
 
 
 GEMV_NK_BLOCK = 256
-"""Threads of a GEMV block whose B is stored [N, K]: a warp a column."""
+"""Threads of a GEMV block whose B is stored [N, K]: a warp a column (or
+two, GEMV_NK_COLUMN_ROWS)."""
 GEMV_NK_ROWS_IN_FLIGHT = 2
 """Rounds of K each thread of a GEMV of B stored [N, K] loads before it
 uses them: on the H100 (2026-11-26, benchmarks/results/*-gemv-columns.txt)
