@@ -45,7 +45,7 @@ COMPUTE_TYPE = Float32Type()
 """The element type composites are computed in."""
 
 
-class _OpSequence:
+class OpSequence:
     """Builds the primitive ops that replace one composite, types inferred."""
 
     def __init__(self) -> None:
@@ -95,7 +95,7 @@ def _trailing_axes(x: SSAValue, param: SSAValue) -> Attribute:
 
 
 def _replace(
-    rewriter: PatternRewriter, op: molten.MoltenOp, seq: _OpSequence, out: SSAValue
+    rewriter: PatternRewriter, op: molten.MoltenOp, seq: OpSequence, out: SSAValue
 ):
     element = op.results[0].type.element_type
     result = seq.cast(out, element)
@@ -111,7 +111,7 @@ def _replace(
 class DecomposeRmsNorm(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: molten.RmsNormOp, rewriter: PatternRewriter):
-        seq = _OpSequence()
+        seq = OpSequence()
         x, w = seq.upcast(op.input, op.weight)
         axes = _trailing_axes(op.input, op.weight)
         mean_square = seq(
@@ -126,7 +126,7 @@ class DecomposeRmsNorm(RewritePattern):
 class DecomposeLayerNorm(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: molten.LayerNormOp, rewriter: PatternRewriter):
-        seq = _OpSequence()
+        seq = OpSequence()
         x, w, b = seq.upcast(op.input, op.weight, op.bias)
         axes = _trailing_axes(op.input, op.weight)
         mean = seq(molten.ReduceMeanOp, x, axes=axes, keepdim=UnitAttr())
@@ -144,7 +144,7 @@ class DecomposeLayerNorm(RewritePattern):
         _replace(rewriter, op, seq, out)
 
 
-def _softmax(seq: _OpSequence, x: SSAValue, axis: int) -> SSAValue:
+def _softmax(seq: OpSequence, x: SSAValue, axis: int) -> SSAValue:
     axes = molten._int_array([axis])
     row_max = seq(molten.ReduceMaxOp, x, axes=axes, keepdim=UnitAttr())
     exps = seq(molten.ExpOp, seq(molten.SubOp, x, row_max))
@@ -155,7 +155,7 @@ def _softmax(seq: _OpSequence, x: SSAValue, axis: int) -> SSAValue:
 class DecomposeSoftmax(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: molten.SoftmaxOp, rewriter: PatternRewriter):
-        seq = _OpSequence()
+        seq = OpSequence()
         (x,) = seq.upcast(op.input)
         _replace(rewriter, op, seq, _softmax(seq, x, op.axis.value.data))
 
@@ -163,7 +163,7 @@ class DecomposeSoftmax(RewritePattern):
 class DecomposeRope(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: molten.RopeOp, rewriter: PatternRewriter):
-        seq = _OpSequence()
+        seq = OpSequence()
         x, cos, sin = seq.upcast(op.input, op.cos, op.sin)
         rotated = seq(molten.RotateHalfOp, x)
         out = seq(
@@ -184,7 +184,7 @@ class DecomposeAttention(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: molten.AttentionOp, rewriter: PatternRewriter):
-        seq = _OpSequence()
+        seq = OpSequence()
         q, k, v = seq.upcast(op.query, op.key, op.value)
         scores = seq(molten.MatmulOp, q, k, transpose_b=UnitAttr())
         scores = seq(molten.MulOp, scores, seq.scalar(op.scale.value.data))

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import Float16Type, Float32Type, ModuleOp, TensorType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -52,6 +52,8 @@ from xdsl.pattern_rewriter import (
 )
 
 from molten.dialects import molten
+from molten.dialects.molten import shape_of
+from molten.passes.decompose import OpSequence
 
 
 def _factors(value: SSAValue) -> list[SSAValue]:
@@ -66,28 +68,20 @@ def _factors(value: SSAValue) -> list[SSAValue]:
 def _constant_along_k(factor: SSAValue) -> bool:
     """Whether a factor broadcasts along the last (K) axis: size 1 there,
     or a scalar."""
-    assert isinstance(factor.type, TensorType)
-    shape = factor.type.get_shape()
+    shape = shape_of(factor)
     return not shape or shape[-1] == 1
-
-
-def _shape(value: SSAValue) -> tuple[int, ...]:
-    assert isinstance(value.type, TensorType)
-    return tuple(value.type.get_shape())
 
 
 def _broadcast(values: list[SSAValue]) -> tuple[int, ...]:
     """The shape the values broadcast to (numpy's rule, the molten ops')."""
-    return tuple(np.broadcast_shapes(*(_shape(v) for v in values)))
+    return tuple(np.broadcast_shapes(*(tuple(shape_of(v)) for v in values)))
 
 
-def _product(ops: list[Operation], factors: list[SSAValue]) -> SSAValue:
-    """factors[0] * factors[1] * ..., the muls appended to `ops`."""
+def _product(seq: OpSequence, factors: list[SSAValue]) -> SSAValue:
+    """factors[0] * factors[1] * ..., the muls added to `seq`."""
     value = factors[0]
     for factor in factors[1:]:
-        mul = molten.MulOp.with_inferred_type([value, factor])
-        ops.append(mul)
-        value = mul.result
+        value = seq(molten.MulOp, value, factor)
     return value
 
 
@@ -102,7 +96,6 @@ def _only_matmul_lhs(value: SSAValue) -> bool:
     )
 
 
-@dataclass
 class FactorRowScale(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: molten.MatmulOp, rewriter: PatternRewriter):
@@ -125,46 +118,26 @@ class FactorRowScale(RewritePattern):
         kept = [f for f in factors if not _constant_along_k(f)]
         if not scales or not kept:
             return
-        result_type = op.result.type
-        assert isinstance(result_type, TensorType)
-        if _broadcast(kept) != _shape(scaled):
+        if _broadcast(kept) != tuple(shape_of(scaled)):
             # A scale brings an axis that X * C lacks: the product of X * C
             # would have another shape. (A scale broadcasts into the result:
             # its last axis is 1 and its others are the lhs's.)
             return
-        ops: list[Operation] = []
-        unscaled = _product(ops, kept)
-        lhs = unscaled
-        if isinstance(cast, molten.CastOp):
-            narrow = molten.CastOp.with_inferred_type([unscaled], result_type=lhs_type)
-            ops.append(narrow)
-            lhs = narrow.result
+        seq = OpSequence()
+        unscaled = _product(seq, kept)
+        lhs = seq.cast(unscaled, lhs_type.element_type)
+        result_type = op.result.type
+        assert isinstance(result_type, TensorType)
         wide = TensorType(Float32Type(), result_type.get_shape())
-        product = molten.MatmulOp.with_inferred_type(
-            [lhs, op.rhs], op.properties, result_type=wide
-        )
-        ops.append(product)
-        wide_scales = [_cast(ops, s, wide.element_type) for s in scales]
-        value = _product(ops, [product.result, *wide_scales])
-        value = _cast(ops, value, result_type.element_type)
+        product = seq(molten.MatmulOp, lhs, op.rhs, result_type=wide, **op.properties)
+        wide_scales = [seq.cast(s, wide.element_type) for s in scales]
+        value = _product(seq, [product, *wide_scales])
+        value = seq.cast(value, result_type.element_type)
         for made in (unscaled, lhs):
-            if made.owner in ops:  # not a value of the graph's own
+            if made.owner in seq.ops:  # not a value of the graph's own
                 made.name_hint = "unscaled"
-        product.result.name_hint = "unscaled_product"
-        rewriter.replace(op, ops, [value])
-
-
-def _cast(ops: list[Operation], value: SSAValue, element: Attribute) -> SSAValue:
-    """`value` as `element`, the cast appended to `ops` (none where it
-    already is)."""
-    assert isinstance(value.type, TensorType)
-    if value.type.element_type == element:
-        return value
-    cast = molten.CastOp.with_inferred_type(
-        [value], result_type=TensorType(element, value.type.get_shape())
-    )
-    ops.append(cast)
-    return cast.result
+        product.name_hint = "unscaled_product"
+        rewriter.replace(op, seq.ops, [value])
 
 
 @dataclass(frozen=True)
