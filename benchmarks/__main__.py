@@ -76,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
             cases,
             seed=args.seed,
             budget_s=args.budget,
+            references=not args.no_references,
             progress=lambda line: print(line, flush=True),
         )
         device, date = result["environment"]["device"], result["started"][:10]
@@ -152,6 +153,12 @@ def main(argv: list[str] | None = None) -> int:
         "--output", type=Path, help="write (merge into) this results file instead"
     )
     p.add_argument("--no-plot", action="store_true")
+    p.add_argument(
+        "--no-references",
+        action="store_true",
+        help="time Molten, eager and torch.compile only, not the cases' "
+        "references (cuBLAS alone, FlexAttention, max-autotune)",
+    )
     p.set_defaults(handler=run)
 
     p = commands.add_parser("list", help="list the cases with their bytes and FLOPs")

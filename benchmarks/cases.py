@@ -32,8 +32,9 @@ LAYER_NORM_EPS = 1e-5
 @dataclass(frozen=True)
 class Operand:
     """One input: its name, shape and how its random values are drawn
-    (`normal`: N(0, 1); `weight`: 1 + N(0, 0.1); `scaled`: N(0, 1/fan_in)
-    with fan_in its first dimension, so x @ w stays of order one;
+    (`normal`: N(0, 1); `weight`: 1 + N(0, 0.1); `bias`: N(0, 0.1);
+    `scaled`: N(0, 1/fan_in) with fan_in its first dimension, so x @ w stays
+    of order one;
     `scaled_nk`: the same with fan_in its last, for x @ w.T)."""
 
     name: str
@@ -58,6 +59,9 @@ class Case:
     flops: int = 0
     compile_mode: str = "default"
     references: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    build: Callable[[str], DataflowGraph] | None = None
+    """Builds the graph (given its name) where `molten` is not a function
+    to trace: a whole decoder layer from examples/."""
 
     @property
     def id(self) -> str:
@@ -65,7 +69,9 @@ class Case:
 
     def graph(self) -> DataflowGraph:
         """The Molten graph of this case."""
-        name = self.id.replace("-", "_").replace("*", "_")
+        name = self.id.replace("-", "_").replace("*", "_").replace(".", "_")
+        if self.build is not None:
+            return self.build(name)
         return DataflowGraph.trace(
             self.molten, [(o.name, o.shape, self.dtype) for o in self.operands], name
         )
@@ -86,6 +92,8 @@ class Case:
             )
             if operand.init == "weight":
                 x = 1 + 0.1 * x
+            elif operand.init == "bias":
+                x = 0.1 * x
             elif operand.init == "scaled":
                 x = x / math.sqrt(operand.shape[0])
             elif operand.init == "scaled_nk":
@@ -631,6 +639,150 @@ def decode_suite() -> list[Case]:
     return cases
 
 
+# ---------------------------------------------------------------------------
+# The layer suite: a whole decoder layer (examples/decoder_layer.py).
+# ---------------------------------------------------------------------------
+
+LAYER_MODELS = ("qwen2.5-7b", "llama3-8b")
+LAYER_TOKENS = (128, 512, 2048, 8192)
+LAYER_AUTOTUNE_TOKENS = (512, 2048)
+"""Where torch.compile's max-autotune is timed beside its default mode
+(it autotunes each of the layer's gemms: minutes a case)."""
+
+
+def _decoder_layer_example() -> Any:
+    """examples/decoder_layer.py as a module (examples/ is not a package)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    name = "molten_example_decoder_layer"
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parents[1] / "examples" / "decoder_layer.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def torch_decoder_layer(config: Any) -> Callable[..., Any]:
+    """The layer as Hugging Face's modeling_qwen2 / modeling_llama write it
+    (the RMSNorm in f32, rotate_half, repeat_kv, SDPA with is_causal), over
+    one sequence: (hidden_states, cos, sin, *weights) -> hidden_states."""
+    names = list(_decoder_layer_example().weights(config))
+    heads, kv_heads, d = (
+        config.num_attention_heads,
+        config.num_key_value_heads,
+        config.head_dim,
+    )
+
+    def rms_norm(h, w):
+        h32 = h.to(torch.promote_types(h.dtype, torch.float32))  # f64 stays
+        h32 = h32 * torch.rsqrt(h32.pow(2).mean(-1, keepdim=True) + config.rms_norm_eps)
+        return w * h32.to(h.dtype)
+
+    def rotate_half(t):
+        return torch.cat((-t[..., d // 2 :], t[..., : d // 2]), dim=-1)
+
+    def repeat_kv(t):
+        b, n, s, _ = t.shape
+        t = t[:, :, None].expand(b, n, heads // kv_heads, s, d)
+        return t.reshape(b, heads, s, d)
+
+    def layer(x, cos, sin, *params):
+        p = dict(zip(names, params, strict=True))
+        tokens = x.shape[0]
+
+        def linear(h, name):
+            return F.linear(h, p[name], p.get(f"{name}_bias"))
+
+        def split(h, n):
+            return h.view(1, tokens, n, d).transpose(1, 2)
+
+        h = rms_norm(x, p["input_layernorm"])
+        q = split(linear(h, "q_proj"), heads)
+        k = split(linear(h, "k_proj"), kv_heads)
+        v = split(linear(h, "v_proj"), kv_heads)
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        o = F.scaled_dot_product_attention(
+            q, repeat_kv(k), repeat_kv(v), is_causal=True
+        )
+        x = x + linear(o.transpose(1, 2).reshape(tokens, heads * d), "o_proj")
+        h = rms_norm(x, p["post_attention_layernorm"])
+        mlp = F.silu(linear(h, "gate_proj")) * linear(h, "up_proj")
+        return x + linear(mlp, "down_proj")
+
+    return layer
+
+
+def _compiled_lazily(fn: Callable[..., Any], mode: str) -> Callable[..., Any]:
+    """torch.compile of `fn` made at its first call (after the harness
+    resets dynamo for the case), not when the suite is listed."""
+    compiled = None
+
+    def call(*args):
+        nonlocal compiled
+        if compiled is None:
+            compiled = torch.compile(fn, mode=mode, dynamic=False, fullgraph=True)
+        return compiled(*args)
+
+    return call
+
+
+def layer_case(model: str, tokens: int, dtype: str = "bfloat16") -> Case:
+    example = _decoder_layer_example()
+    config = example.CONFIGS[model]
+    d = config.head_dim
+    operands = [
+        Operand("hidden_states", (tokens, config.hidden_size)),
+        Operand("cos", (tokens, d)),
+        Operand("sin", (tokens, d)),
+    ]
+    for name, shape in example.weights(config).items():
+        init = (
+            "weight"
+            if name.endswith("layernorm")
+            else "bias"
+            if name.endswith("bias")
+            else "scaled_nk"
+        )
+        operands.append(Operand(name, tuple(shape), init))
+    linear_macs = sum(
+        math.prod(shape)
+        for name, shape in example.weights(config).items()
+        if name.endswith("proj")
+    )
+    attention_flops = 2 * config.num_attention_heads * tokens * tokens * d  # causal
+    layer = torch_decoder_layer(config)
+    references = {}
+    if tokens in LAYER_AUTOTUNE_TOKENS:
+        references["compile-max-autotune"] = _compiled_lazily(
+            layer, "max-autotune-no-cudagraphs"
+        )
+    return Case(
+        "layer",
+        f"{model}.layer",
+        (tokens,),
+        dtype,
+        tuple(operands),
+        molten=None,
+        torch=layer,
+        flops=2 * tokens * linear_macs + attention_flops,
+        references=references,
+        build=lambda name: example.decoder_layer(config, tokens, dtype, name),
+    )
+
+
+def layer_suite() -> list[Case]:
+    """A whole decoder layer of Qwen2.5-7B and Llama-3-8B over one sequence
+    of 128 to 8192 tokens in bf16, against the same layer in PyTorch as
+    Hugging Face writes it: eager, torch.compile (default) and, at 512 and
+    2048 tokens, max-autotune. FLOPs: the projections' 2 T N K and the
+    causal attention's 2 H T² D."""
+    return [layer_case(m, t) for m in LAYER_MODELS for t in LAYER_TOKENS]
+
+
 def smoke_suite() -> list[Case]:
     """Small shapes of each family, for testing the harness itself."""
     return [
@@ -678,8 +830,18 @@ SUITES: dict[str, Callable[[], list[Case]]] = {
     "llm": llm_suite,
     "attention": attention_suite,
     "decode": decode_suite,
+    "layer": layer_suite,
     "smoke": smoke_suite,
 }
 """Every suite; `all` on the command line means all but `smoke`."""
 
-MAIN_SUITES = ("seed", "norms", "elementwise", "gemm", "llm", "attention", "decode")
+MAIN_SUITES = (
+    "seed",
+    "norms",
+    "elementwise",
+    "gemm",
+    "llm",
+    "attention",
+    "decode",
+    "layer",
+)

@@ -11,6 +11,7 @@ device-to-device copy bandwidth is measured once per suite.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import platform
@@ -104,9 +105,11 @@ def run_suite(
     *,
     seed: int = 0,
     budget_s: float = 0.3,
+    references: bool = True,
     progress: Callable[[str], None] = print,
 ) -> dict[str, Any]:
-    """Checks and times `cases` on the current GPU; the suite's results."""
+    """Checks and times `cases` on the current GPU (with their references,
+    unless `references` is false); the suite's results."""
     torch.backends.cuda.matmul.allow_tf32 = False  # f32 matmuls stay f32
     torch.backends.cudnn.allow_tf32 = False
     started = datetime.now(UTC)
@@ -126,6 +129,8 @@ def run_suite(
     )
     results = []
     for index, case in enumerate(cases, 1):
+        if not references:
+            case = dataclasses.replace(case, references={})
         record = run_case(case, timer, seed=seed + index)
         results.append(record)
         progress(f"[{suite} {index}/{len(cases)}] {summary_line(record)}")
@@ -180,10 +185,13 @@ def run_case(case: Case, timer: Timer, *, seed: int) -> dict[str, Any]:
         _check(case, inputs, compiled, compiled_torch, record)
         if not record["check"]["molten_ok"]:
             del implementations["molten"]
-        record["timings"] = {
-            name: {"gpu_us": timer.gpu_time(fn).to_json()}
-            for name, fn in implementations.items()
-        }
+        record["timings"] = {}
+        for name, fn in list(implementations.items()):
+            try:
+                record["timings"][name] = {"gpu_us": timer.gpu_time(fn).to_json()}
+            except RuntimeError as error:  # e.g. calls that block the host
+                record.setdefault("untimed", {})[name] = str(error)
+                del implementations[name]
         for name, samples in timer.call_latencies(implementations).items():
             record["timings"][name]["call_us"] = samples.to_json()
     return record
@@ -259,7 +267,11 @@ def summary_line(record: dict[str, Any]) -> str:
         f"{name} {t['gpu_us']['median']:.1f} us"
         for name, t in record["timings"].items()
     )
-    return f"{record['id']}: {verdict}; {times}"
+    untimed = "".join(
+        f"; {name} untimed ({reason})"
+        for name, reason in record.get("untimed", {}).items()
+    )
+    return f"{record['id']}: {verdict}; {times}{untimed}"
 
 
 def _error_text(error: float | str) -> str:

@@ -10,7 +10,9 @@ during it (on the H100 they added 7 us to a 32 MiB GEMV, 4 us to cuBLAS's,
 records a start event, makes the call and records an end event; the
 figure is the median over the repetitions.
 Repetitions are enqueued in groups behind a `torch.cuda._sleep` kernel long
-enough that the host has queued the whole group before the GPU reaches it:
+enough that the host has queued the whole group before the GPU reaches it
+(groups of 25, fewer where that many calls' launches overflow the device's
+queue and block the host):
 the events then time the call's kernels back to back, without the host's
 launch overhead between them. A group whose sleep ended before the host had
 queued it is discarded and re-run behind a longer sleep, so that condition
@@ -35,6 +37,12 @@ from typing import Any
 import torch
 
 MIN_FLUSH_BYTES = 256 * 2**20
+
+
+class QueueFull(RuntimeError):
+    """Calls could not be queued behind the sleep kernel: the host blocked
+    (a call that synchronizes, or more launches than the device's queue
+    holds, as 25 calls of an eager decoder layer are)."""
 
 
 @dataclass(frozen=True)
@@ -148,14 +156,19 @@ class Timer:
         times: list[float] = []
         while len(times) < reps:
             size = min(group, reps - len(times))
-            times += self._group(fn, size, host_us, flush_only)
+            try:
+                times += self._group(fn, size, host_us, flush_only)
+            except QueueFull:
+                if group == 1:
+                    raise
+                group = max(1, group // 5)
         return Samples.of(times)
 
     def _group(
         self, fn: Callable[[], Any], size: int, host_us: float, flush_only: bool
     ) -> list[float]:
         lead_us = 50 + 2 * size * (host_us + 10)
-        for _ in range(6):
+        for _ in range(3 if size > 1 else 6):
             starts = [torch.cuda.Event(enable_timing=True) for _ in range(size)]
             ends = [torch.cuda.Event(enable_timing=True) for _ in range(size)]
             slept = torch.cuda.Event()
@@ -178,7 +191,7 @@ class Timer:
                     s.elapsed_time(e) * 1000 for s, e in zip(starts, ends, strict=True)
                 ]
             lead_us *= 4
-        raise RuntimeError(
+        raise QueueFull(
             f"the host could not queue {size} calls within a {lead_us / 4:.0f} us "
             "sleep kernel; GPU times would include host overhead"
         )

@@ -40,6 +40,11 @@ def test_the_issue_s_suites_and_shapes_are_all_there():
     )
     assert len(ids["gemm"]) == 12 and "gelu(x@w+b)-4096x4096x4096-f32" in ids["gemm"]
     assert "gelu(x@w.T+b)-1x4096x4096-bf16" in ids["gemm"]  # nn.Linear's weight
+    assert ids["layer"] == [
+        f"{model}.layer-{tokens}-bf16"
+        for model in ("qwen2.5-7b", "llama3-8b")
+        for tokens in (128, 512, 2048, 8192)
+    ]
     every = [c.id for c in ALL_CASES]
     assert len(every) == len(set(every))
 
@@ -66,8 +71,12 @@ def test_bytes_count_each_input_and_output_once():
 
 
 def test_every_case_compiles_to_one_kernel():
-    # One fused kernel per case is what these suites measure.
+    # One fused kernel per case is what these suites measure; the layer
+    # suite measures a whole decoder layer (its kernel count is in
+    # tests/test_decoder_layer.py).
     for case in ALL_CASES:
+        if case.suite == "layer":
+            continue
         compiled = molten.ZeroCompiler().compile(case.graph())
         assert len(compiled.kernels) == 1, case.id
 
@@ -84,7 +93,7 @@ def _small(case: Case) -> Case:
 
 def test_each_pytorch_function_computes_its_molten_graph():
     torch = pytest.importorskip("torch")
-    families = {(c.molten, c.torch): c for c in ALL_CASES}
+    families = {(c.molten, c.torch): c for c in ALL_CASES if c.build is None}
     rng = np.random.default_rng(7)
     for case in map(_small, families.values()):
         arrays = [rng.standard_normal(o.shape) for o in case.operands]
@@ -95,6 +104,21 @@ def test_each_pytorch_function_computes_its_molten_graph():
             assert (
                 reference(*(torch.from_numpy(a) for a in arrays)).shape == got.shape
             ), name
+
+
+def test_the_pytorch_layer_computes_the_example_s_layer():
+    torch = pytest.importorskip("torch")
+    from benchmarks.cases import _decoder_layer_example, torch_decoder_layer
+
+    example = _decoder_layer_example()
+    for qkv_bias in (True, False):
+        config = example.LayerConfig(64, 96, 4, 2, qkv_bias=qkv_bias)
+        graph = example.decoder_layer(config, 5, "float32")
+        rng = np.random.default_rng(3)
+        arrays = [rng.standard_normal(t.shape.dims) for t in graph.inputs]
+        want = molten.interpret(graph, *arrays, reference=True)
+        got = torch_decoder_layer(config)(*map(torch.from_numpy, arrays)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
 
 
 def test_relative_error_is_infinite_on_nan_and_on_a_shape_mismatch():

@@ -15,6 +15,7 @@ import molten
 from molten.pipeline import KERNEL_LEVEL_PIPELINE, run_pipeline
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+from decoder_layer import CONFIGS as EXAMPLE_CONFIGS  # noqa: E402
 from decoder_layer import LayerConfig, decoder_layer, weights  # noqa: E402
 
 try:  # tests/ is a package (tests/__init__.py) or a plain directory
@@ -128,3 +129,62 @@ def test_layer_matches_hugging_face(model, tokens, dtype, level, rng):
     assert rel_l2(exact, want) < 1e-12
     native = molten.interpret(program, *inputs)
     assert rel_l2(native, want) < NATIVE_ERROR[dtype]
+
+
+# ---------------------------------------------------------------------------
+# On the GPU, at the models' own shapes.
+# ---------------------------------------------------------------------------
+
+
+def _gpu_torch():
+    """torch with a CUDA device, else the test is skipped."""
+    torch = pytest.importorskip("torch", reason="the GPU tests hold memory in torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU or driver")
+    return torch
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("tokens", [1, 17, 512])
+@pytest.mark.parametrize("model", sorted(EXAMPLE_CONFIGS))
+def test_layer_on_the_gpu_matches_hugging_face(model, tokens, dtype, rng):
+    """The whole layer of Qwen2.5-7B and Llama-3-8B compiled for this GPU
+    (runtime: NVRTC), outputs poisoned with NaN before the launch, against
+    the float64 reference on the same inputs."""
+    torch = _gpu_torch()
+    config = EXAMPLE_CONFIGS[model]
+    compiled = molten.ZeroCompiler().compile(decoder_layer(config, tokens, dtype))
+    inputs, params = layer_inputs(config, tokens, dtype, rng)
+    device = [torch.tensor(a).to(getattr(torch, dtype)).cuda() for a in inputs]
+    out = torch.full(
+        (tokens, config.hidden_size), float("nan"), dtype=device[0].dtype, device="cuda"
+    )
+    compiled(*device, out=out)
+    torch.cuda.synchronize()
+    want = reference_layer(config, *inputs[:3], params)
+    assert rel_l2(out.double().cpu().numpy(), want) < NATIVE_ERROR[dtype]
+
+
+@pytest.mark.parametrize("model", sorted(EXAMPLE_CONFIGS))
+def test_layer_kernels(model):
+    """The kernels the layer compiles to on sm_90a, one line per kernel:
+    each fusion that lands changes this list on purpose."""
+    g = decoder_layer(EXAMPLE_CONFIGS[model], 512)
+    compiled = molten.ZeroCompiler(arch="sm_90a").compile(g)
+    assert [k.name.removeprefix("decoder_layer_") for k in compiled.kernels] == [
+        "row_reduce0",  # input_layernorm
+        "gemm0",  # q
+        "pointwise0",  # q: bias, heads, RoPE
+        "gemm1",  # k
+        "pointwise1",  # k: bias, heads, RoPE
+        "gemm2",  # v
+        "pointwise2",  # v: bias, heads
+        "attention0",
+        "pointwise3",  # heads back to [T, H * D]
+        "gemm3",  # o + residual
+        "row_reduce1",  # post_attention_layernorm
+        "gemm4",  # up
+        "gemm5",  # silu(gate) * up
+        "gemm6",  # down + residual
+    ]
