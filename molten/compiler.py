@@ -201,6 +201,8 @@ class ZeroCompiler:
             options.append(f"sm_count={self.sm_count}")
         if not options:
             return spec
+        if self.arch in WGMMA_ARCHS:  # its gemms take matmuls sharing an lhs
+            spec = spec.replace("fuse-epilogue", f'fuse-epilogue{{arch="{self.arch}"}}')
         return spec.replace(
             "kernel-schedule", f"kernel-schedule{{{' '.join(options)}}}"
         )

@@ -6,6 +6,17 @@ the elementwise producers of those users' other operands; the matmul's own
 operands stay inputs (they are the tiles a gemm kernel loads). The result is
 one `gemm` kernel that applies the epilogue to its accumulators before a
 single store.
+
+For a target whose persistent TMA gemm takes matmuls sharing their lhs
+(`arch` sm_90a), the group also takes a sibling: a matmul of the same lhs,
+shape and transposes whose result the epilogue reads, as Llama's MLP
+reads silu(x @ gate.T) * (x @ up.T). The kernel then loads each tile of
+the lhs once for both products, and writes only the epilogue's result:
+
+    %g = molten.matmul %h, %wg transpose_b : ... -> tensor<512x18944xbf16>
+    %u = molten.matmul %h, %wu transpose_b : ... -> tensor<512x18944xbf16>
+    %y = molten.mul %silu_g, %u ...
+    // one kernel.func of kind gemm holding both matmuls, the silu and the mul
 """
 
 from dataclasses import dataclass
@@ -32,14 +43,56 @@ from molten.passes.fusion import (
 )
 
 
+def is_sibling(candidate: Operation, matmul: molten.MatmulOp) -> bool:
+    """Whether `candidate` is a matmul one gemm kernel computes beside
+    `matmul`: the same lhs value, the same transposes and operand and
+    result types (so the same tiles of the lhs serve both)."""
+    return (
+        isinstance(candidate, molten.MatmulOp)
+        and candidate is not matmul
+        and candidate.lhs is matmul.lhs
+        and candidate.rhs.type == matmul.rhs.type
+        and candidate.result.type == matmul.result.type
+        and candidate.transpose_a == matmul.transpose_a
+        and candidate.transpose_b == matmul.transpose_b
+    )
+
+
+def takes_siblings(matmul: molten.MatmulOp, arch: str) -> bool:
+    """Whether the target's gemm kernels take siblings of `matmul`: on
+    sm_90a, where the persistent TMA kernel (the tensor-core kernel that
+    computes several products of one lhs) takes it, it is not a GEMV, and
+    the kernel has a tile for two of it."""
+    from molten.passes.kernel_schedule import (
+        H100_SMS,
+        WGMMA_ARCHS,
+        is_gemv,
+        siblings_schedules,
+        takes_persistent,
+    )
+
+    return (
+        arch in WGMMA_ARCHS
+        and takes_persistent(matmul)
+        and not is_gemv(matmul)
+        and bool(siblings_schedules([matmul, matmul], H100_SMS))
+    )
+
+
+@dataclass(frozen=True)
 class FuseMatmulEpilogue(RewritePattern):
+    arch: str = "sm_90"
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: molten.MatmulOp, rewriter: PatternRewriter):
         if not is_fusible_root(op):
             return
         domain = shape_of(op.result)
+        siblings = takes_siblings(op, self.arch)
 
         def admits(candidate: Operation, group: set[Operation]) -> bool:
+            if siblings and is_sibling(candidate, op):
+                return is_fusible_root(candidate)
             return (
                 is_fusible_root(candidate)
                 and isinstance(candidate, ELEMENTWISE)
@@ -49,17 +102,25 @@ class FuseMatmulEpilogue(RewritePattern):
                 )
             )
 
-        group = grow([op], admits, grow_producers_of=lambda o, g: o is not op)
+        group = grow(
+            [op],
+            admits,
+            grow_producers_of=lambda o, g: not isinstance(o, molten.MatmulOp),
+        )
         fuse(rewriter, group, kernel.KernelKind.GEMM)
 
 
 @dataclass(frozen=True)
 class FuseEpilogue(ModulePass):
-    """Fuses each matmul with its elementwise epilogue into one gemm kernel."""
+    """Fuses each matmul with its elementwise epilogue into one gemm kernel
+    (with the siblings its epilogue reads, for a target `arch` that takes
+    them: sm_90a)."""
 
     name = "fuse-epilogue"
 
+    arch: str = "sm_90"
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            FuseMatmulEpilogue(), apply_recursively=False
+            FuseMatmulEpilogue(self.arch), apply_recursively=False
         ).rewrite_module(op)

@@ -83,7 +83,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -826,13 +826,69 @@ def wgmma_tile_schedule(
     )
 
 
+WGMMA_N_STEP = 8
+"""wgmma's N (a warpgroup tile's width) is a multiple of this."""
+
+
+def siblings_as_one(matmuls: list[molten.MatmulOp]) -> molten.MatmulOp:
+    """The matmul a kernel of sibling matmuls (sharing their lhs) is
+    estimated as: their lhs times a rhs of all their columns, detached
+    from the IR. Its tiles are the kernel's tiles of every sibling side
+    by side: the same loads, tensor-core work and accumulators."""
+    first = matmuls[0]
+    *batch, m, n = shape_of(first.result)
+    *rhs_batch, rows, cols = shape_of(first.rhs)
+    wide = len(matmuls) * n
+    rhs_shape = (
+        [*rhs_batch, wide, cols] if first.transpose_b else [*rhs_batch, rows, wide]
+    )
+    rhs_type = TensorType(first.rhs.type.element_type, rhs_shape)  # type: ignore
+    operands = Block(arg_types=[first.lhs.type, rhs_type]).args
+    result = TensorType(first.result.type.element_type, [*batch, m, wide])  # type: ignore
+    return molten.MatmulOp.create(
+        operands=list(operands),
+        result_types=[result],
+        properties=dict(first.properties),
+    )
+
+
+def siblings_schedules(
+    matmuls: list[molten.MatmulOp], sm_count: int, count: int = 1
+) -> list[kernel.ScheduleAttr]:
+    """The schedules of a gemm kernel of sibling matmuls, at most `count`,
+    the estimate's fastest first: the persistent TMA kernel's (the kernel
+    that computes siblings on tensor cores) in the tiles persistent_ranked
+    finds fastest for them as one (siblings_as_one), each tile shared out
+    by column among the siblings (so a width each sibling's wgmma and
+    B's layout take), the stages of the whole tile."""
+    products = len(matmuls)
+    whole_blocks = matmuls[0].transpose_b is None  # B stored [K, N]
+    found = []
+    for c in persistent_ranked(siblings_as_one(matmuls), sm_count):
+        cols, rest = divmod(c.cols, products)
+        if rest or cols % WGMMA_N_STEP or (whole_blocks and cols % SWIZZLE_K):
+            continue
+        found.append(
+            wgmma_tile_schedule(c.rows, cols, c.stages, c.split, persistent=sm_count)
+        )
+        if len(found) == count:
+            break
+    return found
+
+
 def gemm_schedule(
     body_ops: list[Operation], sm_count: int = H100_SMS, arch: str = "sm_90"
 ) -> kernel.ScheduleAttr:
     """The schedule of a gemm kernel: a GEMV for few rows, on tensor cores
     where they take its matmul (wgmma on sm_90a, else mma.sync), else on
-    the SIMT cores."""
-    (matmul,) = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
+    the SIMT cores. A kernel of sibling matmuls: the persistent TMA
+    kernel's (siblings_schedules), else (where its tiles do not take
+    them) the SIMT kernel's."""
+    matmuls = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
+    if len(matmuls) > 1:
+        found = arch in WGMMA_ARCHS and siblings_schedules(matmuls, sm_count)
+        return found[0] if found else simt_gemm_schedule(matmuls[0], sm_count)
+    (matmul,) = matmuls
     if is_gemv(matmul):
         if matmul.transpose_b is None:
             return gemv_schedule(matmul, sm_count)
@@ -1021,7 +1077,10 @@ def schedule_candidates(
     )
     if kind != kernel.KernelKind.GEMM or arch not in WGMMA_ARCHS:
         return [picked]
-    (matmul,) = [op for op in ops if isinstance(op, molten.MatmulOp)]
+    matmuls = [op for op in ops if isinstance(op, molten.MatmulOp)]
+    if len(matmuls) > 1:
+        return siblings_schedules(matmuls, sm_count, count) or [picked]
+    (matmul,) = matmuls
     if is_gemv(matmul) or not takes_tensor_cores(matmul, GEMV_MAX_M + 1):
         return [picked]
     persistent = []

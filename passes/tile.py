@@ -445,11 +445,32 @@ def attention_schedule_problem(found, schedule: kernel.ScheduleAttr) -> str | No
     return None
 
 
-def gemm_of(kfunc: kernel.FuncOp) -> Gemm:
+def gemm_matmuls(kfunc: kernel.FuncOp) -> list[molten.MatmulOp]:
+    """A gemm kernel's matmuls: one, or siblings that share its lhs, its
+    transposes and its operand and result types (one tile of the lhs
+    serves them all; each tile of the output is a tile of each)."""
     matmuls = [op for op in kfunc.body.block.ops if isinstance(op, molten.MatmulOp)]
-    if len(matmuls) != 1:
-        raise _fail(kfunc, f"a gemm kernel holds one molten.matmul, not {len(matmuls)}")
-    return Gemm.of(matmuls[0])
+    if not matmuls:
+        raise _fail(kfunc, "a gemm kernel holds a molten.matmul, and this one none")
+    first = matmuls[0]
+    for other in matmuls[1:]:
+        if not (
+            other.lhs is first.lhs
+            and other.rhs.type == first.rhs.type
+            and other.result.type == first.result.type
+            and other.transpose_a == first.transpose_a
+            and other.transpose_b == first.transpose_b
+        ):
+            raise _fail(
+                kfunc,
+                f"a gemm kernel's {len(matmuls)} matmuls must share their lhs, "
+                "transposes and operand and result types",
+            )
+    return matmuls
+
+
+def gemm_of(kfunc: kernel.FuncOp) -> Gemm:
+    return Gemm.of(gemm_matmuls(kfunc)[0])
 
 
 def tiling_for(

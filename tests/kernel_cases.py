@@ -143,6 +143,23 @@ def gemm_nk_residual(m: int, k: int, n: int) -> Builder:
     return build
 
 
+def gemm_siblings(m: int, k: int, n: int, nk: bool, keep_up: bool = False) -> Builder:
+    """silu(x @ gate) * (x @ up), the weights stored [N, K] (`nk`, as
+    nn.Linear stores them: x @ gate.T) or [K, N]: on sm_90a one gemm kernel
+    of both products; with `keep_up`, x @ up an output as well."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [m, k], dtype)
+        shape = [n, k] if nk else [k, n]
+        gate, up = g.add_input("gate", shape, dtype), g.add_input("up", shape, dtype)
+        up_product = g.matmul(x, up, transpose_b=nk)
+        g.add_output(g.silu(g.matmul(x, gate, transpose_b=nk)) * up_product, "y")
+        if keep_up:
+            g.add_output(up_product, "up_product")
+
+    return build
+
+
 def gemm_plain(m: int, k: int, n: int) -> Builder:
     """x @ w alone, w stored [K, N]."""
 
@@ -485,6 +502,15 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_attention_bias_grouped_8x4x40x70x64": attention_bias_grouped(
         8, 4, 40, 70, 64
     ),
+    # Sibling matmuls of one lhs (gate and up): one persistent TMA kernel,
+    # as kernel-schedule picks it and by hand (split-K; B stored [K, N] in
+    # clusters, the up product an output too; 64-row tiles in clusters).
+    "wgmma_siblings_nk_300x520x1000": gemm_siblings(300, 520, 1000, True),
+    "wgmma_tma_siblings_nk_split_300x520x1000": gemm_siblings(300, 520, 1000, True),
+    "wgmma_tma_siblings_kn_cluster_1100x200x640": gemm_siblings(
+        1100, 200, 640, False, keep_up=True
+    ),
+    "wgmma_tma_siblings_nk_cluster_70x384x4096": gemm_siblings(70, 384, 4096, True),
     # The persistent TMA gemm, by the hand schedules of TMA_GEMMS.
     "wgmma_tma_kn_partial_300x520x1000": gemm_bias_gelu(300, 520, 1000),
     "wgmma_tma_nk_residual_70x4096x384": gemm_nk_residual(70, 4096, 384),
@@ -519,6 +545,7 @@ WGMMA_SCHEDULES = {
     "wgmma_nk_persistent_48_100x3000x3000": (64, 48, 16, 1, 132),
     "wgmma_nk_persistent_64_3x4000x8200": (64, 64, 14, 1, 132),
     "wgmma_nk_3x6000x6000": (64, 64, 8, 1, 0),
+    "wgmma_siblings_nk_300x520x1000": (128, 64, 7, 1, 132),
 }
 """The schedule class each case stands for (test_tile checks they keep it)."""
 
@@ -534,6 +561,9 @@ TMA_GEMMS = {
     "wgmma_tma_kn_cluster_split_1100x200x640": (128, 128, 6, 6, 2, 2),
     "wgmma_tma_nk_narrow_1030x520x2000": (128, 144, 6, 5, 1, 1),
     "wgmma_tma_nk_cluster_narrow_300x520x1000": (128, 176, 5, 6, 2, 1),
+    "wgmma_tma_siblings_nk_split_300x520x1000": (128, 128, 4, 5, 1, 3),
+    "wgmma_tma_siblings_kn_cluster_1100x200x640": (128, 128, 4, 6, 2, 1),
+    "wgmma_tma_siblings_nk_cluster_70x384x4096": (64, 64, 6, 4, 2, 1),
 }
 """The persistent TMA gemm by hand schedules: each case (in WGMMA_CASES)
 compiles with this schedule for its gemm kernel (`hand_schedules`). Blocks

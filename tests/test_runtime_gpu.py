@@ -496,6 +496,49 @@ def test_a_misaligned_gemm_operand_takes_the_simt_variant(dtype, misaligned):
         _check(got.float().cpu().numpy(), want, dtype)
 
 
+@pytest.mark.parametrize("misaligned", ["x", "up"])
+def test_a_misaligned_sibling_operand_takes_the_simt_variant(misaligned):
+    """A gemm kernel of two sibling matmuls (silu(x @ gate.T) * (x @ up.T),
+    one persistent TMA kernel on sm_90a): TMA needs 16-byte aligned
+    matrices, so with one operand a bf16 element into its buffer the SIMT
+    variant, which computes both products too, must give the result."""
+    torch = pytest.importorskip("torch")
+    from molten.runtime.device import current_native_arch
+
+    if current_native_arch() != "sm_90a":
+        pytest.skip("the sibling kernel is sm_90a's")
+    m, k, n = 300, 520, 1000
+    g = DataflowGraph("siblings")
+    x = g.add_input("x", [m, k], "bfloat16")
+    gate = g.add_input("gate", [n, k], "bfloat16")
+    up = g.add_input("up", [n, k], "bfloat16")
+    products = [g.matmul(x, w, transpose_b=True) for w in (gate, up)]
+    g.add_output(g.silu(products[0]) * products[1], "y")
+    compiled = ZeroCompiler(arch="sm_90a").compile(g)
+    assert [k.fused_ops for k in compiled.kernels] == [
+        ("matmul", "matmul", "silu", "mul")
+    ]
+    assert compiled.kernels[0].scalar_variant is not None
+    rng = np.random.default_rng()
+    hosts = [rng.standard_normal(t.shape.dims) / 8 for t in g.inputs]
+
+    def placed(host, name):
+        buffer = torch.empty(host.size + 1, dtype=torch.bfloat16, device="cuda")
+        view = buffer[1:] if name == misaligned else buffer[: host.size]
+        view.copy_(torch.tensor(host.ravel(), dtype=torch.bfloat16))
+        return view.view(host.shape)
+
+    devices = [placed(h, t.name) for h, t in zip(hosts, g.inputs, strict=True)]
+    rounded = [
+        molten.interpreters.round_to(a, t.type.element_type)
+        for a, t in zip(hosts, g.inputs, strict=True)
+    ]
+    want = molten.interpret(g, *rounded, reference=True)
+    for got in (compiled(*devices), compiled(*(d.clone() for d in devices))):
+        torch.cuda.synchronize()
+        _check(got.float().cpu().numpy(), want, "bfloat16")
+
+
 def test_an_unpinned_compile_runs_on_the_devices_best_target():
     """ZeroCompiler() pins no arch: the JIT runs the graph compiled for the
     device's best target (sm_90a on an H100: the gemm on wgmma), and gets

@@ -1,5 +1,6 @@
 // RUN: molten-opt %s --split-input-file -p fuse-epilogue | filecheck %s
 // RUN: molten-opt %s --split-input-file -p molten-decompose,canonicalize,cse,fuse-epilogue | filecheck %s --check-prefix=DECOMP
+// RUN: molten-opt %s --split-input-file -p 'fuse-epilogue{arch="sm_90a"}' | filecheck %s --check-prefix=SM90A
 
 // fuse-epilogue: each matmul grows into one `gemm` kernel.fused through the
 // elementwise users of its result's shape (bias, activation, scale,
@@ -228,3 +229,46 @@ func.func @narrow_before_transpose(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>) 
 // CHECK-NEXT:      kernel.yield %c_1 : tensor<8x32xbf16>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %t = molten.transpose %c
+
+// -----
+
+// Sibling matmuls (one lhs, the same transposes and types) whose results one
+// epilogue op reads: silu(x @ wg.T) * (x @ wu.T). For sm_90a, whose
+// persistent TMA gemm computes both products from each tile of x it loads,
+// one gemm kernel of both writes only the product; for other targets the
+// up projection is a kernel of its own, read back by the gate's epilogue.
+func.func @gate_up(%x: tensor<256x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x64xbf16>) -> tensor<256x128xbf16> {
+  %gate = molten.matmul %x, %wg transpose_b : (tensor<256x64xbf16>, tensor<128x64xbf16>) -> tensor<256x128xbf16>
+  %up = molten.matmul %x, %wu transpose_b : (tensor<256x64xbf16>, tensor<128x64xbf16>) -> tensor<256x128xbf16>
+  %act = molten.silu %gate : tensor<256x128xbf16>
+  %y = molten.mul %act, %up : (tensor<256x128xbf16>, tensor<256x128xbf16>) -> tensor<256x128xbf16>
+  func.return %y : tensor<256x128xbf16>
+}
+
+// CHECK-LABEL: func.func @gate_up(
+// CHECK-NEXT:    %up = kernel.fused gemm(%x, %wu) : (tensor<256x64xbf16>, tensor<128x64xbf16>) -> tensor<256x128xbf16> {
+// CHECK:         %y = kernel.fused gemm(%x, %wg, %up) : (tensor<256x64xbf16>, tensor<128x64xbf16>, tensor<256x128xbf16>) -> tensor<256x128xbf16> {
+
+// SM90A-LABEL: func.func @gate_up(
+// SM90A-NEXT:    %y = kernel.fused gemm(%x, %wg, %wu) : (tensor<256x64xbf16>, tensor<128x64xbf16>, tensor<128x64xbf16>) -> tensor<256x128xbf16> {
+// SM90A-NEXT:    ^bb0(%x_1: tensor<256x64xbf16>, %wg_1: tensor<128x64xbf16>, %wu_1: tensor<128x64xbf16>):
+// SM90A-NEXT:      %gate = molten.matmul %x_1, %wg_1 transpose_b : (tensor<256x64xbf16>, tensor<128x64xbf16>) -> tensor<256x128xbf16>
+// SM90A-NEXT:      %up = molten.matmul %x_1, %wu_1 transpose_b : (tensor<256x64xbf16>, tensor<128x64xbf16>) -> tensor<256x128xbf16>
+// SM90A-NEXT:      %act = molten.silu %gate : tensor<256x128xbf16>
+// SM90A-NEXT:      %y_1 = molten.mul %act, %up : (tensor<256x128xbf16>, tensor<256x128xbf16>) -> tensor<256x128xbf16>
+// SM90A-NEXT:      kernel.yield %y_1 : tensor<256x128xbf16>
+// SM90A-NEXT:    }
+// SM90A-NEXT:    func.return %y : tensor<256x128xbf16>
+
+// A sibling a GEMV would compute (8 rows) stays a kernel of its own on sm_90a.
+func.func @gate_up_gemv(%x: tensor<8x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x64xbf16>) -> tensor<8x128xbf16> {
+  %gate = molten.matmul %x, %wg transpose_b : (tensor<8x64xbf16>, tensor<128x64xbf16>) -> tensor<8x128xbf16>
+  %up = molten.matmul %x, %wu transpose_b : (tensor<8x64xbf16>, tensor<128x64xbf16>) -> tensor<8x128xbf16>
+  %act = molten.silu %gate : tensor<8x128xbf16>
+  %y = molten.mul %act, %up : (tensor<8x128xbf16>, tensor<8x128xbf16>) -> tensor<8x128xbf16>
+  func.return %y : tensor<8x128xbf16>
+}
+
+// SM90A-LABEL: func.func @gate_up_gemv(
+// SM90A-NEXT:    %up = kernel.fused gemm(%x, %wu)
+// SM90A:         %y = kernel.fused gemm(%x, %wg, %up)

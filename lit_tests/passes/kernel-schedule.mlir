@@ -535,3 +535,24 @@ func.func @softmax_matmul(%x: tensor<8x1000xf32>, %w: tensor<1000x64xf32>) -> te
 // DECOMP-NEXT:    %y = kernel.launch @softmax_matmul_gemm0(%p, %w) : (tensor<8x1000xf32>, tensor<1000x64xf32>) -> tensor<8x64xf32>
 // DECOMP-NEXT:    func.return %y : tensor<8x64xf32>
 // DECOMP-NEXT:  }
+
+// -----
+
+// A gemm kernel of sibling matmuls (Qwen2.5-7B's gate and up at 512 tokens,
+// fused on sm_90a): the persistent TMA kernel in the tile the estimate finds
+// fastest for both products side by side (128 x 192), shared out by column
+// (96 each), with the stages of the whole tile; for other targets, whose
+// tensor-core kernels compute one product, the SIMT kernel.
+kernel.func @gate_up(%x: tensor<512x3584xbf16>, %wg: tensor<18944x3584xbf16>, %wu: tensor<18944x3584xbf16>) -> (tensor<512x18944xbf16>) gemm {
+  %gate = molten.matmul %x, %wg transpose_b : (tensor<512x3584xbf16>, tensor<18944x3584xbf16>) -> tensor<512x18944xbf16>
+  %up = molten.matmul %x, %wu transpose_b : (tensor<512x3584xbf16>, tensor<18944x3584xbf16>) -> tensor<512x18944xbf16>
+  %act = molten.silu %gate : tensor<512x18944xbf16>
+  %y = molten.mul %act, %up : (tensor<512x18944xbf16>, tensor<512x18944xbf16>) -> tensor<512x18944xbf16>
+  kernel.yield %y : tensor<512x18944xbf16>
+}
+
+// CHECK-LABEL: kernel.func @gate_up(
+// CHECK-SAME:    gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 8]>
+
+// WGMMA-LABEL: kernel.func @gate_up(
+// WGMMA-SAME:    gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 96, 64], warp = [64, 96], stages = 5, mma_warps = 4, persistent = 132>

@@ -411,7 +411,8 @@ kernel.func @tile_2d(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x1
 
 // -----
 
-// A gemm kernel of two matmuls.
+// A gemm kernel of two matmuls that are not siblings (the second's lhs is
+// the first's result).
 kernel.func @two_matmuls(%a: tensor<16x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> {
   %m = molten.matmul %a, %a : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
   %n = molten.matmul %m, %a : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
@@ -419,5 +420,5 @@ kernel.func @two_matmuls(%a: tensor<16x16xf32>) -> (tensor<16x16xf32>) gemm sche
 }
 
 // ERR-NEXT:    {{^// -{5}$}}
-// ERR-NEXT:    {{^.*}}: error: tile: @two_matmuls: a gemm kernel holds one molten.matmul, not 2{{$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @two_matmuls: a gemm kernel's 2 matmuls must share their lhs, transposes and operand and result types{{$}}
 // ERR-NOT:     {{Traceback|internal error|builtin.module}}

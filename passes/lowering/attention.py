@@ -915,7 +915,7 @@ def lower_attention(
         )
         for (row, col), value in zip(places, o_final, strict=True)
     ]
-    gemm = GemmShape(**vars(Gemm.of(found.weighted)), matmul=found.weighted)
+    gemm = GemmShape(**vars(Gemm.of(found.weighted)), matmuls=(found.weighted,))
     lowered = finish(
         gemm,
         kfunc,

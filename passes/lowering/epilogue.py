@@ -33,6 +33,10 @@ from molten.passes.lowering.kernels import (
 )
 from molten.passes.lowering.matmul import GemmShape
 
+Accumulated = SSAValue | tuple[SSAValue, ...]
+"""A thread's f32 accumulator at one place of the output tile: one, or one
+per matmul of a kernel of siblings (GemmShape.matmuls)."""
+
 
 @dataclass(frozen=True)
 class RowMap:
@@ -115,7 +119,7 @@ def epilogue(
     outputs: list[SSAValue],
     out_ptrs: list[SSAValue],
     batch_index: list[Index] | RowMap,
-    accumulators: list[tuple[Index, Index, SSAValue]],
+    accumulators: list[tuple[Index, Index, Accumulated]],
     guard_rows: bool = False,
     guard_cols: bool = False,
     staged: Sequence[StagingTile] = (),
@@ -123,7 +127,8 @@ def epilogue(
     run: int = 1,
 ) -> None:
     """The kernel's outputs from each (row, column, f32 accumulator) of this
-    thread: the matmul's result rounded to its type, the ops after it
+    thread (a tuple of accumulators where the kernel computes sibling
+    matmuls, one each): each matmul's result rounded to its type, the ops after it
     evaluated on it, each output stored once; rows and columns past the
     matrix skipped where the tiles do not divide it. A `staged` output
     goes to its tile in shared memory instead, at its place relative to
@@ -132,7 +137,6 @@ def epilogue(
     `run` divides N, a run is guarded as one, so that its stores stay
     together for `vectorize` (a run starting inside the matrix lies in
     it)."""
-    mm = gemm.matmul
     rows = RowMap.of(gemm, batch_index)
     ev = Evaluator(e, pointers)
     tiles = {tile.output: tile for tile in staged}
@@ -149,8 +153,10 @@ def epilogue(
         for row, col, accumulated in accumulators[first : first + run]:
             scoped = ev.scoped(inner)
             index = [*rows.prefix(inner, row), col]
-            value = round_to(inner, accumulated, element_of(mm.result))
-            scoped.define(mm.result, index, value)
+            values = accumulated if isinstance(accumulated, tuple) else (accumulated,)
+            for mm, value in zip(gemm.matmuls, values, strict=True):
+                rounded = round_to(inner, value, element_of(mm.result))
+                scoped.define(mm.result, index, rounded)
             for output, ptr in zip(outputs, out_ptrs, strict=True):
                 tile = tiles.get(output)
                 if tile is None:
@@ -224,7 +230,7 @@ def finish(
     outputs: list[SSAValue],
     out_ptrs: list[SSAValue],
     batch_index: list[Index] | RowMap,
-    accumulators: list[tuple[Index, Index, SSAValue]],
+    accumulators: list[tuple[Index, Index, Accumulated]],
     partial: set[str],
     block: int,
     grid: tuple[int, int, int],

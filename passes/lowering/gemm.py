@@ -52,10 +52,11 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
         simt = lower_gemm(kfunc, simt_gemm_schedule())
         simt.op.sym_name = StringAttr(kfunc.sym_name.data + SIMT_SUFFIX)
         take_arguments_of(simt, lowered)
-        mm = GemmShape.of(kfunc).matmul
+        gemm = GemmShape.of(kfunc, siblings=True)
         args = list(kfunc.body.block.args)
         lowered.fallback = simt
-        operands = {args.index(mm.lhs), args.index(mm.rhs)}
+        operands = {args.index(gemm.matmul.lhs)}
+        operands |= {args.index(rhs) for rhs in gemm.rhs_operands}
         lowered.aligned = tuple(sorted(operands | set(cuda.vector_params(lowered.op))))
         return lowered
     return lower_gemm_simt(kfunc, schedule, tiling)

@@ -47,8 +47,9 @@ def lower_gemm_simt(
     a micro-tile of outputs while f32 operand tiles pass through two stages
     of shared memory."""
     region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
-    gemm = GemmShape.of(kfunc)
+    gemm = GemmShape.of(kfunc, siblings=True)
     mm = gemm.matmul
+    products = len(gemm.matmuls)
     m, n, k = gemm.m, gemm.n, gemm.k
     a_shape, b_shape = gemm.a_shape, gemm.b_shape
     trans_a, trans_b = gemm.transpose_a, gemm.transpose_b
@@ -84,8 +85,11 @@ def lower_gemm_simt(
     thread_col = e.irem(tid, threads_n)
     # Two stages: the next K step's tiles are loaded while this one's are used.
     a_tile = e.add(cuda.SharedAllocOp(F32, 2 * a_stage))  # [2][bk][a_pitch]
-    b_tile = e.add(cuda.SharedAllocOp(F32, 2 * b_stage))  # [2][bk][bn]
-    a_tile.name_hint, b_tile.name_hint = "a_tile", "b_tile"
+    a_tile.name_hint = "a_tile"
+    # [2][bk][bn] of each matmul's B (siblings share A's tile).
+    b_tiles = [e.add(cuda.SharedAllocOp(F32, 2 * b_stage)) for _ in range(products)]
+    for p, b_tile in enumerate(b_tiles):
+        b_tile.name_hint = "b_tile" if products == 1 else f"b{p}_tile"
     zero = e.f32(0.0)
 
     def load_tile(
@@ -156,38 +160,46 @@ def lower_gemm_simt(
             "mk",
             (row0, k0),
         )
-        b = load_tile(
-            em,
-            pointers[mm.rhs],
-            b_base,
-            bk,
-            bn,
-            b_shape,
-            trans_b,
-            k,
-            n,
-            "kn",
-            (k0, col0),
-        )
-        return a, b
+        bs = [
+            load_tile(
+                em,
+                pointers[rhs],
+                b_base,
+                bk,
+                bn,
+                b_shape,
+                trans_b,
+                k,
+                n,
+                "kn",
+                (k0, col0),
+            )
+            for rhs in gemm.rhs_operands
+        ]
+        return a, bs
 
     def store_tiles(em: Emitter, stage: Index, tiles) -> None:
-        a, b = tiles
+        a, bs = tiles
         a_at, b_at = em.imul(stage, a_stage), em.imul(stage, b_stage)
         for r, c, value in a:  # stored k-major
             slot = em.iadd(a_at, em.iadd(em.imul(c, a_pitch), r))
             em.add(cuda.StoreOp(value, a_tile, em.index(slot)))
-        for r, c, value in b:
-            slot = em.iadd(b_at, em.iadd(em.imul(r, bn), c))
-            em.add(cuda.StoreOp(value, b_tile, em.index(slot)))
+        for b, b_tile in zip(bs, b_tiles, strict=True):
+            for r, c, value in b:
+                slot = em.iadd(b_at, em.iadd(em.imul(r, bn), c))
+                em.add(cuda.StoreOp(value, b_tile, em.index(slot)))
 
     store_tiles(e, 0, load_tiles(e, 0))
     e.add(cuda.SyncThreadsOp())
 
-    count = fm * fn
-    loop_body = Block(arg_types=[INDEX, *[F32] * count])
+    count = fm * fn  # accumulators of each matmul, one after another
+    loop_body = Block(arg_types=[INDEX, *[F32] * count * products])
     loop = scf.ForOp(
-        e.index(0), e.index(k), e.index(bk), [zero] * count, Region(loop_body)
+        e.index(0),
+        e.index(k),
+        e.index(bk),
+        [zero] * count * products,
+        Region(loop_body),
     )
     e.block.add_op(loop)
     lb = e.nested(loop_body)
@@ -226,16 +238,20 @@ def lower_gemm_simt(
             for start in a_rows
             for v in read(a_tile, lb.iadd(start, kk * a_pitch), rows_at_once)
         ]
-        b = [
-            v
-            for start in b_cols
-            for v in read(b_tile, lb.iadd(start, kk * bn), cols_at_once)
-        ]
-        acc = [
-            lb.add(arith.AddfOp(acc[i * fn + j], lb.add(arith.MulfOp(a[i], b[j]))))
-            for i in range(fm)
-            for j in range(fn)
-        ]
+        for p, b_tile in enumerate(b_tiles):
+            b = [
+                v
+                for start in b_cols
+                for v in read(b_tile, lb.iadd(start, kk * bn), cols_at_once)
+            ]
+            at = p * count
+            acc[at : at + count] = [
+                lb.add(
+                    arith.AddfOp(acc[at + i * fn + j], lb.add(arith.MulfOp(a[i], b[j])))
+                )
+                for i in range(fm)
+                for j in range(fn)
+            ]
     store_tiles(lb, lb.isub(1, stage), upcoming)
     lb.add(cuda.SyncThreadsOp())
     loop_body.add_op(scf.YieldOp(*acc))
@@ -246,7 +262,9 @@ def lower_gemm_simt(
         (
             e.iadd(first_row, _micro_tile_step(i, rows_at_once, threads_m)),
             e.iadd(first_col, _micro_tile_step(j, cols_at_once, threads_n)),
-            loop.results[i * fn + j],
+            loop.results[i * fn + j]
+            if products == 1
+            else tuple(loop.results[p * count + i * fn + j] for p in range(products)),
         )
         for i in range(fm)
         for j in range(fn)

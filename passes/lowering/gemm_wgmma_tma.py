@@ -81,8 +81,9 @@ def lower_gemm_wgmma_tma(
     TMA loads, in `persistent` blocks (at most one per tile), in clusters
     of `cluster` blocks."""
     region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
-    gemm = GemmShape.of(kfunc)
+    gemm = GemmShape.of(kfunc, siblings=True)
     mm = gemm.matmul
+    products = len(gemm.matmuls)
     element = element_of(mm.lhs)
     bm, bn, bk = (t.data for t in tiling.block)
     wm, wn = (t.data for t in tiling.warp)
@@ -112,21 +113,27 @@ def lower_gemm_wgmma_tma(
         )
     block = WARPGROUP * (consumers + 1)
     args = list(kfunc.body.block.args)
+    # A's map, then each matmul's B's (siblings: one tile of A serves each).
     maps = (
         TensorMapSpec(args.index(mm.lhs), (gemm.m, gemm.k), (bm, SWIZZLE_ELEMENTS)),
-        TensorMapSpec(
-            args.index(mm.rhs), (gemm.n, gemm.k), (bn // cluster, SWIZZLE_ELEMENTS)
-        )
-        if gemm.transpose_b
-        else TensorMapSpec(
-            args.index(mm.rhs), (gemm.k, gemm.n), (SWIZZLE_ELEMENTS, SWIZZLE_ELEMENTS)
+        *(
+            TensorMapSpec(
+                args.index(rhs), (gemm.n, gemm.k), (bn // cluster, SWIZZLE_ELEMENTS)
+            )
+            if gemm.transpose_b
+            else TensorMapSpec(
+                args.index(rhs), (gemm.k, gemm.n), (SWIZZLE_ELEMENTS, SWIZZLE_ELEMENTS)
+            )
+            for rhs in gemm.rhs_operands
         ),
     )
-    map_a, map_b = (
+    map_a, *b_maps = (
         region.block.insert_arg(cuda.TensorMapType(element), len(region.block.args))
         for _ in maps
     )
-    map_a.name_hint, map_b.name_hint = "a_map", "b_map"
+    map_a.name_hint = "a_map"
+    for p, map_b in enumerate(b_maps):
+        map_b.name_hint = "b_map" if products == 1 else f"b{p}_map"
 
     tid = e.add(cuda.ThreadIdxOp())
     tid.name_hint = "tid"
@@ -134,8 +141,11 @@ def lower_gemm_wgmma_tma(
     group.name_hint = "warpgroup"
     a_buffer = e.add(cuda.SharedAllocOp(element, stages * bm * bk))
     a_buffer.name_hint = "a_tile"
-    b_buffer = e.add(cuda.SharedAllocOp(element, stages * bn * bk))
-    b_buffer.name_hint = "b_tile"
+    b_buffers = [
+        e.add(cuda.SharedAllocOp(element, stages * bn * bk)) for _ in range(products)
+    ]
+    for p, b_buffer in enumerate(b_buffers):
+        b_buffer.name_hint = "b_tile" if products == 1 else f"b{p}_tile"
     bars = e.add(cuda.SharedAllocOp(cuda.BARRIER_TYPE, 2 * stages))
     bars.name_hint = "stage_barriers"
 
@@ -145,7 +155,10 @@ def lower_gemm_wgmma_tma(
         )
 
     a = operand(pointers[mm.lhs], a_buffer, bm, False, gemm.m)
-    b = operand(pointers[mm.rhs], b_buffer, bn, not gemm.transpose_b, gemm.n)
+    bs = [
+        operand(pointers[rhs], buffer, bn, not gemm.transpose_b, gemm.n)
+        for rhs, buffer in zip(gemm.rhs_operands, b_buffers, strict=True)
+    ]
 
     # The full barrier of stage s is s, its empty barrier stages + s: the
     # producer's arrival and the bytes of the loads into this block fill it;
@@ -241,7 +254,7 @@ def lower_gemm_wgmma_tma(
         )
     )
     full = k_loop.index(stage)
-    stage_bytes = (bm + bn) * bk * 2
+    stage_bytes = (bm + products * bn) * bk * 2
     k_loop.add(cuda.MbarrierArriveOp(bars, full, stage_bytes))
     k0 = k_loop.imul(k_loop.iadd(k_first, k), bk)
     a_place = k_loop.index(k_loop.imul(stage, bm * bk))
@@ -250,21 +263,30 @@ def lower_gemm_wgmma_tma(
             map_a, a_buffer, a_place, bars, full, k_loop.index(k0), k_loop.index(m0)
         )
     )
-    # This block's share of B's tile, into every block of the cluster.
+    # This block's share of each B's tile, into every block of the cluster.
     multicast = (1 << cluster) - 1 if cluster > 1 else None
-    if gemm.transpose_b:  # [N, K]: a box of bn / cluster rows of K
-        share = bn // cluster
-        offset = k_loop.imul(rank, share)
-        b_place = k_loop.index(
-            k_loop.iadd(k_loop.imul(stage, bn * bk), k_loop.imul(offset, bk))
-        )
-        row = k_loop.index(k_loop.iadd(n0, offset))
-        k_loop.add(
-            cuda.TmaLoadOp(
-                map_b, b_buffer, b_place, bars, full, k_loop.index(k0), row, multicast
+    for map_b, b_buffer in zip(b_maps, b_buffers, strict=True):
+        if gemm.transpose_b:  # [N, K]: a box of bn / cluster rows of K
+            share = bn // cluster
+            offset = k_loop.imul(rank, share)
+            b_place = k_loop.index(
+                k_loop.iadd(k_loop.imul(stage, bn * bk), k_loop.imul(offset, bk))
             )
-        )
-    else:  # [K, N]: a box of 64 rows of K per 64-column block, every cluster-th
+            row = k_loop.index(k_loop.iadd(n0, offset))
+            k_loop.add(
+                cuda.TmaLoadOp(
+                    map_b,
+                    b_buffer,
+                    b_place,
+                    bars,
+                    full,
+                    k_loop.index(k0),
+                    row,
+                    multicast,
+                )
+            )
+            continue
+        # [K, N]: a box of 64 rows of K per 64-column block, every cluster-th
         for j in range(bn // SWIZZLE_ELEMENTS // cluster):
             offset = k_loop.imul(k_loop.iadd(rank, j * cluster), SWIZZLE_ELEMENTS)
             b_place = k_loop.index(
@@ -306,7 +328,7 @@ def lower_gemm_wgmma_tma(
     _, tile_loop, tile_body = emit_carried_for(consumer, 0, own_units, start)
     i = tile_body.args[0]
     m0, n0, part, block_tile = unit_origin(tile_loop, i)
-    count = wn // 2
+    count = wn // 2  # accumulators a thread holds of each matmul
 
     def k_step(
         em: Emitter,
@@ -317,17 +339,23 @@ def lower_gemm_wgmma_tma(
         pending: int,
     ):
         """The wgmmas of the tile's k-th K step, in `stage` of `parity`, on
-        `acc`, then a wait until at most `pending` groups are in flight;
-        once the previous step's wgmmas are done, its stage may be loaded
-        again (and, waited for in full, this step's own)."""
+        `acc` (`count` of each matmul's, one after another), then a wait
+        until at most `pending` groups are in flight; once the previous
+        step's wgmmas are done, its stage may be loaded again (and, waited
+        for in full, this step's own)."""
         em.add(cuda.MbarrierWaitOp(bars, stage, parity))
         em.add(cuda.WgmmaFenceOp())
+        parts = [acc[p * count : (p + 1) * count] for p in range(products)]
         for kk in range(0, bk, cuda.WGMMA_K):
             da = a.descriptor(em, stage, group_m, kk)
-            db = b.descriptor(em, stage, 0, kk)
-            mma = cuda.WgmmaOp(element, da, db, acc, trans_a=False, trans_b=b.k_rows)
-            em.add(mma)
-            acc = list(mma.results)
+            for p, b in enumerate(bs):
+                db = b.descriptor(em, stage, 0, kk)
+                mma = cuda.WgmmaOp(
+                    element, da, db, parts[p], trans_a=False, trans_b=b.k_rows
+                )
+                em.add(mma)
+                parts[p] = list(mma.results)
+        acc = [value for part in parts for value in part]
         em.add(cuda.WgmmaCommitOp())
         wait = cuda.WgmmaWaitOp(pending, acc)
         em.add(wait)
@@ -348,7 +376,7 @@ def lower_gemm_wgmma_tma(
     # it, reading the last step's wgmmas half done.)
     zero = tile_loop.f32(0.0)
     loop, step_e, loop_body = emit_carried_for(
-        tile_loop, 0, k_steps - 1, [*tile_body.args[1:], *[zero] * count]
+        tile_loop, 0, k_steps - 1, [*tile_body.args[1:], *[zero] * count * products]
     )
     k, stage, parity, *acc = loop_body.args
     k.name_hint = "k_tile"
@@ -367,12 +395,25 @@ def lower_gemm_wgmma_tma(
             region,
             tiling,
             consumers * WARPGROUP,
-            count,
+            count * products,
             tiles_m * cluster * tiles_n,
             among=True,
         )
         last_e, done = parts.combined(tile_loop, (block_tile, part, tid), done, None)
-    accumulators = accumulator_places(last_e, lane_row, lane_col, done)
+    places = [
+        accumulator_places(
+            last_e, lane_row, lane_col, done[p * count : (p + 1) * count]
+        )
+        for p in range(products)
+    ]
+    accumulators = (
+        places[0]
+        if products == 1
+        else [
+            (row, col, tuple(place[j][2] for place in places))
+            for j, (row, col, _) in enumerate(places[0])
+        ]
+    )
     epilogue(
         gemm,
         last_e,

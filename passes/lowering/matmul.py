@@ -20,25 +20,46 @@ from molten.passes.lowering.emitter import (
     ravel,
     unravel,
 )
-from molten.passes.tile import Gemm
+from molten.passes.tile import Gemm, gemm_matmuls
 
 
 @dataclass(frozen=True)
 class GemmShape(Gemm):
     """A gemm kernel's matmul, with its sizes, transposes and batch axes."""
 
-    matmul: molten.MatmulOp
+    matmuls: tuple[molten.MatmulOp, ...]
+    """The kernel's matmuls: one, or siblings sharing its lhs (tile.gemm_matmuls)."""
+
+    @property
+    def matmul(self) -> molten.MatmulOp:
+        """The first matmul: its operands' shapes and types are every one's."""
+        return self.matmuls[0]
 
     @staticmethod
-    def of(kfunc: kernel.FuncOp) -> GemmShape:
-        (mm,) = [op for op in kfunc.body.block.ops if isinstance(op, molten.MatmulOp)]
-        for operand in (mm.lhs, mm.rhs):
-            if not isinstance(operand, BlockArgument):
-                raise NotImplementedError(
-                    "lower-kernel-to-cuda: a matmul operand computed inside the "
-                    "kernel (prologue fusion) is not supported"
-                )
-        return GemmShape(**vars(Gemm.of(mm)), matmul=mm)
+    def of(kfunc: kernel.FuncOp, siblings: bool = False) -> GemmShape:
+        """The gemm of a kernel; where it holds siblings, only for a lowering
+        that computes them (`siblings`)."""
+        matmuls = gemm_matmuls(kfunc)
+        for mm in matmuls:
+            for operand in (mm.lhs, mm.rhs):
+                if not isinstance(operand, BlockArgument):
+                    raise NotImplementedError(
+                        "lower-kernel-to-cuda: a matmul operand computed inside the "
+                        "kernel (prologue fusion) is not supported"
+                    )
+        gemm = GemmShape(**vars(Gemm.of(matmuls[0])), matmuls=tuple(matmuls))
+        if len(matmuls) > 1 and not siblings:
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: {len(matmuls)} matmuls of one lhs in one "
+                f"kernel ({gemm.describe()} each) are computed by the persistent TMA "
+                "gemm and the SIMT gemm only, not by this schedule's kernel"
+            )
+        return gemm
+
+    @property
+    def rhs_operands(self) -> list[SSAValue]:
+        """Each matmul's rhs, in order."""
+        return [mm.rhs for mm in self.matmuls]
 
     @staticmethod
     def grid(tiling: kernel.TilingAttr) -> tuple[int, int, int]:
