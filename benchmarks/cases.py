@@ -716,6 +716,19 @@ def torch_decoder_layer(config: Any) -> Callable[..., Any]:
     return layer
 
 
+def torch_mlp_block(config: Any) -> Callable[..., Any]:
+    """The layer's MLP block as Hugging Face writes it: (hidden_states,
+    post_attention_layernorm, gate, up, down) -> hidden_states."""
+
+    def block(x, norm, gate, up, down):
+        h32 = x.to(torch.promote_types(x.dtype, torch.float32))
+        h32 = h32 * torch.rsqrt(h32.pow(2).mean(-1, keepdim=True) + config.rms_norm_eps)
+        h = norm * h32.to(x.dtype)
+        return x + F.linear(F.silu(F.linear(h, gate)) * F.linear(h, up), down)
+
+    return block
+
+
 def _compiled_lazily(fn: Callable[..., Any], mode: str) -> Callable[..., Any]:
     """torch.compile of `fn` made at its first call (after the harness
     resets dynamo for the case), not when the suite is listed."""
@@ -774,13 +787,46 @@ def layer_case(model: str, tokens: int, dtype: str = "bfloat16") -> Case:
     )
 
 
+def mlp_case(model: str, tokens: int, dtype: str = "bfloat16") -> Case:
+    example = _decoder_layer_example()
+    config = example.CONFIGS[model]
+    shapes = example.weights(config)
+    operands = [Operand("hidden_states", (tokens, config.hidden_size))] + [
+        Operand(name, tuple(shapes[name]), "scaled_nk" if "proj" in name else "weight")
+        for name in example.MLP_WEIGHTS
+    ]
+    block = torch_mlp_block(config)
+    return Case(
+        "layer",
+        f"{model}.mlp",
+        (tokens,),
+        dtype,
+        tuple(operands),
+        molten=None,
+        torch=block,
+        flops=2 * tokens * 3 * config.hidden_size * config.intermediate_size,
+        references={
+            "compile-max-autotune": _compiled_lazily(
+                block, "max-autotune-no-cudagraphs"
+            )
+        },
+        build=lambda name: example.mlp_block(config, tokens, dtype, name),
+    )
+
+
+LAYER_MLP_TOKENS = (512, 2048)
+"""Where the MLP block (rms_norm, gate and up, down + residual) is timed alone."""
+
+
 def layer_suite() -> list[Case]:
     """A whole decoder layer of Qwen2.5-7B and Llama-3-8B over one sequence
     of 128 to 8192 tokens in bf16, against the same layer in PyTorch as
     Hugging Face writes it: eager, torch.compile (default) and, at 512 and
-    2048 tokens, max-autotune. FLOPs: the projections' 2 T N K and the
-    causal attention's 2 H T² D."""
-    return [layer_case(m, t) for m in LAYER_MODELS for t in LAYER_TOKENS]
+    2048 tokens, max-autotune; then the layer's MLP block alone at 512 and
+    2048 tokens. FLOPs: the projections' 2 T N K and the causal
+    attention's 2 H T² D."""
+    cases = [layer_case(m, t) for m in LAYER_MODELS for t in LAYER_TOKENS]
+    return cases + [mlp_case(m, t) for m in LAYER_MODELS for t in LAYER_MLP_TOKENS]
 
 
 def smoke_suite() -> list[Case]:

@@ -129,6 +129,32 @@ def decoder_layer(
     return g
 
 
+MLP_WEIGHTS = ("post_attention_layernorm", "gate_proj", "up_proj", "down_proj")
+"""The parameters of the layer's MLP block, in the order `mlp_block` takes them."""
+
+
+def mlp_block(
+    config: LayerConfig,
+    tokens: int,
+    dtype: str = "bfloat16",
+    name: str = "mlp_block",
+) -> DataflowGraph:
+    """The layer's second half alone: x + down(silu(gate(h)) * up(h)) with
+    h = rms_norm(x); inputs `hidden_states` [T, hidden] and the weights of
+    MLP_WEIGHTS."""
+    c = config
+    g = DataflowGraph(name)
+    x = g.add_input("hidden_states", [tokens, c.hidden_size], dtype)
+    shapes = weights(c)
+    p = {n: g.add_input(n, shapes[n], dtype) for n in MLP_WEIGHTS}
+    h = g.rms_norm(x, p["post_attention_layernorm"], eps=c.rms_norm_eps)
+    gate = g.matmul(h, p["gate_proj"], transpose_b=True)
+    up = g.matmul(h, p["up_proj"], transpose_b=True)
+    down = g.matmul(g.silu(gate) * up, p["down_proj"], transpose_b=True)
+    g.add_output(x + down, "out")
+    return g
+
+
 def main() -> None:
     model = sys.argv[1] if len(sys.argv) > 1 else "qwen2.5-7b"
     tokens = int(sys.argv[2]) if len(sys.argv) > 2 else 512

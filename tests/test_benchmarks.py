@@ -18,7 +18,7 @@ import pytest
 import molten
 from benchmarks import report
 from benchmarks.__main__ import main
-from benchmarks.cases import MAIN_SUITES, SUITES, Case
+from benchmarks.cases import LAYER_TOKENS, MAIN_SUITES, SUITES, Case
 
 ALL_CASES = [case for make in SUITES.values() for case in make()]
 
@@ -40,11 +40,10 @@ def test_the_issue_s_suites_and_shapes_are_all_there():
     )
     assert len(ids["gemm"]) == 12 and "gelu(x@w+b)-4096x4096x4096-f32" in ids["gemm"]
     assert "gelu(x@w.T+b)-1x4096x4096-bf16" in ids["gemm"]  # nn.Linear's weight
+    models = ("qwen2.5-7b", "llama3-8b")
     assert ids["layer"] == [
-        f"{model}.layer-{tokens}-bf16"
-        for model in ("qwen2.5-7b", "llama3-8b")
-        for tokens in (128, 512, 2048, 8192)
-    ]
+        f"{model}.layer-{tokens}-bf16" for model in models for tokens in LAYER_TOKENS
+    ] + [f"{model}.mlp-{tokens}-bf16" for model in models for tokens in (512, 2048)]
     every = [c.id for c in ALL_CASES]
     assert len(every) == len(set(every))
 
@@ -108,7 +107,11 @@ def test_each_pytorch_function_computes_its_molten_graph():
 
 def test_the_pytorch_layer_computes_the_example_s_layer():
     torch = pytest.importorskip("torch")
-    from benchmarks.cases import _decoder_layer_example, torch_decoder_layer
+    from benchmarks.cases import (
+        _decoder_layer_example,
+        torch_decoder_layer,
+        torch_mlp_block,
+    )
 
     example = _decoder_layer_example()
     for qkv_bias in (True, False):
@@ -118,6 +121,11 @@ def test_the_pytorch_layer_computes_the_example_s_layer():
         arrays = [rng.standard_normal(t.shape.dims) for t in graph.inputs]
         want = molten.interpret(graph, *arrays, reference=True)
         got = torch_decoder_layer(config)(*map(torch.from_numpy, arrays)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+        graph = example.mlp_block(config, 5, "float32")
+        arrays = [rng.standard_normal(t.shape.dims) for t in graph.inputs]
+        want = molten.interpret(graph, *arrays, reference=True)
+        got = torch_mlp_block(config)(*map(torch.from_numpy, arrays)).numpy()
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
 
 
