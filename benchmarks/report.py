@@ -23,9 +23,14 @@ NAMES = {
     "compile": "torch.compile",
     "cublas": "torch matmul (cuBLAS)",
     "flex": "FlexAttention",
+    "compile-max-autotune": "torch.compile max-autotune",
 }
 """Display names of the implementations; cases may add references."""
-REFERENCE_LABELS = {"cublas": ("cuBLAS mm", "cuBLAS"), "flex": ("flex", "flex")}
+REFERENCE_LABELS = {
+    "cublas": ("cuBLAS mm", "cuBLAS"),
+    "flex": ("flex", "flex"),
+    "compile-max-autotune": ("max-autotune", "max-autotune"),
+}
 """A reference's column labels: of its time, and of its TFLOP/s and share."""
 
 
@@ -268,6 +273,13 @@ def _suite_markdown(name: str, suite: dict[str, Any]) -> list[str]:
         "(max |out - ref| / max |ref| against PyTorch in float64, bound = the larger "
         "of 4x eager's error and 2 ulp of the dtype).",
     ]
+    several = [
+        f"{c['id']} {len(c['molten_kernels'])}"
+        for c in suite["cases"]
+        if len(c.get("molten_kernels", ())) > 1
+    ]
+    if several:
+        lines += ["", "Molten kernels a call: " + ", ".join(several) + "."]
     lines += [f"- {note}" for note in notes]
     return lines
 
