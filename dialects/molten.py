@@ -787,6 +787,18 @@ class MatmulOp(MoltenOp):
         "attr-dict `:` functional-type(operands, results)"
     )
 
+    def is_sibling_of(self, other: MatmulOp) -> bool:
+        """Whether this matmul and `other` share their lhs value, transposes
+        and operand and result types: one gemm kernel may compute both from
+        the same tiles of the lhs."""
+        return (
+            other.lhs is self.lhs
+            and other.rhs.type == self.rhs.type
+            and other.result.type == self.result.type
+            and other.transpose_a == self.transpose_a
+            and other.transpose_b == self.transpose_b
+        )
+
     @classmethod
     def infer_result_type(cls, operand_types, properties, result_type):
         lhs, rhs = operand_types

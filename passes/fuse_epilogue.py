@@ -43,21 +43,6 @@ from molten.passes.fusion import (
 )
 
 
-def is_sibling(candidate: Operation, matmul: molten.MatmulOp) -> bool:
-    """Whether `candidate` is a matmul one gemm kernel computes beside
-    `matmul`: the same lhs value, the same transposes and operand and
-    result types (so the same tiles of the lhs serve both)."""
-    return (
-        isinstance(candidate, molten.MatmulOp)
-        and candidate is not matmul
-        and candidate.lhs is matmul.lhs
-        and candidate.rhs.type == matmul.rhs.type
-        and candidate.result.type == matmul.result.type
-        and candidate.transpose_a == matmul.transpose_a
-        and candidate.transpose_b == matmul.transpose_b
-    )
-
-
 def takes_siblings(matmul: molten.MatmulOp, arch: str) -> bool:
     """Whether the target's gemm kernels take siblings of `matmul`: on
     sm_90a, where the persistent TMA kernel (the tensor-core kernel that
@@ -91,7 +76,11 @@ class FuseMatmulEpilogue(RewritePattern):
         siblings = takes_siblings(op, self.arch)
 
         def admits(candidate: Operation, group: set[Operation]) -> bool:
-            if siblings and is_sibling(candidate, op):
+            if (
+                siblings
+                and isinstance(candidate, molten.MatmulOp)
+                and candidate.is_sibling_of(op)
+            ):
                 return is_fusible_root(candidate)
             return (
                 is_fusible_root(candidate)

@@ -454,13 +454,7 @@ def gemm_matmuls(kfunc: kernel.FuncOp) -> list[molten.MatmulOp]:
         raise _fail(kfunc, "a gemm kernel holds a molten.matmul, and this one none")
     first = matmuls[0]
     for other in matmuls[1:]:
-        if not (
-            other.lhs is first.lhs
-            and other.rhs.type == first.rhs.type
-            and other.result.type == first.result.type
-            and other.transpose_a == first.transpose_a
-            and other.transpose_b == first.transpose_b
-        ):
+        if not other.is_sibling_of(first):
             raise _fail(
                 kfunc,
                 f"a gemm kernel's {len(matmuls)} matmuls must share their lhs, "
