@@ -506,10 +506,6 @@ WGMMA_CASES: dict[str, Builder] = {
     # as kernel-schedule picks it and by hand (split-K; B stored [K, N] in
     # clusters, the up product an output too; 64-row tiles in clusters).
     "wgmma_siblings_nk_300x520x1000": gemm_siblings(300, 520, 1000, True),
-    "wgmma_tma_siblings_nk_split_300x520x1000": gemm_siblings(300, 520, 1000, True),
-    "wgmma_tma_siblings_kn_cluster_1100x200x640": gemm_siblings(
-        1100, 200, 640, False, keep_up=True
-    ),
     "wgmma_tma_siblings_nk_cluster_70x384x4096": gemm_siblings(70, 384, 4096, True),
     # The persistent TMA gemm, by the hand schedules of TMA_GEMMS.
     "wgmma_tma_kn_partial_300x520x1000": gemm_bias_gelu(300, 520, 1000),
@@ -561,8 +557,6 @@ TMA_GEMMS = {
     "wgmma_tma_kn_cluster_split_1100x200x640": (128, 128, 6, 6, 2, 2),
     "wgmma_tma_nk_narrow_1030x520x2000": (128, 144, 6, 5, 1, 1),
     "wgmma_tma_nk_cluster_narrow_300x520x1000": (128, 176, 5, 6, 2, 1),
-    "wgmma_tma_siblings_nk_split_300x520x1000": (128, 128, 4, 5, 1, 3),
-    "wgmma_tma_siblings_kn_cluster_1100x200x640": (128, 128, 4, 6, 2, 1),
     "wgmma_tma_siblings_nk_cluster_70x384x4096": (64, 64, 6, 4, 2, 1),
 }
 """The persistent TMA gemm by hand schedules: each case (in WGMMA_CASES)
