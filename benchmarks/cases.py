@@ -666,6 +666,26 @@ def _decoder_layer_example() -> Any:
     return sys.modules[name]
 
 
+def _hf_rms_norm(h, w, eps: float):
+    """Hugging Face's RMSNorm: in f32 (f64 stays f64), then back to h's dtype."""
+    h32 = h.to(torch.promote_types(h.dtype, torch.float32))
+    h32 = h32 * torch.rsqrt(h32.pow(2).mean(-1, keepdim=True) + eps)
+    return w * h32.to(h.dtype)
+
+
+def _layer_operand(name: str, shape: list[int]) -> Operand:
+    """A layer parameter with the values it has at initialization: norms
+    near 1, biases small, projections scaled by 1 / sqrt(fan in)."""
+    init = (
+        "weight"
+        if name.endswith("layernorm")
+        else "bias"
+        if name.endswith("bias")
+        else "scaled_nk"
+    )
+    return Operand(name, tuple(shape), init)
+
+
 def torch_decoder_layer(config: Any) -> Callable[..., Any]:
     """The layer as Hugging Face's modeling_qwen2 / modeling_llama write it
     (the RMSNorm in f32, rotate_half, repeat_kv, SDPA with is_causal), over
@@ -678,9 +698,7 @@ def torch_decoder_layer(config: Any) -> Callable[..., Any]:
     )
 
     def rms_norm(h, w):
-        h32 = h.to(torch.promote_types(h.dtype, torch.float32))  # f64 stays
-        h32 = h32 * torch.rsqrt(h32.pow(2).mean(-1, keepdim=True) + config.rms_norm_eps)
-        return w * h32.to(h.dtype)
+        return _hf_rms_norm(h, w, config.rms_norm_eps)
 
     def rotate_half(t):
         return torch.cat((-t[..., d // 2 :], t[..., : d // 2]), dim=-1)
@@ -721,9 +739,7 @@ def torch_mlp_block(config: Any) -> Callable[..., Any]:
     post_attention_layernorm, gate, up, down) -> hidden_states."""
 
     def block(x, norm, gate, up, down):
-        h32 = x.to(torch.promote_types(x.dtype, torch.float32))
-        h32 = h32 * torch.rsqrt(h32.pow(2).mean(-1, keepdim=True) + config.rms_norm_eps)
-        h = norm * h32.to(x.dtype)
+        h = _hf_rms_norm(x, norm, config.rms_norm_eps)
         return x + F.linear(F.silu(F.linear(h, gate)) * F.linear(h, up), down)
 
     return block
@@ -752,15 +768,7 @@ def layer_case(model: str, tokens: int, dtype: str = "bfloat16") -> Case:
         Operand("cos", (tokens, d)),
         Operand("sin", (tokens, d)),
     ]
-    for name, shape in example.weights(config).items():
-        init = (
-            "weight"
-            if name.endswith("layernorm")
-            else "bias"
-            if name.endswith("bias")
-            else "scaled_nk"
-        )
-        operands.append(Operand(name, tuple(shape), init))
+    operands += [_layer_operand(n, s) for n, s in example.weights(config).items()]
     linear_macs = sum(
         math.prod(shape)
         for name, shape in example.weights(config).items()
@@ -792,8 +800,7 @@ def mlp_case(model: str, tokens: int, dtype: str = "bfloat16") -> Case:
     config = example.CONFIGS[model]
     shapes = example.weights(config)
     operands = [Operand("hidden_states", (tokens, config.hidden_size))] + [
-        Operand(name, tuple(shapes[name]), "scaled_nk" if "proj" in name else "weight")
-        for name in example.MLP_WEIGHTS
+        _layer_operand(name, shapes[name]) for name in example.MLP_WEIGHTS
     ]
     block = torch_mlp_block(config)
     return Case(

@@ -108,9 +108,7 @@ def decoder_layer(
     p = {n: g.add_input(n, shape, dtype) for n, shape in weights(c).items()}
 
     def linear(h: Tensor, proj: str) -> Tensor:
-        y = g.matmul(h, p[proj], transpose_b=True)
-        bias = p.get(f"{proj}_bias")
-        return y if bias is None else y + bias
+        return _linear(g, p, h, proj)
 
     h = g.rms_norm(x, p["input_layernorm"], eps=c.rms_norm_eps)
     q = _heads(g, linear(h, "q_proj"), c.num_attention_heads, d)
@@ -122,11 +120,24 @@ def decoder_layer(
     o = g.attention(q, k, v, causal=True)
     o = g.reshape(g.transpose(o, [1, 0, 2]), [tokens, c.num_attention_heads * d])
     x = x + linear(o, "o_proj")
-
-    h = g.rms_norm(x, p["post_attention_layernorm"], eps=c.rms_norm_eps)
-    mlp = g.silu(linear(h, "gate_proj")) * linear(h, "up_proj")
-    g.add_output(x + linear(mlp, "down_proj"), "out")
+    g.add_output(_mlp_residual(g, c, p, x), "out")
     return g
+
+
+def _linear(g: DataflowGraph, p: dict[str, Tensor], h: Tensor, proj: str) -> Tensor:
+    """h @ w.T (+ its bias where the layer has one), w stored [out, in]."""
+    y = g.matmul(h, p[proj], transpose_b=True)
+    bias = p.get(f"{proj}_bias")
+    return y if bias is None else y + bias
+
+
+def _mlp_residual(
+    g: DataflowGraph, c: LayerConfig, p: dict[str, Tensor], x: Tensor
+) -> Tensor:
+    """x + down(silu(gate(h)) * up(h)), h = rms_norm(x): the layer's second half."""
+    h = g.rms_norm(x, p["post_attention_layernorm"], eps=c.rms_norm_eps)
+    mlp = g.silu(_linear(g, p, h, "gate_proj")) * _linear(g, p, h, "up_proj")
+    return x + _linear(g, p, mlp, "down_proj")
 
 
 MLP_WEIGHTS = ("post_attention_layernorm", "gate_proj", "up_proj", "down_proj")
@@ -147,11 +158,7 @@ def mlp_block(
     x = g.add_input("hidden_states", [tokens, c.hidden_size], dtype)
     shapes = weights(c)
     p = {n: g.add_input(n, shapes[n], dtype) for n in MLP_WEIGHTS}
-    h = g.rms_norm(x, p["post_attention_layernorm"], eps=c.rms_norm_eps)
-    gate = g.matmul(h, p["gate_proj"], transpose_b=True)
-    up = g.matmul(h, p["up_proj"], transpose_b=True)
-    down = g.matmul(g.silu(gate) * up, p["down_proj"], transpose_b=True)
-    g.add_output(x + down, "out")
+    g.add_output(_mlp_residual(g, c, p, x), "out")
     return g
 
 

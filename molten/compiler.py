@@ -196,13 +196,14 @@ class ZeroCompiler:
     def _pipeline(self, spec: str) -> str:
         from molten.passes.kernel_schedule import WGMMA_ARCHS
 
-        options = [f'arch="{self.arch}"'] if self.arch in WGMMA_ARCHS else []
+        options = []
+        if self.arch in WGMMA_ARCHS:  # also for fuse-epilogue: sibling matmuls
+            options.append(f'arch="{self.arch}"')
+            spec = spec.replace("fuse-epilogue", f"fuse-epilogue{{{options[0]}}}")
         if self.sm_count is not None:
             options.append(f"sm_count={self.sm_count}")
         if not options:
             return spec
-        if self.arch in WGMMA_ARCHS:  # its gemms take matmuls sharing an lhs
-            spec = spec.replace("fuse-epilogue", f'fuse-epilogue{{arch="{self.arch}"}}')
         return spec.replace(
             "kernel-schedule", f"kernel-schedule{{{' '.join(options)}}}"
         )

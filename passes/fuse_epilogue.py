@@ -73,15 +73,14 @@ class FuseMatmulEpilogue(RewritePattern):
         if not is_fusible_root(op):
             return
         domain = shape_of(op.result)
-        siblings = takes_siblings(op, self.arch)
 
         def admits(candidate: Operation, group: set[Operation]) -> bool:
-            if (
-                siblings
-                and isinstance(candidate, molten.MatmulOp)
-                and candidate.is_sibling_of(op)
-            ):
-                return is_fusible_root(candidate)
+            if isinstance(candidate, molten.MatmulOp):
+                return (
+                    candidate.is_sibling_of(op)
+                    and is_fusible_root(candidate)
+                    and takes_siblings(op, self.arch)
+                )
             return (
                 is_fusible_root(candidate)
                 and isinstance(candidate, ELEMENTWISE)

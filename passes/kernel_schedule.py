@@ -859,20 +859,19 @@ def siblings_schedules(
     the estimate's fastest first: the persistent TMA kernel's (the kernel
     that computes siblings on tensor cores) in the tiles persistent_ranked
     finds fastest for them as one (siblings_as_one), each tile shared out
-    by column among the siblings (so a width each sibling's wgmma and
-    B's layout take), the stages of the whole tile."""
+    by column among the siblings (so a width each sibling's wgmma
+    takes), the stages of the whole tile; B stored [N, K], K unsplit."""
+    # Split-K and B stored [K, N] left ptxas serializing the siblings'
+    # wgmmas (C7520): not taken until that is understood.
+    if matmuls[0].transpose_b is None:
+        return []
     products = len(matmuls)
-    whole_blocks = matmuls[0].transpose_b is None  # B stored [K, N]
     found = []
     for c in persistent_ranked(siblings_as_one(matmuls), sm_count):
         cols, rest = divmod(c.cols, products)
-        # Split-K and B stored [K, N] left ptxas serializing the siblings'
-        # wgmmas (C7520): not taken until that is understood.
-        if rest or cols % WGMMA_N_STEP or whole_blocks or c.split > 1:
+        if rest or cols % WGMMA_N_STEP or c.split > 1:
             continue
-        found.append(
-            wgmma_tile_schedule(c.rows, cols, c.stages, c.split, persistent=sm_count)
-        )
+        found.append(wgmma_tile_schedule(c.rows, cols, c.stages, persistent=sm_count))
         if len(found) == count:
             break
     return found

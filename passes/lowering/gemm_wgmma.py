@@ -13,7 +13,7 @@ from xdsl.ir import Block, Region, SSAValue
 
 from molten.dialects import cuda, kernel
 from molten.passes.lowering.emitter import F32, INDEX, WARP, Emitter, Index, element_of
-from molten.passes.lowering.epilogue import Staging, finish
+from molten.passes.lowering.epilogue import Accumulated, Staging, finish
 from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
 from molten.passes.lowering.matmul import GemmShape, StagedOperand
 from molten.passes.lowering.split_k import KRange, SplitK
@@ -323,8 +323,8 @@ ACCUMULATOR_RUN = 2
 
 
 def accumulator_places(
-    e: Emitter, lane_row: Index, lane_col: Index, values: list[SSAValue]
-) -> list[tuple[Index, Index, SSAValue]]:
+    e: Emitter, lane_row: Index, lane_col: Index, values: list[Accumulated]
+) -> list[tuple[Index, Index, Accumulated]]:
     """(row, column, value) of each of a warpgroup thread's accumulators
     from its first's place: accumulator j of thread t is at row 16 (t /
     32) + (t % 32) / 4 + 8 ((j / 2) % 2), column 8 (j / 4) + 2 (t % 4) +

@@ -265,45 +265,27 @@ def lower_gemm_wgmma_tma(
     )
     # This block's share of each B's tile, into every block of the cluster.
     multicast = (1 << cluster) - 1 if cluster > 1 else None
+    # [N, K]: a box of bn / cluster rows of K; [K, N]: a box of 64 rows of K
+    # per 64-column block, every cluster-th.
+    boxes = 1 if gemm.transpose_b else bn // SWIZZLE_ELEMENTS // cluster
+
+    def box_offset(j: int) -> Index:
+        """Where the block's j-th box starts among the tile's columns."""
+        if gemm.transpose_b:
+            return k_loop.imul(rank, bn // cluster)
+        return k_loop.imul(k_loop.iadd(rank, j * cluster), SWIZZLE_ELEMENTS)
+
     for map_b, b_buffer in zip(b_maps, b_buffers, strict=True):
-        if gemm.transpose_b:  # [N, K]: a box of bn / cluster rows of K
-            share = bn // cluster
-            offset = k_loop.imul(rank, share)
+        for j in range(boxes):
+            offset = box_offset(j)
             b_place = k_loop.index(
                 k_loop.iadd(k_loop.imul(stage, bn * bk), k_loop.imul(offset, bk))
             )
-            row = k_loop.index(k_loop.iadd(n0, offset))
+            n = k_loop.index(k_loop.iadd(n0, offset))
+            k_index = k_loop.index(k0)
+            box = (k_index, n) if gemm.transpose_b else (n, k_index)
             k_loop.add(
-                cuda.TmaLoadOp(
-                    map_b,
-                    b_buffer,
-                    b_place,
-                    bars,
-                    full,
-                    k_loop.index(k0),
-                    row,
-                    multicast,
-                )
-            )
-            continue
-        # [K, N]: a box of 64 rows of K per 64-column block, every cluster-th
-        for j in range(bn // SWIZZLE_ELEMENTS // cluster):
-            offset = k_loop.imul(k_loop.iadd(rank, j * cluster), SWIZZLE_ELEMENTS)
-            b_place = k_loop.index(
-                k_loop.iadd(k_loop.imul(stage, bn * bk), k_loop.imul(offset, bk))
-            )
-            column = k_loop.index(k_loop.iadd(n0, offset))
-            k_loop.add(
-                cuda.TmaLoadOp(
-                    map_b,
-                    b_buffer,
-                    b_place,
-                    bars,
-                    full,
-                    column,
-                    k_loop.index(k0),
-                    multicast,
-                )
+                cuda.TmaLoadOp(map_b, b_buffer, b_place, bars, full, *box, multicast)
             )
     k_body.add_op(scf.YieldOp(*advance(k_loop, stage, parity)))
     tile_body.add_op(scf.YieldOp(*steps_loop.results))
@@ -400,20 +382,14 @@ def lower_gemm_wgmma_tma(
             among=True,
         )
         last_e, done = parts.combined(tile_loop, (block_tile, part, tid), done, None)
-    places = [
-        accumulator_places(
-            last_e, lane_row, lane_col, done[p * count : (p + 1) * count]
-        )
-        for p in range(products)
-    ]
-    accumulators = (
-        places[0]
+    # One place per accumulator of the first matmul; the siblings' are at
+    # the same places, `count` on each.
+    values = (
+        done
         if products == 1
-        else [
-            (row, col, tuple(place[j][2] for place in places))
-            for j, (row, col, _) in enumerate(places[0])
-        ]
+        else [tuple(done[p * count + j] for p in range(products)) for j in range(count)]
     )
+    accumulators = accumulator_places(last_e, lane_row, lane_col, values)
     epilogue(
         gemm,
         last_e,
