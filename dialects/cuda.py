@@ -397,6 +397,37 @@ class SyncThreadsOp(IRDLOperation):
 
 
 @irdl_op_definition
+class NamedBarrierOp(IRDLOperation):
+    """The `threads` threads (whole warps) that use barrier `id` of the block
+    wait here for each other (bar.sync id, threads): a barrier for part of
+    a block, as a warpgroup of a kernel whose other warps run other code.
+    `id` is in [1, 16), the same in every thread that uses it (barrier 0
+    is __syncthreads's):
+
+    ```mlir
+    cuda.named_barrier %id, 128
+    ```
+    """
+
+    name = "cuda.named_barrier"
+    id = operand_def(IndexType)
+    threads = prop_def(IntegerAttr[I64])
+    assembly_format = "$id `,` $threads attr-dict"
+
+    def __init__(self, id: SSAValue, threads: int):
+        super().__init__(
+            operands=[id], properties={"threads": IntegerAttr(threads, i64)}
+        )
+
+    def verify_(self) -> None:
+        threads = self.threads.value.data
+        if threads <= 0 or threads % 32:
+            raise VerifyException(
+                "cuda.named_barrier: threads must be a positive multiple of 32"
+            )
+
+
+@irdl_op_definition
 class ShflXorOp(IRDLOperation):
     """__shfl_xor_sync over the full warp: `%r = cuda.shfl_xor %v, 16 : f32`."""
 
@@ -1868,6 +1899,7 @@ Cuda = Dialect(
         StoreOp,
         SharedAllocOp,
         SyncThreadsOp,
+        NamedBarrierOp,
         ShflXorOp,
         GroupBarrierOp,
         LastArrivalOp,

@@ -197,9 +197,10 @@ class ZeroCompiler:
         from molten.passes.kernel_schedule import WGMMA_ARCHS
 
         options = []
-        if self.arch in WGMMA_ARCHS:  # also for fuse-epilogue: sibling matmuls
+        if self.arch in WGMMA_ARCHS:  # also for the fusion of gemm kernels
             options.append(f'arch="{self.arch}"')
-            spec = spec.replace("fuse-epilogue", f"fuse-epilogue{{{options[0]}}}")
+            for fusion in ("fuse-prologue", "fuse-epilogue"):
+                spec = spec.replace(fusion, f"{fusion}{{{options[0]}}}")
         if self.sm_count is not None:
             options.append(f"sm_count={self.sm_count}")
         if not options:

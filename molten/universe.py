@@ -33,6 +33,12 @@ def _factor_row_scale():
     return FactorRowScalePass
 
 
+def _fuse_prologue():
+    from molten.passes.fuse_prologue import FusePrologue
+
+    return FusePrologue
+
+
 def _fuse_attention():
     from molten.passes.fuse_attention import FuseAttention
 
@@ -109,6 +115,7 @@ MOLTEN_UNIVERSE = Universe(
         "molten-decompose": _molten_decompose,
         "factor-row-scale": _factor_row_scale,
         "fuse-attention": _fuse_attention,
+        "fuse-prologue": _fuse_prologue,
         "fuse-reduction": _fuse_reduction,
         "fuse-epilogue": _fuse_epilogue,
         "fuse-elementwise": _fuse_elementwise,

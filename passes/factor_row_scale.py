@@ -96,48 +96,71 @@ def _only_matmul_lhs(value: SSAValue) -> bool:
     )
 
 
-class FactorRowScale(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: molten.MatmulOp, rewriter: PatternRewriter):
-        if op.transpose_a is not None or not _only_matmul_lhs(op.lhs):
-            return
-        lhs_type = op.lhs.type
-        assert isinstance(lhs_type, TensorType)
-        if isinstance(lhs_type.element_type, Float16Type):
-            return
-        cast = op.lhs.owner
-        scaled = cast.input if isinstance(cast, molten.CastOp) else op.lhs
-        if isinstance(cast, molten.CastOp) and scaled.has_more_than_one_use():
-            return
-        root = scaled.owner
-        if not isinstance(root, molten.MulOp):
-            return
-        # The root is opened whatever its uses: they were checked above.
-        factors = _factors(root.lhs) + _factors(root.rhs)
-        scales = [f for f in factors if _constant_along_k(f)]
-        kept = [f for f in factors if not _constant_along_k(f)]
-        if not scales or not kept:
-            return
-        if _broadcast(kept) != tuple(shape_of(scaled)):
-            # A scale brings an axis that X * C lacks: the product of X * C
-            # would have another shape. (A scale broadcasts into the result:
-            # its last axis is 1 and its others are the lhs's.)
-            return
-        seq = OpSequence()
-        unscaled = _product(seq, kept)
-        lhs = seq.cast(unscaled, lhs_type.element_type)
-        result_type = op.result.type
+def factor_row_scale(
+    op: molten.MatmulOp, rewriter: PatternRewriter
+) -> list[molten.MatmulOp]:
+    """Moves the row scale out of `op`'s lhs, for every matmul of that lhs
+    at once (they then share the unscaled lhs, as siblings do); the new
+    matmuls, or none where the lhs is not such a product."""
+    if op.transpose_a is not None or not _only_matmul_lhs(op.lhs):
+        return []
+    lhs_type = op.lhs.type
+    assert isinstance(lhs_type, TensorType)
+    if isinstance(lhs_type.element_type, Float16Type):
+        return []
+    cast = op.lhs.owner
+    scaled = cast.input if isinstance(cast, molten.CastOp) else op.lhs
+    if isinstance(cast, molten.CastOp) and scaled.has_more_than_one_use():
+        return []
+    root = scaled.owner
+    if not isinstance(root, molten.MulOp):
+        return []
+    # The root is opened whatever its uses: they were checked above.
+    factors = _factors(root.lhs) + _factors(root.rhs)
+    scales = [f for f in factors if _constant_along_k(f)]
+    kept = [f for f in factors if not _constant_along_k(f)]
+    if not scales or not kept:
+        return []
+    if _broadcast(kept) != tuple(shape_of(scaled)):
+        # A scale brings an axis that X * C lacks: the product of X * C
+        # would have another shape. (A scale broadcasts into the result:
+        # its last axis is 1 and its others are the lhs's.)
+        return []
+    block = op.parent_block()
+    assert block is not None
+    order = {o: i for i, o in enumerate(block.ops)}
+    matmuls = sorted({use.operation for use in op.lhs.uses}, key=order.__getitem__)
+    # The first matmul's ops start with the shared lhs; each goes where
+    # its matmul was.
+    seq = OpSequence()
+    unscaled = _product(seq, kept)
+    lhs = seq.cast(unscaled, lhs_type.element_type)
+    for made in (unscaled, lhs):
+        if made.owner in seq.ops:  # not a value of the graph's own
+            made.name_hint = "unscaled"
+    products = []
+    for matmul in matmuls:
+        assert isinstance(matmul, molten.MatmulOp)
+        result_type = matmul.result.type
         assert isinstance(result_type, TensorType)
         wide = TensorType(Float32Type(), result_type.get_shape())
-        product = seq(molten.MatmulOp, lhs, op.rhs, result_type=wide, **op.properties)
+        product = seq(
+            molten.MatmulOp, lhs, matmul.rhs, result_type=wide, **matmul.properties
+        )
+        product.name_hint = "unscaled_product"
+        products.append(product.owner)
         wide_scales = [seq.cast(s, wide.element_type) for s in scales]
         value = _product(seq, [product, *wide_scales])
         value = seq.cast(value, result_type.element_type)
-        for made in (unscaled, lhs):
-            if made.owner in seq.ops:  # not a value of the graph's own
-                made.name_hint = "unscaled"
-        product.name_hint = "unscaled_product"
-        rewriter.replace(op, seq.ops, [value])
+        rewriter.replace(matmul, seq.ops, [value])
+        seq = OpSequence()
+    return products
+
+
+class FactorRowScale(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: molten.MatmulOp, rewriter: PatternRewriter):
+        factor_row_scale(op, rewriter)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ the lhs once for both products, and writes only the epilogue's result:
     // one kernel.func of kind gemm holding both matmuls, the silu and the mul
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -64,6 +65,33 @@ def takes_siblings(matmul: molten.MatmulOp, arch: str) -> bool:
     )
 
 
+def epilogue_admits(
+    op: molten.MatmulOp, arch: str
+) -> Callable[[Operation, set[Operation]], bool]:
+    """Whether a candidate joins `op`'s gemm group as its epilogue: an
+    elementwise op over the result (or recomputed into it), or a sibling
+    of `op` where the target's kernel takes it."""
+    domain = shape_of(op.result)
+
+    def admits(candidate: Operation, group: set[Operation]) -> bool:
+        if isinstance(candidate, molten.MatmulOp):
+            return (
+                candidate.is_sibling_of(op)
+                and is_fusible_root(candidate)
+                and takes_siblings(op, arch)
+            )
+        return (
+            is_fusible_root(candidate)
+            and isinstance(candidate, ELEMENTWISE)
+            and (
+                shape_of(candidate.results[0]) == domain
+                or recomputable_into(candidate, domain)
+            )
+        )
+
+    return admits
+
+
 @dataclass(frozen=True)
 class FuseMatmulEpilogue(RewritePattern):
     arch: str = "sm_90"
@@ -72,27 +100,9 @@ class FuseMatmulEpilogue(RewritePattern):
     def match_and_rewrite(self, op: molten.MatmulOp, rewriter: PatternRewriter):
         if not is_fusible_root(op):
             return
-        domain = shape_of(op.result)
-
-        def admits(candidate: Operation, group: set[Operation]) -> bool:
-            if isinstance(candidate, molten.MatmulOp):
-                return (
-                    candidate.is_sibling_of(op)
-                    and is_fusible_root(candidate)
-                    and takes_siblings(op, self.arch)
-                )
-            return (
-                is_fusible_root(candidate)
-                and isinstance(candidate, ELEMENTWISE)
-                and (
-                    shape_of(candidate.results[0]) == domain
-                    or recomputable_into(candidate, domain)
-                )
-            )
-
         group = grow(
             [op],
-            admits,
+            epilogue_admits(op, self.arch),
             grow_producers_of=lambda o, g: not isinstance(o, molten.MatmulOp),
         )
         fuse(rewriter, group, kernel.KernelKind.GEMM)

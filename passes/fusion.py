@@ -242,9 +242,14 @@ def kept_outside(ordered: Sequence[Operation], group: set[Operation]) -> set[Ope
 
 
 def fuse(
-    rewriter: PatternRewriter, group: Iterable[Operation], kind: kernel.KernelKind
+    rewriter: PatternRewriter,
+    group: Iterable[Operation],
+    kind: kernel.KernelKind,
+    recompute: bool = True,
 ) -> kernel.FusedOp | None:
-    """Replaces the convex `group` of one block by one kernel.fused of `kind`.
+    """Replaces the convex `group` of one block by one kernel.fused of `kind`
+    (leaving elementwise ops in place for their other users to recompute
+    unless not `recompute`).
 
     Returns None, changing nothing, when the group would yield nothing: all
     its values are recomputed by the groups of their users."""
@@ -254,7 +259,7 @@ def fuse(
     positions = _positions(block)
     ordered = sorted(group, key=positions.__getitem__)
 
-    kept = kept_outside(ordered, group)
+    kept = kept_outside(ordered, group) if recompute else set()
     outputs = [
         r
         for op in ordered

@@ -855,7 +855,8 @@ def siblings_as_one(matmuls: list[molten.MatmulOp]) -> molten.MatmulOp:
 def siblings_schedules(
     matmuls: list[molten.MatmulOp], sm_count: int, count: int = 1
 ) -> list[kernel.ScheduleAttr]:
-    """The schedules of a gemm kernel of sibling matmuls, at most `count`,
+    """The schedules of a gemm kernel of sibling matmuls (or of one with a
+    prologue, which these take alike), at most `count`,
     the estimate's fastest first: the persistent TMA kernel's (the kernel
     that computes siblings on tensor cores) in the tiles persistent_ranked
     finds fastest for them as one (siblings_as_one), each tile shared out
@@ -877,16 +878,24 @@ def siblings_schedules(
     return found
 
 
+def has_prologue(body_ops: list[Operation]) -> bool:
+    """Whether a gemm kernel computes its matmuls' lhs (fuse-prologue): then
+    only the persistent TMA kernel, K unsplit, and the SIMT kernel take it."""
+    return any(
+        isinstance(op, molten.MatmulOp) and op.lhs.owner in body_ops for op in body_ops
+    )
+
+
 def gemm_schedule(
     body_ops: list[Operation], sm_count: int = H100_SMS, arch: str = "sm_90"
 ) -> kernel.ScheduleAttr:
     """The schedule of a gemm kernel: a GEMV for few rows, on tensor cores
     where they take its matmul (wgmma on sm_90a, else mma.sync), else on
-    the SIMT cores. A kernel of sibling matmuls: the persistent TMA
-    kernel's (siblings_schedules), else (where its tiles do not take
-    them) the SIMT kernel's."""
+    the SIMT cores. A kernel of sibling matmuls, or with a prologue: the
+    persistent TMA kernel's (siblings_schedules), else (where its tiles
+    do not take them) the SIMT kernel's."""
     matmuls = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
-    if len(matmuls) > 1:
+    if len(matmuls) > 1 or has_prologue(body_ops):
         found = arch in WGMMA_ARCHS and siblings_schedules(matmuls, sm_count)
         return found[0] if found else simt_gemm_schedule(matmuls[0], sm_count)
     (matmul,) = matmuls
@@ -1079,7 +1088,7 @@ def schedule_candidates(
     if kind != kernel.KernelKind.GEMM or arch not in WGMMA_ARCHS:
         return [picked]
     matmuls = [op for op in ops if isinstance(op, molten.MatmulOp)]
-    if len(matmuls) > 1:
+    if len(matmuls) > 1 or has_prologue(ops):
         return siblings_schedules(matmuls, sm_count, count) or [picked]
     (matmul,) = matmuls
     if is_gemv(matmul) or not takes_tensor_cores(matmul, GEMV_MAX_M + 1):

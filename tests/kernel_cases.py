@@ -160,6 +160,33 @@ def gemm_siblings(m: int, k: int, n: int, nk: bool, keep_up: bool = False) -> Bu
     return build
 
 
+def rms_norm_linear(m: int, k: int, n: int, siblings: bool = False) -> Builder:
+    """rms_norm(x, w) @ W.T + b, W stored [N, K]: on sm_90a one gemm kernel
+    that normalizes the tiles of x it reads (fuse-prologue). With
+    `siblings`, h = rms_norm(a + r, w) and silu(h @ gate.T) * (h @ up.T),
+    a + r an output too (a residual stream: the kernel's source is a
+    value of the graph, not its input)."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [m, k], dtype)
+        w = g.add_input("w", [k], dtype)
+        if siblings:
+            r = g.add_input("r", [m, k], dtype)
+            stream = x + r
+            g.add_output(stream, "stream")
+            h = g.rms_norm(stream, w)
+            gate = g.add_input("gate", [n, k], dtype)
+            up = g.add_input("up", [n, k], dtype)
+            gated = g.silu(g.matmul(h, gate, transpose_b=True))
+            g.add_output(gated * g.matmul(h, up, transpose_b=True), "y")
+            return
+        weight = g.add_input("weight", [n, k], dtype)
+        b = g.add_input("b", [n], dtype)
+        g.add_output(g.matmul(g.rms_norm(x, w), weight, transpose_b=True) + b, "y")
+
+    return build
+
+
 def gemm_plain(m: int, k: int, n: int) -> Builder:
     """x @ w alone, w stored [K, N]."""
 
@@ -507,6 +534,10 @@ WGMMA_CASES: dict[str, Builder] = {
     # clusters, the up product an output too; 64-row tiles in clusters).
     "wgmma_siblings_nk_300x520x1000": gemm_siblings(300, 520, 1000, True),
     "wgmma_tma_siblings_nk_cluster_70x384x4096": gemm_siblings(70, 384, 4096, True),
+    # rms_norm into the gemm that reads it (fuse-prologue): partial M and N;
+    # and into sibling matmuls, its source a residual stream.
+    "wgmma_rms_norm_linear_300x512x1000": rms_norm_linear(300, 512, 1000),
+    "wgmma_rms_norm_siblings_130x1024x640": rms_norm_linear(130, 1024, 640, True),
     # The persistent TMA gemm, by the hand schedules of TMA_GEMMS.
     "wgmma_tma_kn_partial_300x520x1000": gemm_bias_gelu(300, 520, 1000),
     "wgmma_tma_nk_residual_70x4096x384": gemm_nk_residual(70, 4096, 384),

@@ -551,6 +551,12 @@ class BodyPrinter:
             )
         elif isinstance(op, cuda.SyncThreadsOp):
             self.emit("__syncthreads();")
+        elif isinstance(op, cuda.NamedBarrierOp):
+            barrier, threads = self.name(op.id), op.threads.value.data
+            self.emit(
+                f'asm volatile("bar.sync %0, {threads};" :: "r"((int){barrier}) '
+                ': "memory");'
+            )
         elif isinstance(op, cuda.GroupBarrierOp):
             counters, group, target = (self.name(v) for v in op.operands)
             self.emit(f"molten_group_barrier({counters} + {group}, {target});")

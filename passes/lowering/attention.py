@@ -915,7 +915,11 @@ def lower_attention(
         )
         for (row, col), value in zip(places, o_final, strict=True)
     ]
-    gemm = GemmShape(**vars(Gemm.of(found.weighted)), matmuls=(found.weighted,))
+    gemm = GemmShape(
+        **vars(Gemm.of(found.weighted)),
+        matmuls=(found.weighted,),
+        source=found.weighted.lhs,
+    )
     lowered = finish(
         gemm,
         kfunc,

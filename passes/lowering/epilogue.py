@@ -125,6 +125,7 @@ def epilogue(
     staged: Sequence[StagingTile] = (),
     origin: tuple[Index, Index] = (0, 0),
     run: int = 1,
+    defined: Sequence[tuple[SSAValue, list[Index], SSAValue]] = (),
 ) -> None:
     """The kernel's outputs from each (row, column, f32 accumulator) of this
     thread (a tuple of accumulators where the kernel computes sibling
@@ -136,9 +137,12 @@ def epilogue(
     consecutive columns of a row, the first a multiple of `run`: where
     `run` divides N, a run is guarded as one, so that its stores stay
     together for `vectorize` (a run starting inside the matrix lies in
-    it)."""
+    it). `defined`: (value, index, scalar) the kernel computed already (a
+    prologue's row reductions, at [row, 0])."""
     rows = RowMap.of(gemm, batch_index)
     ev = Evaluator(e, pointers)
+    for value, index, scalar in defined:
+        ev.define(value, index, scalar)
     tiles = {tile.output: tile for tile in staged}
     if gemm.n % run:
         run = 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator, Sequence
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import Float32Type
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -24,6 +24,7 @@ from molten.passes.lowering.emitter import (
     Index,
     broadcast_index,
     element_of,
+    emit_carried_for,
     ravel,
     unravel,
 )
@@ -239,6 +240,39 @@ def _rotate_half(ev: Evaluator, op: molten.RotateHalfOp, index: list[Index]) -> 
     return e.select(first, e.add(arith.NegfOp(value)), value)
 
 
+def _reduction(ev: Evaluator, op: molten.ReductionOp, index: list[Index]) -> Rule:
+    """A reduction over one axis, at an index of its result: a loop over
+    that axis, its input evaluated at each step (in a scope of its own).
+    A kernel that holds the input's elements reduces them better; this is
+    for one that does not (a fallback's epilogue)."""
+    axes = op.axes.get_values()
+    if len(axes) != 1:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: {op.name} over axes {list(axes)} cannot be "
+            "computed per element (one axis can)"
+        )
+    (axis,) = axes
+    extent = shape_of(op.input)[axis]
+    outer = list(index)
+    if op.keepdim is None:
+        outer.insert(axis, 0)
+    e = ev.e
+    is_max = isinstance(op, molten.ReduceMaxOp)
+    start = e.f32(-math.inf if is_max else 0.0)
+    loop, body_e, body = emit_carried_for(e, 0, extent, [start])
+    at = [body.args[0] if i == axis else v for i, v in enumerate(outer)]
+    value = ev.scoped(body_e).at(op.input, at)
+    combined = body_e.add(
+        (arith.MaximumfOp if is_max else arith.AddfOp)(body.args[1], value)
+    )
+    body.add_op(scf.YieldOp(combined))
+    result = loop.results[0]
+    if isinstance(op, molten.ReduceMeanOp):
+        result = e.add(arith.DivfOp(result, e.f32(float(extent))))
+    return result
+    yield  # its input is evaluated in the loop's scope, not requested
+
+
 def _causal_mask(ev: Evaluator, op: molten.CausalMaskOp, index: list[Index]) -> Rule:
     e = ev.e
     visible = e.icmp(index[-1], index[-2], "sle")
@@ -274,4 +308,7 @@ _RULES: dict[type[Operation], Callable[[Evaluator, Operation, list[Index]], Rule
     molten.TransposeOp: _transpose,
     molten.RotateHalfOp: _rotate_half,
     molten.CausalMaskOp: _causal_mask,
+    molten.ReduceSumOp: _reduction,
+    molten.ReduceMeanOp: _reduction,
+    molten.ReduceMaxOp: _reduction,
 }

@@ -52,10 +52,10 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
         simt = lower_gemm(kfunc, simt_gemm_schedule())
         simt.op.sym_name = StringAttr(kfunc.sym_name.data + SIMT_SUFFIX)
         take_arguments_of(simt, lowered)
-        gemm = GemmShape.of(kfunc, siblings=True)
+        gemm = GemmShape.of(kfunc, siblings=True, prologue=True)
         args = list(kfunc.body.block.args)
         lowered.fallback = simt
-        operands = {args.index(gemm.matmul.lhs)}
+        operands = {args.index(gemm.source)}
         operands |= {args.index(rhs) for rhs in gemm.rhs_operands}
         lowered.aligned = tuple(sorted(operands | set(cuda.vector_params(lowered.op))))
         return lowered

@@ -47,7 +47,7 @@ def lower_gemm_simt(
     a micro-tile of outputs while f32 operand tiles pass through two stages
     of shared memory."""
     region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
-    gemm = GemmShape.of(kfunc, siblings=True)
+    gemm = GemmShape.of(kfunc, siblings=True, prologue=True)
     mm = gemm.matmul
     products = len(gemm.matmuls)
     m, n, k = gemm.m, gemm.n, gemm.k
@@ -104,12 +104,14 @@ def lower_gemm_simt(
         cols,
         dims,
         origin,
+        computed: SSAValue | None = None,
     ):
         # The tile_rows x tile_cols tile at `origin`, walked in its storage
         # order: consecutive threads on consecutive runs of the contiguous
         # axis (coalesced), each a run of up to SIMT_VECTOR elements (which
         # `vectorize` can make one load); rows and columns past the matrix
-        # (only along the tiling's partial loops) read as zeros.
+        # (only along the tiling's partial loops) read as zeros. A
+        # `computed` operand (a prologue's lhs) is evaluated per element.
         loads = Evaluator(em, pointers)
         guard_rows, guard_cols = (d in partial for d in dims)
         outer, inner = (tile_cols, tile_rows) if transposed else (tile_rows, tile_cols)
@@ -138,8 +140,13 @@ def lower_gemm_simt(
                     grow = em.imin(grow, rows - 1)
                 if guard_cols:
                     gcol = em.imin(gcol, cols - 1)
-                offset = em.iadd(base, gemm_offset(em, grow, gcol, shape, transposed))
-                value = loads.load(ptr, offset)
+                if computed is not None:
+                    value = loads.at(computed, [grow, gcol])
+                else:
+                    offset = em.iadd(
+                        base, gemm_offset(em, grow, gcol, shape, transposed)
+                    )
+                    value = loads.load(ptr, offset)
                 if valid is not None:
                     value = em.select(valid, value, zero)
                 staged.append((r, c, value))
@@ -149,7 +156,7 @@ def lower_gemm_simt(
         # A's tile: rows m (bm), columns k (bk); B's: rows k (bk), columns n.
         a = load_tile(
             em,
-            pointers[mm.lhs],
+            pointers[gemm.source],
             a_base,
             bm,
             bk,
@@ -159,6 +166,7 @@ def lower_gemm_simt(
             k,
             "mk",
             (row0, k0),
+            mm.lhs if gemm.has_prologue else None,
         )
         bs = [
             load_tile(
@@ -258,10 +266,26 @@ def lower_gemm_simt(
 
     first_row = e.iadd(row0, e.imul(thread_row, rows_at_once))
     first_col = e.iadd(col0, e.imul(thread_col, cols_at_once))
+    # Each row and column made once (in the order cse would keep): the
+    # epilogue computes what is per row (a prologue's row reductions) once
+    # a row.
+    rows: dict[int, Index] = {}
+    cols: dict[int, Index] = {}
+
+    def row(i: int) -> Index:
+        if i not in rows:
+            rows[i] = e.iadd(first_row, _micro_tile_step(i, rows_at_once, threads_m))
+        return rows[i]
+
+    def col(j: int) -> Index:
+        if j not in cols:
+            cols[j] = e.iadd(first_col, _micro_tile_step(j, cols_at_once, threads_n))
+        return cols[j]
+
     accumulators = [
         (
-            e.iadd(first_row, _micro_tile_step(i, rows_at_once, threads_m)),
-            e.iadd(first_col, _micro_tile_step(j, cols_at_once, threads_n)),
+            row(i),
+            col(j),
             loop.results[i * fn + j]
             if products == 1
             else tuple(loop.results[p * count + i * fn + j] for p in range(products)),

@@ -329,11 +329,15 @@ def accumulator_places(
     from its first's place: accumulator j of thread t is at row 16 (t /
     32) + (t % 32) / 4 + 8 ((j / 2) % 2), column 8 (j / 4) + 2 (t % 4) +
     j % 2 of the warpgroup tile."""
+    rows: dict[int, Index] = {}  # each made once: what is per row, once a row
+
+    def row(j: int) -> Index:
+        half = (j // 2) % 2
+        if half not in rows:
+            rows[half] = e.iadd(lane_row, 8 * half)
+        return rows[half]
+
     return [
-        (
-            e.iadd(lane_row, 8 * ((j // 2) % 2)),
-            e.iadd(lane_col, 8 * (j // 4) + j % 2),
-            value,
-        )
+        (row(j), e.iadd(lane_col, 8 * (j // 4) + j % 2), value)
         for j, value in enumerate(values)
     ]

@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from xdsl.dialects import arith, scf
 from xdsl.ir import SSAValue
 
-from molten.dialects import cuda, kernel
+from molten.dialects import cuda, kernel, molten
 from molten.passes.lowering.emitter import (
+    F32,
     WARP,
     Emitter,
     Index,
@@ -40,7 +41,8 @@ from molten.passes.lowering.emitter import (
     emit_carried_for,
     emit_if,
 )
-from molten.passes.lowering.epilogue import epilogue
+from molten.passes.lowering.epilogue import Accumulated, epilogue
+from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.gemm_wgmma import (
     ACCUMULATOR_RUN,
     SWIZZLE_ELEMENTS,
@@ -73,6 +75,34 @@ class TensorMapSpec:
     box: tuple[int, int]
 
 
+def row_reductions_done(
+    e: Emitter,
+    gemm: GemmShape,
+    accumulators: list[tuple[Index, Index, Accumulated]],
+    sums: list[SSAValue],
+) -> list[tuple[SSAValue, list[Index], SSAValue]]:
+    """Each row reduction's value at this thread's two rows, from its sums
+    of them (per row, then per reduction) over its share of each row: the
+    four lanes of a quad share the rows."""
+    reductions = gemm.row_reductions
+    if not reductions:
+        return []
+    totals = []
+    for total in sums:
+        for offset in (1, 2):
+            total = e.add(arith.AddfOp(total, e.add(cuda.ShflXorOp(total, offset))))
+        totals.append(total)
+    rows = (accumulators[0][0], accumulators[2][0])  # accumulator_places
+    defined = []
+    for r, row in enumerate(rows):
+        for q, reduction in enumerate(reductions):
+            value = totals[r * len(reductions) + q]
+            if isinstance(reduction, molten.ReduceMeanOp):
+                value = e.add(arith.DivfOp(value, e.f32(float(gemm.k))))
+            defined.append((reduction.result, [row, 0], value))
+    return defined
+
+
 def lower_gemm_wgmma_tma(
     kfunc: kernel.FuncOp, tiling: kernel.TilingAttr, persistent: int, cluster: int = 1
 ) -> LoweredKernel:
@@ -81,7 +111,7 @@ def lower_gemm_wgmma_tma(
     TMA loads, in `persistent` blocks (at most one per tile), in clusters
     of `cluster` blocks."""
     region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
-    gemm = GemmShape.of(kfunc, siblings=True)
+    gemm = GemmShape.of(kfunc, siblings=True, prologue=True)
     mm = gemm.matmul
     products = len(gemm.matmuls)
     element = element_of(mm.lhs)
@@ -101,6 +131,7 @@ def lower_gemm_wgmma_tma(
         or stages < 2
         or (gemm.transpose_b and bn % (SWIZZLE_ROWS * cluster))
         or (not gemm.transpose_b and (bn // SWIZZLE_ELEMENTS) % cluster)
+        or (gemm.has_prologue and (tiling.split.data > 1 or gemm.k % bk))
     ):
         raise NotImplementedError(
             f"lower-kernel-to-cuda: a persistent TMA gemm of {gemm.describe()} "
@@ -109,13 +140,16 @@ def lower_gemm_wgmma_tma(
             "width up to 256 columns, whole 64-column blocks of a B stored [K, N], "
             f"a K step of 64, K steps ({tiling.k_steps.data}) in {tiling.split.data} "
             "equal parts, and a share of B's tile for each block "
-            f"of a cluster of {cluster} of whole 8-row or 64-column units)"
+            f"of a cluster of {cluster} of whole 8-row or 64-column units; a lhs "
+            "computed in the kernel only with K whole steps, unsplit)"
         )
     block = WARPGROUP * (consumers + 1)
     args = list(kfunc.body.block.args)
     # A's map, then each matmul's B's (siblings: one tile of A serves each).
     maps = (
-        TensorMapSpec(args.index(mm.lhs), (gemm.m, gemm.k), (bm, SWIZZLE_ELEMENTS)),
+        TensorMapSpec(
+            args.index(gemm.source), (gemm.m, gemm.k), (bm, SWIZZLE_ELEMENTS)
+        ),
         *(
             TensorMapSpec(
                 args.index(rhs), (gemm.n, gemm.k), (bn // cluster, SWIZZLE_ELEMENTS)
@@ -154,7 +188,7 @@ def lower_gemm_wgmma_tma(
             ptr, 0, buffer, outer, k_rows, 0, total, gemm.k, False, False
         )
 
-    a = operand(pointers[mm.lhs], a_buffer, bm, False, gemm.m)
+    a = operand(pointers[gemm.source], a_buffer, bm, False, gemm.m)
     bs = [
         operand(pointers[rhs], buffer, bn, not gemm.transpose_b, gemm.n)
         for rhs, buffer in zip(gemm.rhs_operands, b_buffers, strict=True)
@@ -306,11 +340,81 @@ def lower_gemm_wgmma_tma(
     consumer = emit_if(e, e.icmp(group, consumers, "slt"))
     consumer.add(cuda.SetMaxRegistersOp("inc", CONSUMER_REGISTERS))
     group_m = consumer.imul(group, wm)
+    # A lhs computed in the kernel (fuse-prologue): each consumer thread
+    # computes it in place in each stage of A on the rows of its
+    # accumulators (16 w + l / 4 and 8 more, in lane l of warp w), 16-byte
+    # chunks 2 (l % 4) and 2 (l % 4) + 1 of each, and adds up the row
+    # reductions from the same elements; then its warpgroup's barrier lets
+    # the wgmmas read the stage.
+    reductions = gemm.row_reductions
+    reads_a = gemm.has_prologue or bool(reductions)
+    if reads_a:
+        warp, lane = consumer.idiv(in_group, WARP), consumer.irem(in_group, WARP)
+        quad, quad_lane = consumer.idiv(lane, 4), consumer.irem(lane, 4)
+        first_row = consumer.iadd(group_m, consumer.iadd(consumer.imul(warp, 16), quad))
+        own_rows = [first_row, consumer.iadd(first_row, 8)]
+        # (chunk, its place in a stage): row r's chunk c is at c ^ (r % 8),
+        # and r % 8 is the quad for both rows.
+        chunks = [
+            [
+                (
+                    chunk,
+                    consumer.iadd(
+                        consumer.imul(row, bk),
+                        consumer.imul(consumer.ixor(chunk, quad), 8),
+                    ),
+                )
+                for chunk in (
+                    consumer.imul(quad_lane, 2),
+                    consumer.iadd(consumer.imul(quad_lane, 2), 1),
+                )
+            ]
+            for row in own_rows
+        ]
+        # 0 is __syncthreads's, 1 molten_sync_among's (split-K)
+        barrier_id = consumer.iadd(group, 2)
     start = [consumer.index(0), consumer.index(0)]
     _, tile_loop, tile_body = emit_carried_for(consumer, 0, own_units, start)
     i = tile_body.args[0]
     m0, n0, part, block_tile = unit_origin(tile_loop, i)
     count = wn // 2  # accumulators a thread holds of each matmul
+
+    computed = mm.lhs.owner if gemm.has_prologue else None
+    narrowed = computed.input if isinstance(computed, molten.CastOp) else mm.lhs
+
+    def prologue_step(
+        em: Emitter, m0: Index, k: Index, stage: SSAValue, sums: list[SSAValue]
+    ) -> list[SSAValue]:
+        """The lhs computed in place on this thread's elements of the K
+        step in `stage`, and `sums` (each row's, then each reduction's)
+        with them added."""
+        ev = Evaluator(em, pointers)
+        k0, base = em.imul(k, bk), em.imul(stage, bm * bk)
+        sums = list(sums)
+        for r, row_chunks in enumerate(chunks):
+            row = em.iadd(m0, own_rows[r])
+            for chunk, place in row_chunks:
+                at = em.index(em.iadd(base, place))
+                load = cuda.LoadOp(a_buffer, at, 8)
+                em.add(load)
+                k_chunk = em.iadd(k0, em.imul(chunk, 8))
+                values = []
+                for j, x in enumerate(load.values):
+                    index = [row, em.iadd(k_chunk, j)]
+                    ev.define(gemm.source, index, em.add(arith.ExtFOp(x, F32)))
+                    if gemm.has_prologue:
+                        value = ev.at(narrowed, index)
+                        values.append(em.add(arith.TruncFOp(value, element)))
+                    for q, reduction in enumerate(reductions):
+                        slot = r * len(reductions) + q
+                        term = ev.at(reduction.input, index)
+                        sums[slot] = em.add(arith.AddfOp(sums[slot], term))
+                if gemm.has_prologue:
+                    em.add(cuda.StoreOp(values, a_buffer, at))
+        if gemm.has_prologue:
+            em.add(cuda.FenceProxyAsyncOp())
+            em.add(cuda.NamedBarrierOp(em.index(barrier_id), WARPGROUP))
+        return sums
 
     def k_step(
         em: Emitter,
@@ -318,14 +422,18 @@ def lower_gemm_wgmma_tma(
         stage: SSAValue,
         parity: SSAValue,
         acc: list[SSAValue],
+        sums: list[SSAValue],
         pending: int,
     ):
         """The wgmmas of the tile's k-th K step, in `stage` of `parity`, on
         `acc` (`count` of each matmul's, one after another), then a wait
         until at most `pending` groups are in flight; once the previous
         step's wgmmas are done, its stage may be loaded again (and, waited
-        for in full, this step's own)."""
+        for in full, this step's own). With a prologue, first that, onto
+        `sums`."""
         em.add(cuda.MbarrierWaitOp(bars, stage, parity))
+        if reads_a:
+            sums = prologue_step(em, m0, k, stage, sums)
         em.add(cuda.WgmmaFenceOp())
         parts = [acc[p * count : (p + 1) * count] for p in range(products)]
         for kk in range(0, bk, cuda.WGMMA_K):
@@ -350,23 +458,29 @@ def lower_gemm_wgmma_tma(
             close_if(released)
         if pending == 0:
             release(em, stage)
-        return list(wait.results)
+        return list(wait.results), sums
 
     # Every K step but the last in a loop, one group left in flight; the
     # last after it, waited for in full. (With the last wait after the
     # loop, ptxas moved the f16 epilogue's reads of the accumulators above
     # it, reading the last step's wgmmas half done.)
     zero = tile_loop.f32(0.0)
+    sum_count = 2 * len(reductions)
     loop, step_e, loop_body = emit_carried_for(
-        tile_loop, 0, k_steps - 1, [*tile_body.args[1:], *[zero] * count * products]
+        tile_loop,
+        0,
+        k_steps - 1,
+        [*tile_body.args[1:], *[zero] * (count * products + sum_count)],
     )
     k, stage, parity, *acc = loop_body.args
+    acc, sums = acc[: len(acc) - sum_count], acc[len(acc) - sum_count :]
     k.name_hint = "k_tile"
     name_stage(tile_body.args[1:], (stage, parity))
-    acc = k_step(step_e, k, stage, parity, acc, pending=1)
-    loop_body.add_op(scf.YieldOp(*advance(step_e, stage, parity), *acc))
+    acc, sums = k_step(step_e, k, stage, parity, acc, sums, pending=1)
+    loop_body.add_op(scf.YieldOp(*advance(step_e, stage, parity), *acc, *sums))
     stage, parity, *acc = loop.results
-    done = k_step(tile_loop, k_steps - 1, stage, parity, acc, 0)
+    acc, sums = acc[: len(acc) - sum_count], acc[len(acc) - sum_count :]
+    done, sums = k_step(tile_loop, k_steps - 1, stage, parity, acc, sums, 0)
     following = advance(tile_loop, stage, parity)
     lane_row, lane_col = lane_origin(tile_loop, (m0, group_m), (n0, 0), in_group)
     last_e = tile_loop
@@ -390,6 +504,7 @@ def lower_gemm_wgmma_tma(
         else [tuple(done[p * count + j] for p in range(products)) for j in range(count)]
     )
     accumulators = accumulator_places(last_e, lane_row, lane_col, values)
+    defined = row_reductions_done(last_e, gemm, accumulators, sums)
     epilogue(
         gemm,
         last_e,
@@ -401,6 +516,7 @@ def lower_gemm_wgmma_tma(
         "m" in partial,
         "n" in partial,
         run=ACCUMULATOR_RUN,
+        defined=defined,
     )
     if parts is not None:
         close_if(last_e)

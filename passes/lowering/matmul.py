@@ -29,25 +29,56 @@ class GemmShape(Gemm):
 
     matmuls: tuple[molten.MatmulOp, ...]
     """The kernel's matmuls: one, or siblings sharing its lhs (tile.gemm_matmuls)."""
+    source: SSAValue
+    """The kernel input the lhs tiles are read from: the lhs, or where the
+    kernel computes the lhs (fuse-prologue), the input it computes it from."""
+    row_reductions: tuple[molten.ReductionOp, ...] = ()
+    """Reductions over the rows of `source` that the epilogue reads
+    (fuse-prologue): the kernel accumulates them from the lhs tiles."""
 
     @property
     def matmul(self) -> molten.MatmulOp:
         """The first matmul: its operands' shapes and types are every one's."""
         return self.matmuls[0]
 
+    @property
+    def has_prologue(self) -> bool:
+        """Whether the kernel computes the lhs from `source`."""
+        return self.source is not self.matmul.lhs
+
     @staticmethod
-    def of(kfunc: kernel.FuncOp, siblings: bool = False) -> GemmShape:
-        """The gemm of a kernel; where it holds siblings, only for a lowering
-        that computes them (`siblings`)."""
+    def of(
+        kfunc: kernel.FuncOp, siblings: bool = False, prologue: bool = False
+    ) -> GemmShape:
+        """The gemm of a kernel; where it holds siblings, or computes its lhs,
+        only for a lowering that takes them (`siblings`, `prologue`)."""
+        from molten.passes.fuse_prologue import prologue_source
+
         matmuls = gemm_matmuls(kfunc)
-        for mm in matmuls:
-            for operand in (mm.lhs, mm.rhs):
-                if not isinstance(operand, BlockArgument):
-                    raise NotImplementedError(
-                        "lower-kernel-to-cuda: a matmul operand computed inside the "
-                        "kernel (prologue fusion) is not supported"
-                    )
-        gemm = GemmShape(**vars(Gemm.of(matmuls[0])), matmuls=tuple(matmuls))
+        first = matmuls[0]
+        source = first.lhs
+        if not isinstance(source, BlockArgument):
+            source = prologue_source(kfunc, first.lhs)
+        reductions = tuple(
+            op for op in kfunc.body.block.ops if isinstance(op, molten.ReductionOp)
+        )
+        gemm = GemmShape(
+            **vars(Gemm.of(first)),
+            matmuls=tuple(matmuls),
+            source=source,
+            row_reductions=reductions,
+        )
+        if any(not isinstance(mm.rhs, BlockArgument) for mm in matmuls):
+            raise NotImplementedError(
+                "lower-kernel-to-cuda: a matmul rhs computed inside the kernel "
+                f"({gemm.describe()}) is not supported"
+            )
+        if gemm.has_prologue and not prologue:
+            raise NotImplementedError(
+                "lower-kernel-to-cuda: a gemm that computes its lhs "
+                f"({gemm.describe()}, fuse-prologue) is lowered by the persistent "
+                "TMA gemm and the SIMT gemm only, not by this schedule's kernel"
+            )
         if len(matmuls) > 1 and not siblings:
             raise NotImplementedError(
                 f"lower-kernel-to-cuda: {len(matmuls)} matmuls of one lhs in one "

@@ -8,7 +8,7 @@
 // cuda.cp_async_commit, cuda.cp_async_wait, cuda.ldmatrix and cuda.mma,
 // sm_90a's warpgroup ops cuda.wgmma_descriptor, cuda.wgmma, cuda.wgmma_reg_a,
 // cuda.wgmma_fence, cuda.wgmma_commit, cuda.wgmma_wait and
-// cuda.fence_proxy_async, TMA's cuda.mbarrier_init, cuda.fence_mbarrier_init,
+// cuda.fence_proxy_async, cuda.named_barrier, TMA's cuda.mbarrier_init, cuda.fence_mbarrier_init,
 // cuda.mbarrier_arrive, cuda.mbarrier_wait, cuda.tma_load and
 // cuda.set_max_registers, cuda.launch, cuda.alloc, cuda.free, cuda.zero (and restored),
 // cuda.copy, cuda.make_tensor_map, cuda.return)
@@ -602,7 +602,8 @@ cuda.kernel @fragments(%y: !cuda.ptr<f32>) block 32 {
 // sm_90a's warpgroup tensor cores: descriptors of f16 and bf16 tiles in
 // shared memory (`leading` and `stride` in bytes, properties in the generic
 // form; the result is an i64), the fence that makes this thread's shared
-// writes visible to the tensor cores, the wgmma fence, an f16 wgmma of n 8
+// writes visible to the tensor cores, a barrier of 128 threads (the
+// warpgroup) whose id is an index, the wgmma fence, an f16 wgmma of n 8
 // (4 f32 accumulators a thread) from zero accumulators with B MN-major
 // (trans_b), a bf16 one with both operands MN-major accumulating onto its
 // results (`trans_a` and `trans_b` unit properties, `n` an i64 property),
@@ -612,6 +613,7 @@ cuda.kernel @warpgroup(%y: !cuda.ptr<f32>) block 128 {
   %zero = arith.constant 0.000000e+00 : f32
   %c0 = arith.constant 0 : index
   %c512 = arith.constant 512 : index
+  %c1 = arith.constant 1 : index
   %t = cuda.thread_idx x
   %sh = cuda.shared_alloc 8192 : !cuda.ptr<f16, shared>
   %sb = cuda.shared_alloc 8192 : !cuda.ptr<bf16, shared>
@@ -620,6 +622,7 @@ cuda.kernel @warpgroup(%y: !cuda.ptr<f32>) block 128 {
   %ea = cuda.wgmma_descriptor %sb[%c0] leading 8192 stride 1024 : !cuda.ptr<bf16, shared>
   %eb = cuda.wgmma_descriptor %sb[%c512] leading 8192 stride 1024 : !cuda.ptr<bf16, shared>
   cuda.fence_proxy_async
+  cuda.named_barrier %c1, 128
   cuda.sync_threads
   cuda.wgmma_fence
   %d0, %d1, %d2, %d3 = cuda.wgmma f16 n 8 trans_b %da, %db [%zero, %zero, %zero, %zero] : f32, f32, f32, f32
@@ -635,6 +638,7 @@ cuda.kernel @warpgroup(%y: !cuda.ptr<f32>) block 128 {
 // CHECK-NEXT:    %zero = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    %c0 = arith.constant 0 : index
 // CHECK-NEXT:    %c512 = arith.constant 512 : index
+// CHECK-NEXT:    %c1 = arith.constant 1 : index
 // CHECK-NEXT:    %t = cuda.thread_idx x
 // CHECK-NEXT:    %sh = cuda.shared_alloc 8192 : !cuda.ptr<f16, shared>
 // CHECK-NEXT:    %sb = cuda.shared_alloc 8192 : !cuda.ptr<bf16, shared>
@@ -643,6 +647,7 @@ cuda.kernel @warpgroup(%y: !cuda.ptr<f32>) block 128 {
 // CHECK-NEXT:    %ea = cuda.wgmma_descriptor %sb[%c0] leading 8192 stride 1024 : !cuda.ptr<bf16, shared>
 // CHECK-NEXT:    %eb = cuda.wgmma_descriptor %sb[%c512] leading 8192 stride 1024 : !cuda.ptr<bf16, shared>
 // CHECK-NEXT:    cuda.fence_proxy_async
+// CHECK-NEXT:    cuda.named_barrier %c1, 128
 // CHECK-NEXT:    cuda.sync_threads
 // CHECK-NEXT:    cuda.wgmma_fence
 // CHECK-NEXT:    %d0, %d1, %d2, %d3 = cuda.wgmma f16 n 8 trans_b %da, %db[%zero, %zero, %zero, %zero] : f32, f32, f32, f32
@@ -660,6 +665,7 @@ cuda.kernel @warpgroup(%y: !cuda.ptr<f32>) block 128 {
 // CHECK-GENERIC-NEXT:    %ea = "cuda.wgmma_descriptor"(%sb, %c0) <{leading = 8192 : i64, stride = 1024 : i64}> : (!cuda.ptr<bf16, shared>, index) -> i64
 // CHECK-GENERIC-NEXT:    %eb = "cuda.wgmma_descriptor"(%sb, %c512) <{leading = 8192 : i64, stride = 1024 : i64}> : (!cuda.ptr<bf16, shared>, index) -> i64
 // CHECK-GENERIC-NEXT:    "cuda.fence_proxy_async"() : () -> ()
+// CHECK-GENERIC-NEXT:    "cuda.named_barrier"(%c1) <{threads = 128 : i64}> : (index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.sync_threads"() : () -> ()
 // CHECK-GENERIC-NEXT:    "cuda.wgmma_fence"() : () -> ()
 // CHECK-GENERIC-NEXT:    %d0, %d1, %d2, %d3 = "cuda.wgmma"(%da, %db, %zero, %zero, %zero, %zero) <{operand = f16, n = 8 : i64, trans_b}> : (i64, i64, f32, f32, f32, f32) -> (f32, f32, f32, f32)

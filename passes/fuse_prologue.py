@@ -1,0 +1,336 @@
+"""`fuse-prologue`: a matmul with the elementwise work on its lhs, and the
+row reductions of the same source, in one gemm kernel.
+
+rms_norm(x, w) @ W.T decomposes to a matmul whose lhs is computed from x
+element by element, except for one factor: the row scale r =
+rsqrt(mean(x²) + eps), a reduction over each whole row of x. The pass
+first moves r after the product (`factor_row_scale`, for every matmul of
+that lhs at once), and then forms one gemm group of
+
+* the lhs's elementwise cone, from one source X of the lhs's shape and
+  type, with factors constant along M beside it (w, scalars);
+* the matmul, and the siblings that `fuse-epilogue` would take;
+* reductions over the last axis (keepdim) of elementwise cones of the same
+  X: the gemm kernel reads each whole row of X through its K loop, so it
+  accumulates them from the tiles it already holds;
+* the per-row ops on them, and the epilogue.
+
+```mlir
+%x32 = molten.cast %x : tensor<512x3584xbf16> to tensor<512x3584xf32>
+%ms = molten.reduce_mean %sq axes = [1] keepdim : ... -> tensor<512x1xf32>
+%r = molten.rsqrt %add : tensor<512x1xf32>
+%a = molten.cast %xw : tensor<512x3584xf32> to tensor<512x3584xbf16>
+%p = molten.matmul %a, %wq transpose_b : ... -> tensor<512x3584xf32>
+%y = molten.mul %p, %r : ...
+// all of it one kernel.fused of kind gemm: x in, y out; h = rms_norm(x)
+// is never written
+```
+
+Ops of the group that other groups also need (the normalized lhs of q, k
+and v's projections) are copied for them first: each kernel recomputes
+the norm from x, which costs a read of x, against a write and a read of h.
+
+Only for a target whose gemm kernel takes it (`takes_prologue`: the
+persistent TMA kernel of sm_90a, K whole 64-element steps); elsewhere the
+pass changes nothing, and fuse-reduction and fuse-epilogue fuse the norm
+and the matmul apart as before.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+from xdsl.transforms.dead_code_elimination import region_dce
+
+from molten.dialects import kernel, molten
+from molten.dialects.molten import broadcasts_to, shape_of
+from molten.passes.factor_row_scale import factor_row_scale
+from molten.passes.fuse_epilogue import epilogue_admits
+from molten.passes.fusion import ELEMENTWISE, fuse, grow, is_fusible_root
+
+ROW_REDUCTIONS = (molten.ReduceSumOp, molten.ReduceMeanOp)
+"""The reductions a gemm kernel accumulates from its lhs tiles."""
+
+
+def takes_prologue(matmul: molten.MatmulOp, arch: str) -> bool:
+    """Whether the target's gemm kernel applies a prologue to `matmul`'s
+    lhs: on sm_90a, where the persistent TMA kernel takes it unsplit, it is
+    not a GEMV, and K is whole 64-element steps (the tiles past K would
+    read the per-column factors out of bounds)."""
+    from molten.passes.kernel_schedule import (
+        H100_SMS,
+        SWIZZLE_K,
+        WGMMA_ARCHS,
+        is_gemv,
+        siblings_schedules,
+        takes_persistent,
+    )
+
+    return (
+        arch in WGMMA_ARCHS
+        and takes_persistent(matmul)
+        and not is_gemv(matmul)
+        and shape_of(matmul.lhs)[-1] % SWIZZLE_K == 0
+        and bool(siblings_schedules([matmul], H100_SMS))
+    )
+
+
+def elementwise_cone(
+    value: SSAValue,
+    stop: Callable[[SSAValue], bool] = lambda v: False,
+    level: Callable[[Operation], bool] = is_fusible_root,
+) -> tuple[list[Operation], list[SSAValue]]:
+    """The elementwise ops of a `level` (the graph's, by default) that
+    `value` is computed by, producers first, and the values they start
+    from (its leaves): values of other ops, or that `stop` says are
+    leaves."""
+    ops: list[Operation] = []
+    leaves: list[SSAValue] = []
+    seen: set[Operation] = set()
+    stack: list[tuple[SSAValue, bool]] = [(value, False)]
+    while stack:
+        current, expanded = stack.pop()
+        op = current.owner
+        if not (isinstance(op, ELEMENTWISE) and level(op)) or (
+            current is not value and stop(current)
+        ):
+            if current not in leaves:
+                leaves.append(current)
+            continue
+        if expanded:
+            ops.append(op)
+            continue
+        if op in seen:
+            continue
+        seen.add(op)
+        stack.append((current, True))
+        stack.extend((operand, False) for operand in reversed(op.operands))
+    return ops, leaves
+
+
+def _along_k(leaf: SSAValue, shape: tuple[int, ...]) -> bool:
+    """Whether a leaf is the same for every row of `shape`: a per-column
+    vector, a scalar or a constant."""
+    leaf_shape = tuple(shape_of(leaf))
+    return broadcasts_to(leaf_shape, shape) and (
+        len(leaf_shape) < 2 or leaf_shape[-2] == 1
+    )
+
+
+def prologue_of(lhs: SSAValue) -> tuple[list[Operation], SSAValue] | None:
+    """The elementwise ops computing a matmul's lhs and their one source of
+    the lhs's shape and type, the others constant along M; None where the
+    lhs is not so computed. A value of the lhs's type that is also read
+    elsewhere (a residual stream) is a source, as written anyway."""
+    ops, leaves = elementwise_cone(
+        lhs, lambda v: v.type == lhs.type and v.has_more_than_one_use()
+    )
+    shape = tuple(shape_of(lhs))
+    sources = [leaf for leaf in leaves if tuple(shape_of(leaf)) == shape]
+    if not ops or len(sources) != 1:
+        return None
+    (source,) = sources
+    if source.type != lhs.type or not all(  # type: ignore[attr-defined]
+        _along_k(leaf, shape) for leaf in leaves if leaf is not source
+    ):
+        return None
+    return ops, source
+
+
+def prologue_source(kfunc: kernel.FuncOp, lhs: SSAValue) -> SSAValue:
+    """The kernel input a gemm kernel's computed lhs is read from (the
+    kernel level's view of prologue_of), or a clear error."""
+    ops, leaves = elementwise_cone(lhs, level=lambda op: True)
+    shape = tuple(shape_of(lhs))
+    sources = [leaf for leaf in leaves if tuple(shape_of(leaf)) == shape]
+    args = kfunc.body.block.args
+    for op in kfunc.body.block.ops:
+        if isinstance(op, molten.ReductionOp) and (
+            sources and row_reduction_of(op, sources[0], lambda o: True) is None
+        ):
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: {kfunc.sym_name.data}: a gemm kernel "
+                f"computes only reductions over the last axis (keepdim) of its "
+                f"lhs's source, elementwise, not {op.name} of {op.input.type}"
+            )
+    if (
+        len(sources) != 1
+        or sources[0] not in args
+        or sources[0].type != lhs.type  # type: ignore[attr-defined]
+        or not all(
+            leaf is sources[0]
+            or (leaf in args and _along_k(leaf, shape))
+            or isinstance(leaf.owner, molten.ConstantOp)
+            for leaf in leaves
+        )
+    ):
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: {kfunc.sym_name.data}: a gemm kernel computes its "
+            "lhs only elementwise from one input of the lhs's shape and type and "
+            "inputs constant along its rows"
+        )
+    return sources[0]
+
+
+def row_reduction_of(
+    op: Operation,
+    source: SSAValue,
+    level: Callable[[Operation], bool] = is_fusible_root,
+) -> list[Operation] | None:
+    """The elementwise ops of a reduction over the last axis (keepdim) of a
+    cone of `source` and factors constant along M; None for another op."""
+    if not isinstance(op, ROW_REDUCTIONS) or op.keepdim is None:
+        return None
+    shape = tuple(shape_of(op.input))
+    if tuple(op.axes.get_values()) != (len(shape) - 1,) or shape != tuple(
+        shape_of(source)
+    ):
+        return None
+    ops, leaves = elementwise_cone(op.input, lambda v: v is source, level)
+    if not all(leaf is source or _along_k(leaf, shape) for leaf in leaves):
+        return None
+    return ops
+
+
+def _depends_on(op: Operation, targets: set[Operation], group: set[Operation]):
+    """Whether `op` reads, through ops of `group`, a result of `targets`."""
+    stack, seen = [op], set()
+    while stack:
+        current = stack.pop()
+        if current in targets:
+            return True
+        if current in seen or current not in group:
+            continue
+        seen.add(current)
+        stack.extend(
+            v.owner for v in current.operands if isinstance(v.owner, Operation)
+        )
+    return False
+
+
+def privatize(
+    rewriter: PatternRewriter, group: set[Operation], ops: list[Operation]
+) -> None:
+    """Copies each of `ops` (of `group`, in block order) that ops outside
+    the group also read, for them: afterwards the group's own are read only
+    inside it. Users first, so that a copy's producers are copied too."""
+    for op in reversed(ops):
+        if not any(u.operation not in group for r in op.results for u in r.uses):
+            continue
+        copy = op.clone()
+        rewriter.insert(copy, InsertPoint.before(op))
+        for old, new in zip(op.results, copy.results, strict=True):
+            new.name_hint = old.name_hint
+            rewriter.replace_uses_with_if(
+                old, new, lambda use: use.operation not in group
+            )
+
+
+@dataclass(frozen=True)
+class FuseMatmulPrologue(RewritePattern):
+    arch: str = "sm_90"
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: molten.MatmulOp, rewriter: PatternRewriter):
+        if not is_fusible_root(op):
+            return
+        readers = [use.operation for use in op.lhs.uses]
+        if not all(
+            isinstance(m, molten.MatmulOp) and takes_prologue(m, self.arch)
+            for m in readers
+        ):
+            return
+        products = factor_row_scale(op, rewriter)
+        if products:
+            op = products[readers.index(op)]
+        found = prologue_of(op.lhs)
+        if found is None:
+            return
+        lhs_ops, source = found
+        prologue: set[Operation] = set(lhs_ops)
+        reductions: set[Operation] = set()
+        epilogue = epilogue_admits(op, self.arch)
+
+        def admits(candidate: Operation, group: set[Operation]) -> bool:
+            if candidate in prologue:
+                return True
+            if isinstance(candidate, molten.MatmulOp):
+                return epilogue(candidate, group)
+            if not is_fusible_root(candidate) or any(
+                isinstance(u.operation, molten.MatmulOp) and u.index == 1
+                for r in candidate.results
+                for u in r.uses
+            ):  # no prologue for the rhs
+                return False
+            if isinstance(candidate, molten.ReductionOp):
+                cone = row_reduction_of(candidate, source)
+                if cone is None:
+                    return False
+                prologue.update(cone)
+                reductions.add(candidate)
+                return True
+            reads_prologue = any(
+                v.owner in prologue or v.owner in reductions for v in candidate.operands
+            )
+            if reads_prologue and not _per_row(candidate):
+                return False
+            return epilogue(candidate, group)
+
+        group = grow([op], admits, grow_producers_of=_producers_of(op))
+        block = op.parent_block()
+        assert block is not None
+        matmuls = {o for o in group if isinstance(o, molten.MatmulOp)}
+        side = [
+            o for o in block.ops if o in group and not _depends_on(o, matmuls, group)
+        ]
+        privatize(rewriter, group, side)
+        # The epilogue reads the row reductions: it is not recomputed
+        # outside (that would need them again).
+        fuse(rewriter, group, kernel.KernelKind.GEMM, recompute=False)
+
+
+def _per_row(op: Operation) -> bool:
+    """An op with one value per row (shape [..., M, 1])."""
+    shape = shape_of(op.results[0])
+    return len(shape) >= 2 and shape[-1] == 1
+
+
+def _producers_of(
+    seed: molten.MatmulOp,
+) -> Callable[[Operation, set[Operation]], bool]:
+    """The ops whose operands' producers may join: all but the matmuls
+    other than `seed` (a sibling's lhs is the seed's; its rhs stays out)."""
+    return lambda o, g: o is seed or not isinstance(o, molten.MatmulOp)
+
+
+@dataclass(frozen=True)
+class FusePrologue(ModulePass):
+    """Fuses a matmul with the elementwise work on its lhs, the row
+    reductions of that lhs's source and its epilogue into one gemm kernel,
+    for a target `arch` whose gemm takes it (sm_90a); see the module
+    docstring."""
+
+    name = "fuse-prologue"
+
+    arch: str = "sm_90"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            # Recursively: factor_row_scale replaces the other matmuls of a
+            # lhs, which are then matched anew.
+            FuseMatmulPrologue(self.arch),
+            apply_recursively=True,
+        ).rewrite_module(op)
+        # The normalized lhs the new kernels no longer read.
+        for region in op.regions:
+            region_dce(region)
