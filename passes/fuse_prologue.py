@@ -62,11 +62,24 @@ ROW_REDUCTIONS = (molten.ReduceSumOp, molten.ReduceMeanOp)
 """The reductions a gemm kernel accumulates from its lhs tiles."""
 
 
+PROLOGUE_MAX_ROWS = 128
+"""The most rows of a matmul that takes a prologue. The persistent kernel
+computes the lhs in place in each stage, once per tile of columns; at few
+rows the gemm streams B and that work hides under it, beyond it adds to
+the tensor cores' time. Measured on the H100
+(benchmarks/experiments/prologue_profile.py, 2026-11-27, bf16, K = 3584,
+N = 18944): fused against the norm and the gemm apart, 51.3 against 53.3
+us at 64 rows, 55.6 against 56.5 at 128, 142.0 against 109.3 at 512."""
+
+
 def takes_prologue(matmul: molten.MatmulOp, arch: str) -> bool:
     """Whether the target's gemm kernel applies a prologue to `matmul`'s
-    lhs: on sm_90a, where the persistent TMA kernel takes it unsplit, it is
-    not a GEMV, and K is whole 64-element steps (the tiles past K would
-    read the per-column factors out of bounds)."""
+    lhs, and that pays: on sm_90a, where the heuristic gives the matmul
+    alone the persistent TMA kernel unsplit (the kernel that computes a
+    prologue: the fusion takes no other schedule from it), it is not a
+    GEMV, it has at most PROLOGUE_MAX_ROWS rows, and K is whole 64-element
+    steps (the tiles past K would read the per-column factors out of
+    bounds)."""
     from molten.passes.kernel_schedule import (
         H100_SMS,
         SWIZZLE_K,
@@ -74,13 +87,21 @@ def takes_prologue(matmul: molten.MatmulOp, arch: str) -> bool:
         is_gemv,
         siblings_schedules,
         takes_persistent,
+        wgmma_schedule,
     )
 
-    return (
+    if not (
         arch in WGMMA_ARCHS
         and takes_persistent(matmul)
         and not is_gemv(matmul)
+        and shape_of(matmul.result)[-2] <= PROLOGUE_MAX_ROWS
         and shape_of(matmul.lhs)[-1] % SWIZZLE_K == 0
+    ):
+        return False
+    alone = wgmma_schedule(matmul, H100_SMS)
+    return (
+        alone.persistent.data > 0
+        and alone.split.data == 1
         and bool(siblings_schedules([matmul], H100_SMS))
     )
 
@@ -180,6 +201,32 @@ def prologue_source(kfunc: kernel.FuncOp, lhs: SSAValue) -> SSAValue:
             "inputs constant along its rows"
         )
     return sources[0]
+
+
+def staged_vectors(ops: list[Operation]) -> list[SSAValue]:
+    """The inputs of a gemm kernel (its body `ops`) that its prologue reads
+    per column: vectors [K] or [1, K] of the lhs's element type, which
+    the persistent TMA kernel loads 64 columns a K step beside A's tile
+    (so their reads wait no longer than A's)."""
+    matmul = next(op for op in ops if isinstance(op, molten.MatmulOp))
+    if matmul.lhs.owner not in ops:
+        return []
+    lhs_type = matmul.lhs.type
+    k = shape_of(matmul.lhs)[-1]
+    leaves = elementwise_cone(matmul.lhs, level=lambda op: True)[1]
+    for op in ops:
+        if isinstance(op, molten.ReductionOp):
+            leaves += elementwise_cone(op.input, level=lambda op: True)[1]
+    found: list[SSAValue] = []
+    for leaf in leaves:
+        if (
+            leaf not in found
+            and not isinstance(leaf.owner, Operation)
+            and tuple(shape_of(leaf)) in ((k,), (1, k))
+            and leaf.type.element_type == lhs_type.element_type  # type: ignore
+        ):
+            found.append(leaf)
+    return found
 
 
 def row_reduction_of(

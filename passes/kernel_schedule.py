@@ -105,6 +105,7 @@ from molten.dialects.cuda import (
 )
 from molten.dialects.molten import shape_of
 from molten.passes.fuse_attention import attention_in, query_group
+from molten.passes.fuse_prologue import staged_vectors
 
 H100_SMS = 132
 WARP = 32
@@ -853,7 +854,7 @@ def siblings_as_one(matmuls: list[molten.MatmulOp]) -> molten.MatmulOp:
 
 
 def siblings_schedules(
-    matmuls: list[molten.MatmulOp], sm_count: int, count: int = 1
+    matmuls: list[molten.MatmulOp], sm_count: int, count: int = 1, vectors: int = 0
 ) -> list[kernel.ScheduleAttr]:
     """The schedules of a gemm kernel of sibling matmuls (or of one with a
     prologue, which these take alike), at most `count`,
@@ -861,7 +862,8 @@ def siblings_schedules(
     that computes siblings on tensor cores) in the tiles persistent_ranked
     finds fastest for them as one (siblings_as_one), each tile shared out
     by column among the siblings (so a width each sibling's wgmma
-    takes), the stages of the whole tile; B stored [N, K], K unsplit."""
+    takes), the stages of the whole tile (each also holding 64 columns
+    of `vectors` vectors a prologue reads); B stored [N, K], K unsplit."""
     # Split-K and B stored [K, N] left ptxas serializing the siblings'
     # wgmmas (C7520): not taken until that is understood.
     if matmuls[0].transpose_b is None:
@@ -872,7 +874,11 @@ def siblings_schedules(
         cols, rest = divmod(c.cols, products)
         if rest or cols % WGMMA_N_STEP or c.split > 1:
             continue
-        found.append(wgmma_tile_schedule(c.rows, cols, c.stages, persistent=sm_count))
+        per_stage = WgmmaCandidate.shared_bytes((c.rows, c.cols), 1) + vectors * (
+            SWIZZLE_K * 2
+        )
+        stages = min(c.stages, MAX_SHARED_BYTES // (per_stage + 16))
+        found.append(wgmma_tile_schedule(c.rows, cols, stages, persistent=sm_count))
         if len(found) == count:
             break
     return found
@@ -896,7 +902,10 @@ def gemm_schedule(
     do not take them) the SIMT kernel's."""
     matmuls = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
     if len(matmuls) > 1 or has_prologue(body_ops):
-        found = arch in WGMMA_ARCHS and siblings_schedules(matmuls, sm_count)
+        vectors = len(staged_vectors(body_ops))
+        found = arch in WGMMA_ARCHS and siblings_schedules(
+            matmuls, sm_count, vectors=vectors
+        )
         return found[0] if found else simt_gemm_schedule(matmuls[0], sm_count)
     (matmul,) = matmuls
     if is_gemv(matmul):
@@ -1089,7 +1098,8 @@ def schedule_candidates(
         return [picked]
     matmuls = [op for op in ops if isinstance(op, molten.MatmulOp)]
     if len(matmuls) > 1 or has_prologue(ops):
-        return siblings_schedules(matmuls, sm_count, count) or [picked]
+        vectors = len(staged_vectors(ops))
+        return siblings_schedules(matmuls, sm_count, count, vectors) or [picked]
     (matmul,) = matmuls
     if is_gemv(matmul) or not takes_tensor_cores(matmul, GEMV_MAX_M + 1):
         return [picked]

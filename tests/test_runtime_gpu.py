@@ -539,6 +539,49 @@ def test_a_misaligned_sibling_operand_takes_the_simt_variant(misaligned):
         _check(got.float().cpu().numpy(), want, "bfloat16")
 
 
+@pytest.mark.parametrize("misaligned", ["x", "w"])
+def test_a_misaligned_prologue_operand_takes_the_simt_variant(misaligned):
+    """rms_norm(x, w) @ W.T as one persistent TMA kernel on sm_90a
+    (fuse-prologue: the norm computed from x's tiles, w loaded beside
+    them): with x or w a bf16 element into its buffer, the SIMT variant,
+    which computes the norm too (its row reduction a loop over K in the
+    epilogue), must give the result."""
+    torch = pytest.importorskip("torch")
+    from molten.runtime.device import current_native_arch
+
+    try:  # tests/ is a package or a plain directory
+        from .kernel_cases import rms_norm_linear
+    except ImportError:  # pragma: no cover
+        from kernel_cases import rms_norm_linear
+
+    if current_native_arch() != "sm_90a":
+        pytest.skip("the prologue kernel is sm_90a's")
+    g = DataflowGraph("prologue")
+    rms_norm_linear(70, 2048, 5000)(g, "bfloat16")
+    compiled = ZeroCompiler(arch="sm_90a").compile(g)
+    (gemm,) = compiled.kernels
+    assert "reduce_mean" in gemm.fused_ops and "matmul" in gemm.fused_ops
+    assert gemm.scalar_variant is not None
+    rng = np.random.default_rng()
+    hosts = [rng.standard_normal(t.shape.dims) / 8 for t in g.inputs]
+
+    def placed(host, name):
+        buffer = torch.empty(host.size + 1, dtype=torch.bfloat16, device="cuda")
+        view = buffer[1:] if name == misaligned else buffer[: host.size]
+        view.copy_(torch.tensor(host.ravel(), dtype=torch.bfloat16))
+        return view.view(host.shape)
+
+    devices = [placed(h, t.name) for h, t in zip(hosts, g.inputs, strict=True)]
+    rounded = [
+        molten.interpreters.round_to(a, t.type.element_type)
+        for a, t in zip(hosts, g.inputs, strict=True)
+    ]
+    want = molten.interpret(g, *rounded, reference=True)
+    for got in (compiled(*devices), compiled(*(d.clone() for d in devices))):
+        torch.cuda.synchronize()
+        _check(got.float().cpu().numpy(), want, "bfloat16")
+
+
 def test_an_unpinned_compile_runs_on_the_devices_best_target():
     """ZeroCompiler() pins no arch: the JIT runs the graph compiled for the
     device's best target (sm_90a on an H100: the gemm on wgmma), and gets

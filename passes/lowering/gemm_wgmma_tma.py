@@ -31,6 +31,8 @@ from xdsl.dialects import arith, scf
 from xdsl.ir import SSAValue
 
 from molten.dialects import cuda, kernel, molten
+from molten.dialects.molten import shape_of
+from molten.passes.fuse_prologue import staged_vectors
 from molten.passes.lowering.emitter import (
     F32,
     WARP,
@@ -145,6 +147,7 @@ def lower_gemm_wgmma_tma(
         )
     block = WARPGROUP * (consumers + 1)
     args = list(kfunc.body.block.args)
+    vectors = staged_vectors(list(kfunc.body.block.ops))
     # A's map, then each matmul's B's (siblings: one tile of A serves each).
     maps = (
         TensorMapSpec(
@@ -180,6 +183,9 @@ def lower_gemm_wgmma_tma(
     ]
     for p, b_buffer in enumerate(b_buffers):
         b_buffer.name_hint = "b_tile" if products == 1 else f"b{p}_tile"
+    vector_buffers = [e.add(cuda.SharedAllocOp(element, stages * bk)) for _ in vectors]
+    for v, buffer in zip(vectors, vector_buffers, strict=True):
+        buffer.name_hint = f"{v.name_hint or 'vector'}_tile"
     bars = e.add(cuda.SharedAllocOp(cuda.BARRIER_TYPE, 2 * stages))
     bars.name_hint = "stage_barriers"
 
@@ -261,10 +267,17 @@ def lower_gemm_wgmma_tma(
         for stage, parity in pairs:
             stage.name_hint, parity.name_hint = "stage", "parity"
 
-    def before(em: Emitter, stage: SSAValue) -> SSAValue:
-        """The stage of the K step before one in `stage`."""
-        first = em.icmp(stage, 0, "eq")
-        return em.select(first, em.index(stages - 1), em.index(em.isub(stage, 1)))
+    def before(em: Emitter, stage: SSAValue, back: int = 1) -> SSAValue:
+        """The stage of the K step `back` steps before one in `stage`."""
+        if back == 1:
+            first = em.icmp(stage, 0, "eq")
+            return em.select(first, em.index(stages - 1), em.index(em.isub(stage, 1)))
+        wraps = em.icmp(stage, back, "slt")
+        return em.select(
+            wraps,
+            em.index(em.iadd(stage, stages - back)),
+            em.index(em.isub(stage, back)),
+        )
 
     # The producer: one thread of the last warpgroup issues every load.
     producer = emit_if(e, e.icmp(group, consumers, "eq"))
@@ -288,7 +301,7 @@ def lower_gemm_wgmma_tma(
         )
     )
     full = k_loop.index(stage)
-    stage_bytes = (bm + products * bn) * bk * 2
+    stage_bytes = (bm + products * bn + len(vectors)) * bk * 2
     k_loop.add(cuda.MbarrierArriveOp(bars, full, stage_bytes))
     k0 = k_loop.imul(k_loop.iadd(k_first, k), bk)
     a_place = k_loop.index(k_loop.imul(stage, bm * bk))
@@ -321,6 +334,14 @@ def lower_gemm_wgmma_tma(
             k_loop.add(
                 cuda.TmaLoadOp(map_b, b_buffer, b_place, bars, full, *box, multicast)
             )
+    # A prologue's vectors along K: the step's 64 columns beside A's tile.
+    for v, buffer in zip(vectors, vector_buffers, strict=True):
+        v_place = k_loop.index(k_loop.imul(stage, bk))
+        k_loop.add(
+            cuda.BulkLoadOp(
+                pointers[v], k_loop.index(k0), buffer, v_place, bars, full, bk
+            )
+        )
     k_body.add_op(scf.YieldOp(*advance(k_loop, stage, parity)))
     tile_body.add_op(scf.YieldOp(*steps_loop.results))
     close_if(leader)
@@ -353,21 +374,19 @@ def lower_gemm_wgmma_tma(
         quad, quad_lane = consumer.idiv(lane, 4), consumer.irem(lane, 4)
         first_row = consumer.iadd(group_m, consumer.iadd(consumer.imul(warp, 16), quad))
         own_rows = [first_row, consumer.iadd(first_row, 8)]
-        # (chunk, its place in a stage): row r's chunk c is at c ^ (r % 8),
-        # and r % 8 is the quad for both rows.
-        chunks = [
+        # Its two chunks, and their places in a stage in each row: row r's
+        # chunk c is at c ^ (r % 8), and r % 8 is the quad for both rows.
+        own_chunks = [
+            consumer.imul(quad_lane, 2),
+            consumer.iadd(consumer.imul(quad_lane, 2), 1),
+        ]
+        places = [
             [
-                (
-                    chunk,
-                    consumer.iadd(
-                        consumer.imul(row, bk),
-                        consumer.imul(consumer.ixor(chunk, quad), 8),
-                    ),
+                consumer.iadd(
+                    consumer.imul(row, bk),
+                    consumer.imul(consumer.ixor(chunk, quad), 8),
                 )
-                for chunk in (
-                    consumer.imul(quad_lane, 2),
-                    consumer.iadd(consumer.imul(quad_lane, 2), 1),
-                )
+                for chunk in own_chunks
             ]
             for row in own_rows
         ]
@@ -379,6 +398,14 @@ def lower_gemm_wgmma_tma(
     m0, n0, part, block_tile = unit_origin(tile_loop, i)
     count = wn // 2  # accumulators a thread holds of each matmul
 
+    # A prologue's work on a stage overlaps the wgmmas of the two steps
+    # before it (one step's did not cover it), so two groups stay in flight.
+    in_flight = 2 if gemm.has_prologue else 1
+    if stages <= in_flight:
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: a persistent TMA gemm computing its lhs in "
+            f"{stages} stages (it keeps {in_flight} steps in flight: more stages)"
+        )
     computed = mm.lhs.owner if gemm.has_prologue else None
     narrowed = computed.input if isinstance(computed, molten.CastOp) else mm.lhs
 
@@ -391,16 +418,25 @@ def lower_gemm_wgmma_tma(
         ev = Evaluator(em, pointers)
         k0, base = em.imul(k, bk), em.imul(stage, bm * bk)
         sums = list(sums)
-        for r, row_chunks in enumerate(chunks):
-            row = em.iadd(m0, own_rows[r])
-            for chunk, place in row_chunks:
-                at = em.index(em.iadd(base, place))
+        rows = [em.iadd(m0, row) for row in own_rows]
+        for c, chunk in enumerate(own_chunks):
+            k_chunk = em.iadd(k0, em.imul(chunk, 8))
+            columns = [em.iadd(k_chunk, j) for j in range(8)]
+            # The chunk's columns of each vector, once for both rows.
+            for v, buffer in zip(vectors, vector_buffers, strict=True):
+                at = em.index(em.iadd(em.imul(stage, bk), em.imul(chunk, 8)))
+                load = cuda.LoadOp(buffer, at, 8)
+                em.add(load)
+                for column, x in zip(columns, load.values, strict=True):
+                    index = [column] if len(shape_of(v)) == 1 else [0, column]
+                    ev.define(v, index, em.add(arith.ExtFOp(x, F32)))
+            for r, row in enumerate(rows):
+                at = em.index(em.iadd(base, places[r][c]))
                 load = cuda.LoadOp(a_buffer, at, 8)
                 em.add(load)
-                k_chunk = em.iadd(k0, em.imul(chunk, 8))
                 values = []
-                for j, x in enumerate(load.values):
-                    index = [row, em.iadd(k_chunk, j)]
+                for column, x in zip(columns, load.values, strict=True):
+                    index = [row, column]
                     ev.define(gemm.source, index, em.add(arith.ExtFOp(x, F32)))
                     if gemm.has_prologue:
                         value = ev.at(narrowed, index)
@@ -427,10 +463,10 @@ def lower_gemm_wgmma_tma(
     ):
         """The wgmmas of the tile's k-th K step, in `stage` of `parity`, on
         `acc` (`count` of each matmul's, one after another), then a wait
-        until at most `pending` groups are in flight; once the previous
-        step's wgmmas are done, its stage may be loaded again (and, waited
-        for in full, this step's own). With a prologue, first that, onto
-        `sums`."""
+        until at most `pending` groups are in flight; once the step
+        `in_flight` steps before is done, its stage may be loaded again
+        (and, waited for in full, the steps since and this one's own).
+        With a prologue, first that, onto `sums`."""
         em.add(cuda.MbarrierWaitOp(bars, stage, parity))
         if reads_a:
             sums = prologue_step(em, m0, k, stage, sums)
@@ -449,19 +485,19 @@ def lower_gemm_wgmma_tma(
         em.add(cuda.WgmmaCommitOp())
         wait = cuda.WgmmaWaitOp(pending, acc)
         em.add(wait)
-        if isinstance(k, int):  # the last step: a previous one if K has two
-            if k > 0:
-                release(em, before(em, stage))
+        if isinstance(k, int):  # the last step: the previous ones K has
+            for back in range(min(in_flight, k), 0, -1):
+                release(em, before(em, stage, back))
         else:
-            released = emit_if(em, em.icmp(k, 0, "sgt"))
-            release(released, before(released, stage))
+            released = emit_if(em, em.icmp(k, in_flight - 1, "sgt"))
+            release(released, before(released, stage, in_flight))
             close_if(released)
         if pending == 0:
             release(em, stage)
         return list(wait.results), sums
 
-    # Every K step but the last in a loop, one group left in flight; the
-    # last after it, waited for in full. (With the last wait after the
+    # Every K step but the last in a loop, `in_flight` groups left in
+    # flight; the last after it, waited for in full. (With the last wait after the
     # loop, ptxas moved the f16 epilogue's reads of the accumulators above
     # it, reading the last step's wgmmas half done.)
     zero = tile_loop.f32(0.0)
@@ -476,7 +512,7 @@ def lower_gemm_wgmma_tma(
     acc, sums = acc[: len(acc) - sum_count], acc[len(acc) - sum_count :]
     k.name_hint = "k_tile"
     name_stage(tile_body.args[1:], (stage, parity))
-    acc, sums = k_step(step_e, k, stage, parity, acc, sums, pending=1)
+    acc, sums = k_step(step_e, k, stage, parity, acc, sums, pending=in_flight)
     loop_body.add_op(scf.YieldOp(*advance(step_e, stage, parity), *acc, *sums))
     stage, parity, *acc = loop.results
     acc, sums = acc[: len(acc) - sum_count], acc[len(acc) - sum_count :]

@@ -1,0 +1,166 @@
+"""`fuse-prologue`: rms_norm(x, w) @ W.T as one gemm kernel on sm_90a,
+where the persistent TMA kernel takes the matmul and few rows make it pay.
+The kernel level is interpreted against the graph (float64 and native),
+and the gate, the error for a schedule whose kernel has no prologue, and
+the kernel's generated code (the norm computed from A's stages, w loaded
+beside them) are checked; the GPU runs are in test_gpu_kernels (the
+wgmma_rms_norm_* cases) and test_runtime_gpu (the SIMT variant)."""
+
+import numpy as np
+import pytest
+
+import molten
+from molten.dialects import kernel
+from molten.errors import MoltenError
+from molten.ir import DataflowGraph
+from molten.passes.kernel_schedule import wgmma_tile_schedule
+
+try:  # tests/ is a package (tests/__init__.py) or a plain directory
+    from .conftest import NATIVE_TOL, REFERENCE_TOL, assert_close, rand
+    from .kernel_cases import rms_norm_linear
+except ImportError:  # pragma: no cover
+    from conftest import NATIVE_TOL, REFERENCE_TOL, assert_close, rand
+    from kernel_cases import rms_norm_linear
+
+
+def _graph(m: int, k: int, n: int, siblings: bool = False, dtype="bfloat16"):
+    g = DataflowGraph("norm_linear")
+    rms_norm_linear(m, k, n, siblings)(g, dtype)
+    return g
+
+
+def _kernels(module) -> list[kernel.FuncOp]:
+    return [op for op in module.walk() if isinstance(op, kernel.FuncOp)]
+
+
+def _body(kfunc: kernel.FuncOp) -> list[str]:
+    return [op.name for op in kfunc.body.block.ops]
+
+
+@pytest.mark.parametrize("siblings", [False, True])
+def test_the_norm_is_computed_in_the_gemm(siblings, rng):
+    """One gemm kernel reads x (or the residual stream) and holds the mean
+    square, the unscaled lhs, the matmuls and the scale after them; it
+    computes what the graph does."""
+    g = _graph(70, 2048, 5000, siblings)
+    module = molten.ZeroCompiler(arch="sm_90a").optimize(g)
+    gemms = [k for k in _kernels(module) if k.kind.data == kernel.KernelKind.GEMM]
+    (gemm,) = gemms
+    body = _body(gemm)
+    assert "molten.reduce_mean" in body
+    assert body.count("molten.matmul") == (2 if siblings else 1)
+    assert gemm.schedule.persistent.data > 0 and gemm.schedule.split.data == 1
+    assert not [
+        k for k in _kernels(module) if k.kind.data == kernel.KernelKind.ROW_REDUCE
+    ]
+    inputs = [rand(rng, t.shape.dims, t.dtype) for t in g.inputs]
+    for reference, tol in ((True, REFERENCE_TOL), (False, NATIVE_TOL["bfloat16"])):
+        want = molten.interpret(g, *inputs, reference=reference)
+        got = molten.interpret(module, *inputs, reference=reference)
+        for w, o in zip(want, got, strict=True):
+            assert_close(o, w, tol)
+
+
+@pytest.mark.parametrize(
+    "m, dtype, arch",
+    [
+        (512, "bfloat16", "sm_90a"),  # many rows: the norm a kernel of its own
+        (70, "float16", "sm_90a"),  # f16: x * w unscaled may overflow
+        (70, "bfloat16", "sm_90"),  # no persistent TMA kernel
+    ],
+)
+def test_where_the_prologue_does_not_pay_or_apply_the_norm_stays_apart(m, dtype, arch):
+    module = molten.ZeroCompiler(arch=arch).optimize(_graph(m, 2048, 5000, dtype=dtype))
+    kinds = sorted(k.kind.data.value for k in _kernels(module))
+    assert kinds == ["gemm", "row_reduce"]
+    (gemm,) = [k for k in _kernels(module) if k.kind.data == kernel.KernelKind.GEMM]
+    assert "molten.reduce_mean" not in _body(gemm)
+
+
+def test_the_generated_kernel_normalizes_the_stages_it_reads():
+    """The persistent kernel's consumers compute x * w in place in A's stage
+    (w's 64 columns loaded beside it by cp.async.bulk), then their
+    warpgroup's barrier; the mean square is summed over the quad's lanes."""
+    source = molten.ZeroCompiler(arch="sm_90a").compile(_graph(70, 2048, 5000)).source
+    assert "molten_bulk_load(w_tile" in source
+    assert 'asm volatile("fence.proxy.async.shared::cta;" ::: "memory");' in source
+    assert 'asm volatile("bar.sync %0, 128;"' in source
+    assert source.count("__shfl_xor_sync") >= 4  # two rows, offsets 1 and 2
+
+
+def test_a_schedule_whose_kernel_has_no_prologue_is_a_clear_error():
+    """A hand schedule of the cp.async wgmma kernel for a gemm that computes
+    its lhs: an error naming what takes it, not a traceback."""
+    g = _graph(70, 2048, 5000)
+    compiler = molten.ZeroCompiler(arch="sm_90a")
+    (name,) = [
+        k.sym_name.data
+        for k in _kernels(compiler.optimize(g))
+        if k.kind.data == kernel.KernelKind.GEMM
+    ]
+    schedule = wgmma_tile_schedule(64, 128, 4)
+    with pytest.raises((MoltenError, NotImplementedError), match="computes its lhs"):
+        compiler.compile(g, schedules={name: schedule})
+
+
+def test_q_k_v_of_one_norm_and_width_are_one_kernel(rng):
+    """Three matmuls of one normalized lhs and one width (multi-head
+    attention's projections): the row scale they share makes their
+    epilogues one group, so one kernel computes the norm once and all
+    three products (siblings)."""
+    g = DataflowGraph("qkv")
+    x = g.add_input("x", [70, 2048], "bfloat16")
+    w = g.add_input("w", [2048], "bfloat16")
+    h = g.rms_norm(x, w)
+    for name in ("q", "k", "v"):
+        weight = g.add_input(f"{name}_proj", [5000, 2048], "bfloat16")
+        g.add_output(g.matmul(h, weight, transpose_b=True), name)
+    module = molten.ZeroCompiler(arch="sm_90a").optimize(g)
+    (gemm,) = _kernels(module)
+    body = _body(gemm)
+    assert body.count("molten.matmul") == 3
+    assert body.count("molten.reduce_mean") == 1
+    inputs = [rand(rng, t.shape.dims, t.dtype) for t in g.inputs]
+    want = molten.interpret(g, *inputs, reference=True)
+    got = molten.interpret(module, *inputs, reference=True)
+    for w_, o in zip(want, got, strict=True):
+        assert_close(o, w_, REFERENCE_TOL)
+
+
+@pytest.mark.gpu
+def test_q_k_v_in_one_kernel_on_the_gpu(rng):
+    """The three-sibling prologue kernel above, run (NVRTC) with its
+    outputs poisoned, against the float64 interpreter."""
+    torch = pytest.importorskip("torch", reason="the GPU tests hold memory in torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU or driver")
+    from molten.runtime.device import current_native_arch
+
+    if current_native_arch() != "sm_90a":
+        pytest.skip("the prologue kernel is sm_90a's")
+    g = DataflowGraph("qkv")
+    x = g.add_input("x", [70, 2048], "bfloat16")
+    w = g.add_input("w", [2048], "bfloat16")
+    h = g.rms_norm(x, w)
+    for name in ("q", "k", "v"):
+        weight = g.add_input(f"{name}_proj", [5000, 2048], "bfloat16")
+        g.add_output(g.matmul(h, weight, transpose_b=True), name)
+    compiled = molten.ZeroCompiler(arch="sm_90a").compile(g)
+    assert len(compiled.kernels) == 1
+    hosts = [rng.standard_normal(t.shape.dims) / 8 for t in g.inputs]
+    rounded = [
+        molten.interpreters.round_to(a, t.type.element_type)
+        for a, t in zip(hosts, g.inputs, strict=True)
+    ]
+    want = molten.interpret(g, *rounded, reference=True)
+    devices = [torch.tensor(a, dtype=torch.bfloat16, device="cuda") for a in hosts]
+    outs = [
+        torch.full((70, 5000), float("nan"), dtype=torch.bfloat16, device="cuda")
+        for _ in range(3)
+    ]
+    compiled(*devices, out=outs)
+    torch.cuda.synchronize()
+    for got, w_ in zip(outs, want, strict=True):
+        got = got.double().cpu().numpy()
+        assert not np.isnan(got).any()
+        assert np.linalg.norm(got - w_) / np.linalg.norm(w_) < 1e-2
