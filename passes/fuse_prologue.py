@@ -289,8 +289,13 @@ class FuseMatmulPrologue(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: molten.MatmulOp, rewriter: PatternRewriter):
-        if not is_fusible_root(op):
-            return
+        producer = op.lhs.owner
+        if not (
+            is_fusible_root(op)
+            and isinstance(producer, ELEMENTWISE)
+            and is_fusible_root(producer)
+        ):
+            return  # no lhs computed elementwise: nothing to fuse (cheap first)
         readers = [use.operation for use in op.lhs.uses]
         if not all(
             isinstance(m, molten.MatmulOp) and takes_prologue(m, self.arch)

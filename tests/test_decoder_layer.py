@@ -179,14 +179,26 @@ def test_layer_kernels(model):
     g = decoder_layer(EXAMPLE_CONFIGS[model], 512)
     compiled = molten.ZeroCompiler(arch="sm_90a").compile(g)
     assert [k.name.removeprefix("decoder_layer_") for k in compiled.kernels] == [
-        "gemm0",  # input_layernorm, k + bias and v + bias (siblings: one lhs)
-        "gemm1",  # input_layernorm, q + bias
-        "pointwise0",  # q: heads, RoPE
-        "pointwise1",  # k: heads, RoPE
-        "pointwise2",  # v: heads
+        "row_reduce0",  # input_layernorm (too many rows to fuse: fuse-prologue)
+        "gemm0",  # q
+        "pointwise0",  # q: bias, heads, RoPE
+        "gemm1",  # k
+        "pointwise1",  # k: bias, heads, RoPE
+        "gemm2",  # v
+        "pointwise2",  # v: bias, heads
         "attention0",
         "pointwise3",  # heads back to [T, H * D]
-        "gemm2",  # o + residual
-        "gemm3",  # post_attention_layernorm, silu(gate) * up
-        "gemm4",  # down + residual
+        "gemm3",  # o + residual
+        "row_reduce1",  # post_attention_layernorm
+        "gemm4",  # silu(gate) * up: both products in one kernel
+        "gemm5",  # down + residual
     ]
+    # At 128 tokens the second norm is computed by the gate and up kernel.
+    few = molten.ZeroCompiler(arch="sm_90a").compile(
+        decoder_layer(EXAMPLE_CONFIGS[model], 128)
+    )
+    names = [k.name.removeprefix("decoder_layer_") for k in few.kernels]
+    assert "row_reduce1" not in names and len(names) == 12
+    assert any(
+        {"matmul", "reduce_mean", "silu"} <= set(k.fused_ops) for k in few.kernels
+    )
