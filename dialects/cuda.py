@@ -1180,72 +1180,6 @@ def tma_reads_rows(row_elements: int, element: Attribute) -> bool:
 
 
 @irdl_op_definition
-class BulkLoadOp(IRDLOperation):
-    """Copies `count` consecutive elements of global memory into shared
-    memory asynchronously (cp.async.bulk, no tensor map, unswizzled); its
-    bytes complete on the mbarrier given. Source and target are 16-byte
-    aligned, and the bytes a multiple of 16:
-
-    ```mlir
-    cuda.bulk_load %w[%k], %tile[%t], %bars[%i], 64
-        : !cuda.ptr<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
-    ```
-    """
-
-    name = "cuda.bulk_load"
-    source = operand_def(PointerType)
-    source_index = operand_def(IndexType)
-    target = operand_def(PointerType)
-    target_index = operand_def(IndexType)
-    barriers = operand_def(PointerType)
-    barrier_index = operand_def(IndexType)
-    count = prop_def(IntegerAttr[I64])
-    assembly_format = (
-        "$source `[` $source_index `]` `,` $target `[` $target_index `]` `,` "
-        "$barriers `[` $barrier_index `]` `,` $count attr-dict `:` type($source) "
-        "`,` type($target) `,` type($barriers)"
-    )
-
-    def __init__(
-        self,
-        source: SSAValue,
-        source_index: SSAValue,
-        target: SSAValue,
-        target_index: SSAValue,
-        barriers: SSAValue,
-        barrier_index: SSAValue,
-        count: int,
-    ):
-        super().__init__(
-            operands=[
-                source,
-                source_index,
-                target,
-                target_index,
-                barriers,
-                barrier_index,
-            ],
-            properties={"count": IntegerAttr(count, i64)},
-        )
-
-    def verify_(self) -> None:
-        _verify_barriers(self.name, self.barriers)
-        source, target = self.source.type, self.target.type
-        assert isinstance(source, PointerType) and isinstance(target, PointerType)
-        if (
-            source.memory_space != MemorySpace.GLOBAL
-            or target.memory_space != MemorySpace.SHARED
-            or source.element_type != target.element_type
-        ):
-            raise VerifyException(
-                f"{self.name}: copies global memory into shared memory of the same "
-                f"element type, not {source} into {target}"
-            )
-        if (self.count.value.data * element_bytes(source.element_type)) % 16:
-            raise VerifyException(f"{self.name}: copies a multiple of 16 bytes")
-
-
-@irdl_op_definition
 class TmaLoadOp(IRDLOperation):
     """Loads the box of a tensor map at (column, row) = (`c0`, `c1`) into
     shared memory, 128-byte swizzled, asynchronously
@@ -1986,7 +1920,6 @@ Cuda = Dialect(
         FenceMbarrierInitOp,
         MbarrierArriveOp,
         MbarrierWaitOp,
-        BulkLoadOp,
         TmaLoadOp,
         ClusterSyncOp,
         SetMaxRegistersOp,

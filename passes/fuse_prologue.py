@@ -203,15 +203,14 @@ def prologue_source(kfunc: kernel.FuncOp, lhs: SSAValue) -> SSAValue:
     return sources[0]
 
 
-def staged_vectors(ops: list[Operation]) -> list[SSAValue]:
+def column_vectors(ops: list[Operation]) -> list[SSAValue]:
     """The inputs of a gemm kernel (its body `ops`) that its prologue reads
-    per column: vectors [K] or [1, K] of the lhs's element type, which
-    the persistent TMA kernel loads 64 columns a K step beside A's tile
-    (so their reads wait no longer than A's)."""
+    per column: vectors [K] or [1, K]. The persistent TMA kernel copies
+    each whole into shared memory once, before its K loops (their K
+    elements counted in the schedule's shared memory)."""
     matmul = next(op for op in ops if isinstance(op, molten.MatmulOp))
     if matmul.lhs.owner not in ops:
         return []
-    lhs_type = matmul.lhs.type
     k = shape_of(matmul.lhs)[-1]
     leaves = elementwise_cone(matmul.lhs, level=lambda op: True)[1]
     for op in ops:
@@ -223,7 +222,6 @@ def staged_vectors(ops: list[Operation]) -> list[SSAValue]:
             leaf not in found
             and not isinstance(leaf.owner, Operation)
             and tuple(shape_of(leaf)) in ((k,), (1, k))
-            and leaf.type.element_type == lhs_type.element_type  # type: ignore
         ):
             found.append(leaf)
     return found

@@ -527,12 +527,6 @@ class BodyPrinter:
         elif isinstance(op, cuda.MbarrierWaitOp):
             barrier = f"{self.name(op.barriers)} + {self.name(op.index)}"
             self.emit(f"molten_mbarrier_wait({barrier}, {self.name(op.parity)});")
-        elif isinstance(op, cuda.BulkLoadOp):
-            source = f"{self.name(op.source)} + {self.name(op.source_index)}"
-            target = f"{self.name(op.target)} + {self.name(op.target_index)}"
-            barrier = f"{self.name(op.barriers)} + {self.name(op.barrier_index)}"
-            size = op.count.value.data * cuda.element_bytes(op.source.type.element_type)
-            self.emit(f"molten_bulk_load({target}, {source}, {size}, {barrier});")
         elif isinstance(op, cuda.TmaLoadOp):
             target = f"{self.name(op.target)} + {self.name(op.target_index)}"
             barrier = f"{self.name(op.barriers)} + {self.name(op.barrier_index)}"
@@ -1090,7 +1084,6 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
         ),
         "wgmma_helpers": wgmma_helpers(kernels),
         "group_barrier": cuda.GroupBarrierOp in kernel_ops,
-        "bulk_load": cuda.BulkLoadOp in kernel_ops,
         "last_arrival": cuda.LastArrivalOp in kernel_ops,
         "tensor_maps": any(
             isinstance(op, cuda.MakeTensorMapOp)

@@ -24,15 +24,17 @@ tiles' rows and columns.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import Float32Type
 from xdsl.ir import SSAValue
 
 from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import shape_of
-from molten.passes.fuse_prologue import staged_vectors
+from molten.passes.fuse_prologue import column_vectors
 from molten.passes.lowering.emitter import (
     F32,
     WARP,
@@ -41,6 +43,7 @@ from molten.passes.lowering.emitter import (
     close_if,
     element_of,
     emit_carried_for,
+    emit_for,
     emit_if,
 )
 from molten.passes.lowering.epilogue import Accumulated, epilogue
@@ -147,7 +150,6 @@ def lower_gemm_wgmma_tma(
         )
     block = WARPGROUP * (consumers + 1)
     args = list(kfunc.body.block.args)
-    vectors = staged_vectors(list(kfunc.body.block.ops))
     # A's map, then each matmul's B's (siblings: one tile of A serves each).
     maps = (
         TensorMapSpec(
@@ -183,11 +185,28 @@ def lower_gemm_wgmma_tma(
     ]
     for p, b_buffer in enumerate(b_buffers):
         b_buffer.name_hint = "b_tile" if products == 1 else f"b{p}_tile"
-    vector_buffers = [e.add(cuda.SharedAllocOp(element, stages * bk)) for _ in vectors]
-    for v, buffer in zip(vectors, vector_buffers, strict=True):
-        buffer.name_hint = f"{v.name_hint or 'vector'}_tile"
     bars = e.add(cuda.SharedAllocOp(cuda.BARRIER_TYPE, 2 * stages))
     bars.name_hint = "stage_barriers"
+    # A prologue's vectors along K (w), copied whole into shared memory by
+    # every thread before the barriers are made: read there every K step,
+    # never written again.
+    vectors = column_vectors(list(kfunc.body.block.ops)) if gemm.has_prologue else []
+    vector_buffers = []
+    for v in vectors:
+        v_element, size = element_of(v), math.prod(shape_of(v))
+        buffer = e.add(cuda.SharedAllocOp(v_element, size))
+        buffer.name_hint = f"{v.name_hint or 'vector'}_shared"
+        vector_buffers.append(buffer)
+        width = cuda.VECTOR_BYTES // cuda.element_bytes(v_element)
+        copies = -(-size // (width * block))
+        loop, body = emit_for(e, 0, copies, 1)
+        at = loop.imul(loop.iadd(tid, loop.imul(body.args[0], block)), width)
+        inside = emit_if(loop, loop.icmp(at, size, "slt"))
+        load = cuda.LoadOp(pointers[v], inside.index(at), width)
+        inside.add(load)
+        inside.add(cuda.StoreOp(list(load.values), buffer, inside.index(at)))
+        close_if(inside)
+        body.add_op(scf.YieldOp())
 
     def operand(ptr, buffer, outer, k_rows, total) -> SwizzledOperand:
         return SwizzledOperand.of(
@@ -301,7 +320,7 @@ def lower_gemm_wgmma_tma(
         )
     )
     full = k_loop.index(stage)
-    stage_bytes = (bm + products * bn + len(vectors)) * bk * 2
+    stage_bytes = (bm + products * bn) * bk * 2
     k_loop.add(cuda.MbarrierArriveOp(bars, full, stage_bytes))
     k0 = k_loop.imul(k_loop.iadd(k_first, k), bk)
     a_place = k_loop.index(k_loop.imul(stage, bm * bk))
@@ -334,14 +353,6 @@ def lower_gemm_wgmma_tma(
             k_loop.add(
                 cuda.TmaLoadOp(map_b, b_buffer, b_place, bars, full, *box, multicast)
             )
-    # A prologue's vectors along K: the step's 64 columns beside A's tile.
-    for v, buffer in zip(vectors, vector_buffers, strict=True):
-        v_place = k_loop.index(k_loop.imul(stage, bk))
-        k_loop.add(
-            cuda.BulkLoadOp(
-                pointers[v], k_loop.index(k0), buffer, v_place, bars, full, bk
-            )
-        )
     k_body.add_op(scf.YieldOp(*advance(k_loop, stage, parity)))
     tile_body.add_op(scf.YieldOp(*steps_loop.results))
     close_if(leader)
@@ -421,15 +432,21 @@ def lower_gemm_wgmma_tma(
         rows = [em.iadd(m0, row) for row in own_rows]
         for c, chunk in enumerate(own_chunks):
             k_chunk = em.iadd(k0, em.imul(chunk, 8))
+            # The chunk's columns, once for both rows: what is per column
+            # (w) is loaded once.
             columns = [em.iadd(k_chunk, j) for j in range(8)]
-            # The chunk's columns of each vector, once for both rows.
             for v, buffer in zip(vectors, vector_buffers, strict=True):
-                at = em.index(em.iadd(em.imul(stage, bk), em.imul(chunk, 8)))
-                load = cuda.LoadOp(buffer, at, 8)
-                em.add(load)
-                for column, x in zip(columns, load.values, strict=True):
-                    index = [column] if len(shape_of(v)) == 1 else [0, column]
-                    ev.define(v, index, em.add(arith.ExtFOp(x, F32)))
+                v_element = element_of(v)
+                width = min(8, cuda.VECTOR_BYTES // cuda.element_bytes(v_element))
+                for first in range(0, 8, width):
+                    load = cuda.LoadOp(buffer, em.index(columns[first]), width)
+                    em.add(load)
+                    for column, x in zip(columns[first:], load.values, strict=False):
+                        index = [column] if len(shape_of(v)) == 1 else [0, column]
+                        value = x
+                        if not isinstance(v_element, Float32Type):
+                            value = em.add(arith.ExtFOp(x, F32))
+                        ev.define(v, index, value)
             for r, row in enumerate(rows):
                 at = em.index(em.iadd(base, places[r][c]))
                 load = cuda.LoadOp(a_buffer, at, 8)

@@ -1246,30 +1246,6 @@ cuda.kernel @tma_types(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<f32>) block 1
 
 // -----
 
-// a bulk copy of bf16 into f16 shared memory, and one of 8 bytes
-cuda.kernel @bulk_types(%x: !cuda.ptr<bf16>) block 128 {
-  %c0 = arith.constant 0 : index
-  %t = cuda.shared_alloc 4096 : !cuda.ptr<f16, shared>
-  %u = cuda.shared_alloc 4096 : !cuda.ptr<bf16, shared>
-  %b = cuda.shared_alloc 1 : !cuda.ptr<i64, shared>
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.bulk_load: copies global memory into shared memory of the same element type, not !cuda.ptr<bf16> into !cuda.ptr<f16, shared>{{$}}
-  cuda.bulk_load %x[%c0], %t[%c0], %b[%c0], 64 : !cuda.ptr<bf16>, !cuda.ptr<f16, shared>, !cuda.ptr<i64, shared>
-  cuda.return
-}
-
-// -----
-
-cuda.kernel @bulk_bytes(%x: !cuda.ptr<bf16>) block 128 {
-  %c0 = arith.constant 0 : index
-  %u = cuda.shared_alloc 4096 : !cuda.ptr<bf16, shared>
-  %b = cuda.shared_alloc 1 : !cuda.ptr<i64, shared>
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.bulk_load: copies a multiple of 16 bytes{{$}}
-  cuda.bulk_load %x[%c0], %u[%c0], %b[%c0], 4 : !cuda.ptr<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
-  cuda.return
-}
-
-// -----
-
 // a named barrier of part of a warp
 cuda.kernel @named_barrier_threads(%x: !cuda.ptr<f32>) block 128 {
   %c1 = arith.constant 1 : index

@@ -750,9 +750,9 @@ cuda.host_func @tiled(%a: !cuda.ptr<f16>, %y: !cuda.ptr<f32>) outputs 1 {
 
 // TMA and mbarriers: a kernel taking a tensor map by value; mbarriers in
 // shared memory (i64), initialized and fenced; a producer's arrival that
-// expects a box's bytes, the box loaded by TMA at (column, row), and 64
-// elements of a vector by a bulk copy (`count` a property); a wait for a
-// phase's parity and a plain arrival; a warpgroup giving up registers.
+// expects a box's bytes, the box loaded by TMA at (column, row); a wait
+// for a phase's parity and a plain arrival; a warpgroup giving up
+// registers.
 cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 min_blocks 1 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -764,7 +764,6 @@ cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 mi
   cuda.set_max_registers "dec" 40
   cuda.mbarrier_arrive %bars[%c0] expect_tx 16384 : !cuda.ptr<i64, shared>
   cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
-  cuda.bulk_load %y[%c0], %tile[%c0], %bars[%c0], 64 : !cuda.ptr<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
   cuda.mbarrier_wait %bars[%c0], %c1 : !cuda.ptr<i64, shared>
   cuda.mbarrier_arrive %bars[%c1] : !cuda.ptr<i64, shared>
   cuda.return
@@ -778,7 +777,6 @@ cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 mi
 // CHECK-NEXT:    cuda.set_max_registers "dec" 40
 // CHECK-NEXT:    cuda.mbarrier_arrive %bars[%c0] expect_tx 16384 : !cuda.ptr<i64, shared>
 // CHECK-NEXT:    cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
-// CHECK-NEXT:    cuda.bulk_load %y[%c0], %tile[%c0], %bars[%c0], 64 : !cuda.ptr<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
 // CHECK-NEXT:    cuda.mbarrier_wait %bars[%c0], %c1 : !cuda.ptr<i64, shared>
 // CHECK-NEXT:    cuda.mbarrier_arrive %bars[%c1] : !cuda.ptr<i64, shared>
 
@@ -788,7 +786,6 @@ cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 mi
 // CHECK-GENERIC:         "cuda.set_max_registers"() <{direction = "dec", count = 40 : i64}> : () -> ()
 // CHECK-GENERIC-NEXT:    "cuda.mbarrier_arrive"(%bars, %c0) <{expect_tx = 16384 : i64}> : (!cuda.ptr<i64, shared>, index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.tma_load"(%map, %tile, %c0, %bars, %c0, %c0, %c1) : (!cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, index, !cuda.ptr<i64, shared>, index, index, index) -> ()
-// CHECK-GENERIC-NEXT:    "cuda.bulk_load"(%y, %c0, %tile, %c0, %bars, %c0) <{count = 64 : i64}> : (!cuda.ptr<bf16>, index, !cuda.ptr<bf16, shared>, index, !cuda.ptr<i64, shared>, index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.mbarrier_wait"(%bars, %c0, %c1) : (!cuda.ptr<i64, shared>, index, index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.mbarrier_arrive"(%bars, %c1) : (!cuda.ptr<i64, shared>, index) -> ()
 
