@@ -166,6 +166,11 @@ class ZeroCompiler:
     to the kernel cache, so later compiles take it without timing. The
     tuned schedules are listed in the final IR's `molten.tuned` module
     attribute. Without it, the heuristics schedule every kernel.
+
+    With `prologue=True` (sm_90a), rms_norm(x, w) @ W.T becomes one gemm
+    kernel where `fuse-prologue` takes it (at most 128 rows). Off by
+    default: measured on the H100 it ran slower than the norm's own kernel
+    and the gemm (benchmarks/experiments/prologue_profile.py).
     """
 
     def __init__(
@@ -174,6 +179,7 @@ class ZeroCompiler:
         sm_count: int | None = None,
         autotune: bool | int = False,
         progress: bool = True,
+        prologue: bool = False,
         **options: Any,
     ):
         self.pinned = arch is not None
@@ -186,6 +192,8 @@ class ZeroCompiler:
         """The candidate schedules a kernel may have when tuned (0: no tuning)."""
         self.progress = progress
         """Whether tuning shows its progress on stderr."""
+        self.prologue = prologue
+        """Whether `fuse-prologue` runs (sm_90a)."""
         self.options = options
         self.tuned: dict[str, Any] = {}
         """The schedules the last compile took from tuning, by kernel."""
@@ -199,8 +207,10 @@ class ZeroCompiler:
         options = []
         if self.arch in WGMMA_ARCHS:  # also for the fusion of gemm kernels
             options.append(f'arch="{self.arch}"')
-            for fusion in ("fuse-prologue", "fuse-epilogue"):
-                spec = spec.replace(fusion, f"{fusion}{{{options[0]}}}")
+            spec = spec.replace("fuse-epilogue", f"fuse-epilogue{{{options[0]}}}")
+            if self.prologue:
+                prologue = f"fuse-prologue{{{options[0]}}}"
+                spec = spec.replace("fuse-reduction", f"{prologue},fuse-reduction", 1)
         if self.sm_count is not None:
             options.append(f"sm_count={self.sm_count}")
         if not options:
@@ -307,7 +317,12 @@ class ZeroCompiler:
     ) -> Callable[[str], CompiledGraph]:
         def compile_for(arch: str) -> CompiledGraph:
             compiler = ZeroCompiler(
-                arch, self.sm_count, self.autotune, self.progress, **self.options
+                arch,
+                self.sm_count,
+                self.autotune,
+                self.progress,
+                self.prologue,
+                **self.options,
             )
             return compiler.compile(graph, schedules)
 

@@ -9,7 +9,7 @@ MOLTEN_PIPELINE = "molten-decompose,canonicalize,cse,dce"
 """Level 1: composites decomposed into primitives, canonicalized."""
 
 KERNEL_PIPELINE = (
-    "fuse-attention,fuse-prologue,fuse-reduction,fuse-epilogue,fuse-elementwise,"
+    "fuse-attention,fuse-reduction,fuse-epilogue,fuse-elementwise,"
     "kernel-outline,kernel-schedule,tile,dce"
 )
 """Level 2: primitives fused into kernels, outlined, scheduled, and the gemm

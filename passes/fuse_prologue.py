@@ -31,9 +31,10 @@ and v's projections) are copied for them first: each kernel recomputes
 the norm from x, which costs a read of x, against a write and a read of h.
 
 Only for a target whose gemm kernel takes it (`takes_prologue`: the
-persistent TMA kernel of sm_90a, K whole 64-element steps); elsewhere the
-pass changes nothing, and fuse-reduction and fuse-epilogue fuse the norm
-and the matmul apart as before.
+persistent TMA kernel of sm_90a, K whole 64-element steps, at most
+PROLOGUE_MAX_ROWS rows); elsewhere the pass changes nothing, and
+fuse-reduction and fuse-epilogue fuse the norm and the matmul apart as
+before. Not in the default pipeline (see PROLOGUE_MAX_ROWS).
 """
 
 from collections.abc import Callable
@@ -65,11 +66,14 @@ ROW_REDUCTIONS = (molten.ReduceSumOp, molten.ReduceMeanOp)
 PROLOGUE_MAX_ROWS = 128
 """The most rows of a matmul that takes a prologue. The persistent kernel
 computes the lhs in place in each stage, once per tile of columns; at few
-rows the gemm streams B and that work hides under it, beyond it adds to
-the tensor cores' time. Measured on the H100
+rows the gemm streams B and that work can hide under it, beyond it adds
+to the tensor cores' time. Measured on the H100
 (benchmarks/experiments/prologue_profile.py, 2026-11-27, bf16, K = 3584,
-N = 18944): fused against the norm and the gemm apart, 51.3 against 53.3
-us at 64 rows, 55.6 against 56.5 at 128, 142.0 against 109.3 at 512."""
+N = 18944), fused against the norm and the gemm apart: 51.3 against 53.3
+us at 64 rows, 55.6 against 56.5 at 128, 142.0 against 109.3 at 512 (with
+w's columns then loaded beside A by cp.async.bulk, since taken out: with
+w read from global memory, as now, the pass is not yet a gain, and the
+compiler runs it only when asked, `ZeroCompiler(prologue=True)`)."""
 
 
 def takes_prologue(matmul: molten.MatmulOp, arch: str) -> bool:
@@ -201,30 +205,6 @@ def prologue_source(kfunc: kernel.FuncOp, lhs: SSAValue) -> SSAValue:
             "inputs constant along its rows"
         )
     return sources[0]
-
-
-def column_vectors(ops: list[Operation]) -> list[SSAValue]:
-    """The inputs of a gemm kernel (its body `ops`) that its prologue reads
-    per column: vectors [K] or [1, K]. The persistent TMA kernel copies
-    each whole into shared memory once, before its K loops (their K
-    elements counted in the schedule's shared memory)."""
-    matmul = next(op for op in ops if isinstance(op, molten.MatmulOp))
-    if matmul.lhs.owner not in ops:
-        return []
-    k = shape_of(matmul.lhs)[-1]
-    leaves = elementwise_cone(matmul.lhs, level=lambda op: True)[1]
-    for op in ops:
-        if isinstance(op, molten.ReductionOp):
-            leaves += elementwise_cone(op.input, level=lambda op: True)[1]
-    found: list[SSAValue] = []
-    for leaf in leaves:
-        if (
-            leaf not in found
-            and not isinstance(leaf.owner, Operation)
-            and tuple(shape_of(leaf)) in ((k,), (1, k))
-        ):
-            found.append(leaf)
-    return found
 
 
 def row_reduction_of(

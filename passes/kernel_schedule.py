@@ -105,7 +105,6 @@ from molten.dialects.cuda import (
 )
 from molten.dialects.molten import shape_of
 from molten.passes.fuse_attention import attention_in, query_group
-from molten.passes.fuse_prologue import column_vectors
 
 H100_SMS = 132
 WARP = 32
@@ -854,10 +853,7 @@ def siblings_as_one(matmuls: list[molten.MatmulOp]) -> molten.MatmulOp:
 
 
 def siblings_schedules(
-    matmuls: list[molten.MatmulOp],
-    sm_count: int,
-    count: int = 1,
-    reserved_bytes: int = 0,
+    matmuls: list[molten.MatmulOp], sm_count: int, count: int = 1
 ) -> list[kernel.ScheduleAttr]:
     """The schedules of a gemm kernel of sibling matmuls (or of one with a
     prologue, which these take alike), at most `count`,
@@ -865,8 +861,7 @@ def siblings_schedules(
     that computes siblings on tensor cores) in the tiles persistent_ranked
     finds fastest for them as one (siblings_as_one), each tile shared out
     by column among the siblings (so a width each sibling's wgmma
-    takes), the stages of the whole tile that fit beside `reserved_bytes`
-    of shared memory (a prologue's vectors); B stored [N, K], K unsplit."""
+    takes), the stages of the whole tile; B stored [N, K], K unsplit."""
     # Split-K and B stored [K, N] left ptxas serializing the siblings'
     # wgmmas (C7520): not taken until that is understood.
     if matmuls[0].transpose_b is None:
@@ -877,25 +872,10 @@ def siblings_schedules(
         cols, rest = divmod(c.cols, products)
         if rest or cols % WGMMA_N_STEP or c.split > 1:
             continue
-        per_stage = WgmmaCandidate.shared_bytes((c.rows, c.cols), 1) + 16
-        stages = min(c.stages, (MAX_SHARED_BYTES - reserved_bytes) // per_stage)
-        if stages < 2:
-            continue
-        found.append(wgmma_tile_schedule(c.rows, cols, stages, persistent=sm_count))
+        found.append(wgmma_tile_schedule(c.rows, cols, c.stages, persistent=sm_count))
         if len(found) == count:
             break
     return found
-
-
-def vector_bytes(body_ops: list[Operation]) -> int:
-    """The shared memory a gemm kernel's prologue vectors take (whole, each
-    rounded up to 1024 bytes: the tiles after them stay aligned)."""
-    if not has_prologue(body_ops):
-        return 0
-    return sum(
-        _round_up(math.prod(shape_of(v)) * element_bytes(v.type.element_type), 1024)  # type: ignore
-        for v in column_vectors(body_ops)
-    )
 
 
 def has_prologue(body_ops: list[Operation]) -> bool:
@@ -916,9 +896,7 @@ def gemm_schedule(
     do not take them) the SIMT kernel's."""
     matmuls = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
     if len(matmuls) > 1 or has_prologue(body_ops):
-        found = arch in WGMMA_ARCHS and siblings_schedules(
-            matmuls, sm_count, reserved_bytes=vector_bytes(body_ops)
-        )
+        found = arch in WGMMA_ARCHS and siblings_schedules(matmuls, sm_count)
         return found[0] if found else simt_gemm_schedule(matmuls[0], sm_count)
     (matmul,) = matmuls
     if is_gemv(matmul):
@@ -1111,8 +1089,7 @@ def schedule_candidates(
         return [picked]
     matmuls = [op for op in ops if isinstance(op, molten.MatmulOp)]
     if len(matmuls) > 1 or has_prologue(ops):
-        reserved = vector_bytes(ops)
-        return siblings_schedules(matmuls, sm_count, count, reserved) or [picked]
+        return siblings_schedules(matmuls, sm_count, count) or [picked]
     (matmul,) = matmuls
     if is_gemv(matmul) or not takes_tensor_cores(matmul, GEMV_MAX_M + 1):
         return [picked]

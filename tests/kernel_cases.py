@@ -534,11 +534,6 @@ WGMMA_CASES: dict[str, Builder] = {
     # clusters, the up product an output too; 64-row tiles in clusters).
     "wgmma_siblings_nk_300x520x1000": gemm_siblings(300, 520, 1000, True),
     "wgmma_tma_siblings_nk_cluster_70x384x4096": gemm_siblings(70, 384, 4096, True),
-    # rms_norm into the gemm that reads it (fuse-prologue, at most 128
-    # rows): partial M and N; and into sibling matmuls, its source a
-    # residual stream.
-    "wgmma_rms_norm_linear_70x2048x5000": rms_norm_linear(70, 2048, 5000),
-    "wgmma_rms_norm_siblings_120x2048x8000": rms_norm_linear(120, 2048, 8000, True),
     # The persistent TMA gemm, by the hand schedules of TMA_GEMMS.
     "wgmma_tma_kn_partial_300x520x1000": gemm_bias_gelu(300, 520, 1000),
     "wgmma_tma_nk_residual_70x4096x384": gemm_nk_residual(70, 4096, 384),

@@ -1,10 +1,11 @@
-"""`fuse-prologue`: rms_norm(x, w) @ W.T as one gemm kernel on sm_90a,
-where the persistent TMA kernel takes the matmul and few rows make it pay.
+"""`fuse-prologue` (opt-in: `ZeroCompiler(prologue=True)`): rms_norm(x, w)
+@ W.T as one gemm kernel on sm_90a, where the persistent TMA kernel takes
+the matmul, with at most PROLOGUE_MAX_ROWS rows.
 The kernel level is interpreted against the graph (float64 and native),
 and the gate, the error for a schedule whose kernel has no prologue, and
-the kernel's generated code (the norm computed from A's stages, w loaded
-beside them) are checked; the GPU runs are in test_gpu_kernels (the
-wgmma_rms_norm_* cases) and test_runtime_gpu (the SIMT variant)."""
+the kernel's generated code (the norm computed in A's stages) are
+checked; on the GPU, the kernels below against the
+interpreter, and in test_runtime_gpu the SIMT variant."""
 
 import numpy as np
 import pytest
@@ -43,7 +44,7 @@ def test_the_norm_is_computed_in_the_gemm(siblings, rng):
     square, the unscaled lhs, the matmuls and the scale after them; it
     computes what the graph does."""
     g = _graph(70, 2048, 5000, siblings)
-    module = molten.ZeroCompiler(arch="sm_90a").optimize(g)
+    module = molten.ZeroCompiler(arch="sm_90a", prologue=True).optimize(g)
     gemms = [k for k in _kernels(module) if k.kind.data == kernel.KernelKind.GEMM]
     (gemm,) = gemms
     body = _body(gemm)
@@ -62,15 +63,19 @@ def test_the_norm_is_computed_in_the_gemm(siblings, rng):
 
 
 @pytest.mark.parametrize(
-    "m, dtype, arch",
+    "m, dtype, arch, prologue",
     [
-        (512, "bfloat16", "sm_90a"),  # many rows: the norm a kernel of its own
-        (70, "float16", "sm_90a"),  # f16: x * w unscaled may overflow
-        (70, "bfloat16", "sm_90"),  # no persistent TMA kernel
+        (512, "bfloat16", "sm_90a", True),  # many rows: the norm's own kernel
+        (70, "float16", "sm_90a", True),  # f16: x * w unscaled may overflow
+        (70, "bfloat16", "sm_90", True),  # no persistent TMA kernel
+        (70, "bfloat16", "sm_90a", False),  # not asked for (the default)
     ],
 )
-def test_where_the_prologue_does_not_pay_or_apply_the_norm_stays_apart(m, dtype, arch):
-    module = molten.ZeroCompiler(arch=arch).optimize(_graph(m, 2048, 5000, dtype=dtype))
+def test_where_the_prologue_does_not_pay_or_apply_the_norm_stays_apart(
+    m, dtype, arch, prologue
+):
+    compiler = molten.ZeroCompiler(arch=arch, prologue=prologue)
+    module = compiler.optimize(_graph(m, 2048, 5000, dtype=dtype))
     kinds = sorted(k.kind.data.value for k in _kernels(module))
     assert kinds == ["gemm", "row_reduce"]
     (gemm,) = [k for k in _kernels(module) if k.kind.data == kernel.KernelKind.GEMM]
@@ -82,7 +87,11 @@ def test_the_generated_kernel_normalizes_the_stages_it_reads():
     (w read from global memory, once a chunk of columns for both rows),
     then their warpgroup's barrier; the mean square is summed over the
     quad's lanes."""
-    source = molten.ZeroCompiler(arch="sm_90a").compile(_graph(70, 2048, 5000)).source
+    source = (
+        molten.ZeroCompiler(arch="sm_90a", prologue=True)
+        .compile(_graph(70, 2048, 5000))
+        .source
+    )
     assert 'asm volatile("fence.proxy.async.shared::cta;" ::: "memory");' in source
     assert 'asm volatile("bar.sync %0, 128;"' in source
     assert source.count("__shfl_xor_sync") >= 4  # two rows, offsets 1 and 2
@@ -92,7 +101,7 @@ def test_a_schedule_whose_kernel_has_no_prologue_is_a_clear_error():
     """A hand schedule of the cp.async wgmma kernel for a gemm that computes
     its lhs: an error naming what takes it, not a traceback."""
     g = _graph(70, 2048, 5000)
-    compiler = molten.ZeroCompiler(arch="sm_90a")
+    compiler = molten.ZeroCompiler(arch="sm_90a", prologue=True)
     (name,) = [
         k.sym_name.data
         for k in _kernels(compiler.optimize(g))
@@ -108,14 +117,8 @@ def test_q_k_v_of_one_norm_and_width_are_one_kernel(rng):
     attention's projections): the row scale they share makes their
     epilogues one group, so one kernel computes the norm once and all
     three products (siblings)."""
-    g = DataflowGraph("qkv")
-    x = g.add_input("x", [70, 2048], "bfloat16")
-    w = g.add_input("w", [2048], "bfloat16")
-    h = g.rms_norm(x, w)
-    for name in ("q", "k", "v"):
-        weight = g.add_input(f"{name}_proj", [5000, 2048], "bfloat16")
-        g.add_output(g.matmul(h, weight, transpose_b=True), name)
-    module = molten.ZeroCompiler(arch="sm_90a").optimize(g)
+    g = _qkv_graph()
+    module = molten.ZeroCompiler(arch="sm_90a", prologue=True).optimize(g)
     (gemm,) = _kernels(module)
     body = _body(gemm)
     assert body.count("molten.matmul") == 3
@@ -127,17 +130,7 @@ def test_q_k_v_of_one_norm_and_width_are_one_kernel(rng):
         assert_close(o, w_, REFERENCE_TOL)
 
 
-@pytest.mark.gpu
-def test_q_k_v_in_one_kernel_on_the_gpu(rng):
-    """The three-sibling prologue kernel above, run (NVRTC) with its
-    outputs poisoned, against the float64 interpreter."""
-    torch = pytest.importorskip("torch", reason="the GPU tests hold memory in torch")
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA GPU or driver")
-    from molten.runtime.device import current_native_arch
-
-    if current_native_arch() != "sm_90a":
-        pytest.skip("the prologue kernel is sm_90a's")
+def _qkv_graph() -> DataflowGraph:
     g = DataflowGraph("qkv")
     x = g.add_input("x", [70, 2048], "bfloat16")
     w = g.add_input("w", [2048], "bfloat16")
@@ -145,8 +138,35 @@ def test_q_k_v_in_one_kernel_on_the_gpu(rng):
     for name in ("q", "k", "v"):
         weight = g.add_input(f"{name}_proj", [5000, 2048], "bfloat16")
         g.add_output(g.matmul(h, weight, transpose_b=True), name)
-    compiled = molten.ZeroCompiler(arch="sm_90a").compile(g)
-    assert len(compiled.kernels) == 1
+    return g
+
+
+GPU_GRAPHS = {
+    # partial M (two 64-row tiles) and N
+    "linear_70x2048x5000": lambda: _graph(70, 2048, 5000),
+    # sibling matmuls, the source a residual stream
+    "siblings_120x2048x8000": lambda: _graph(120, 2048, 8000, True),
+    # three siblings
+    "qkv_70x2048x5000": _qkv_graph,
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", sorted(GPU_GRAPHS))
+def test_the_prologue_kernel_on_the_gpu(case, rng):
+    """Each graph's one prologue gemm kernel (and the pointwise kernel of
+    the residual stream) run through the runtime (NVRTC), outputs
+    poisoned, against the float64 interpreter."""
+    torch = pytest.importorskip("torch", reason="the GPU tests hold memory in torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU or driver")
+    from molten.runtime.device import current_native_arch
+
+    if current_native_arch() != "sm_90a":
+        pytest.skip("the prologue kernel is sm_90a's")
+    g = GPU_GRAPHS[case]()
+    compiled = molten.ZeroCompiler(arch="sm_90a", prologue=True).compile(g)
+    assert any("reduce_mean" in k.fused_ops for k in compiled.kernels)
     hosts = [rng.standard_normal(t.shape.dims) / 8 for t in g.inputs]
     rounded = [
         molten.interpreters.round_to(a, t.type.element_type)
@@ -155,8 +175,10 @@ def test_q_k_v_in_one_kernel_on_the_gpu(rng):
     want = molten.interpret(g, *rounded, reference=True)
     devices = [torch.tensor(a, dtype=torch.bfloat16, device="cuda") for a in hosts]
     outs = [
-        torch.full((70, 5000), float("nan"), dtype=torch.bfloat16, device="cuda")
-        for _ in range(3)
+        torch.full(
+            tuple(t.shape.dims), float("nan"), dtype=torch.bfloat16, device="cuda"
+        )
+        for t in g.outputs
     ]
     compiled(*devices, out=outs)
     torch.cuda.synchronize()

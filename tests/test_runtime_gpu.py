@@ -558,7 +558,7 @@ def test_a_misaligned_prologue_operand_takes_the_simt_variant(misaligned):
         pytest.skip("the prologue kernel is sm_90a's")
     g = DataflowGraph("prologue")
     rms_norm_linear(70, 2048, 5000)(g, "bfloat16")
-    compiled = ZeroCompiler(arch="sm_90a").compile(g)
+    compiled = ZeroCompiler(arch="sm_90a", prologue=True).compile(g)
     (gemm,) = compiled.kernels
     assert "reduce_mean" in gemm.fused_ops and "matmul" in gemm.fused_ops
     assert gemm.scalar_variant is not None

@@ -8,7 +8,7 @@
 // RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep -Ec "_(scalar|simt)<<<" | filecheck %s --check-prefix=VARIANTS
 
 // The default pipeline up to the kernel level (KERNEL_LEVEL_PIPELINE of
-// molten/pipeline.py: the molten-level passes, then fuse-attention, fuse-prologue, fuse-reduction,
+// molten/pipeline.py: the molten-level passes, then fuse-attention, fuse-reduction,
 // fuse-epilogue, fuse-elementwise, kernel-outline, kernel-schedule, tile,
 // dce) on
 // each case that must become exactly one kernel: one kernel.func, of the

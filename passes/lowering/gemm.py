@@ -8,7 +8,6 @@ from __future__ import annotations
 from xdsl.dialects.builtin import StringAttr
 
 from molten.dialects import cuda, kernel
-from molten.passes.fuse_prologue import column_vectors
 from molten.passes.kernel_schedule import simt_gemm_schedule
 from molten.passes.lowering.gemm_mma import lower_gemm_mma
 from molten.passes.lowering.gemm_simt import lower_gemm_simt
@@ -58,10 +57,6 @@ def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
         lowered.fallback = simt
         operands = {args.index(gemm.source)}
         operands |= {args.index(rhs) for rhs in gemm.rhs_operands}
-        if schedule.persistent.data and gemm.has_prologue:  # copied by vectors
-            operands |= {
-                args.index(v) for v in column_vectors(list(kfunc.body.block.ops))
-            }
         lowered.aligned = tuple(sorted(operands | set(cuda.vector_params(lowered.op))))
         return lowered
     return lower_gemm_simt(kfunc, schedule, tiling)

@@ -24,17 +24,13 @@ tiles' rows and columns.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import Float32Type
 from xdsl.ir import SSAValue
 
 from molten.dialects import cuda, kernel, molten
-from molten.dialects.molten import shape_of
-from molten.passes.fuse_prologue import column_vectors
 from molten.passes.lowering.emitter import (
     F32,
     WARP,
@@ -43,7 +39,6 @@ from molten.passes.lowering.emitter import (
     close_if,
     element_of,
     emit_carried_for,
-    emit_for,
     emit_if,
 )
 from molten.passes.lowering.epilogue import Accumulated, epilogue
@@ -187,26 +182,6 @@ def lower_gemm_wgmma_tma(
         b_buffer.name_hint = "b_tile" if products == 1 else f"b{p}_tile"
     bars = e.add(cuda.SharedAllocOp(cuda.BARRIER_TYPE, 2 * stages))
     bars.name_hint = "stage_barriers"
-    # A prologue's vectors along K (w), copied whole into shared memory by
-    # every thread before the barriers are made: read there every K step,
-    # never written again.
-    vectors = column_vectors(list(kfunc.body.block.ops)) if gemm.has_prologue else []
-    vector_buffers = []
-    for v in vectors:
-        v_element, size = element_of(v), math.prod(shape_of(v))
-        buffer = e.add(cuda.SharedAllocOp(v_element, size))
-        buffer.name_hint = f"{v.name_hint or 'vector'}_shared"
-        vector_buffers.append(buffer)
-        width = cuda.VECTOR_BYTES // cuda.element_bytes(v_element)
-        copies = -(-size // (width * block))
-        loop, body = emit_for(e, 0, copies, 1)
-        at = loop.imul(loop.iadd(tid, loop.imul(body.args[0], block)), width)
-        inside = emit_if(loop, loop.icmp(at, size, "slt"))
-        load = cuda.LoadOp(pointers[v], inside.index(at), width)
-        inside.add(load)
-        inside.add(cuda.StoreOp(list(load.values), buffer, inside.index(at)))
-        close_if(inside)
-        body.add_op(scf.YieldOp())
 
     def operand(ptr, buffer, outer, k_rows, total) -> SwizzledOperand:
         return SwizzledOperand.of(
@@ -435,18 +410,6 @@ def lower_gemm_wgmma_tma(
             # The chunk's columns, once for both rows: what is per column
             # (w) is loaded once.
             columns = [em.iadd(k_chunk, j) for j in range(8)]
-            for v, buffer in zip(vectors, vector_buffers, strict=True):
-                v_element = element_of(v)
-                width = min(8, cuda.VECTOR_BYTES // cuda.element_bytes(v_element))
-                for first in range(0, 8, width):
-                    load = cuda.LoadOp(buffer, em.index(columns[first]), width)
-                    em.add(load)
-                    for column, x in zip(columns[first:], load.values, strict=False):
-                        index = [column] if len(shape_of(v)) == 1 else [0, column]
-                        value = x
-                        if not isinstance(v_element, Float32Type):
-                            value = em.add(arith.ExtFOp(x, F32))
-                        ev.define(v, index, value)
             for r, row in enumerate(rows):
                 at = em.index(em.iadd(base, places[r][c]))
                 load = cuda.LoadOp(a_buffer, at, 8)
