@@ -496,6 +496,32 @@ def test_a_misaligned_gemm_operand_takes_the_simt_variant(dtype, misaligned):
         _check(got.float().cpu().numpy(), want, dtype)
 
 
+def _check_with_one_misaligned(torch, g, compiled, misaligned: str) -> None:
+    """Runs a bf16 graph on random inputs with input `misaligned` one
+    element into its buffer (the others aligned), then on aligned copies,
+    each against the float64 interpreter."""
+    rng = np.random.default_rng()
+    hosts = [rng.standard_normal(t.shape.dims) / 8 for t in g.inputs]
+
+    def placed(host, name):
+        buffer = torch.empty(host.size + 1, dtype=torch.bfloat16, device="cuda")
+        view = buffer[1:] if name == misaligned else buffer[: host.size]
+        view.copy_(torch.tensor(host.ravel(), dtype=torch.bfloat16))
+        return view.view(host.shape)
+
+    devices = [placed(h, t.name) for h, t in zip(hosts, g.inputs, strict=True)]
+    names = [t.name for t in g.inputs]
+    assert devices[names.index(misaligned)].data_ptr() % 16
+    rounded = [
+        molten.interpreters.round_to(a, t.type.element_type)
+        for a, t in zip(hosts, g.inputs, strict=True)
+    ]
+    want = molten.interpret(g, *rounded, reference=True)
+    for got in (compiled(*devices), compiled(*(d.clone() for d in devices))):
+        torch.cuda.synchronize()
+        _check(got.float().cpu().numpy(), want, "bfloat16")
+
+
 @pytest.mark.parametrize("misaligned", ["x", "up"])
 def test_a_misaligned_sibling_operand_takes_the_simt_variant(misaligned):
     """A gemm kernel of two sibling matmuls (silu(x @ gate.T) * (x @ up.T),
@@ -519,31 +545,14 @@ def test_a_misaligned_sibling_operand_takes_the_simt_variant(misaligned):
         ("matmul", "matmul", "silu", "mul")
     ]
     assert compiled.kernels[0].scalar_variant is not None
-    rng = np.random.default_rng()
-    hosts = [rng.standard_normal(t.shape.dims) / 8 for t in g.inputs]
-
-    def placed(host, name):
-        buffer = torch.empty(host.size + 1, dtype=torch.bfloat16, device="cuda")
-        view = buffer[1:] if name == misaligned else buffer[: host.size]
-        view.copy_(torch.tensor(host.ravel(), dtype=torch.bfloat16))
-        return view.view(host.shape)
-
-    devices = [placed(h, t.name) for h, t in zip(hosts, g.inputs, strict=True)]
-    rounded = [
-        molten.interpreters.round_to(a, t.type.element_type)
-        for a, t in zip(hosts, g.inputs, strict=True)
-    ]
-    want = molten.interpret(g, *rounded, reference=True)
-    for got in (compiled(*devices), compiled(*(d.clone() for d in devices))):
-        torch.cuda.synchronize()
-        _check(got.float().cpu().numpy(), want, "bfloat16")
+    _check_with_one_misaligned(torch, g, compiled, misaligned)
 
 
 @pytest.mark.parametrize("misaligned", ["x", "w"])
 def test_a_misaligned_prologue_operand_takes_the_simt_variant(misaligned):
     """rms_norm(x, w) @ W.T as one persistent TMA kernel on sm_90a
-    (fuse-prologue: the norm computed from x's tiles, w loaded beside
-    them): with x or w a bf16 element into its buffer, the SIMT variant,
+    (fuse-prologue, opt-in: the norm computed from x's tiles): with x or
+    w a bf16 element into its buffer, the SIMT variant,
     which computes the norm too (its row reduction a loop over K in the
     epilogue), must give the result."""
     torch = pytest.importorskip("torch")
@@ -562,24 +571,7 @@ def test_a_misaligned_prologue_operand_takes_the_simt_variant(misaligned):
     (gemm,) = compiled.kernels
     assert "reduce_mean" in gemm.fused_ops and "matmul" in gemm.fused_ops
     assert gemm.scalar_variant is not None
-    rng = np.random.default_rng()
-    hosts = [rng.standard_normal(t.shape.dims) / 8 for t in g.inputs]
-
-    def placed(host, name):
-        buffer = torch.empty(host.size + 1, dtype=torch.bfloat16, device="cuda")
-        view = buffer[1:] if name == misaligned else buffer[: host.size]
-        view.copy_(torch.tensor(host.ravel(), dtype=torch.bfloat16))
-        return view.view(host.shape)
-
-    devices = [placed(h, t.name) for h, t in zip(hosts, g.inputs, strict=True)]
-    rounded = [
-        molten.interpreters.round_to(a, t.type.element_type)
-        for a, t in zip(hosts, g.inputs, strict=True)
-    ]
-    want = molten.interpret(g, *rounded, reference=True)
-    for got in (compiled(*devices), compiled(*(d.clone() for d in devices))):
-        torch.cuda.synchronize()
-        _check(got.float().cpu().numpy(), want, "bfloat16")
+    _check_with_one_misaligned(torch, g, compiled, misaligned)
 
 
 def test_an_unpinned_compile_runs_on_the_devices_best_target():
