@@ -7,6 +7,9 @@ the kernel's generated code (the norm computed in A's stages) are
 checked; on the GPU, the kernels below against the
 interpreter, and in test_runtime_gpu the SIMT variant."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -128,6 +131,23 @@ def test_q_k_v_of_one_norm_and_width_are_one_kernel(rng):
     got = molten.interpret(module, *inputs, reference=True)
     for w_, o in zip(want, got, strict=True):
         assert_close(o, w_, REFERENCE_TOL)
+
+
+def test_a_layers_second_norm_joins_the_gate_and_up_kernel():
+    """Qwen2.5-7B's layer at 128 tokens with the option: 12 kernels, the
+    post-attention norm computed by the kernel of gate, up and silu (the
+    first norm stays apart: its k and v projections take split-K)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    from decoder_layer import CONFIGS, decoder_layer
+
+    compiled = molten.ZeroCompiler(arch="sm_90a", prologue=True).compile(
+        decoder_layer(CONFIGS["qwen2.5-7b"], 128)
+    )
+    names = [k.name.removeprefix("decoder_layer_") for k in compiled.kernels]
+    assert len(names) == 12 and "row_reduce0" in names
+    assert any(
+        {"matmul", "reduce_mean", "silu"} <= set(k.fused_ops) for k in compiled.kernels
+    )
 
 
 def _qkv_graph() -> DataflowGraph:
