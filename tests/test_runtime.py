@@ -149,11 +149,14 @@ def test_program_copies_outputs_that_are_inputs_or_returned_twice():
 @pytest.mark.sweep
 @needs_nvrtc
 @pytest.mark.parametrize(
-    ("case", "dtype", "arch"), case_params(CASES, DTYPES, ["sm_80", "sm_90"])
+    ("case", "dtype", "arch"), case_params(CASES, DTYPES, ["sm_90"])
 )
 def test_every_kernel_case_compiles_with_nvrtc(case, dtype, arch, monkeypatch):
     """The JIT compiles the same source nvcc does (tests/test_codegen.py), and
-    the cubin holds every kernel the program launches."""
+    the cubin holds every kernel the program launches. One arch: nvcc
+    (test_codegen) builds each case for sm_80 and sm_90, with the same
+    headers; NVRTC's own part, its front end taking the source, is the
+    same for both."""
     from molten.runtime.nvrtc import compile_cubin
 
     monkeypatch.setenv("MOLTEN_DISABLE_CACHE", "1")
