@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import Float16Type, Float32Type, ModuleOp, TensorType
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -98,34 +98,35 @@ def _only_matmul_lhs(value: SSAValue) -> bool:
 
 def factor_row_scale(
     op: molten.MatmulOp, rewriter: PatternRewriter
-) -> list[molten.MatmulOp]:
+) -> dict[Operation, molten.MatmulOp]:
     """Moves the row scale out of `op`'s lhs, for every matmul of that lhs
-    at once (they then share the unscaled lhs, as siblings do); the new
-    matmuls, or none where the lhs is not such a product."""
+    at once (they then share the unscaled lhs, as siblings do); each
+    replaced matmul's new one, or none where the lhs is not such a
+    product."""
     if op.transpose_a is not None or not _only_matmul_lhs(op.lhs):
-        return []
+        return {}
     lhs_type = op.lhs.type
     assert isinstance(lhs_type, TensorType)
     if isinstance(lhs_type.element_type, Float16Type):
-        return []
+        return {}
     cast = op.lhs.owner
     scaled = cast.input if isinstance(cast, molten.CastOp) else op.lhs
     if isinstance(cast, molten.CastOp) and scaled.has_more_than_one_use():
-        return []
+        return {}
     root = scaled.owner
     if not isinstance(root, molten.MulOp):
-        return []
+        return {}
     # The root is opened whatever its uses: they were checked above.
     factors = _factors(root.lhs) + _factors(root.rhs)
     scales = [f for f in factors if _constant_along_k(f)]
     kept = [f for f in factors if not _constant_along_k(f)]
     if not scales or not kept:
-        return []
+        return {}
     if _broadcast(kept) != tuple(shape_of(scaled)):
         # A scale brings an axis that X * C lacks: the product of X * C
         # would have another shape. (A scale broadcasts into the result:
         # its last axis is 1 and its others are the lhs's.)
-        return []
+        return {}
     block = op.parent_block()
     assert block is not None
     order = {o: i for i, o in enumerate(block.ops)}
@@ -138,7 +139,7 @@ def factor_row_scale(
     for made in (unscaled, lhs):
         if made.owner in seq.ops:  # not a value of the graph's own
             made.name_hint = "unscaled"
-    products = []
+    products: dict[Operation, molten.MatmulOp] = {}
     for matmul in matmuls:
         assert isinstance(matmul, molten.MatmulOp)
         result_type = matmul.result.type
@@ -148,7 +149,7 @@ def factor_row_scale(
             molten.MatmulOp, lhs, matmul.rhs, result_type=wide, **matmul.properties
         )
         product.name_hint = "unscaled_product"
-        products.append(product.owner)
+        products[matmul] = product.owner  # type: ignore[assignment]
         wide_scales = [seq.cast(s, wide.element_type) for s in scales]
         value = _product(seq, [product, *wide_scales])
         value = seq.cast(value, result_type.element_type)

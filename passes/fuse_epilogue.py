@@ -44,11 +44,11 @@ from molten.passes.fusion import (
 )
 
 
-def takes_siblings(matmul: molten.MatmulOp, arch: str) -> bool:
-    """Whether the target's gemm kernels take siblings of `matmul`: on
-    sm_90a, where the persistent TMA kernel (the tensor-core kernel that
-    computes several products of one lhs) takes it, it is not a GEMV, and
-    the kernel has a tile for two of it."""
+def persistent_takes(matmuls: list[molten.MatmulOp], arch: str) -> bool:
+    """Whether the persistent TMA kernel (the tensor-core kernel that
+    computes several products of one lhs, and a prologue) takes a kernel
+    of `matmuls`, alike: on sm_90a, where it takes the first, that is not
+    a GEMV, and it has a tile for all of them."""
     from molten.passes.kernel_schedule import (
         H100_SMS,
         WGMMA_ARCHS,
@@ -57,12 +57,19 @@ def takes_siblings(matmul: molten.MatmulOp, arch: str) -> bool:
         takes_persistent,
     )
 
+    first = matmuls[0]
     return (
         arch in WGMMA_ARCHS
-        and takes_persistent(matmul)
-        and not is_gemv(matmul)
-        and bool(siblings_schedules([matmul, matmul], H100_SMS))
+        and takes_persistent(first)
+        and not is_gemv(first)
+        and bool(siblings_schedules(matmuls, H100_SMS))
     )
+
+
+def takes_siblings(matmul: molten.MatmulOp, arch: str) -> bool:
+    """Whether the target's gemm kernels take siblings of `matmul` (the
+    persistent TMA kernel, with a tile for two of it)."""
+    return persistent_takes([matmul, matmul], arch)
 
 
 def epilogue_admits(

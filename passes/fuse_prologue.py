@@ -56,7 +56,7 @@ from xdsl.transforms.dead_code_elimination import region_dce
 from molten.dialects import kernel, molten
 from molten.dialects.molten import broadcasts_to, shape_of
 from molten.passes.factor_row_scale import factor_row_scale
-from molten.passes.fuse_epilogue import epilogue_admits
+from molten.passes.fuse_epilogue import epilogue_admits, persistent_takes
 from molten.passes.fusion import ELEMENTWISE, fuse, grow, is_fusible_root
 
 ROW_REDUCTIONS = (molten.ReduceSumOp, molten.ReduceMeanOp)
@@ -84,30 +84,16 @@ def takes_prologue(matmul: molten.MatmulOp, arch: str) -> bool:
     GEMV, it has at most PROLOGUE_MAX_ROWS rows, and K is whole 64-element
     steps (the tiles past K would read the per-column factors out of
     bounds)."""
-    from molten.passes.kernel_schedule import (
-        H100_SMS,
-        SWIZZLE_K,
-        WGMMA_ARCHS,
-        is_gemv,
-        siblings_schedules,
-        takes_persistent,
-        wgmma_schedule,
-    )
+    from molten.passes.kernel_schedule import H100_SMS, SWIZZLE_K, wgmma_schedule
 
     if not (
-        arch in WGMMA_ARCHS
-        and takes_persistent(matmul)
-        and not is_gemv(matmul)
-        and shape_of(matmul.result)[-2] <= PROLOGUE_MAX_ROWS
+        shape_of(matmul.result)[-2] <= PROLOGUE_MAX_ROWS
         and shape_of(matmul.lhs)[-1] % SWIZZLE_K == 0
+        and persistent_takes([matmul], arch)
     ):
         return False
     alone = wgmma_schedule(matmul, H100_SMS)
-    return (
-        alone.persistent.data > 0
-        and alone.split.data == 1
-        and bool(siblings_schedules([matmul], H100_SMS))
-    )
+    return alone.persistent.data > 0 and alone.split.data == 1
 
 
 def elementwise_cone(
@@ -152,13 +138,16 @@ def _along_k(leaf: SSAValue, shape: tuple[int, ...]) -> bool:
     )
 
 
-def prologue_of(lhs: SSAValue) -> tuple[list[Operation], SSAValue] | None:
-    """The elementwise ops computing a matmul's lhs and their one source of
-    the lhs's shape and type, the others constant along M; None where the
-    lhs is not so computed. A value of the lhs's type that is also read
-    elsewhere (a residual stream) is a source, as written anyway."""
+def prologue_of(
+    lhs: SSAValue, level: Callable[[Operation], bool] = is_fusible_root
+) -> tuple[list[Operation], SSAValue, list[SSAValue]] | None:
+    """The elementwise ops computing a matmul's lhs, their one source of
+    the lhs's shape and type and their leaves (the source and others
+    constant along M); None where the lhs is not so computed. A value of
+    the lhs's type that is also read elsewhere (a residual stream) is a
+    source, as written anyway."""
     ops, leaves = elementwise_cone(
-        lhs, lambda v: v.type == lhs.type and v.has_more_than_one_use()
+        lhs, lambda v: v.type == lhs.type and v.has_more_than_one_use(), level
     )
     shape = tuple(shape_of(lhs))
     sources = [leaf for leaf in leaves if tuple(shape_of(leaf)) == shape]
@@ -169,42 +158,34 @@ def prologue_of(lhs: SSAValue) -> tuple[list[Operation], SSAValue] | None:
         _along_k(leaf, shape) for leaf in leaves if leaf is not source
     ):
         return None
-    return ops, source
+    return ops, source, leaves
 
 
 def prologue_source(kfunc: kernel.FuncOp, lhs: SSAValue) -> SSAValue:
     """The kernel input a gemm kernel's computed lhs is read from (the
     kernel level's view of prologue_of), or a clear error."""
-    ops, leaves = elementwise_cone(lhs, level=lambda op: True)
-    shape = tuple(shape_of(lhs))
-    sources = [leaf for leaf in leaves if tuple(shape_of(leaf)) == shape]
+    name = kfunc.sym_name.data
     args = kfunc.body.block.args
-    for op in kfunc.body.block.ops:
-        if isinstance(op, molten.ReductionOp) and (
-            sources and row_reduction_of(op, sources[0], lambda o: True) is None
-        ):
-            raise NotImplementedError(
-                f"lower-kernel-to-cuda: {kfunc.sym_name.data}: a gemm kernel "
-                f"computes only reductions over the last axis (keepdim) of its "
-                f"lhs's source, elementwise, not {op.name} of {op.input.type}"
-            )
-    if (
-        len(sources) != 1
-        or sources[0] not in args
-        or sources[0].type != lhs.type  # type: ignore[attr-defined]
-        or not all(
-            leaf is sources[0]
-            or (leaf in args and _along_k(leaf, shape))
-            or isinstance(leaf.owner, molten.ConstantOp)
-            for leaf in leaves
-        )
+    found = prologue_of(lhs, level=lambda op: True)
+    if found is None or not all(
+        leaf in args or isinstance(leaf.owner, molten.ConstantOp) for leaf in found[2]
     ):
         raise NotImplementedError(
-            f"lower-kernel-to-cuda: {kfunc.sym_name.data}: a gemm kernel computes its "
+            f"lower-kernel-to-cuda: {name}: a gemm kernel computes its "
             "lhs only elementwise from one input of the lhs's shape and type and "
             "inputs constant along its rows"
         )
-    return sources[0]
+    source = found[1]
+    for op in kfunc.body.block.ops:
+        if isinstance(op, molten.ReductionOp) and (
+            row_reduction_of(op, source, lambda o: True) is None
+        ):
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: {name}: a gemm kernel "
+                f"computes only reductions over the last axis (keepdim) of its "
+                f"lhs's source, elementwise, not {op.name} of {op.input.type}"
+            )
+    return source
 
 
 def row_reduction_of(
@@ -227,20 +208,24 @@ def row_reduction_of(
     return ops
 
 
-def _depends_on(op: Operation, targets: set[Operation], group: set[Operation]):
-    """Whether `op` reads, through ops of `group`, a result of `targets`."""
-    stack, seen = [op], set()
-    while stack:
-        current = stack.pop()
-        if current in targets:
-            return True
-        if current in seen or current not in group:
+def _before_the_matmuls(seed: Operation, group: set[Operation]) -> list[Operation]:
+    """The ops of `group`, in block order, that read no matmul of it
+    through ops of it: the prologue's side (and what the epilogue reads
+    that the products do not)."""
+    block = seed.parent_block()
+    assert block is not None
+    after: set[Operation] = set()
+    before = []
+    for op in block.ops:
+        if op not in group:
             continue
-        seen.add(current)
-        stack.extend(
-            v.owner for v in current.operands if isinstance(v.owner, Operation)
-        )
-    return False
+        if isinstance(op, molten.MatmulOp) or any(
+            v.owner in after for v in op.operands
+        ):
+            after.add(op)
+        else:
+            before.append(op)
+    return before
 
 
 def privatize(
@@ -274,19 +259,17 @@ class FuseMatmulPrologue(RewritePattern):
             and is_fusible_root(producer)
         ):
             return  # no lhs computed elementwise: nothing to fuse (cheap first)
-        readers = [use.operation for use in op.lhs.uses]
         if not all(
-            isinstance(m, molten.MatmulOp) and takes_prologue(m, self.arch)
-            for m in readers
+            isinstance(use.operation, molten.MatmulOp)
+            and takes_prologue(use.operation, self.arch)
+            for use in op.lhs.uses
         ):
             return
-        products = factor_row_scale(op, rewriter)
-        if products:
-            op = products[readers.index(op)]
+        op = factor_row_scale(op, rewriter).get(op, op)
         found = prologue_of(op.lhs)
         if found is None:
             return
-        lhs_ops, source = found
+        lhs_ops, source, _ = found
         prologue: set[Operation] = set(lhs_ops)
         reductions: set[Operation] = set()
         epilogue = epilogue_admits(op, self.arch)
@@ -317,13 +300,7 @@ class FuseMatmulPrologue(RewritePattern):
             return epilogue(candidate, group)
 
         group = grow([op], admits, grow_producers_of=_producers_of(op))
-        block = op.parent_block()
-        assert block is not None
-        matmuls = {o for o in group if isinstance(o, molten.MatmulOp)}
-        side = [
-            o for o in block.ops if o in group and not _depends_on(o, matmuls, group)
-        ]
-        privatize(rewriter, group, side)
+        privatize(rewriter, group, _before_the_matmuls(op, group))
         # The epilogue reads the row reductions: it is not recomputed
         # outside (that would need them again).
         fuse(rewriter, group, kernel.KernelKind.GEMM, recompute=False)

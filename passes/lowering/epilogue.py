@@ -38,6 +38,15 @@ Accumulated = SSAValue | tuple[SSAValue, ...]
 per matmul of a kernel of siblings (GemmShape.matmuls)."""
 
 
+def by_place(values: Sequence[SSAValue], products: int) -> list[Accumulated]:
+    """A thread's accumulators, each matmul's one after another, as one
+    Accumulated per place (the siblings' side by side)."""
+    if products == 1:
+        return list(values)
+    count = len(values) // products
+    return [tuple(values[p * count + j] for p in range(products)) for j in range(count)]
+
+
 @dataclass(frozen=True)
 class RowMap:
     """Where row r (0 ... count - 1) of the rows a kernel's tiles run

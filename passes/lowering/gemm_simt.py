@@ -14,7 +14,7 @@ from xdsl.ir import Block, Region, SSAValue
 
 from molten.dialects import cuda, kernel
 from molten.passes.lowering.emitter import F32, INDEX, Emitter, Index, both
-from molten.passes.lowering.epilogue import finish
+from molten.passes.lowering.epilogue import by_place, finish
 from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
 from molten.passes.lowering.matmul import GemmShape, gemm_offset
@@ -282,13 +282,12 @@ def lower_gemm_simt(
             cols[j] = e.iadd(first_col, _micro_tile_step(j, cols_at_once, threads_n))
         return cols[j]
 
+    places = by_place(list(loop.results), products)
     accumulators = [
         (
             row(i),
             col(j),
-            loop.results[i * fn + j]
-            if products == 1
-            else tuple(loop.results[p * count + i * fn + j] for p in range(products)),
+            places[i * fn + j],
         )
         for i in range(fm)
         for j in range(fn)

@@ -41,7 +41,7 @@ from molten.passes.lowering.emitter import (
     emit_carried_for,
     emit_if,
 )
-from molten.passes.lowering.epilogue import Accumulated, epilogue
+from molten.passes.lowering.epilogue import Accumulated, by_place, epilogue
 from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.gemm_wgmma import (
     ACCUMULATOR_RUN,
@@ -395,8 +395,11 @@ def lower_gemm_wgmma_tma(
     computed = mm.lhs.owner if gemm.has_prologue else None
     narrowed = computed.input if isinstance(computed, molten.CastOp) else mm.lhs
 
+    # The rows of this thread's elements in the tile, once a tile.
+    rows = [tile_loop.iadd(m0, row) for row in own_rows] if reads_a else []
+
     def prologue_step(
-        em: Emitter, m0: Index, k: Index, stage: SSAValue, sums: list[SSAValue]
+        em: Emitter, k: Index, stage: SSAValue, sums: list[SSAValue]
     ) -> list[SSAValue]:
         """The lhs computed in place on this thread's elements of the K
         step in `stage`, and `sums` (each row's, then each reduction's)
@@ -404,7 +407,6 @@ def lower_gemm_wgmma_tma(
         ev = Evaluator(em, pointers)
         k0, base = em.imul(k, bk), em.imul(stage, bm * bk)
         sums = list(sums)
-        rows = [em.iadd(m0, row) for row in own_rows]
         for c, chunk in enumerate(own_chunks):
             k_chunk = em.iadd(k0, em.imul(chunk, 8))
             # The chunk's columns, once for both rows: what is per column
@@ -449,7 +451,7 @@ def lower_gemm_wgmma_tma(
         With a prologue, first that, onto `sums`."""
         em.add(cuda.MbarrierWaitOp(bars, stage, parity))
         if reads_a:
-            sums = prologue_step(em, m0, k, stage, sums)
+            sums = prologue_step(em, k, stage, sums)
         em.add(cuda.WgmmaFenceOp())
         parts = [acc[p * count : (p + 1) * count] for p in range(products)]
         for kk in range(0, bk, cuda.WGMMA_K):
@@ -512,14 +514,9 @@ def lower_gemm_wgmma_tma(
             among=True,
         )
         last_e, done = parts.combined(tile_loop, (block_tile, part, tid), done, None)
-    # One place per accumulator of the first matmul; the siblings' are at
-    # the same places, `count` on each.
-    values = (
-        done
-        if products == 1
-        else [tuple(done[p * count + j] for p in range(products)) for j in range(count)]
+    accumulators = accumulator_places(
+        last_e, lane_row, lane_col, by_place(done, products)
     )
-    accumulators = accumulator_places(last_e, lane_row, lane_col, values)
     defined = row_reductions_done(last_e, gemm, accumulators, sums)
     epilogue(
         gemm,
