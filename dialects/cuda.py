@@ -1393,6 +1393,10 @@ def _verify_pointer_args(
             )
 
 
+def _shapes_attr(shapes: Sequence[Sequence[int]]) -> ArrayAttr[DenseArrayBase]:
+    return ArrayAttr([DenseArrayBase.from_list(i64, list(s)) for s in shapes])
+
+
 def _print_signature(printer: Printer, sym_name: StringAttr, body: Region) -> None:
     printer.print_string(" ")
     printer.print_symbol_name(sym_name.data)
@@ -1516,11 +1520,14 @@ class HostFuncOp(IRDLOperation):
     """The `extern "C"` launcher of a graph: pointers to its inputs, then to its
     `outputs` outputs; the body launches kernels on the caller's stream.
     `param_names`, where given, are the C++ parameter names (the graph's own
-    names, which SSA names cannot always carry).
+    names, which SSA names cannot always carry); `shapes`, where given, the
+    shape of the tensor each param points to (the header states them, for
+    a caller that allocates the buffers).
 
     ```mlir
     cuda.host_func @g(%h: !cuda.ptr<f32>, %h_1: !cuda.ptr<f32>, %y: !cuda.ptr<f32>)
-        outputs 1 attributes {param_names = ["h_0", "h_1", "y"]} { ... }
+        outputs 1 shapes [[4, 8], [8], [4, 8]]
+        attributes {param_names = ["h_0", "h_1", "y"]} { ... }
     ```
     """
 
@@ -1529,6 +1536,7 @@ class HostFuncOp(IRDLOperation):
     function_type = prop_def(FunctionType)
     outputs = prop_def(IntAttr)
     param_names = opt_prop_def(ArrayAttr[StringAttr])
+    shapes = opt_prop_def(ArrayAttr[DenseArrayBase])
     body = region_def("single_block")
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
 
@@ -1539,6 +1547,7 @@ class HostFuncOp(IRDLOperation):
         outputs: int,
         body: Region,
         param_names: Sequence[str] | None = None,
+        shapes: Sequence[Sequence[int]] | None = None,
     ):
         properties: dict[str, Attribute] = {
             "sym_name": StringAttr(sym_name),
@@ -1547,7 +1556,15 @@ class HostFuncOp(IRDLOperation):
         }
         if param_names is not None:
             properties["param_names"] = ArrayAttr([StringAttr(n) for n in param_names])
+        if shapes is not None:
+            properties["shapes"] = _shapes_attr(shapes)
         super().__init__(properties=properties, regions=[body])
+
+    def param_shapes(self) -> list[tuple[int, ...]] | None:
+        """Each param's tensor shape, where the op states them."""
+        if self.shapes is None:
+            return None
+        return [tuple(s.get_values()) for s in self.shapes.data]
 
     def verify_(self) -> None:
         _verify_pointer_args(self.name, self.body, self.function_type, True)
@@ -1557,10 +1574,18 @@ class HostFuncOp(IRDLOperation):
             self.body.block.args
         ):
             raise VerifyException("cuda.host_func: param_names must name every param")
+        if self.shapes is not None and len(self.shapes.data) != len(
+            self.body.block.args
+        ):
+            raise VerifyException("cuda.host_func: shapes must give every param's")
 
     def print(self, printer: Printer) -> None:
         _print_signature(printer, self.sym_name, self.body)
         printer.print_string(f" outputs {self.outputs.data}")
+        shapes = self.param_shapes()
+        if shapes is not None:
+            listed = ", ".join("[" + ", ".join(map(str, s)) + "]" for s in shapes)
+            printer.print_string(f" shapes [{listed}]")
         extra = (
             {"param_names": self.param_names} if self.param_names is not None else {}
         )
@@ -1573,6 +1598,15 @@ class HostFuncOp(IRDLOperation):
         sym_name, args = _parse_signature(parser)
         parser.parse_keyword("outputs")
         outputs = parser.parse_integer(allow_negative=False)
+        shapes = None
+        if parser.parse_optional_keyword("shapes") is not None:
+            shapes = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE,
+                lambda: parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE,
+                    lambda: parser.parse_integer(allow_negative=False),
+                ),
+            )
         attributes = parser.parse_optional_attr_dict_with_keyword()
         extra = dict(attributes.data) if attributes is not None else {}
         body = parser.parse_region(args)
@@ -1581,6 +1615,8 @@ class HostFuncOp(IRDLOperation):
             "function_type": FunctionType.from_lists([a.type for a in args], []),
             "outputs": IntAttr(outputs),
         }
+        if shapes is not None:
+            properties["shapes"] = _shapes_attr(shapes)
         if "param_names" in extra:
             properties["param_names"] = extra.pop("param_names")
         return cls.create(properties=properties, attributes=extra, regions=[body])

@@ -252,9 +252,9 @@ extern "C" __global__ void __launch_bounds__(640) fused_rmsnorm_row_reduce0_scal
 #ifndef __CUDACC_RTC__
 
 // fused_rmsnorm: runs the graph on `stream`.
-//   x: input, float elements
-//   w: input, float elements
-//   norm: output, float elements
+//   x: input, 2048 x 5120 float elements
+//   w: input, 5120 float elements
+//   norm: output, 2048 x 5120 float elements
 extern "C" cudaError_t fused_rmsnorm(const float* x, const float* w, float* norm, cudaStream_t stream) {
   cudaError_t err = cudaSuccess;
   if ((((uintptr_t)x | (uintptr_t)w | (uintptr_t)norm) % 16) == 0) {

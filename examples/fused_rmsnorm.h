@@ -10,10 +10,18 @@ extern "C" {
 #endif
 
 // fused_rmsnorm: runs the graph on `stream`.
-//   x: input, float elements
-//   w: input, float elements
-//   norm: output, float elements
+//   x: input, 2048 x 5120 float elements
+//   w: input, 5120 float elements
+//   norm: output, 2048 x 5120 float elements
 cudaError_t fused_rmsnorm(const float* x, const float* w, float* norm, cudaStream_t stream);
+
+// The tensors' element counts and shapes (row-major), for the caller's buffers.
+#define FUSED_RMSNORM_X_ELEMENTS 10485760LL
+#define FUSED_RMSNORM_X_SHAPE {2048, 5120}
+#define FUSED_RMSNORM_W_ELEMENTS 5120LL
+#define FUSED_RMSNORM_W_SHAPE {5120}
+#define FUSED_RMSNORM_NORM_ELEMENTS 10485760LL
+#define FUSED_RMSNORM_NORM_SHAPE {2048, 5120}
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,12 @@
-"""examples/standalone: the seed kernel driven from C++, without Python.
+"""examples/standalone: the seed kernel and the decoder layer driven from
+C++, without Python.
 
-The build runs wherever nvcc is installed; running it needs a GPU (marker
+The builds run wherever nvcc is installed; running them needs a GPU (marker
 `gpu`; found through nvidia-smi, no torch involved)."""
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,3 +62,41 @@ def test_standalone_runs_and_matches_the_cpu_loop(tmp_path):
     run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "PASS" in run.stdout
+
+
+def _build_layer(tmp_path: Path, model: str, tokens: int) -> Path:
+    """Compiles the decoder layer (examples/decoder_layer.py, for sm_90a)
+    and builds examples/standalone/decoder_layer.cpp against it, in a copy."""
+    work = tmp_path / "examples"
+    shutil.copytree(EXAMPLES / "standalone", work / "standalone")
+    shutil.copy(EXAMPLES / "decoder_layer.py", work / "decoder_layer.py")
+    result = subprocess.run(
+        ["make", "-C", str(work / "standalone"), "layer", f"MODEL={model}"]
+        + [f"TOKENS={tokens}", f"NVCC={NVCC}", f"PYTHON={sys.executable}"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return work / "standalone" / "layer" / f"{model}-{tokens}" / "decoder_layer"
+
+
+@needs_nvcc
+def test_the_layer_driver_builds_from_the_header_alone(tmp_path):
+    """The driver reads every size from the generated header's macros (Qwen2:
+    with the q, k and v biases the header declares)."""
+    assert _build_layer(tmp_path, "qwen2.5-7b", 17).exists()
+
+
+@pytest.mark.gpu
+@needs_nvcc
+@pytest.mark.parametrize(
+    ("model", "eps"), [("qwen2.5-7b", "1e-6"), ("llama3-8b", "1e-5")]
+)
+def test_the_layer_runs_from_cpp_and_matches_the_cpu_layer(tmp_path, model, eps):
+    if _gpu_arch() != "sm_90":
+        pytest.skip("the layer is compiled for sm_90a: needs an H100 or H200")
+    binary = _build_layer(tmp_path, model, 17)
+    run = subprocess.run([str(binary), eps], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "PASS" in run.stdout
+    print(run.stdout)

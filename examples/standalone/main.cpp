@@ -16,8 +16,10 @@
 
 namespace {
 
-constexpr int kRows = 2048;
-constexpr int kHidden = 5120;
+// The sizes the graph was compiled for, from the generated header.
+constexpr long long kShape[] = FUSED_RMSNORM_X_SHAPE;
+constexpr int kRows = static_cast<int>(kShape[0]);
+constexpr int kHidden = static_cast<int>(kShape[1]);
 constexpr double kEps = 1e-6;
 
 bool check(cudaError_t err, const char* what) {

@@ -14,6 +14,6 @@ func.func @g(%h_0: tensor<4xf32>, %h_1: tensor<4xf32>, %x: tensor<4xf32>) -> ten
 
 // CHECK: func.func @g(%h: tensor<4xf32> {molten.name = "h_0"}, %h_1: tensor<4xf32> {molten.name = "h_1"}, %x: tensor<4xf32>) -> tensor<4xf32> {
 
-// CUDA: cuda.host_func @g(%h: !cuda.ptr<f32>, %h_1: !cuda.ptr<f32>, %x: !cuda.ptr<f32>, %z: !cuda.ptr<f32>) outputs 1 attributes {param_names = ["h_0", "h_1", "x", "z"]} {
+// CUDA: cuda.host_func @g(%h: !cuda.ptr<f32>, %h_1: !cuda.ptr<f32>, %x: !cuda.ptr<f32>, %z: !cuda.ptr<f32>) outputs 1 shapes [[4], [4], [4], [4]] attributes {param_names = ["h_0", "h_1", "x", "z"]} {
 
 // HEADER: cudaError_t g(const float* h_0, const float* h_1, const float* x, float* z, cudaStream_t stream);

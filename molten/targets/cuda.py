@@ -862,6 +862,16 @@ def _stored_pointers(body: Block) -> set[SSAValue]:
     }
 
 
+def _size_macros(launcher: str, param: str, shape: Sequence[int]) -> list[str]:
+    """`#define`s of a param's element count and (rank 1 and up) shape,
+    for a C or C++ caller that allocates the buffers: LAUNCHER_PARAM_..."""
+    prefix = f"{launcher}_{param}".upper()
+    lines = [f"#define {prefix}_ELEMENTS {math.prod(shape)}LL"]
+    if shape:
+        lines.append(f"#define {prefix}_SHAPE {{{', '.join(map(str, shape))}}}")
+    return lines
+
+
 def _param(
     scope: Scope, arg: SSAValue, const: bool, hint: str | None = None
 ) -> tuple[str, str]:
@@ -1045,13 +1055,20 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             if launcher.param_names is not None
             else [None] * len(args)
         )
-        params, doc = [], []
-        for i, (arg, hint) in enumerate(zip(args, hints, strict=True)):
+        shapes = launcher.param_shapes() or [None] * len(args)
+        params, doc, sizes = [], [], []
+        for i, (arg, hint, shape) in enumerate(zip(args, hints, shapes, strict=True)):
             name, decl = _param(scope, arg, const=i < n_inputs, hint=hint)
             printer.names[arg] = name
             params.append(decl.replace(" __restrict__", ""))
             role = "input" if i < n_inputs else "output"
-            doc.append(f"  {name}: {role}, {c_type(arg.type.element_type)} elements")
+            element = c_type(arg.type.element_type)
+            if shape is None:
+                doc.append(f"  {name}: {role}, {element} elements")
+                continue
+            dims = " x ".join(map(str, shape)) or "one"
+            doc.append(f"  {name}: {role}, {dims} {element} elements")
+            sizes.append(_size_macros(launcher_name, name, shape))
         params.append("cudaStream_t stream")
         printer.emit("cudaError_t err = cudaSuccess;")
         printer.block(launcher.body.block)
@@ -1062,6 +1079,7 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
                 "params": params,
                 "body": "\n".join(printer.lines),
                 "doc": [f"{launcher_name}: runs the graph on `stream`.", *doc],
+                "sizes": [line for lines in sizes for line in lines],
             }
         )
     kernel_ops = {type(op) for k in kernels for op in k.walk()}

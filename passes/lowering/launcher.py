@@ -110,4 +110,5 @@ def lower_graph(
         len(returned),
         Region(entry),
         None if exact else param_names,
+        [shape_of(a) for a in block.args] + [shape_of(v) for v in returned],
     )

@@ -300,6 +300,14 @@ cuda.host_func @no_outputs(%x: !cuda.ptr<f32>) outputs 0 {
 
 // -----
 
+// a shape for each parameter
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: shapes must give every param's{{$}}
+cuda.host_func @too_few_shapes(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 shapes [[4]] {
+  cuda.return
+}
+
+// -----
+
 // more outputs than parameters
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: outputs must count trailing params{{$}}
 cuda.host_func @too_many_outputs(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 3 {

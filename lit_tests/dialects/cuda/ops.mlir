@@ -401,13 +401,13 @@ cuda.host_func @graph(%a: !cuda.ptr<f16>, %b: !cuda.ptr<bf16>, %y: !cuda.ptr<f32
 
 // -----
 
-// Every parameter an output (`outputs` equal to the parameter count), an f16
-// and a bf16 buffer, a launch with no arguments, copies between buffers
-// (f16, bf16).
+// Every parameter an output (`outputs` equal to the parameter count), with
+// their tensors' shapes (one a scalar's), an f16 and a bf16 buffer, a launch
+// with no arguments, copies between buffers (f16, bf16).
 cuda.kernel @nothing() block 32 {
   cuda.return
 }
-cuda.host_func @all_outputs(%y: !cuda.ptr<f16>, %z: !cuda.ptr<bf16>) outputs 2 {
+cuda.host_func @all_outputs(%y: !cuda.ptr<f16>, %z: !cuda.ptr<bf16>) outputs 2 shapes [[], [7]] {
   %h = cuda.alloc 1 : !cuda.ptr<f16>
   %b = cuda.alloc 7 : !cuda.ptr<bf16>
   cuda.launch @nothing grid [1, 1, 1] block [32, 1, 1] () :
@@ -421,7 +421,7 @@ cuda.host_func @all_outputs(%y: !cuda.ptr<f16>, %z: !cuda.ptr<bf16>) outputs 2 {
 // CHECK-LABEL: cuda.kernel @nothing() block 32 {
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
-// CHECK-NEXT:  cuda.host_func @all_outputs(%y: !cuda.ptr<f16>, %z: !cuda.ptr<bf16>) outputs 2 {
+// CHECK-NEXT:  cuda.host_func @all_outputs(%y: !cuda.ptr<f16>, %z: !cuda.ptr<bf16>) outputs 2 shapes [[], [7]] {
 // CHECK-NEXT:    %h = cuda.alloc 1 : !cuda.ptr<f16>
 // CHECK-NEXT:    %b = cuda.alloc 7 : !cuda.ptr<bf16>
 // CHECK-NEXT:    cuda.launch @nothing grid [1, 1, 1] block [32, 1, 1]() :{{ ?$}}
@@ -432,7 +432,7 @@ cuda.host_func @all_outputs(%y: !cuda.ptr<f16>, %z: !cuda.ptr<bf16>) outputs 2 {
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
 
-// CHECK-GENERIC-LABEL: "cuda.host_func"() <{sym_name = "all_outputs", function_type = (!cuda.ptr<f16>, !cuda.ptr<bf16>) -> (), outputs = #builtin.int<2>}> ({
+// CHECK-GENERIC-LABEL: "cuda.host_func"() <{sym_name = "all_outputs", function_type = (!cuda.ptr<f16>, !cuda.ptr<bf16>) -> (), outputs = #builtin.int<2>, shapes = [array<i64>, array<i64: 7>]}> ({
 // CHECK-GENERIC-NEXT:  ^bb0(%y: !cuda.ptr<f16>, %z: !cuda.ptr<bf16>):
 // CHECK-GENERIC-NEXT:    %h = "cuda.alloc"() <{size = 1 : i64}> : () -> !cuda.ptr<f16>
 // CHECK-GENERIC-NEXT:    %b = "cuda.alloc"() <{size = 7 : i64}> : () -> !cuda.ptr<bf16>

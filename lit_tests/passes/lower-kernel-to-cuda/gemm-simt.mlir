@@ -120,7 +120,7 @@ func.func @linear(%a: tensor<20x8xf16>, %w: tensor<8x16xf16>, %b: tensor<16xf16>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
-// CHECK-NEXT:  cuda.host_func @linear(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) outputs 1 {
+// CHECK-NEXT:  cuda.host_func @linear(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) outputs 1 shapes [[20, 8], [8, 16], [16], [20, 16]] {
 // CHECK-NEXT:    cuda.launch @gemm_k grid [1, 2, 1] block [16, 1, 1](%a, %w, %b, %y) : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }

@@ -76,7 +76,7 @@ func.func @tma_cluster(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> t
 // CHECK:             cuda.mbarrier_arrive %stage_barriers[{{%[^ ]+}}] : !cuda.ptr<i64, shared>
 // CHECK:             cuda.store {{.*}}, %m[{{%[^ ]+}}] : bf16, !cuda.ptr<bf16>
 // CHECK:       cuda.kernel @wgmma_tma_simt(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %m: !cuda.ptr<bf16>, %{{[^ ]+}}: !cuda.tensor_map<bf16>, %{{[^ ]+}}: !cuda.tensor_map<bf16>) block 256
-// CHECK-LABEL: cuda.host_func @tma(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 {
+// CHECK-LABEL: cuda.host_func @tma(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 shapes [[300, 520], [1000, 520], [300, 1000]] {
 // CHECK-NEXT:    %tensor_map = cuda.make_tensor_map %x [300, 520] box [128, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
 // CHECK-NEXT:    %tensor_map_1 = cuda.make_tensor_map %w [1000, 520] box [256, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
 // CHECK-NEXT:    cuda.launch @wgmma_tma grid [7, 1, 1] block [384, 1, 1](%x, %w, %y, %tensor_map, %tensor_map_1) aligned [0, 1] else @wgmma_tma_simt grid [16, 5, 1] block [256, 1, 1]

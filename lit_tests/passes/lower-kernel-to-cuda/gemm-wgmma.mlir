@@ -129,7 +129,7 @@ func.func @linear_wgmma(%a: tensor<128x128xf16>, %w: tensor<128x256xf16>, %b: te
 // CHECK-NEXT:  }
 // CHECK-NEXT:  cuda.kernel @wgmma_k_simt(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) block 256 min_blocks 2
 // CHECK-NOT:     cuda.wgmma
-// CHECK:       cuda.host_func @linear_wgmma(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) outputs 1 {
+// CHECK:       cuda.host_func @linear_wgmma(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) outputs 1 shapes [[128, 128], [128, 256], [256], [128, 256]] {
 // CHECK-NEXT:    cuda.launch @wgmma_k grid [1, 1, 1] block [256, 1, 1](%a, %w, %b, %y) aligned [0, 1, 3] else @wgmma_k_simt grid [4, 2, 1] block [256, 1, 1] : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
@@ -248,7 +248,7 @@ func.func @split(%x: tensor<20x1000xbf16>, %w: tensor<256x1000xbf16>) -> tensor<
 // CHECK:         {{^    [}]$}}
 // CHECK-NEXT:    cuda.return
 // CHECK:       cuda.kernel @wgmma_split_simt(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %m: !cuda.ptr<bf16>, %split_k_counters: !cuda.ptr<i32>, %split_k_parts: !cuda.ptr<f32>) block 256
-// CHECK-LABEL: cuda.host_func @split(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 {
+// CHECK-LABEL: cuda.host_func @split(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 shapes [[20, 1000], [256, 1000], [20, 256]] {
 // CHECK-NEXT:    %split_k_counters = cuda.alloc 4 : !cuda.ptr<i32>
 // CHECK-NEXT:    cuda.zero %split_k_counters, 4 restored : !cuda.ptr<i32>
 // CHECK-NEXT:    %split_k_parts = cuda.alloc 49152 : !cuda.ptr<f32>

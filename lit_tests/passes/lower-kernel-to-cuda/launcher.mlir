@@ -50,7 +50,7 @@ func.func @g(%x: tensor<4x8xf32>) -> (tensor<4x8xf32> {molten.name = "sum"}, ten
 // CHECK-NEXT:      [[DR:%[^ ]+]] = arith.extf [[D16]] : bf16 to f32
 // CHECK:           [[C:%[^ ]+]] = arith.truncf [[DR]] : f32 to bf16
 // CHECK-NEXT:      cuda.store [[C]], %c{{\[}}{{%[^ ]+}}{{\]}} : bf16, !cuda.ptr<bf16>
-// CHECK:       cuda.host_func @g(%x: !cuda.ptr<f32>, %sum: !cuda.ptr<f32>, %c: !cuda.ptr<bf16>) outputs 2 {
+// CHECK:       cuda.host_func @g(%x: !cuda.ptr<f32>, %sum: !cuda.ptr<f32>, %c: !cuda.ptr<bf16>) outputs 2 shapes [[4, 8], [4, 8], [4, 8]] {
 // CHECK-NEXT:    %e = cuda.alloc 32 : !cuda.ptr<f32>
 // CHECK-NEXT:    cuda.launch @g_exp grid [1, 1, 1] block [128, 1, 1](%x, %e) : !cuda.ptr<f32>, !cuda.ptr<f32>
 // CHECK-NEXT:    %m = cuda.alloc 32 : !cuda.ptr<f32>
@@ -83,7 +83,7 @@ func.func @anon(%0: tensor<70000xf16>, %1: tensor<70000xf16>) -> tensor<70000xf1
 
 // CHECK-LABEL: cuda.kernel @anon_k0(%{{[^ ]+}}: !cuda.ptr<f16>, %out0: !cuda.ptr<f16>) block 256 attributes {fused_ops = ["neg"]} {
 // CHECK:       cuda.kernel @anon_k1(%{{[^ ]+}}: !cuda.ptr<f16>, %{{[^ ]+}}: !cuda.ptr<f16>, %out0: !cuda.ptr<f16>) block 256 attributes {fused_ops = ["mul"]} {
-// CHECK:       cuda.host_func @anon(%in0: !cuda.ptr<f16>, %in1: !cuda.ptr<f16>, %out0: !cuda.ptr<f16>) outputs 1 {
+// CHECK:       cuda.host_func @anon(%in0: !cuda.ptr<f16>, %in1: !cuda.ptr<f16>, %out0: !cuda.ptr<f16>) outputs 1 shapes [[70000], [70000], [70000]] {
 // CHECK-NEXT:    [[T:%[^ ]+]] = cuda.alloc 70000 : !cuda.ptr<f16>
 // CHECK-NEXT:    cuda.launch @anon_k0 grid [274, 1, 1] block [256, 1, 1](%in0, [[T]]) : !cuda.ptr<f16>, !cuda.ptr<f16>
 // CHECK-NEXT:    cuda.launch @anon_k1 grid [274, 1, 1] block [256, 1, 1]([[T]], %in1, %out0) : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
@@ -105,7 +105,7 @@ func.func @ret(%x: tensor<4x8xf16>) -> (tensor<4x8xf16> {molten.name = "same"}, 
   func.return %x, %n, %n : tensor<4x8xf16>, tensor<4x8xf16>, tensor<4x8xf16>
 }
 
-// CHECK-LABEL: cuda.host_func @ret(%x: !cuda.ptr<f16>, %same: !cuda.ptr<f16>, %neg: !cuda.ptr<f16>, %neg_again: !cuda.ptr<f16>) outputs 3 {
+// CHECK-LABEL: cuda.host_func @ret(%x: !cuda.ptr<f16>, %same: !cuda.ptr<f16>, %neg: !cuda.ptr<f16>, %neg_again: !cuda.ptr<f16>) outputs 3 shapes [[4, 8], [4, 8], [4, 8], [4, 8]] {
 // CHECK-NEXT:    cuda.launch @ret_k grid [1, 1, 1] block [256, 1, 1](%x, %neg) : !cuda.ptr<f16>, !cuda.ptr<f16>
 // CHECK-NEXT:    cuda.copy %same, %x, 32 : !cuda.ptr<f16>
 // CHECK-NEXT:    cuda.copy %neg_again, %neg, 32 : !cuda.ptr<f16>

@@ -53,7 +53,7 @@ func.func @pointwise(%x: tensor<64x96xf16>, %b: tensor<96xf16>) -> (tensor<64x96
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
-// CHECK-NEXT:  cuda.host_func @pointwise(%x: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %out: !cuda.ptr<f16>) outputs 1 {
+// CHECK-NEXT:  cuda.host_func @pointwise(%x: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %out: !cuda.ptr<f16>) outputs 1 shapes [[64, 96], [96], [64, 96]] {
 // CHECK-NEXT:    cuda.launch @bias_relu grid [24, 1, 1] block [128, 1, 1](%x, %b, %out) : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }

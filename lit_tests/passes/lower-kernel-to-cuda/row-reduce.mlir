@@ -119,7 +119,7 @@ func.func @rms(%x: tensor<3x256xf16>, %w: tensor<256xf16>) -> (tensor<3x256xf16>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
-// CHECK-NEXT:  cuda.host_func @rms(%x: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %norm: !cuda.ptr<f16>) outputs 1 {
+// CHECK-NEXT:  cuda.host_func @rms(%x: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %norm: !cuda.ptr<f16>) outputs 1 shapes [[3, 256], [256], [3, 256]] {
 // CHECK-NEXT:    cuda.launch @rms_k grid [3, 1, 1] block [64, 1, 1](%x, %w, %norm) : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
@@ -187,7 +187,7 @@ func.func @long_rows(%x: tensor<2x1000xf32>) -> (tensor<2x1000xf32> {molten.name
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
-// CHECK-NEXT:  cuda.host_func @long_rows(%x: !cuda.ptr<f32>, %shifted: !cuda.ptr<f32>, %total: !cuda.ptr<f32>) outputs 2 {
+// CHECK-NEXT:  cuda.host_func @long_rows(%x: !cuda.ptr<f32>, %shifted: !cuda.ptr<f32>, %total: !cuda.ptr<f32>) outputs 2 shapes [[2, 1000], [2, 1000], [2, 1]] {
 // CHECK-NEXT:    cuda.launch @sum_max grid [2, 1, 1] block [128, 1, 1](%x, %shifted, %total) : !cuda.ptr<f32>, !cuda.ptr<f32>, !cuda.ptr<f32>
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
@@ -248,7 +248,7 @@ func.func @short(%x: tensor<5x12xf32>) -> (tensor<5x1xf32> {molten.name = "sum"}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
-// CHECK-NEXT:  cuda.host_func @short(%x: !cuda.ptr<f32>, %sum: !cuda.ptr<f32>) outputs 1 {
+// CHECK-NEXT:  cuda.host_func @short(%x: !cuda.ptr<f32>, %sum: !cuda.ptr<f32>) outputs 1 shapes [[5, 12], [5, 1]] {
 // CHECK-NEXT:    cuda.launch @short_k grid [1, 1, 1] block [32, 1, 1](%x, %sum) : !cuda.ptr<f32>, !cuda.ptr<f32>
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
@@ -329,7 +329,7 @@ func.func @split(%x: tensor<3x256xf32>) -> (tensor<3x1xf32> {molten.name = "peak
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
-// CHECK-NEXT:  cuda.host_func @split(%x: !cuda.ptr<f32>, %peak: !cuda.ptr<f32>) outputs 1 {
+// CHECK-NEXT:  cuda.host_func @split(%x: !cuda.ptr<f32>, %peak: !cuda.ptr<f32>) outputs 1 shapes [[3, 256], [3, 1]] {
 // CHECK-NEXT:    %group_counters = cuda.alloc 3 : !cuda.ptr<i32>
 // CHECK-NEXT:    cuda.zero %group_counters, 3 : !cuda.ptr<i32>
 // CHECK-NEXT:    %group_partials = cuda.alloc 12 : !cuda.ptr<f32>
