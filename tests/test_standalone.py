@@ -96,7 +96,9 @@ def test_the_layer_runs_from_cpp_and_matches_the_cpu_layer(tmp_path, model, eps)
     if _gpu_arch() != "sm_90":
         pytest.skip("the layer is compiled for sm_90a: needs an H100 or H200")
     binary = _build_layer(tmp_path, model, 17)
-    run = subprocess.run([str(binary), eps], capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [str(binary), eps], capture_output=True, text=True, timeout=600
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "PASS" in run.stdout
     print(run.stdout)

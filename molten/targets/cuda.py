@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from typing import IO
@@ -862,10 +863,18 @@ def _stored_pointers(body: Block) -> set[SSAValue]:
     }
 
 
-def _size_macros(launcher: str, param: str, shape: Sequence[int]) -> list[str]:
+def _size_macros(
+    launcher: str, param: str, shape: Sequence[int], taken: set[str]
+) -> list[str]:
     """`#define`s of a param's element count and (rank 1 and up) shape,
-    for a C or C++ caller that allocates the buffers: LAUNCHER_PARAM_..."""
-    prefix = f"{launcher}_{param}".upper()
+    for a C or C++ caller that allocates the buffers: LAUNCHER_PARAM_...
+    (a prefix `taken` already, by names differing only in case, gets the
+    first free numeric suffix)."""
+    base = prefix = f"{launcher}_{param}".upper()
+    suffix = 1
+    while prefix in taken:
+        prefix, suffix = f"{base}_{suffix}", suffix + 1
+    taken.add(prefix)
     lines = [f"#define {prefix}_ELEMENTS {math.prod(shape)}LL"]
     if shape:
         lines.append(f"#define {prefix}_SHAPE {{{', '.join(map(str, shape))}}}")
@@ -1056,7 +1065,7 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             else [None] * len(args)
         )
         shapes = launcher.param_shapes() or [None] * len(args)
-        params, doc, sizes = [], [], []
+        params, doc, sizes, taken = [], [], [], set()
         for i, (arg, hint, shape) in enumerate(zip(args, hints, shapes, strict=True)):
             name, decl = _param(scope, arg, const=i < n_inputs, hint=hint)
             printer.names[arg] = name
@@ -1068,7 +1077,7 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
                 continue
             dims = " x ".join(map(str, shape)) or "one"
             doc.append(f"  {name}: {role}, {dims} {element} elements")
-            sizes.append(_size_macros(launcher_name, name, shape))
+            sizes.append(_size_macros(launcher_name, name, shape, taken))
         params.append("cudaStream_t stream")
         printer.emit("cudaError_t err = cudaSuccess;")
         printer.block(launcher.body.block)
