@@ -55,7 +55,13 @@ from xdsl.pattern_rewriter import (
 
 from molten.dialects import kernel, molten
 from molten.dialects.molten import shape_of
-from molten.passes.fusion import ELEMENTWISE, fuse, is_convex, is_fusible_root
+from molten.passes.fusion import (
+    ELEMENTWISE,
+    LAYOUTS,
+    fuse,
+    is_convex,
+    is_fusible_root,
+)
 from molten.passes.lowering.emitter import broadcast_index
 
 HEAD_DIM_MULTIPLE = 16
@@ -252,6 +258,10 @@ def match_attention(weighted: molten.MatmulOp) -> AttentionPattern | None:
     cast = _only_user(weighted.result)
     if isinstance(cast, molten.CastOp):
         output, out_ops = cast.result, [cast]
+    # The heads put back side by side ([H, T, D] -> [T, H * D]): the kernel
+    # stores its result where the layout sends it.
+    while isinstance(layout := _only_user(output), LAYOUTS):
+        output, out_ops = layout.results[0], [*out_ops, layout]
     ops = tuple(
         dict.fromkeys(
             [

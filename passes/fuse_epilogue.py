@@ -37,6 +37,7 @@ from molten.dialects import kernel, molten
 from molten.dialects.molten import shape_of
 from molten.passes.fusion import (
     ELEMENTWISE,
+    LAYOUTS,
     fuse,
     grow,
     is_fusible_root,
@@ -72,12 +73,33 @@ def takes_siblings(matmul: molten.MatmulOp, arch: str) -> bool:
     return persistent_takes([matmul, matmul], arch)
 
 
+def laid_out_in(candidate: Operation, group: set[Operation]) -> bool:
+    """Whether `candidate` is a layout (reshape, transpose) of a value
+    `group` computes: the group's kernel then stores that value where the
+    layout sends it (the heads of a projection, [T, H * D] -> [H, T, D])."""
+    return (
+        is_fusible_root(candidate)
+        and isinstance(candidate, LAYOUTS)
+        and candidate.operands[0].owner in group
+        and not any(u.operation in group for u in candidate.results[0].uses)
+    )
+
+
+def reads_a_layout(candidate: Operation, group: set[Operation]) -> bool:
+    """Whether `candidate` reads a layout the group computes: a layout is
+    only ever stored, never read back in the kernel's domain."""
+    return any(
+        isinstance(v.owner, LAYOUTS) and v.owner in group for v in candidate.operands
+    )
+
+
 def epilogue_admits(
     op: molten.MatmulOp, arch: str
 ) -> Callable[[Operation, set[Operation]], bool]:
     """Whether a candidate joins `op`'s gemm group as its epilogue: an
-    elementwise op over the result (or recomputed into it), or a sibling
-    of `op` where the target's kernel takes it."""
+    elementwise op over the result (or recomputed into it), a layout that
+    the result is stored through, or a sibling of `op` where the target's
+    kernel takes it."""
     domain = shape_of(op.result)
 
     def admits(candidate: Operation, group: set[Operation]) -> bool:
@@ -87,9 +109,12 @@ def epilogue_admits(
                 and is_fusible_root(candidate)
                 and takes_siblings(op, arch)
             )
+        if laid_out_in(candidate, group):
+            return True
         return (
             is_fusible_root(candidate)
             and isinstance(candidate, ELEMENTWISE)
+            and not reads_a_layout(candidate, group)
             and (
                 shape_of(candidate.results[0]) == domain
                 or recomputable_into(candidate, domain)

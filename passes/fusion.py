@@ -46,6 +46,10 @@ INDEX_MAPS: tuple[type[Operation], ...] = (
 """Ops whose result element is an operand element at a remapped index: a
 pointwise kernel computes them by reading at the mapped index."""
 
+LAYOUTS: tuple[type[Operation], ...] = (molten.ReshapeOp, molten.TransposeOp)
+"""Index maps that only permute a tensor's elements: a kernel that ends in a
+chain of them stores its value where the chain sends each element."""
+
 GENERATORS: tuple[type[Operation], ...] = (molten.ConstantOp, molten.CausalMaskOp)
 """Ops without operands that every kernel using them recomputes."""
 

@@ -306,6 +306,35 @@ def attention_bias_grouped(
     return build
 
 
+def linear_heads(tokens: int, k: int, heads: int, dim: int) -> Builder:
+    """x @ w.T + b split into heads, [T, H * D] -> [H, T, D], as a decoder
+    layer's projections are: the gemm kernel stores its result through the
+    layout (w stored [N, K])."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [tokens, k], dtype)
+        w = g.add_input("w", [heads * dim, k], dtype)
+        b = g.add_input("b", [heads * dim], dtype)
+        y = g.matmul(x, w, transpose_b=True) + b
+        heads_y = g.transpose(g.reshape(y, [tokens, heads, dim]), [1, 0, 2])
+        g.add_output(heads_y, "y")
+
+    return build
+
+
+def attention_merged_heads(heads: int, seq: int, dim: int) -> Builder:
+    """Causal attention whose heads are put back side by side, [H, T, D] ->
+    [T, H * D], for the output projection: the kernel stores through the
+    layout."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        q, k, v = (g.add_input(n, [heads, seq, dim], dtype) for n in "qkv")
+        o = g.attention(q, k, v, causal=True)
+        g.add_output(g.reshape(g.transpose(o, [1, 0, 2]), [seq, heads * dim]), "o")
+
+    return build
+
+
 def passthrough(n: int) -> Builder:
     """Outputs that are an input and a value returned twice (copies)."""
 
@@ -432,6 +461,11 @@ CASES: dict[str, Builder] = {
     "attention_causal_1x130x100x64": attention(1, 130, 64, True, keys=100),
     "attention_bias_grouped_8x4x40x70x64": attention_bias_grouped(8, 4, 40, 70, 64),
     "attention_decode_2x8x2x3x1000x64": attention_decode(2, 8, 2, 3, 1000, 64),
+    # Outputs stored through a layout: a projection split into heads (a
+    # tiled gemm, partial along M; a GEMV) and attention's heads merged.
+    "linear_heads_37x64x4x16": linear_heads(37, 64, 4, 16),
+    "linear_heads_decode_2x256x4x32": linear_heads(2, 256, 4, 32),
+    "attention_merged_heads_4x37x32": attention_merged_heads(4, 37, 32),
     "passthrough_1000": passthrough(1000),
     "unary_ops_3x517": unary_ops(3, 517),
     "binary_ops_5x129": binary_ops(5, 129),
@@ -534,6 +568,16 @@ WGMMA_CASES: dict[str, Builder] = {
     # clusters, the up product an output too; 64-row tiles in clusters).
     "wgmma_siblings_nk_300x520x1000": gemm_siblings(300, 520, 1000, True),
     "wgmma_tma_siblings_nk_cluster_70x384x4096": gemm_siblings(70, 384, 4096, True),
+    # Projections split into heads of 128 ([T, H * D] -> [H, T, D]) as
+    # kernel-schedule picks their kernel: the persistent TMA kernel
+    # (partial along M), split-K, the cp.async kernel; attention's heads
+    # merged back ([H, T, D] -> [T, H * D]), staged through shared memory.
+    "wgmma_nk_persistent_linear_heads_100x2048x40x128": linear_heads(
+        100, 2048, 40, 128
+    ),
+    "wgmma_nk_split_linear_heads_20x3072x12x128": linear_heads(20, 3072, 12, 128),
+    "wgmma_nk_linear_heads_70x1024x32x128": linear_heads(70, 1024, 32, 128),
+    "wgmma_attention_merged_heads_4x300x128": attention_merged_heads(4, 300, 128),
     # The persistent TMA gemm, by the hand schedules of TMA_GEMMS.
     "wgmma_tma_kn_partial_300x520x1000": gemm_bias_gelu(300, 520, 1000),
     "wgmma_tma_nk_residual_70x4096x384": gemm_nk_residual(70, 4096, 384),
@@ -557,6 +601,9 @@ WGMMA_SCHEDULES = {
     "wgmma_nk_split_130x6000x3000": (64, 256, 4, 3, 0),
     "wgmma_nk_split_200x8192x1536": (128, 128, 6, 5, 0),
     "wgmma_nk_persistent_split_144_384x8192x3072": (128, 144, 6, 2, 132),
+    "wgmma_nk_persistent_linear_heads_100x2048x40x128": (64, 80, 12, 1, 132),
+    "wgmma_nk_split_linear_heads_20x3072x12x128": (64, 64, 8, 4, 0),
+    "wgmma_nk_linear_heads_70x1024x32x128": (64, 64, 8, 1, 0),
     "wgmma_bias_gelu_1030x512x2048": (128, 256, 4, 1, 0),
     "wgmma_batched_split_3x20x2048x64": (64, 64, 8, 8, 0),
     "wgmma_nk_persistent_208_520x2000x5200": (128, 208, 5, 1, 132),

@@ -180,14 +180,12 @@ def test_layer_kernels(model):
     compiled = molten.ZeroCompiler(arch="sm_90a").compile(g)
     assert [k.name.removeprefix("decoder_layer_") for k in compiled.kernels] == [
         "row_reduce0",  # input_layernorm
-        "gemm0",  # q
-        "pointwise0",  # q: bias, heads, RoPE
-        "gemm1",  # k
-        "pointwise1",  # k: bias, heads, RoPE
-        "gemm2",  # v
-        "pointwise2",  # v: bias, heads
-        "attention0",
-        "pointwise3",  # heads back to [T, H * D]
+        "gemm0",  # q + bias, stored as heads [H, T, D]
+        "gemm1",  # k + bias, as heads
+        "gemm2",  # v + bias, as heads
+        "pointwise0",  # q: RoPE
+        "pointwise1",  # k: RoPE
+        "attention0",  # stores the heads side by side, [T, H * D]
         "gemm3",  # o + residual
         "row_reduce1",  # post_attention_layernorm
         "gemm4",  # silu(gate) * up: both products in one kernel

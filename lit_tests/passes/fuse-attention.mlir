@@ -26,6 +26,27 @@ func.func @composite(%q: tensor<2x100x64xf16>, %k: tensor<2x130x64xf16>, %v: ten
 
 // -----
 
+// The heads put back side by side for the output projection ([H, T, D] ->
+// [T, H, D] -> [T, H * D]): the transpose and the reshape join the kernel,
+// which stores its result where they send it.
+func.func @merged_heads(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: tensor<2x100x64xf16>) -> tensor<100x128xf16> {
+  %o = molten.attention %q, %k, %v scale = 1.250000e-01 causal : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<2x100x64xf16>
+  %t = molten.transpose %o permutation = [1, 0, 2] : tensor<2x100x64xf16> -> tensor<100x2x64xf16>
+  %merged = molten.reshape %t : tensor<100x2x64xf16> -> tensor<100x128xf16>
+  func.return %merged : tensor<100x128xf16>
+}
+
+// CHECK-LABEL: func.func @merged_heads(
+// CHECK-NEXT:    %merged = kernel.fused attention(%q, %k, %v) : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<100x128xf16> {
+// CHECK:           molten.matmul %div, %v_f32
+// CHECK:           %t = molten.transpose %o permutation = [1, 0, 2]
+// CHECK-NEXT:      %merged_1 = molten.reshape %t : tensor<100x2x64xf16> -> tensor<100x128xf16>
+// CHECK-NEXT:      kernel.yield %merged_1 : tensor<100x128xf16>
+// CHECK-NEXT:    }
+// CHECK:         func.return %merged : tensor<100x128xf16>
+
+// -----
+
 
 // Written by hand on bf16, without casts: a scale divided in, a softmax
 // without the max subtraction (the kernel's online softmax subtracts it).

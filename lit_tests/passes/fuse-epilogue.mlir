@@ -212,10 +212,8 @@ func.func @gelu_linear(%x: tensor<8x128xbf16>, %w: tensor<128x256xbf16>, %b: ten
 
 // -----
 
-// A cast to a narrower type before a transpose: the gemm stores the bf16
-// result (the transpose's kernel reads half the bytes), rather than leaving
-// the cast for the transpose's group to recompute from the f32 product,
-// which the gemm would have to store anyway.
+// A cast to a narrower type before a transpose: the transpose joins the
+// group, which stores the bf16 result transposed (no kernel reads it back).
 func.func @narrow_before_transpose(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>) -> tensor<32x8xbf16> {
   %m = molten.matmul %a, %b : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
   %c = molten.cast %m : tensor<8x32xf32> to tensor<8x32xbf16>
@@ -224,11 +222,12 @@ func.func @narrow_before_transpose(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>) 
 }
 
 // CHECK-LABEL: func.func @narrow_before_transpose
-// CHECK-NEXT:    %c = kernel.fused gemm(%a, %b) : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xbf16> {
-// CHECK:           %c_1 = molten.cast %m
-// CHECK-NEXT:      kernel.yield %c_1 : tensor<8x32xbf16>
+// CHECK-NEXT:    %t = kernel.fused gemm(%a, %b) : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<32x8xbf16> {
+// CHECK:           %c = molten.cast %m
+// CHECK-NEXT:      %t_1 = molten.transpose %c permutation = [1, 0]
+// CHECK-NEXT:      kernel.yield %t_1 : tensor<32x8xbf16>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %t = molten.transpose %c
+// CHECK-NEXT:    func.return %t
 
 // -----
 
@@ -272,3 +271,46 @@ func.func @gate_up_gemv(%x: tensor<8x64xbf16>, %wg: tensor<128x64xbf16>, %wu: te
 // SM90A-LABEL: func.func @gate_up_gemv(
 // SM90A-NEXT:    %up = kernel.fused gemm(%x, %wu)
 // SM90A:         %y = kernel.fused gemm(%x, %wg, %up)
+
+// -----
+
+// A projection split into heads, [T, H * D] -> [H, T, D]: the reshape and
+// the transpose join the group, which stores the biased result through
+// them (the kernel writes each element where the layout sends it).
+func.func @linear_heads(%x: tensor<16x64xf16>, %w: tensor<64x64xf16>, %b: tensor<64xf16>) -> tensor<2x16x32xf16> {
+  %mm = molten.matmul %x, %w transpose_b : (tensor<16x64xf16>, tensor<64x64xf16>) -> tensor<16x64xf16>
+  %biased = molten.add %mm, %b : (tensor<16x64xf16>, tensor<64xf16>) -> tensor<16x64xf16>
+  %split = molten.reshape %biased : tensor<16x64xf16> -> tensor<16x2x32xf16>
+  %heads = molten.transpose %split permutation = [1, 0, 2] : tensor<16x2x32xf16> -> tensor<2x16x32xf16>
+  func.return %heads : tensor<2x16x32xf16>
+}
+
+// CHECK-LABEL: func.func @linear_heads(
+// CHECK-NEXT:    %heads = kernel.fused gemm(%x, %w, %b) : (tensor<16x64xf16>, tensor<64x64xf16>, tensor<64xf16>) -> tensor<2x16x32xf16> {
+// CHECK-NEXT:    ^bb0(%x_1: tensor<16x64xf16>, %w_1: tensor<64x64xf16>, %b_1: tensor<64xf16>):
+// CHECK-NEXT:      %mm = molten.matmul %x_1, %w_1 transpose_b : (tensor<16x64xf16>, tensor<64x64xf16>) -> tensor<16x64xf16>
+// CHECK-NEXT:      %biased = molten.add %mm, %b_1 : (tensor<16x64xf16>, tensor<64xf16>) -> tensor<16x64xf16>
+// CHECK-NEXT:      %split = molten.reshape %biased : tensor<16x64xf16> -> tensor<16x2x32xf16>
+// CHECK-NEXT:      %heads_1 = molten.transpose %split permutation = [1, 0, 2] : tensor<16x2x32xf16> -> tensor<2x16x32xf16>
+// CHECK-NEXT:      kernel.yield %heads_1 : tensor<2x16x32xf16>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %heads : tensor<2x16x32xf16>
+
+// -----
+
+// A layout read back in the result's domain (a square transpose added to
+// the result) would need elements other threads hold: the add stays out,
+// reading the result and its transpose, both stored by the gemm.
+func.func @layout_read_back(%x: tensor<32x64xf32>, %w: tensor<64x32xf32>) -> tensor<32x32xf32> {
+  %mm = molten.matmul %x, %w : (tensor<32x64xf32>, tensor<64x32xf32>) -> tensor<32x32xf32>
+  %t = molten.transpose %mm permutation = [1, 0] : tensor<32x32xf32> -> tensor<32x32xf32>
+  %y = molten.add %mm, %t : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  func.return %y : tensor<32x32xf32>
+}
+
+// CHECK-LABEL: func.func @layout_read_back(
+// CHECK-NEXT:    %mm, %t = kernel.fused gemm(%x, %w) : (tensor<32x64xf32>, tensor<64x32xf32>) -> (tensor<32x32xf32>, tensor<32x32xf32>) {
+// CHECK:           %t_1 = molten.transpose %mm_1 permutation = [1, 0]
+// CHECK-NEXT:      kernel.yield %mm_1, %t_1 : tensor<32x32xf32>, tensor<32x32xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %y = molten.add %mm, %t

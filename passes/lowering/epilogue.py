@@ -26,6 +26,7 @@ from molten.passes.lowering.emitter import (
 )
 from molten.passes.lowering.evaluator import Evaluator, round_to
 from molten.passes.lowering.kernels import (
+    Layout,
     LoweredKernel,
     kernel_op,
     store_output,
@@ -76,6 +77,9 @@ class StagingTile:
     buffer: SSAValue
     pitch: int
     width: int
+    layout: Layout | None = None
+    """Where the output permutes a value of the matmul's shape (the tile
+    holds that value; each vector goes where the layout sends it)."""
 
 
 @dataclass(frozen=True)
@@ -97,14 +101,20 @@ def staging_tiles(
     done): an output of the matmul's shape, of a free buffer's element
     type, with rows of whole vectors and the block's tile of it fitting
     the buffer (rows padded by one vector, so that the threads writing
-    a column spread over the banks). The others are stored directly."""
+    a column spread over the banks), or a layout of such a value that
+    keeps vectors whole. The others are stored directly."""
     bm, bn = staging.tile_shape
     free = list(staging.buffers)
     tiles = []
     for output, ptr in zip(outputs, out_ptrs, strict=True):
         element = element_of(output)
         width = cuda.VECTOR_BYTES // cuda.element_bytes(element)
-        if list(shape_of(output)) != gemm.result_shape or gemm.n % width:
+        layout = Layout.of(output, gemm.result_shape)
+        if gemm.n % width:
+            continue
+        if layout is None and list(shape_of(output)) != gemm.result_shape:
+            continue
+        if layout is not None and layout.contiguous % width:
             continue
         pitch = bn + width
         for buffer in free:
@@ -116,7 +126,7 @@ def staging_tiles(
                 and alloc.size.value.data >= bm * pitch
             ):
                 free.remove(buffer)
-                tiles.append(StagingTile(output, ptr, buffer, pitch, width))
+                tiles.append(StagingTile(output, ptr, buffer, pitch, width, layout))
                 break
     return tiles
 
@@ -147,12 +157,16 @@ def epilogue(
     `run` divides N, a run is guarded as one, so that its stores stay
     together for `vectorize` (a run starting inside the matrix lies in
     it). `defined`: (value, index, scalar) the kernel computed already (a
-    prologue's row reductions, at [row, 0])."""
+    prologue's row reductions, at [row, 0]). An output that permutes a
+    value of the matmul's shape (`Layout`) is that value stored where the
+    layout sends it; a run of it stays together where the layout keeps
+    runs contiguous."""
     rows = RowMap.of(gemm, batch_index)
     ev = Evaluator(e, pointers)
     for value, index, scalar in defined:
         ev.define(value, index, scalar)
     tiles = {tile.output: tile for tile in staged}
+    layouts = {o: Layout.of(o, gemm.result_shape) for o in outputs}
     if gemm.n % run:
         run = 1
     for first in range(0, len(accumulators), run):
@@ -163,7 +177,9 @@ def epilogue(
         if guard_cols:
             inside = both(e, inside, e.icmp(col, gemm.n, "slt"))
         inner = e if inside is None else emit_if(e, inside)
-        for row, col, accumulated in accumulators[first : first + run]:
+        # Each layout output's place of the run's first element.
+        run_places: dict[SSAValue, list[Index]] = {}
+        for j, (row, col, accumulated) in enumerate(accumulators[first : first + run]):
             scoped = ev.scoped(inner)
             index = [*rows.prefix(inner, row), col]
             values = accumulated if isinstance(accumulated, tuple) else (accumulated,)
@@ -171,7 +187,19 @@ def epilogue(
                 rounded = round_to(inner, value, element_of(mm.result))
                 scoped.define(mm.result, index, rounded)
             for output, ptr in zip(outputs, out_ptrs, strict=True):
-                tile = tiles.get(output)
+                tile, layout = tiles.get(output), layouts[output]
+                if tile is None and layout is not None:
+                    source = scoped.at(layout.source, index)
+                    if layout.contiguous % run:
+                        place = layout.place(inner, index)
+                    elif j == 0:
+                        place = run_places[output] = layout.place(inner, index)
+                    else:
+                        first_place = run_places[output]
+                        place = [*first_place[:-1], inner.iadd(first_place[-1], j)]
+                    offset = ravel(inner, place, shape_of(output))
+                    store_scalar(scoped, source, ptr, offset)
+                    continue
                 if tile is None:
                     store_output(scoped, output, ptr, index, gemm.result_shape)
                     continue
@@ -179,7 +207,8 @@ def epilogue(
                     inner.imul(inner.isub(row, origin[0]), tile.pitch),
                     inner.isub(col, origin[1]),
                 )
-                store_scalar(scoped, scoped.at(output, index), tile.buffer, place)
+                value = output if layout is None else layout.source
+                store_scalar(scoped, scoped.at(value, index), tile.buffer, place)
         if inside is not None:
             close_if(inner)
 
@@ -225,7 +254,12 @@ def store_staged(
         if guard_cols:
             guard = both(inner, guard, inner.icmp(col, gemm.n, "slt"))
         stores = inner if guard is None else emit_if(inner, guard)
-        offset = ravel(stores, [*rows.prefix(stores, row), col], gemm.result_shape)
+        index = [*rows.prefix(stores, row), col]
+        if tile.layout is None:
+            offset = ravel(stores, index, gemm.result_shape)
+        else:
+            place = tile.layout.place(stores, index)
+            offset = ravel(stores, place, shape_of(tile.output))
         stores.add(cuda.StoreOp(list(load.values), tile.ptr, stores.index(offset)))
         if guard is not None:
             close_if(stores)

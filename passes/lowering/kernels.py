@@ -5,17 +5,19 @@ the `LoweredKernel` the launcher is built from.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float32Type, FunctionType
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from molten.dialects import cuda, kernel
+from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import shape_of
 from molten.ir import sanitize_name
+from molten.passes.fusion import LAYOUTS
 from molten.passes.lowering.emitter import (
     Emitter,
     Index,
@@ -24,6 +26,7 @@ from molten.passes.lowering.emitter import (
     element_of,
     emit_if,
     ravel,
+    unravel,
 )
 from molten.passes.lowering.evaluator import Evaluator
 
@@ -123,6 +126,54 @@ def take_arguments_of(lowered: LoweredKernel, other: LoweredKernel) -> None:
     scratch_params(lowered.op.body, other.scratch)
     params = [a.type for a in block.args]
     lowered.op.function_type = FunctionType.from_lists(params, [])
+
+
+@dataclass(frozen=True)
+class Layout:
+    """An output that is `source` (a value of the kernel's domain) permuted
+    by the reshapes and transposes of `chain`, first to last: the kernel
+    stores each element of `source` where the chain sends it. Consecutive
+    elements along the domain's last axis stay consecutive along the
+    output's last axis in aligned runs of `contiguous`."""
+
+    source: SSAValue
+    chain: tuple[Operation, ...]
+    contiguous: int
+
+    @staticmethod
+    def of(output: SSAValue, domain: Sequence[int]) -> Layout | None:
+        """The layout of `output` over `domain`, or None where `output`
+        is not a chain of reshapes and transposes of a value of `domain`."""
+        chain: list[Operation] = []
+        value = output
+        while isinstance(op := value.owner, LAYOUTS):
+            chain.append(op)
+            value = op.operands[0]
+        if not chain or list(shape_of(value)) != list(domain):
+            return None
+        chain.reverse()
+        contiguous = domain[-1] if domain else 1
+        for op in chain:
+            out_shape = shape_of(op.results[0])
+            if isinstance(op, molten.TransposeOp):
+                perm = list(op.permutation.get_values())
+                if perm and perm[-1] != len(perm) - 1:
+                    contiguous = 1
+            else:
+                contiguous = math.gcd(contiguous, out_shape[-1] if out_shape else 1)
+        return Layout(value, tuple(chain), contiguous)
+
+    def place(self, e: Emitter, index: Sequence[Index]) -> list[Index]:
+        """The output's index of `source`'s element at `index`."""
+        place = list(index)
+        for op in self.chain:
+            if isinstance(op, molten.TransposeOp):
+                perm = list(op.permutation.get_values())
+                place = [place[axis] for axis in perm]
+            else:
+                linear = ravel(e, place, shape_of(op.operands[0]))
+                place = unravel(e, linear, shape_of(op.results[0]))
+        return place
 
 
 def store_output(
