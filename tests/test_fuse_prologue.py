@@ -193,6 +193,8 @@ def test_the_prologue_kernel_on_the_gpu(case, rng):
         for a, t in zip(hosts, g.inputs, strict=True)
     ]
     want = molten.interpret(g, *rounded, reference=True)
+    if len(g.outputs) == 1:  # one output comes back as an array, not a tuple
+        want = (want,)
     devices = [torch.tensor(a, dtype=torch.bfloat16, device="cuda") for a in hosts]
     outs = [
         torch.full(
