@@ -49,7 +49,7 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     i64,
 )
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -175,64 +175,119 @@ class Run:
     members: list[cuda.LoadOp | cuda.StoreOp]
     first: Operation
     last: Operation
-    block_ops: list[Operation]
 
 
-def _run(op: cuda.LoadOp | cuda.StoreOp, analysis: IndexAnalysis) -> Run | None:
-    """The widest aligned run of consecutive scalar accesses of `op`'s kind
-    and pointer, in its block, that holds `op` and that no access of the
-    other kind through that pointer interleaves; None if there is none."""
-    block = op.parent_block()
-    pointer = op.ptr.type
-    assert isinstance(pointer, cuda.PointerType)
-    if len(op.values) != 1 or block is None:
-        return None
-    if pointer.memory_space != cuda.MemorySpace.GLOBAL:
-        return None  # shared memory: the gemm's tiles, left to its own lowering
-    if _coherent(op):
-        return None  # another block's partials, one element each
-    form = analysis.form(op.index)
-    ops = list(block.ops)
-    peers: dict[int, cuda.LoadOp | cuda.StoreOp] = {}
-    for other in ops:
-        if (
-            type(other) is type(op)
-            and other.ptr == op.ptr
-            and len(other.values) == 1
-            and not _coherent(other)
-        ):
-            other_form = analysis.form(other.index)
-            if other_form.terms == form.terms:
-                peers.setdefault(other_form.constant - form.constant, other)
-    width = _width(pointer)
-    while width > 1:
-        if all((k * analysis.divisor(x)) % width == 0 for x, k in form.terms):
-            start = -(form.constant % width)
-            members = [peers.get(start + i) for i in range(width)]
-            if all(members):
-                run = _ordered(members, ops)  # type: ignore[arg-type]
-                if not _interleaved(run):
-                    return run
-        width //= 2
-    return None
+Access = cuda.LoadOp | cuda.StoreOp
 
 
 def _coherent(op: Operation) -> bool:
     return isinstance(op, cuda.LoadOp) and op.coherent is not None
 
 
-def _ordered(members: list[cuda.LoadOp | cuda.StoreOp], ops: list[Operation]) -> Run:
-    positions = sorted(members, key=ops.index)
-    return Run(members, positions[0], positions[-1], ops)
+def _candidate(op: Operation) -> bool:
+    """A scalar global access a vector may take."""
+    return (
+        isinstance(op, Access)
+        and len(op.values) == 1
+        and isinstance(op.ptr.type, cuda.PointerType)
+        and op.ptr.type.memory_space == cuda.MemorySpace.GLOBAL
+        and not _coherent(op)
+    )
 
 
-def _interleaved(run: Run) -> bool:
-    """An access of the other kind through the same pointer lies among them."""
-    other = cuda.StoreOp if isinstance(run.first, cuda.LoadOp) else cuda.LoadOp
-    ops = run.block_ops
-    between = ops[ops.index(run.first) : ops.index(run.last)]
-    pointer = run.members[0].ptr
-    return any(isinstance(o, other) and o.ptr == pointer for o in between)
+class BlockAccesses:
+    """One block's accesses, indexed once and kept up to date as runs are
+    rewritten, so that finding a run costs the run, not the block: each
+    op's position (a vector takes a half position beside the run it
+    replaced), the scalar candidates by kind, pointer and index terms and
+    then by constant offset (in block order), and the positions of every
+    access by kind and pointer."""
+
+    def __init__(self, block: Block, analysis: IndexAnalysis):
+        self.positions: dict[Operation, float] = {}
+        self.peers: dict[tuple, dict[int, list[Access]]] = {}
+        self.accesses: dict[tuple, list[float]] = {}
+        for position, op in enumerate(block.ops):
+            self.positions[op] = position
+            if not isinstance(op, Access):
+                continue
+            self.accesses.setdefault((type(op), op.ptr), []).append(position)
+            if _candidate(op):
+                form = analysis.form(op.index)
+                key = (type(op), op.ptr, form.terms)
+                self.peers.setdefault(key, {}).setdefault(form.constant, []).append(op)
+
+    def peer(self, key: tuple, constant: int) -> Access | None:
+        """The first scalar candidate of `key` at `constant` in block order."""
+        found = self.peers.get(key, {}).get(constant)
+        return found[0] if found else None
+
+    def interleaved(self, run: Run) -> bool:
+        """An access of the other kind through the same pointer lies among
+        the run's (from its first, up to its last)."""
+        first, last = self.positions[run.first], self.positions[run.last]
+        other = cuda.StoreOp if isinstance(run.first, cuda.LoadOp) else cuda.LoadOp
+        return any(
+            first <= p < last
+            for p in self.accesses.get((other, run.members[0].ptr), [])
+        )
+
+    def replaced(self, run: Run, vector: Access, analysis: IndexAnalysis) -> None:
+        """`run`'s scalars gone, `vector` placed before its first (a load)
+        or after its last (a store)."""
+        anchor = run.first if isinstance(vector, cuda.LoadOp) else run.last
+        position = self.positions[anchor] + (
+            -0.5 if isinstance(vector, cuda.LoadOp) else 0.5
+        )
+        positions = self.accesses[(type(vector), vector.ptr)]
+        for scalar in run.members:
+            form = analysis.form(scalar.index)
+            key = (type(scalar), scalar.ptr, form.terms)
+            self.peers[key][form.constant].remove(scalar)
+            positions.remove(self.positions.pop(scalar))
+        self.positions[vector] = position
+        positions.append(position)
+
+
+class Accesses:
+    """Each block's `BlockAccesses`, made when first asked for."""
+
+    def __init__(self, analysis: IndexAnalysis):
+        self.analysis = analysis
+        self.blocks: dict[Block, BlockAccesses] = {}
+
+    def of(self, block: Block) -> BlockAccesses:
+        if block not in self.blocks:
+            self.blocks[block] = BlockAccesses(block, self.analysis)
+        return self.blocks[block]
+
+
+def _run(op: Access, accesses: Accesses) -> Run | None:
+    """The widest aligned run of consecutive scalar accesses of `op`'s kind
+    and pointer, in its block, that holds `op` and that no access of the
+    other kind through that pointer interleaves; None if there is none."""
+    block = op.parent_block()
+    if block is None or not _candidate(op):
+        return None  # shared memory (the gemm's tiles, left to its own
+        # lowering), another block's partials (coherent), or a vector
+    analysis = accesses.analysis
+    index = accesses.of(block)
+    form = analysis.form(op.index)
+    key = (type(op), op.ptr, form.terms)
+    pointer = op.ptr.type
+    assert isinstance(pointer, cuda.PointerType)
+    width = _width(pointer)
+    while width > 1:
+        if all((k * analysis.divisor(x)) % width == 0 for x, k in form.terms):
+            start = form.constant - form.constant % width
+            members = [index.peer(key, start + i) for i in range(width)]
+            if all(members):
+                ordered = sorted(members, key=index.positions.__getitem__)  # type: ignore[arg-type]
+                run = Run(members, ordered[0], ordered[-1])  # type: ignore[arg-type]
+                if not index.interleaved(run):
+                    return run
+        width //= 2
+    return None
 
 
 @dataclass
@@ -240,23 +295,25 @@ class VectorizeLoads(RewritePattern):
     """W consecutive, aligned scalar loads: one load of W elements, where the
     first of them was."""
 
-    analysis: IndexAnalysis
+    accesses: Accesses
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cuda.LoadOp, rewriter: PatternRewriter):
-        run = _run(op, self.analysis)
+        run = _run(op, self.accesses)
         if run is None:
             return
         index = run.members[0].index
         owner = index.owner
+        block = self.accesses.of(op.parent_block())  # type: ignore[arg-type]
         if (
             isinstance(owner, Operation)
-            and owner in run.block_ops
-            and run.block_ops.index(owner) > run.block_ops.index(run.first)
+            and owner in block.positions
+            and block.positions[owner] > block.positions[run.first]
         ):
             return  # the first element's index is computed after a load
         vector = cuda.LoadOp(op.ptr, index, len(run.members))
         rewriter.insert(vector, InsertPoint.before(run.first))
+        block.replaced(run, vector, self.accesses.analysis)
         for scalar, value in zip(run.members, vector.values, strict=True):
             value.name_hint = scalar.values[0].name_hint
             rewriter.replace(scalar, [], [value])
@@ -267,16 +324,18 @@ class VectorizeStores(RewritePattern):
     """W consecutive, aligned scalar stores: one store of W elements, where
     the last of them was."""
 
-    analysis: IndexAnalysis
+    accesses: Accesses
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cuda.StoreOp, rewriter: PatternRewriter):
-        run = _run(op, self.analysis)
+        run = _run(op, self.accesses)
         if run is None:
             return
         values = [s.values[0] for s in run.members]
         vector = cuda.StoreOp(values, op.ptr, run.members[0].index)
         rewriter.insert(vector, InsertPoint.after(run.last))
+        block = self.accesses.of(op.parent_block())  # type: ignore[arg-type]
+        block.replaced(run, vector, self.accesses.analysis)
         for scalar in run.members:
             rewriter.erase(scalar)
 
@@ -312,10 +371,10 @@ class Vectorize(ModulePass):
             if name not in variants and cuda.vector_params(kernel):
                 continue  # vectorized already
             scalar = None if name in variants else kernel.clone()
-            analysis = IndexAnalysis()
+            accesses = Accesses(IndexAnalysis())
             PatternRewriteWalker(
                 GreedyRewritePatternApplier(
-                    [VectorizeLoads(analysis), VectorizeStores(analysis)]
+                    [VectorizeLoads(accesses), VectorizeStores(accesses)]
                 ),
                 apply_recursively=False,
             ).rewrite_region(kernel.body)
