@@ -151,7 +151,9 @@ def _gpu_torch():
 def test_layer_on_the_gpu_matches_hugging_face(model, tokens, dtype, rng):
     """The whole layer of Qwen2.5-7B and Llama-3-8B compiled for this GPU
     (runtime: NVRTC), outputs poisoned with NaN before the launch, against
-    the float64 reference on the same inputs."""
+    the float64 references on the same inputs: the numpy one here and the
+    benchmark's PyTorch layer, written as Hugging Face's modeling code
+    writes it (F.linear, SDPA with is_causal), run in float64."""
     torch = _gpu_torch()
     config = EXAMPLE_CONFIGS[model]
     compiled = molten.ZeroCompiler().compile(decoder_layer(config, tokens, dtype))
@@ -169,7 +171,14 @@ def test_layer_on_the_gpu_matches_hugging_face(model, tokens, dtype, rng):
     native = device_native_arch(0)
     assert compiled.jit_target(native).arch == native
     want = reference_layer(config, *inputs[:3], params)
-    assert rel_l2(out.double().cpu().numpy(), want) < NATIVE_ERROR[dtype]
+    got = out.double().cpu().numpy()
+    assert rel_l2(got, want) < NATIVE_ERROR[dtype]
+    from benchmarks.cases import torch_decoder_layer
+
+    in_float64 = [torch.tensor(a, dtype=torch.float64, device="cuda") for a in inputs]
+    hugging_face = torch_decoder_layer(config)(*in_float64).cpu().numpy()
+    assert rel_l2(hugging_face, want) < 1e-9  # the two references agree
+    assert rel_l2(got, hugging_face) < NATIVE_ERROR[dtype]
 
 
 @pytest.mark.parametrize("model", sorted(EXAMPLE_CONFIGS))
