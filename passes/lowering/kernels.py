@@ -171,8 +171,18 @@ class Layout:
                 perm = list(op.permutation.get_values())
                 place = [place[axis] for axis in perm]
             else:
-                linear = ravel(e, place, shape_of(op.operands[0]))
-                place = unravel(e, linear, shape_of(op.results[0]))
+                # The axes both shapes lead with keep their index: only the
+                # rest is raveled and unraveled (a split of the last axis
+                # divides the column alone).
+                before, after = shape_of(op.operands[0]), shape_of(op.results[0])
+                kept = 0
+                while (
+                    kept < min(len(before), len(after)) - 1
+                    and before[kept] == after[kept]
+                ):
+                    kept += 1
+                linear = ravel(e, place[kept:], before[kept:])
+                place = [*place[:kept], *unravel(e, linear, after[kept:])]
         return place
 
 
