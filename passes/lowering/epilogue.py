@@ -190,13 +190,7 @@ def epilogue(
                 tile, layout = tiles.get(output), layouts[output]
                 if tile is None and layout is not None:
                     source = scoped.at(layout.source, index)
-                    if layout.contiguous % run:
-                        place = layout.place(inner, index)
-                    elif j == 0:
-                        place = run_places[output] = layout.place(inner, index)
-                    else:
-                        first_place = run_places[output]
-                        place = [*first_place[:-1], inner.iadd(first_place[-1], j)]
+                    place = _run_place(layout, inner, index, j, run, run_places, output)
                     offset = ravel(inner, place, shape_of(output))
                     store_scalar(scoped, source, ptr, offset)
                     continue
@@ -211,6 +205,28 @@ def epilogue(
                 store_scalar(scoped, scoped.at(value, index), tile.buffer, place)
         if inside is not None:
             close_if(inner)
+
+
+def _run_place(
+    layout: Layout,
+    e: Emitter,
+    index: list[Index],
+    j: int,
+    run: int,
+    run_places: dict[SSAValue, list[Index]],
+    output: SSAValue,
+) -> list[Index]:
+    """Where `layout` sends the `j`-th element of a run of `run` adjacent
+    columns: the first's place, kept in `run_places`, offset by `j` along
+    the output's last axis where the layout keeps the run contiguous (so
+    that `vectorize` sees consecutive stores); else its own place."""
+    if layout.contiguous % run:
+        return layout.place(e, index)
+    if j == 0:
+        run_places[output] = layout.place(e, index)
+        return run_places[output]
+    first = run_places[output]
+    return [*first[:-1], e.iadd(first[-1], j)]
 
 
 def store_staged(
