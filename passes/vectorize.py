@@ -240,10 +240,13 @@ class BlockAccesses:
             -0.5 if isinstance(vector, cuda.LoadOp) else 0.5
         )
         positions = self.accesses[(type(vector), vector.ptr)]
+        # A run's members share their kind, pointer and index terms.
+        first = run.members[0]
+        by_offset = self.peers[
+            (type(first), first.ptr, analysis.form(first.index).terms)
+        ]
         for scalar in run.members:
-            form = analysis.form(scalar.index)
-            key = (type(scalar), scalar.ptr, form.terms)
-            self.peers[key][form.constant].remove(scalar)
+            by_offset[analysis.form(scalar.index).constant].remove(scalar)
             positions.remove(self.positions.pop(scalar))
         self.positions[vector] = position
         positions.append(position)

@@ -32,12 +32,19 @@ def _gpu_arch() -> str | None:
     return f"sm_{major}{minor}"
 
 
-def _build(tmp_path: Path, arch: str) -> Path:
-    """Builds a copy of the example (the source tree stays clean)."""
+def _copy_examples(tmp_path: Path, *files: str) -> Path:
+    """A copy of examples/standalone and of `files` beside it, to build in
+    (the source tree stays clean)."""
     work = tmp_path / "examples"
     shutil.copytree(EXAMPLES / "standalone", work / "standalone")
-    for name in ("fused_rmsnorm.cu", "fused_rmsnorm.h"):
+    for name in files:
         shutil.copy(EXAMPLES / name, work / name)
+    return work
+
+
+def _build(tmp_path: Path, arch: str) -> Path:
+    """Builds a copy of the seed example."""
+    work = _copy_examples(tmp_path, "fused_rmsnorm.cu", "fused_rmsnorm.h")
     result = subprocess.run(
         ["make", "-C", str(work / "standalone"), f"ARCH={arch}", f"NVCC={NVCC}"],
         capture_output=True,
@@ -67,9 +74,7 @@ def test_standalone_runs_and_matches_the_cpu_loop(tmp_path):
 def _build_layer(tmp_path: Path, model: str, tokens: int) -> Path:
     """Compiles the decoder layer (examples/decoder_layer.py, for sm_90a)
     and builds examples/standalone/decoder_layer.cpp against it, in a copy."""
-    work = tmp_path / "examples"
-    shutil.copytree(EXAMPLES / "standalone", work / "standalone")
-    shutil.copy(EXAMPLES / "decoder_layer.py", work / "decoder_layer.py")
+    work = _copy_examples(tmp_path, "decoder_layer.py")
     result = subprocess.run(
         ["make", "-C", str(work / "standalone"), "layer", f"MODEL={model}"]
         + [f"TOKENS={tokens}", f"NVCC={NVCC}", f"PYTHON={sys.executable}"],

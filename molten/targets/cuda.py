@@ -1071,13 +1071,12 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             printer.names[arg] = name
             params.append(decl.replace(" __restrict__", ""))
             role = "input" if i < n_inputs else "output"
+            dims = ""
+            if shape is not None:
+                dims = (" x ".join(map(str, shape)) or "one") + " "
+                sizes.append(_size_macros(launcher_name, name, shape, taken))
             element = c_type(arg.type.element_type)
-            if shape is None:
-                doc.append(f"  {name}: {role}, {element} elements")
-                continue
-            dims = " x ".join(map(str, shape)) or "one"
-            doc.append(f"  {name}: {role}, {dims} {element} elements")
-            sizes.append(_size_macros(launcher_name, name, shape, taken))
+            doc.append(f"  {name}: {role}, {dims}{element} elements")
         params.append("cudaStream_t stream")
         printer.emit("cudaError_t err = cudaSuccess;")
         printer.block(launcher.body.block)
