@@ -787,16 +787,29 @@ class MatmulOp(MoltenOp):
         "attr-dict `:` functional-type(operands, results)"
     )
 
-    def is_sibling_of(self, other: MatmulOp) -> bool:
+    def shares_lhs_with(self, other: MatmulOp) -> bool:
         """Whether this matmul and `other` share their lhs value, transposes
-        and operand and result types: one gemm kernel may compute both from
-        the same tiles of the lhs."""
+        and rhs element type (so their K): one gemm kernel may compute both
+        from the same tiles of the lhs, each tile of the output a tile of
+        one of them (q, k and v of different widths)."""
         return (
             other.lhs is self.lhs
-            and other.rhs.type == self.rhs.type
-            and other.result.type == self.result.type
             and other.transpose_a == self.transpose_a
             and other.transpose_b == self.transpose_b
+            and isinstance(other.rhs.type, TensorType)
+            and isinstance(self.rhs.type, TensorType)
+            and other.rhs.type.element_type == self.rhs.type.element_type
+            and other.result.type.element_type == self.result.type.element_type  # type: ignore[attr-defined]
+        )
+
+    def is_sibling_of(self, other: MatmulOp) -> bool:
+        """Whether this matmul and `other` share their lhs (shares_lhs_with)
+        and operand and result types: one gemm kernel may compute both side
+        by side, each tile of the output a tile of each."""
+        return (
+            self.shares_lhs_with(other)
+            and other.rhs.type == self.rhs.type
+            and other.result.type == self.result.type
         )
 
     @classmethod

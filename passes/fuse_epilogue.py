@@ -17,6 +17,13 @@ the lhs once for both products, and writes only the epilogue's result:
     %u = molten.matmul %h, %wu transpose_b : ... -> tensor<512x18944xbf16>
     %y = molten.mul %silu_g, %u ...
     // one kernel.func of kind gemm holding both matmuls, the silu and the mul
+
+It also takes the other matmuls of the lhs that no op reads together
+(horizontal fusion: q, k and v, of any widths) where the estimate finds
+one kernel no slower than a kernel each (`siblings_fit`): each tile of
+the kernel is then a tile of one of them, and reads the lhs's tile as
+its own kernel would, with one launch for all and the SMs shared out
+among all their tiles.
 """
 
 from collections.abc import Callable
@@ -45,11 +52,14 @@ from molten.passes.fusion import (
 )
 
 
-def persistent_takes(matmuls: list[molten.MatmulOp], arch: str) -> bool:
+def persistent_takes(
+    matmuls: list[molten.MatmulOp], arch: str, side_by_side: bool | None = None
+) -> bool:
     """Whether the persistent TMA kernel (the tensor-core kernel that
     computes several products of one lhs, and a prologue) takes a kernel
     of `matmuls`, alike: on sm_90a, where it takes the first, that is not
-    a GEMV, and it has a tile for all of them."""
+    a GEMV, and it has a tile for all of them (side by side or not:
+    kernel_schedule.siblings_schedules)."""
     from molten.passes.kernel_schedule import (
         H100_SMS,
         WGMMA_ARCHS,
@@ -63,14 +73,28 @@ def persistent_takes(matmuls: list[molten.MatmulOp], arch: str) -> bool:
         arch in WGMMA_ARCHS
         and takes_persistent(first)
         and not is_gemv(first)
-        and bool(siblings_schedules(matmuls, H100_SMS))
+        and bool(siblings_schedules(matmuls, H100_SMS, side_by_side=side_by_side))
     )
 
 
-def takes_siblings(matmul: molten.MatmulOp, arch: str) -> bool:
-    """Whether the target's gemm kernels take siblings of `matmul` (the
-    persistent TMA kernel, with a tile for two of it)."""
-    return persistent_takes([matmul, matmul], arch)
+def siblings_fit(group: set[Operation], arch: str) -> bool:
+    """Whether the target's gemm kernel takes the matmuls of `group` (one
+    lhs) as one kernel: side by side where an op reads several of them
+    (then of one type), else each tile one's, where the estimate finds
+    that no slower than a kernel each (siblings_pay)."""
+    from molten.passes.kernel_schedule import H100_SMS, siblings_pay, side_by_side
+
+    ops = [o for o in next(iter(group)).parent_block().ops if o in group]  # type: ignore[union-attr]
+    matmuls = [o for o in ops if isinstance(o, molten.MatmulOp)]
+    if len(matmuls) < 2:
+        return True
+    if side_by_side(ops):
+        return all(mm.is_sibling_of(matmuls[0]) for mm in matmuls) and persistent_takes(
+            matmuls, arch, side_by_side=True
+        )
+    return persistent_takes(matmuls, arch, side_by_side=False) and siblings_pay(
+        matmuls, H100_SMS
+    )
 
 
 def laid_out_in(candidate: Operation, group: set[Operation]) -> bool:
@@ -94,31 +118,41 @@ def reads_a_layout(candidate: Operation, group: set[Operation]) -> bool:
 
 
 def epilogue_admits(
-    op: molten.MatmulOp, arch: str
+    op: molten.MatmulOp, arch: str, horizontal: bool = False
 ) -> Callable[[Operation, set[Operation]], bool]:
     """Whether a candidate joins `op`'s gemm group as its epilogue: an
     elementwise op over the result (or recomputed into it), a layout that
     the result is stored through, or a sibling of `op` where the target's
-    kernel takes it."""
-    domain = shape_of(op.result)
+    kernel takes it: of `op`'s type, or (`horizontal`) any matmul of its
+    lhs."""
 
     def admits(candidate: Operation, group: set[Operation]) -> bool:
         if isinstance(candidate, molten.MatmulOp):
+            related = (
+                candidate.shares_lhs_with(op)
+                if horizontal
+                else candidate.is_sibling_of(op)
+            )
             return (
-                candidate.is_sibling_of(op)
+                related
                 and is_fusible_root(candidate)
-                and takes_siblings(op, arch)
+                and persistent_takes([op, candidate], arch)
             )
         if laid_out_in(candidate, group):
             return True
-        return (
+        if not (
             is_fusible_root(candidate)
             and isinstance(candidate, ELEMENTWISE)
             and not reads_a_layout(candidate, group)
-            and (
-                shape_of(candidate.results[0]) == domain
-                or recomputable_into(candidate, domain)
-            )
+        ):
+            return False
+        # Over the result of a matmul of the group (each sibling's own).
+        shape = shape_of(candidate.results[0])
+        domains = {
+            tuple(shape_of(o.result)) for o in group if isinstance(o, molten.MatmulOp)
+        }
+        return tuple(shape) in domains or any(
+            recomputable_into(candidate, list(d)) for d in domains
         )
 
     return admits
@@ -132,11 +166,24 @@ class FuseMatmulEpilogue(RewritePattern):
     def match_and_rewrite(self, op: molten.MatmulOp, rewriter: PatternRewriter):
         if not is_fusible_root(op):
             return
+        producers_of = lambda o, g: not isinstance(o, molten.MatmulOp)  # noqa: E731
+        # First with every matmul of op's lhs beside it (q, k and v), then,
+        # where the kernel does not take them all, with the siblings its
+        # epilogue reads alone.
         group = grow(
             [op],
-            epilogue_admits(op, self.arch),
-            grow_producers_of=lambda o, g: not isinstance(o, molten.MatmulOp),
+            epilogue_admits(op, self.arch, horizontal=True),
+            grow_producers_of=producers_of,
+            neighbours=lambda o: (
+                [u.operation for u in o.lhs.uses]
+                if isinstance(o, molten.MatmulOp)
+                else []
+            ),
         )
+        if not siblings_fit(group, self.arch):
+            group = grow(
+                [op], epilogue_admits(op, self.arch), grow_producers_of=producers_of
+            )
         fuse(rewriter, group, kernel.KernelKind.GEMM)
 
 

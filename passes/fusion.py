@@ -139,10 +139,13 @@ def grow(
     seed: Sequence[Operation],
     admits: Callable[[Operation, set[Operation]], bool],
     grow_producers_of: Callable[[Operation, set[Operation]], bool] = lambda op, g: True,
+    neighbours: Callable[[Operation], Iterable[Operation]] = lambda op: (),
 ) -> set[Operation]:
     """The largest convex group reachable from `seed` (one op) by adding the
     producers and users that `admits` accepts. `grow_producers_of(op,
-    group)` says whether op's operands may pull their producers in.
+    group)` says whether op's operands may pull their producers in;
+    `neighbours(op)` offers further candidates beside op that no value
+    links to it (the other matmuls of its lhs, for horizontal fusion).
 
     The group grows in sweeps over its ops in block order, each op offering
     its producers then its users; an op none of whose candidates can ever
@@ -166,6 +169,7 @@ def grow(
                     v.owner for v in op.operands if isinstance(v.owner, Operation)
                 ]
             candidates += [use.operation for r in op.results for use in r.uses]
+            candidates += neighbours(op)
             waiting = False
             for candidate in candidates:
                 if candidate in group.ops or candidate in refused:

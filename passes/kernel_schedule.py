@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -91,6 +92,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel, molten
@@ -685,28 +687,39 @@ on the H100 at 16 rows (2026-11-26, benchmarks/results/*-gemm-small-m.txt)
 kernel, where 128 and 132 tiles ran 4-11% faster than it."""
 
 
-def persistent_ranked(matmul: molten.MatmulOp, sm_count: int) -> list[WgmmaCandidate]:
+def persistent_ranked(
+    matmul: molten.MatmulOp, sm_count: int, widths: Sequence[int] | None = None
+) -> list[WgmmaCandidate]:
     """The persistent kernel's tiles and splits for this matmul
     (persistent_tiles, persistent_splits), each with the most stages that
     fit and its estimated time (persistent_seconds), the fastest first; on
     a tie (bound by DRAM alike), the one whose units keep more of the SMs'
-    rounds busy, then the larger tile, then fewer parts."""
+    rounds busy, then the larger tile, then fewer parts. `widths`: the
+    matmul's columns are those of siblings tiled one after another (each
+    padded to whole tiles)."""
     result = shape_of(matmul.result)
     m, n = result[-2:]
     k_steps = math.ceil(shape_of(matmul.lhs)[-1] / SWIZZLE_K)
+
+    def tiled(cols: int) -> int:
+        """The columns the tiles of `cols` cover."""
+        if widths is None:
+            return n
+        return cols * sum(math.ceil(w / cols) for w in widths)
+
     found = [
         WgmmaCandidate(
             *tile,
             most_stages(tile, PERSISTENT_MAX_STAGES),
             split,
-            persistent_seconds(tile, m, n, k_steps, sm_count, split),
+            persistent_seconds(tile, m, tiled(tile[1]), k_steps, sm_count, split),
         )
         for tile in persistent_tiles(matmul)
-        for split in persistent_splits(tile, m, n, k_steps, sm_count)
+        for split in persistent_splits(tile, m, tiled(tile[1]), k_steps, sm_count)
     ]
 
     def busy(c: WgmmaCandidate) -> float:
-        units = persistent_units((c.rows, c.cols), m, n, c.split)
+        units = persistent_units((c.rows, c.cols), m, tiled(c.cols), c.split)
         return units / (math.ceil(units / sm_count) * sm_count)
 
     return sorted(
@@ -834,11 +847,12 @@ def siblings_as_one(matmuls: list[molten.MatmulOp]) -> molten.MatmulOp:
     """The matmul a kernel of sibling matmuls (sharing their lhs) is
     estimated as: their lhs times a rhs of all their columns, detached
     from the IR. Its tiles are the kernel's tiles of every sibling side
-    by side: the same loads, tensor-core work and accumulators."""
+    by side, or one after another: the same loads, tensor-core work and
+    accumulators."""
     first = matmuls[0]
-    *batch, m, n = shape_of(first.result)
+    *batch, m, _ = shape_of(first.result)
     *rhs_batch, rows, cols = shape_of(first.rhs)
-    wide = len(matmuls) * n
+    wide = sum(shape_of(mm.result)[-1] for mm in matmuls)
     rhs_shape = (
         [*rhs_batch, wide, cols] if first.transpose_b else [*rhs_batch, rows, wide]
     )
@@ -853,22 +867,31 @@ def siblings_as_one(matmuls: list[molten.MatmulOp]) -> molten.MatmulOp:
 
 
 def siblings_schedules(
-    matmuls: list[molten.MatmulOp], sm_count: int, count: int = 1
+    matmuls: list[molten.MatmulOp],
+    sm_count: int,
+    count: int = 1,
+    side_by_side: bool | None = None,
 ) -> list[kernel.ScheduleAttr]:
     """The schedules of a gemm kernel of sibling matmuls (or of one with a
     prologue, which these take alike), at most `count`,
     the estimate's fastest first: the persistent TMA kernel's (the kernel
     that computes siblings on tensor cores) in the tiles persistent_ranked
-    finds fastest for them as one (siblings_as_one), each tile shared out
-    by column among the siblings (so a width each sibling's wgmma
-    takes), the stages of the whole tile; B stored [N, K], K unsplit."""
+    finds fastest for them as one (siblings_as_one); B stored [N, K], K
+    unsplit. Side by side (tile.side_by_side; by default where their
+    types agree), each tile is shared out by column among the siblings
+    (so a width each sibling's wgmma takes), the stages of the whole
+    tile; else each tile is one sibling's, the tiles of each one after
+    another."""
     # Split-K and B stored [K, N] left ptxas serializing the siblings'
     # wgmmas (C7520): not taken until that is understood.
     if matmuls[0].transpose_b is None:
         return []
-    products = len(matmuls)
+    if side_by_side is None:
+        side_by_side = all(mm.is_sibling_of(matmuls[0]) for mm in matmuls)
+    products = len(matmuls) if side_by_side else 1
+    widths = None if side_by_side else [shape_of(mm.result)[-1] for mm in matmuls]
     found = []
-    for c in persistent_ranked(siblings_as_one(matmuls), sm_count):
+    for c in persistent_ranked(siblings_as_one(matmuls), sm_count, widths):
         cols, rest = divmod(c.cols, products)
         if rest or cols % WGMMA_N_STEP or c.split > 1:
             continue
@@ -876,6 +899,38 @@ def siblings_schedules(
         if len(found) == count:
             break
     return found
+
+
+def siblings_pay(matmuls: list[molten.MatmulOp], sm_count: int) -> bool:
+    """Whether matmuls of one lhs that no op reads together (q, k and v)
+    are estimated to take no longer in one persistent kernel, each tile
+    one's, than each in its own kernel (wgmma_pick)."""
+    together = siblings_schedules(matmuls, sm_count, side_by_side=False)
+    if not together:
+        return False
+    widths = [shape_of(mm.result)[-1] for mm in matmuls]
+    one = siblings_as_one(matmuls)
+    best = persistent_ranked(one, sm_count, widths)
+    fastest = min(c.seconds for c in best if c.split == 1)
+    return fastest <= sum(wgmma_pick(mm, sm_count)[1] for mm in matmuls)
+
+
+def side_by_side(body_ops: Sequence[Operation]) -> bool:
+    """Whether a gemm kernel's body reads several of its matmuls in one op
+    (silu(gate) * up): its tiles then hold each matmul's tile of the same
+    place, side by side."""
+    reads: dict[SSAValue, frozenset[Operation]] = {}
+    for op in body_ops:
+        if op.has_trait(IsTerminator):
+            continue  # the kernel's yield of its outputs
+        found = frozenset().union(*(reads.get(v, frozenset()) for v in op.operands))
+        if isinstance(op, molten.MatmulOp):
+            found = found | {op}
+        if len(found) > 1:
+            return True
+        for result in op.results:
+            reads[result] = found
+    return False
 
 
 def has_prologue(body_ops: list[Operation]) -> bool:
@@ -896,7 +951,9 @@ def gemm_schedule(
     do not take them) the SIMT kernel's."""
     matmuls = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
     if len(matmuls) > 1 or has_prologue(body_ops):
-        found = arch in WGMMA_ARCHS and siblings_schedules(matmuls, sm_count)
+        found = arch in WGMMA_ARCHS and siblings_schedules(
+            matmuls, sm_count, side_by_side=side_by_side(body_ops)
+        )
         return found[0] if found else simt_gemm_schedule(matmuls[0], sm_count)
     (matmul,) = matmuls
     if is_gemv(matmul):
@@ -1089,7 +1146,8 @@ def schedule_candidates(
         return [picked]
     matmuls = [op for op in ops if isinstance(op, molten.MatmulOp)]
     if len(matmuls) > 1 or has_prologue(ops):
-        return siblings_schedules(matmuls, sm_count, count) or [picked]
+        together = side_by_side(ops)
+        return siblings_schedules(matmuls, sm_count, count, together) or [picked]
     (matmul,) = matmuls
     if is_gemv(matmul) or not takes_tensor_cores(matmul, GEMV_MAX_M + 1):
         return [picked]

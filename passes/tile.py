@@ -65,7 +65,7 @@ from molten.dialects.cuda import (
 )
 from molten.dialects.molten import shape_of
 from molten.passes.fuse_attention import attention_in, query_group
-from molten.passes.kernel_schedule import MMA_ELEMENT_TYPES, WARP
+from molten.passes.kernel_schedule import MMA_ELEMENT_TYPES, WARP, side_by_side
 
 DOMAIN_DIMS = ("b", "i", "j", "k")
 """The iteration domain's dimensions: batch, then the gemm's M, N and K."""
@@ -446,20 +446,29 @@ def attention_schedule_problem(found, schedule: kernel.ScheduleAttr) -> str | No
 
 
 def gemm_matmuls(kfunc: kernel.FuncOp) -> list[molten.MatmulOp]:
-    """A gemm kernel's matmuls: one, or siblings that share its lhs, its
-    transposes and its operand and result types (one tile of the lhs
-    serves them all; each tile of the output is a tile of each)."""
+    """A gemm kernel's matmuls: one, or siblings that share its lhs and
+    transposes (one tile of the lhs serves them all). Side by side
+    (`side_by_side`: an op reads several of them), each tile of the output
+    is a tile of each, and they must share their types too; else each
+    tile is a tile of one of them, of any width."""
     matmuls = [op for op in kfunc.body.block.ops if isinstance(op, molten.MatmulOp)]
     if not matmuls:
         raise _fail(kfunc, "a gemm kernel holds a molten.matmul, and this one none")
     first = matmuls[0]
     for other in matmuls[1:]:
-        if not other.is_sibling_of(first):
+        if not other.shares_lhs_with(first):
             raise _fail(
                 kfunc,
                 f"a gemm kernel's {len(matmuls)} matmuls must share their lhs, "
-                "transposes and operand and result types",
+                "transposes and element types",
             )
+    together = side_by_side(list(kfunc.body.block.ops))
+    if together and any(not other.is_sibling_of(first) for other in matmuls[1:]):
+        raise _fail(
+            kfunc,
+            f"a gemm kernel's {len(matmuls)} matmuls that an op reads together "
+            "must share their operand and result types",
+        )
     return matmuls
 
 
@@ -541,6 +550,11 @@ def tiling_for(
 
     tiling = tiling_map(sizes)
     batches, m_tiles, n_tiles, k_steps = tile_counts(domain, tiling)
+    matmuls = gemm_matmuls(kfunc)
+    siblings = {Gemm.of(mm) for mm in matmuls}
+    if len(matmuls) > 1 and not side_by_side(list(kfunc.body.block.ops)):
+        # Each tile one sibling's: the tiles of each one after another.
+        n_tiles = sum(-(-mm.n // sizes[1]) for mm in map(Gemm.of, matmuls))
     split = schedule.split.data
     if split > 1 and schedule.mma_warps.data == 1:
         raise _fail(
@@ -573,8 +587,18 @@ def tiling_for(
         k_steps=k_steps,
         # A cluster's blocks take consecutive row tiles: rows are guarded
         # where its cluster x bm rows leave the matrix.
-        partial=partial_dims(
-            domain, tiling_map((sizes[0] * schedule.cluster.data, *sizes[1:])), gemm
+        # Siblings of other widths (each tile one's): partial along any's.
+        partial=sorted(
+            {
+                dim
+                for sibling in siblings
+                for dim in partial_dims(
+                    iteration_domain(sibling),
+                    tiling_map((sizes[0] * schedule.cluster.data, *sizes[1:])),
+                    sibling,
+                )
+            },
+            key=kernel.GEMM_DIMS.index,
         ),
         lhs=operand(read_a),
         rhs=operand(read_b),

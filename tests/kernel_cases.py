@@ -322,6 +322,24 @@ def linear_heads(tokens: int, k: int, heads: int, dim: int) -> Builder:
     return build
 
 
+def qkv_heads(tokens: int, k: int, heads: int, kv_heads: int, dim: int) -> Builder:
+    """A decoder layer's q, k and v projections of one x, with biases, each
+    split into heads ([T, H * D] -> [H, T, D]), k and v of fewer heads than
+    q (grouped KV heads): on sm_90a one gemm kernel whose tiles are each one
+    projection's, where the estimate finds that no slower."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [tokens, k], dtype)
+        for name, count in (("q", heads), ("k", kv_heads), ("v", kv_heads)):
+            w = g.add_input(f"w{name}", [count * dim, k], dtype)
+            b = g.add_input(f"b{name}", [count * dim], dtype)
+            y = g.matmul(x, w, transpose_b=True) + b
+            split = g.transpose(g.reshape(y, [tokens, count, dim]), [1, 0, 2])
+            g.add_output(split, name)
+
+    return build
+
+
 def attention_merged_heads(heads: int, seq: int, dim: int) -> Builder:
     """Causal attention whose heads are put back side by side, [H, T, D] ->
     [T, H * D], for the output projection: the kernel stores through the
@@ -578,6 +596,16 @@ WGMMA_CASES: dict[str, Builder] = {
     "wgmma_nk_split_linear_heads_20x3072x12x128": linear_heads(20, 3072, 12, 128),
     "wgmma_nk_linear_heads_70x1024x32x128": linear_heads(70, 1024, 32, 128),
     "wgmma_attention_merged_heads_4x300x128": attention_merged_heads(4, 300, 128),
+    # q, k and v of one x, with grouped KV heads, as one persistent TMA
+    # kernel whose tiles are each one projection's, as kernel-schedule
+    # picks it (Qwen2.5-7B's widths at 130 tokens: partial along M; 300
+    # tokens, 3 row tiles) and by hand (TMA_GEMMS: tiles 80 wide of
+    # projections 240 and 144 wide, each sibling's last tile partial, 4
+    # blocks looping over 21 tiles; clusters of two).
+    "wgmma_nk_persistent_qkv_heads_130x3584x28x4x128": qkv_heads(130, 3584, 28, 4, 128),
+    "wgmma_nk_persistent_qkv_heads_300x1024x8x2x128": qkv_heads(300, 1024, 8, 2, 128),
+    "wgmma_tma_qkv_heads_partial_100x512x5x3x48": qkv_heads(100, 512, 5, 3, 48),
+    "wgmma_tma_qkv_heads_cluster_200x512x4x2x64": qkv_heads(200, 512, 4, 2, 64),
     # The persistent TMA gemm, by the hand schedules of TMA_GEMMS.
     "wgmma_tma_kn_partial_300x520x1000": gemm_bias_gelu(300, 520, 1000),
     "wgmma_tma_nk_residual_70x4096x384": gemm_nk_residual(70, 4096, 384),
@@ -616,6 +644,8 @@ WGMMA_SCHEDULES = {
     "wgmma_nk_persistent_64_3x4000x8200": (64, 64, 14, 1, 132),
     "wgmma_nk_3x6000x6000": (64, 64, 8, 1, 0),
     "wgmma_siblings_nk_300x520x1000": (128, 64, 7, 1, 132),
+    "wgmma_nk_persistent_qkv_heads_130x3584x28x4x128": (128, 128, 7, 1, 132),
+    "wgmma_nk_persistent_qkv_heads_300x1024x8x2x128": (128, 128, 7, 1, 132),
 }
 """The schedule class each case stands for (test_tile checks they keep it)."""
 
@@ -632,6 +662,8 @@ TMA_GEMMS = {
     "wgmma_tma_nk_narrow_1030x520x2000": (128, 144, 6, 5, 1, 1),
     "wgmma_tma_nk_cluster_narrow_300x520x1000": (128, 176, 5, 6, 2, 1),
     "wgmma_tma_siblings_nk_cluster_70x384x4096": (64, 64, 6, 4, 2, 1),
+    "wgmma_tma_qkv_heads_partial_100x512x5x3x48": (64, 80, 8, 4, 1, 1),
+    "wgmma_tma_qkv_heads_cluster_200x512x4x2x64": (128, 64, 6, 4, 2, 1),
 }
 """The persistent TMA gemm by hand schedules: each case (in WGMMA_CASES)
 compiles with this schedule for its gemm kernel (`hand_schedules`). Blocks

@@ -189,14 +189,12 @@ def test_layer_kernels(model):
     compiled = molten.ZeroCompiler(arch="sm_90a").compile(g)
     assert [k.name.removeprefix("decoder_layer_") for k in compiled.kernels] == [
         "row_reduce0",  # input_layernorm
-        "gemm0",  # q + bias, stored as heads [H, T, D]
-        "gemm1",  # k + bias, as heads
-        "gemm2",  # v + bias, as heads
+        "gemm0",  # q, k and v + biases, stored as heads [H, T, D]: one kernel
         "pointwise0",  # q: RoPE
         "pointwise1",  # k: RoPE
         "attention0",  # stores the heads side by side, [T, H * D]
-        "gemm3",  # o + residual
+        "gemm1",  # o + residual
         "row_reduce1",  # post_attention_layernorm
-        "gemm4",  # silu(gate) * up: both products in one kernel
-        "gemm5",  # down + residual
+        "gemm2",  # silu(gate) * up: both products in one kernel
+        "gemm3",  # down + residual
     ]

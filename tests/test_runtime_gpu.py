@@ -517,9 +517,13 @@ def _check_with_one_misaligned(torch, g, compiled, misaligned: str) -> None:
         for a, t in zip(hosts, g.inputs, strict=True)
     ]
     want = molten.interpret(g, *rounded, reference=True)
+    wants = want if isinstance(want, tuple) else (want,)
     for got in (compiled(*devices), compiled(*(d.clone() for d in devices))):
         torch.cuda.synchronize()
-        _check(got.float().cpu().numpy(), want, "bfloat16")
+        gots = got if isinstance(got, tuple) else (got,)
+        assert len(gots) == len(wants)
+        for one, expected in zip(gots, wants, strict=True):
+            _check(one.float().cpu().numpy(), expected, "bfloat16")
 
 
 @pytest.mark.parametrize("misaligned", ["x", "up"])
@@ -544,6 +548,27 @@ def test_a_misaligned_sibling_operand_takes_the_simt_variant(misaligned):
     assert [k.fused_ops for k in compiled.kernels] == [
         ("matmul", "matmul", "silu", "mul")
     ]
+    assert compiled.kernels[0].scalar_variant is not None
+    _check_with_one_misaligned(torch, g, compiled, misaligned)
+
+
+@pytest.mark.parametrize("misaligned", ["x", "wk"])
+def test_a_misaligned_projection_operand_takes_the_simt_variant(misaligned):
+    """q, k and v of one x as one persistent TMA kernel on sm_90a (each
+    tile one projection's): with x or k's weight a bf16 element into its
+    buffer, the SIMT variant, whose blocks likewise take one projection's
+    tile each, must give all three results."""
+    torch = pytest.importorskip("torch")
+    from kernel_cases import qkv_heads
+
+    from molten.runtime.device import current_native_arch
+
+    if current_native_arch() != "sm_90a":
+        pytest.skip("the kernel of q, k and v is sm_90a's")
+    g = DataflowGraph("qkv")
+    qkv_heads(130, 1024, 8, 2, 128)(g, "bfloat16")
+    compiled = ZeroCompiler(arch="sm_90a").compile(g)
+    assert [k.fused_ops.count("matmul") for k in compiled.kernels] == [3]
     assert compiled.kernels[0].scalar_variant is not None
     _check_with_one_misaligned(torch, g, compiled, misaligned)
 

@@ -274,6 +274,53 @@ func.func @gate_up_gemv(%x: tensor<8x64xbf16>, %wg: tensor<128x64xbf16>, %wu: te
 
 // -----
 
+// Horizontal fusion: q, k and v of one x, of different widths, that no op
+// reads together. On sm_90a they are one gemm kernel, each with its own
+// epilogue (each tile of the kernel is one projection's), where the
+// estimate finds one kernel no slower than three; elsewhere, and at 16
+// rows (@qkv_decode), a kernel each.
+func.func @qkv(%x: tensor<300x1024xbf16>, %wq: tensor<1024x1024xbf16>, %bq: tensor<1024xbf16>, %wk: tensor<256x1024xbf16>, %bk: tensor<256xbf16>, %wv: tensor<256x1024xbf16>) -> (tensor<300x1024xbf16>, tensor<300x256xbf16>, tensor<300x256xbf16>) {
+  %q = molten.matmul %x, %wq transpose_b : (tensor<300x1024xbf16>, tensor<1024x1024xbf16>) -> tensor<300x1024xbf16>
+  %qb = molten.add %q, %bq : (tensor<300x1024xbf16>, tensor<1024xbf16>) -> tensor<300x1024xbf16>
+  %k = molten.matmul %x, %wk transpose_b : (tensor<300x1024xbf16>, tensor<256x1024xbf16>) -> tensor<300x256xbf16>
+  %kb = molten.add %k, %bk : (tensor<300x256xbf16>, tensor<256xbf16>) -> tensor<300x256xbf16>
+  %v = molten.matmul %x, %wv transpose_b : (tensor<300x1024xbf16>, tensor<256x1024xbf16>) -> tensor<300x256xbf16>
+  func.return %qb, %kb, %v : tensor<300x1024xbf16>, tensor<300x256xbf16>, tensor<300x256xbf16>
+}
+
+// CHECK-LABEL: func.func @qkv(
+// CHECK-NEXT:    %qb = kernel.fused gemm(%x, %wq, %bq)
+// CHECK:         %kb = kernel.fused gemm(%x, %wk, %bk)
+// CHECK:         %v = kernel.fused gemm(%x, %wv)
+
+// SM90A-LABEL: func.func @qkv(
+// SM90A-NEXT:    %qb, %kb, %v = kernel.fused gemm(%x, %wq, %bq, %wk, %bk, %wv) : (tensor<300x1024xbf16>, tensor<1024x1024xbf16>, tensor<1024xbf16>, tensor<256x1024xbf16>, tensor<256xbf16>, tensor<256x1024xbf16>) -> (tensor<300x1024xbf16>, tensor<300x256xbf16>, tensor<300x256xbf16>) {
+// SM90A-NEXT:    ^bb0(%x_1: tensor<300x1024xbf16>, %wq_1: tensor<1024x1024xbf16>, %bq_1: tensor<1024xbf16>, %wk_1: tensor<256x1024xbf16>, %bk_1: tensor<256xbf16>, %wv_1: tensor<256x1024xbf16>):
+// SM90A-NEXT:      %q = molten.matmul %x_1, %wq_1 transpose_b : (tensor<300x1024xbf16>, tensor<1024x1024xbf16>) -> tensor<300x1024xbf16>
+// SM90A-NEXT:      %qb_1 = molten.add %q, %bq_1 : (tensor<300x1024xbf16>, tensor<1024xbf16>) -> tensor<300x1024xbf16>
+// SM90A-NEXT:      %k = molten.matmul %x_1, %wk_1 transpose_b : (tensor<300x1024xbf16>, tensor<256x1024xbf16>) -> tensor<300x256xbf16>
+// SM90A-NEXT:      %kb_1 = molten.add %k, %bk_1 : (tensor<300x256xbf16>, tensor<256xbf16>) -> tensor<300x256xbf16>
+// SM90A-NEXT:      %v_1 = molten.matmul %x_1, %wv_1 transpose_b : (tensor<300x1024xbf16>, tensor<256x1024xbf16>) -> tensor<300x256xbf16>
+// SM90A-NEXT:      kernel.yield %qb_1, %kb_1, %v_1 : tensor<300x1024xbf16>, tensor<300x256xbf16>, tensor<300x256xbf16>
+// SM90A-NEXT:    }
+// SM90A-NEXT:    func.return %qb, %kb, %v : tensor<300x1024xbf16>, tensor<300x256xbf16>, tensor<300x256xbf16>
+
+// -----
+
+func.func @qkv_decode(%x: tensor<16x1024xbf16>, %wq: tensor<1024x1024xbf16>, %wk: tensor<256x1024xbf16>, %wv: tensor<256x1024xbf16>) -> (tensor<16x1024xbf16>, tensor<16x256xbf16>, tensor<16x256xbf16>) {
+  %q = molten.matmul %x, %wq transpose_b : (tensor<16x1024xbf16>, tensor<1024x1024xbf16>) -> tensor<16x1024xbf16>
+  %k = molten.matmul %x, %wk transpose_b : (tensor<16x1024xbf16>, tensor<256x1024xbf16>) -> tensor<16x256xbf16>
+  %v = molten.matmul %x, %wv transpose_b : (tensor<16x1024xbf16>, tensor<256x1024xbf16>) -> tensor<16x256xbf16>
+  func.return %q, %k, %v : tensor<16x1024xbf16>, tensor<16x256xbf16>, tensor<16x256xbf16>
+}
+
+// SM90A-LABEL: func.func @qkv_decode(
+// SM90A-NEXT:    %q = kernel.fused gemm(%x, %wq)
+// SM90A:         %k = kernel.fused gemm(%x, %wk)
+// SM90A:         %v = kernel.fused gemm(%x, %wv)
+
+// -----
+
 // A projection split into heads, [T, H * D] -> [H, T, D]: the reshape and
 // the transpose join the group, which stores the biased result through
 // them (the kernel writes each element where the layout sends it).

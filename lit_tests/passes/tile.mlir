@@ -420,5 +420,19 @@ kernel.func @two_matmuls(%a: tensor<16x16xf32>) -> (tensor<16x16xf32>) gemm sche
 }
 
 // ERR-NEXT:    {{^// -{5}$}}
-// ERR-NEXT:    {{^.*}}: error: tile: @two_matmuls: a gemm kernel's 2 matmuls must share their lhs, transposes and operand and result types{{$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @two_matmuls: a gemm kernel's 2 matmuls must share their lhs, transposes and element types{{$}}
+
+// -----
+
+// Two matmuls of one lhs that an op reads together (side by side: each
+// tile holds both products at the same places) must be of one shape.
+kernel.func @mixed_widths(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>, %c: tensor<16x1xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> {
+  %m = molten.matmul %a, %b : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %n = molten.matmul %a, %c : (tensor<16x16xf32>, tensor<16x1xf32>) -> tensor<16x1xf32>
+  %p = molten.mul %m, %n : (tensor<16x16xf32>, tensor<16x1xf32>) -> tensor<16x16xf32>
+  kernel.yield %p : tensor<16x16xf32>
+}
+
+// ERR-NEXT:    {{^// -{5}$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @mixed_widths: a gemm kernel's 2 matmuls that an op reads together must share their operand and result types{{$}}
 // ERR-NOT:     {{Traceback|internal error|builtin.module}}

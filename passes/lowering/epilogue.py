@@ -48,6 +48,41 @@ def by_place(values: Sequence[SSAValue], products: int) -> list[Accumulated]:
     return [tuple(values[p * count + j] for p in range(products)) for j in range(count)]
 
 
+Values = list[SSAValue]
+SiblingTile = Callable[[Emitter, GemmShape, Index, Values, Values], None]
+"""A concatenated kernel's work on one sibling's tile: given the branch's
+emitter, that sibling's gemm, the tile's index among its own column tiles,
+and the outputs (and pointers) computed from it."""
+
+
+def each_sibling(
+    gemm: GemmShape,
+    e: Emitter,
+    tile: Index,
+    bn: int,
+    outputs: Sequence[SSAValue],
+    out_ptrs: Sequence[SSAValue],
+    work: SiblingTile,
+) -> None:
+    """A concatenated kernel's (GemmShape.concatenated) work on its column
+    tile `tile` of `bn` columns, counted over every sibling's tiles one
+    sibling after another: a branch per sibling (the same in every thread
+    of the block) holding `work` on that sibling's tile."""
+    starts = gemm.sibling_tiles(bn)
+    last = len(gemm.matmuls) - 1
+    for p in range(last + 1):
+        inside = both(
+            e,
+            e.icmp(tile, starts[p], "sge") if p else None,
+            e.icmp(tile, starts[p + 1], "slt") if p < last else None,
+        )
+        assert inside is not None
+        branch = emit_if(e, inside)
+        own, own_ptrs = gemm.sibling_outputs(p, outputs, out_ptrs)
+        work(branch, gemm.sibling(p), branch.isub(tile, starts[p]), own, own_ptrs)
+        close_if(branch)
+
+
 @dataclass(frozen=True)
 class RowMap:
     """Where row r (0 ... count - 1) of the rows a kernel's tiles run

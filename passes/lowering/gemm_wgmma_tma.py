@@ -31,6 +31,7 @@ from xdsl.dialects import arith, scf
 from xdsl.ir import SSAValue
 
 from molten.dialects import cuda, kernel, molten
+from molten.dialects.molten import shape_of
 from molten.passes.lowering.emitter import (
     F32,
     WARP,
@@ -41,7 +42,12 @@ from molten.passes.lowering.emitter import (
     emit_carried_for,
     emit_if,
 )
-from molten.passes.lowering.epilogue import Accumulated, by_place, epilogue
+from molten.passes.lowering.epilogue import (
+    Accumulated,
+    by_place,
+    each_sibling,
+    epilogue,
+)
 from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.gemm_wgmma import (
     ACCUMULATOR_RUN,
@@ -114,6 +120,9 @@ def lower_gemm_wgmma_tma(
     gemm = GemmShape.of(kfunc, siblings=True, prologue=True)
     mm = gemm.matmul
     products = len(gemm.matmuls)
+    # Concatenated siblings (q, k and v): each tile one sibling's, so one
+    # B tile a stage; side by side, each sibling's B tile.
+    in_tile = 1 if gemm.concatenated else products
     element = element_of(mm.lhs)
     bm, bn, bk = (t.data for t in tiling.block)
     wm, wn = (t.data for t in tiling.warp)
@@ -132,6 +141,7 @@ def lower_gemm_wgmma_tma(
         or (gemm.transpose_b and bn % (SWIZZLE_ROWS * cluster))
         or (not gemm.transpose_b and (bn // SWIZZLE_ELEMENTS) % cluster)
         or (gemm.has_prologue and (tiling.split.data > 1 or gemm.k % bk))
+        or (gemm.concatenated and tiling.split.data > 1)
     ):
         raise NotImplementedError(
             f"lower-kernel-to-cuda: a persistent TMA gemm of {gemm.describe()} "
@@ -141,7 +151,8 @@ def lower_gemm_wgmma_tma(
             f"a K step of 64, K steps ({tiling.k_steps.data}) in {tiling.split.data} "
             "equal parts, and a share of B's tile for each block "
             f"of a cluster of {cluster} of whole 8-row or 64-column units; a lhs "
-            "computed in the kernel only with K whole steps, unsplit)"
+            "computed in the kernel, or siblings each tile one's, only with K "
+            "whole steps, unsplit)"
         )
     block = WARPGROUP * (consumers + 1)
     args = list(kfunc.body.block.args)
@@ -152,13 +163,13 @@ def lower_gemm_wgmma_tma(
         ),
         *(
             TensorMapSpec(
-                args.index(rhs), (gemm.n, gemm.k), (bn // cluster, SWIZZLE_ELEMENTS)
+                args.index(rhs), (n, gemm.k), (bn // cluster, SWIZZLE_ELEMENTS)
             )
             if gemm.transpose_b
             else TensorMapSpec(
-                args.index(rhs), (gemm.k, gemm.n), (SWIZZLE_ELEMENTS, SWIZZLE_ELEMENTS)
+                args.index(rhs), (gemm.k, n), (SWIZZLE_ELEMENTS, SWIZZLE_ELEMENTS)
             )
-            for rhs in gemm.rhs_operands
+            for rhs, n in ((mm.rhs, shape_of(mm.result)[-1]) for mm in gemm.matmuls)
         ),
     )
     map_a, *b_maps = (
@@ -176,10 +187,10 @@ def lower_gemm_wgmma_tma(
     a_buffer = e.add(cuda.SharedAllocOp(element, stages * bm * bk))
     a_buffer.name_hint = "a_tile"
     b_buffers = [
-        e.add(cuda.SharedAllocOp(element, stages * bn * bk)) for _ in range(products)
+        e.add(cuda.SharedAllocOp(element, stages * bn * bk)) for _ in range(in_tile)
     ]
     for p, b_buffer in enumerate(b_buffers):
-        b_buffer.name_hint = "b_tile" if products == 1 else f"b{p}_tile"
+        b_buffer.name_hint = "b_tile" if in_tile == 1 else f"b{p}_tile"
     bars = e.add(cuda.SharedAllocOp(cuda.BARRIER_TYPE, 2 * stages))
     bars.name_hint = "stage_barriers"
 
@@ -191,7 +202,7 @@ def lower_gemm_wgmma_tma(
     a = operand(pointers[gemm.source], a_buffer, bm, False, gemm.m)
     bs = [
         operand(pointers[rhs], buffer, bn, not gemm.transpose_b, gemm.n)
-        for rhs, buffer in zip(gemm.rhs_operands, b_buffers, strict=True)
+        for rhs, buffer in zip(gemm.rhs_operands[:in_tile], b_buffers, strict=True)
     ]
 
     # The full barrier of stage s is s, its empty barrier stages + s: the
@@ -213,6 +224,8 @@ def lower_gemm_wgmma_tma(
     # its rank-th bm rows. A work unit is a cluster tile's part of K (its
     # `split` parts consecutive, so that they run at the same time).
     tiles_m, tiles_n = -(-gemm.m // (bm * cluster)), -(-gemm.n // bn)
+    if gemm.concatenated:
+        tiles_n = gemm.sibling_tiles(bn)[-1]
     split = tiling.split.data
     units = tiles_m * tiles_n * split
     grid = min(persistent, units * cluster)
@@ -226,9 +239,10 @@ def lower_gemm_wgmma_tma(
     # The units of this cluster: cluster_id, cluster_id + clusters, ...
     own_units = e.idiv(e.iadd(e.isub(units, cluster_id), clusters - 1), clusters)
 
-    def unit_origin(em: Emitter, i: Index) -> tuple[Index, Index, Index, Index]:
+    def unit_origin(em: Emitter, i: Index) -> tuple[Index, Index, Index, Index, Index]:
         """The first row and column of the block's i-th unit, its part of K,
-        and its block tile (numbered along N, then M: split-K's)."""
+        its block tile (numbered along N, then M: split-K's) and its column
+        tile."""
         unit = em.iadd(cluster_id, em.imul(i, clusters))
         tile, part = (
             (em.idiv(unit, split), em.irem(unit, split)) if split > 1 else (unit, 0)
@@ -243,7 +257,7 @@ def lower_gemm_wgmma_tma(
         n_tile = em.add(arith.DivSIOp(em.index(within), em.index(rows)))
         block_m = em.iadd(em.imul(m_tile, cluster), rank)
         block_tile = em.iadd(em.imul(block_m, tiles_n), n_tile)
-        return em.imul(block_m, bm), em.imul(n_tile, bn), part, block_tile
+        return em.imul(block_m, bm), em.imul(n_tile, bn), part, block_tile, n_tile
 
     # The stage of the block's K steps, one after another over its units,
     # and the parity of that use of it, carried through the loops: no
@@ -280,7 +294,7 @@ def lower_gemm_wgmma_tma(
     start = [leader.index(0), leader.index(0)]
     _, tile_loop, tile_body = emit_carried_for(leader, 0, own_units, start)
     i = tile_body.args[0]
-    m0, n0, part, _ = unit_origin(tile_loop, i)
+    m0, n0, part, _, n_tile = unit_origin(tile_loop, i)
     k_first = tile_loop.imul(part, k_steps)
     steps_loop, k_loop, k_body = emit_carried_for(
         tile_loop, 0, k_steps, tile_body.args[1:]
@@ -295,7 +309,7 @@ def lower_gemm_wgmma_tma(
         )
     )
     full = k_loop.index(stage)
-    stage_bytes = (bm + products * bn) * bk * 2
+    stage_bytes = (bm + in_tile * bn) * bk * 2
     k_loop.add(cuda.MbarrierArriveOp(bars, full, stage_bytes))
     k0 = k_loop.imul(k_loop.iadd(k_first, k), bk)
     a_place = k_loop.index(k_loop.imul(stage, bm * bk))
@@ -310,24 +324,34 @@ def lower_gemm_wgmma_tma(
     # per 64-column block, every cluster-th.
     boxes = 1 if gemm.transpose_b else bn // SWIZZLE_ELEMENTS // cluster
 
-    def box_offset(j: int) -> Index:
+    def box_offset(em: Emitter, j: int) -> Index:
         """Where the block's j-th box starts among the tile's columns."""
         if gemm.transpose_b:
-            return k_loop.imul(rank, bn // cluster)
-        return k_loop.imul(k_loop.iadd(rank, j * cluster), SWIZZLE_ELEMENTS)
+            return em.imul(rank, bn // cluster)
+        return em.imul(em.iadd(rank, j * cluster), SWIZZLE_ELEMENTS)
 
-    for map_b, b_buffer in zip(b_maps, b_buffers, strict=True):
+    def load_b(em: Emitter, map_b: SSAValue, b_buffer: SSAValue, n0: Index) -> None:
+        """The block's share of the B tile of columns n0... into `b_buffer`."""
         for j in range(boxes):
-            offset = box_offset(j)
-            b_place = k_loop.index(
-                k_loop.iadd(k_loop.imul(stage, bn * bk), k_loop.imul(offset, bk))
-            )
-            n = k_loop.index(k_loop.iadd(n0, offset))
-            k_index = k_loop.index(k0)
+            offset = box_offset(em, j)
+            b_place = em.index(em.iadd(em.imul(stage, bn * bk), em.imul(offset, bk)))
+            n = em.index(em.iadd(n0, offset))
+            k_index = em.index(k0)
             box = (k_index, n) if gemm.transpose_b else (n, k_index)
-            k_loop.add(
+            em.add(
                 cuda.TmaLoadOp(map_b, b_buffer, b_place, bars, full, *box, multicast)
             )
+
+    if gemm.concatenated:
+
+        def load_sibling_b(em, sibling, tile, own, own_ptrs) -> None:
+            map_b = b_maps[gemm.rhs_operands.index(sibling.matmul.rhs)]
+            load_b(em, map_b, b_buffers[0], em.imul(tile, bn))
+
+        each_sibling(gemm, k_loop, n_tile, bn, [], [], load_sibling_b)
+    else:
+        for map_b, b_buffer in zip(b_maps, b_buffers, strict=True):
+            load_b(k_loop, map_b, b_buffer, n0)
     k_body.add_op(scf.YieldOp(*advance(k_loop, stage, parity)))
     tile_body.add_op(scf.YieldOp(*steps_loop.results))
     close_if(leader)
@@ -381,7 +405,7 @@ def lower_gemm_wgmma_tma(
     start = [consumer.index(0), consumer.index(0)]
     _, tile_loop, tile_body = emit_carried_for(consumer, 0, own_units, start)
     i = tile_body.args[0]
-    m0, n0, part, block_tile = unit_origin(tile_loop, i)
+    m0, n0, part, block_tile, n_tile = unit_origin(tile_loop, i)
     count = wn // 2  # accumulators a thread holds of each matmul
 
     # A prologue's work on a stage overlaps the wgmmas of the two steps
@@ -453,7 +477,7 @@ def lower_gemm_wgmma_tma(
         if reads_a:
             sums = prologue_step(em, k, stage, sums)
         em.add(cuda.WgmmaFenceOp())
-        parts = [acc[p * count : (p + 1) * count] for p in range(products)]
+        parts = [acc[p * count : (p + 1) * count] for p in range(in_tile)]
         for kk in range(0, bk, cuda.WGMMA_K):
             da = a.descriptor(em, stage, group_m, kk)
             for p, b in enumerate(bs):
@@ -488,7 +512,7 @@ def lower_gemm_wgmma_tma(
         tile_loop,
         0,
         k_steps - 1,
-        [*tile_body.args[1:], *[zero] * (count * products + sum_count)],
+        [*tile_body.args[1:], *[zero] * (count * in_tile + sum_count)],
     )
     k, stage, parity, *acc = loop_body.args
     acc, sums = acc[: len(acc) - sum_count], acc[len(acc) - sum_count :]
@@ -500,7 +524,9 @@ def lower_gemm_wgmma_tma(
     acc, sums = acc[: len(acc) - sum_count], acc[len(acc) - sum_count :]
     done, sums = k_step(tile_loop, k_steps - 1, stage, parity, acc, sums, 0)
     following = advance(tile_loop, stage, parity)
-    lane_row, lane_col = lane_origin(tile_loop, (m0, group_m), (n0, 0), in_group)
+    lanes = None
+    if not gemm.concatenated:
+        lanes = lane_origin(tile_loop, (m0, group_m), (n0, 0), in_group)
     last_e = tile_loop
     parts = None
     if split > 1:
@@ -509,28 +535,45 @@ def lower_gemm_wgmma_tma(
             region,
             tiling,
             consumers * WARPGROUP,
-            count * products,
+            count * in_tile,
             tiles_m * cluster * tiles_n,
             among=True,
         )
         last_e, done = parts.combined(tile_loop, (block_tile, part, tid), done, None)
-    accumulators = accumulator_places(
-        last_e, lane_row, lane_col, by_place(done, products)
-    )
-    defined = row_reductions_done(last_e, gemm, accumulators, sums)
-    epilogue(
-        gemm,
-        last_e,
-        pointers,
-        outputs,
-        out_ptrs,
-        [],
-        accumulators,
-        "m" in partial,
-        "n" in partial,
-        run=ACCUMULATOR_RUN,
-        defined=defined,
-    )
+
+    def tile_epilogue(em, gemm, lanes, outputs, out_ptrs, guard_cols) -> None:
+        """The epilogue of `gemm`'s tile, on its accumulators at the thread's
+        first row and column (`lanes`)."""
+        lane_row, lane_col = lanes
+        accumulators = accumulator_places(
+            em, lane_row, lane_col, by_place(done, len(gemm.matmuls))
+        )
+        defined = row_reductions_done(em, gemm, accumulators, sums)
+        epilogue(
+            gemm,
+            em,
+            pointers,
+            outputs,
+            out_ptrs,
+            [],
+            accumulators,
+            "m" in partial,
+            guard_cols,
+            run=ACCUMULATOR_RUN,
+            defined=defined,
+        )
+
+    if gemm.concatenated:
+
+        def sibling_epilogue(em, sibling, tile, own, own_ptrs) -> None:
+            origin = (em.imul(tile, bn), 0)
+            lanes = lane_origin(em, (m0, group_m), origin, in_group)
+            guard_cols = sibling.n % bn != 0
+            tile_epilogue(em, sibling, lanes, own, own_ptrs, guard_cols)
+
+        each_sibling(gemm, last_e, n_tile, bn, outputs, out_ptrs, sibling_epilogue)
+    else:
+        tile_epilogue(last_e, gemm, lanes, outputs, out_ptrs, "n" in partial)
     if parts is not None:
         close_if(last_e)
     tile_body.add_op(scf.YieldOp(*following))

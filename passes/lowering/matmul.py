@@ -9,9 +9,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.ir import BlockArgument, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from molten.dialects import cuda, kernel, molten
+from molten.dialects.molten import shape_of
 from molten.passes.lowering.emitter import (
     Emitter,
     Index,
@@ -35,6 +36,25 @@ class GemmShape(Gemm):
     row_reductions: tuple[molten.ReductionOp, ...] = ()
     """Reductions over the rows of `source` that the epilogue reads
     (fuse-prologue): the kernel accumulates them from the lhs tiles."""
+    side_by_side: bool = True
+    """Whether each tile of the output is a tile of every sibling (an op
+    reads several: kernel_schedule.side_by_side), else of one of them, the
+    tiles of each one after another (`concatenated`)."""
+
+    @property
+    def concatenated(self) -> bool:
+        """Whether each tile of the kernel is one sibling's (q, k and v)."""
+        return len(self.matmuls) > 1 and not self.side_by_side
+
+    def sibling(self, p: int) -> GemmShape:
+        """The gemm of the p-th matmul alone, on the kernel's lhs tiles."""
+        mm = self.matmuls[p]
+        return GemmShape(
+            **vars(Gemm.of(mm)),
+            matmuls=(mm,),
+            source=self.source,
+            row_reductions=self.row_reductions,
+        )
 
     @property
     def matmul(self) -> molten.MatmulOp:
@@ -53,6 +73,7 @@ class GemmShape(Gemm):
         """The gemm of a kernel; where it holds siblings, or computes its lhs,
         only for a lowering that takes them (`siblings`, `prologue`)."""
         from molten.passes.fuse_prologue import prologue_source
+        from molten.passes.kernel_schedule import side_by_side
 
         matmuls = gemm_matmuls(kfunc)
         first = matmuls[0]
@@ -67,6 +88,7 @@ class GemmShape(Gemm):
             matmuls=tuple(matmuls),
             source=source,
             row_reductions=reductions,
+            side_by_side=side_by_side(list(kfunc.body.block.ops)),
         )
         if any(not isinstance(mm.rhs, BlockArgument) for mm in matmuls):
             raise NotImplementedError(
@@ -87,6 +109,36 @@ class GemmShape(Gemm):
             )
         return gemm
 
+    def sibling_outputs(
+        self, p: int, outputs: Sequence[SSAValue], out_ptrs: Sequence[SSAValue]
+    ) -> tuple[list[SSAValue], list[SSAValue]]:
+        """The outputs (and their pointers) computed from the p-th matmul: a
+        concatenated kernel's tile of that sibling stores these."""
+        matmul = self.matmuls[p]
+        reads: dict[SSAValue, bool] = {}
+
+        def reads_matmul(value: SSAValue) -> bool:
+            if value not in reads:
+                owner = value.owner
+                reads[value] = owner is matmul or (
+                    isinstance(owner, Operation)
+                    and not isinstance(owner, molten.MatmulOp)
+                    and any(reads_matmul(v) for v in owner.operands)
+                )
+            return reads[value]
+
+        pairs = [(o, ptr) for o, ptr in zip(outputs, out_ptrs, strict=True)]
+        kept = [(o, ptr) for o, ptr in pairs if reads_matmul(o)]
+        return [o for o, _ in kept], [ptr for _, ptr in kept]
+
+    def sibling_tiles(self, bn: int) -> list[int]:
+        """Where each sibling's tiles of `bn` columns start among a
+        concatenated kernel's column tiles, and (last) their count."""
+        starts = [0]
+        for mm in self.matmuls:
+            starts.append(starts[-1] + -(-shape_of(mm.result)[-1] // bn))
+        return starts
+
     @property
     def rhs_operands(self) -> list[SSAValue]:
         """Each matmul's rhs, in order."""
@@ -99,11 +151,19 @@ class GemmShape(Gemm):
             raise NotImplementedError(f"lower-kernel-to-cuda: a gemm grid of {grid}")
         return grid  # type: ignore[return-value]
 
-    def block_origin(self, e: Emitter, bm: int, bn: int, split: int = 1):
+    def block_origin(
+        self,
+        e: Emitter,
+        bm: int,
+        bn: int,
+        split: int = 1,
+        col_tile: Index | None = None,
+    ):
         """The first row and column of the block's output tile, the offsets of
         its batch's A and B matrices, and its batch index (the grid's z is
-        batches x `split`, split-K's parts)."""
-        tile_n = e.add(cuda.BlockIdxOp(cuda.Dim.X))
+        batches x `split`, split-K's parts). `col_tile`: the tile's index
+        along N where that is not the grid's x (a concatenated kernel's)."""
+        tile_n = e.add(cuda.BlockIdxOp(cuda.Dim.X)) if col_tile is None else col_tile
         tile_m = e.add(cuda.BlockIdxOp(cuda.Dim.Y))
         batch = e.idiv(e.add(cuda.BlockIdxOp(cuda.Dim.Z)), split)
         batch_index = unravel(e, batch, self.batch_shape) if self.batch_shape else []
