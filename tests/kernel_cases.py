@@ -701,6 +701,40 @@ def hand_schedules(case: str) -> dict | None:
 # group (`--dist loadgroup`), so that one worker runs all of a case's checks
 # and the case's batch-mates in the nvcc sweep (test_codegen).
 
+REPRESENTATIVES = (
+    "attention_2x17x1000x80",
+    "attention_bias_grouped_8x4x40x70x64",
+    "attention_decode_2x8x2x3x1000x64",
+    "binary_ops_5x129",
+    "gemm_batched_2x80x40x24",
+    "layer_norm_3x40000",
+    "passthrough_1000",
+    "rank0_mix_5x7",
+)
+"""One kernel case per distinct set of device helpers and runtime calls its
+source uses (`molten_*` and `cuda*` names, their numbers aside; found
+2026-11-27): the checks of what depends only on those, not on the kernels'
+arithmetic (NVRTC's headers and options, the host launchers' C++), take
+these, while nvcc compiles every case's device code (test_codegen). A case
+that brings a new helper or runtime call joins the list."""
+WGMMA_REPRESENTATIVES = (
+    "wgmma_attention_1x200x2000x64",
+    "wgmma_attention_bias_grouped_8x4x40x70x64",
+    "wgmma_attention_causal_2x300x257x128",
+    "wgmma_batched_2x80x40x21",
+    "wgmma_batched_split_3x20x2048x64",
+    "wgmma_bias_gelu_1030x512x2048",
+    "wgmma_nk_persistent_128_400x8320x4000",
+    "wgmma_nk_persistent_split_144_384x8192x3072",
+    "wgmma_split_9x4096x64",
+    "wgmma_tma_kn_cluster_1100x200x640",
+    "wgmma_tma_kn_cluster_split_1100x200x640",
+    "wgmma_tma_kn_partial_300x520x1000",
+    "wgmma_tma_nk_cluster_300x520x1000",
+    "wgmma_transpose_a_136x48x264",
+)
+"""REPRESENTATIVES of the sm_90a cases."""
+
 NVCC_BATCH = 8
 """Cases of one dtype that test_codegen hands nvcc in one translation unit:
 nvcc's fixed cost (its headers parsed three times, the host compile) is

@@ -1,7 +1,11 @@
 """Every kernel Molten emits compiles with nvcc for sm_80 and sm_90, warnings
 treated as errors and no register spills, except a few bytes in kernels made
 to fit several blocks per SM; registers and spills per kernel are written to
-tests/logs/ptxas.log. Skipped where nvcc is absent."""
+tests/logs/ptxas.log. The sweeps compile device code alone (a fatbin: the
+host compile of each batch cost as much as its kernels); the host launchers
+compile as C++ in the representative cases, one per distinct set of
+runtime calls (test_launchers_compile_as_host_code). Skipped where nvcc is
+absent."""
 
 import functools
 import re
@@ -14,9 +18,11 @@ import pytest
 from kernel_cases import (
     CASES,
     DTYPES,
+    REPRESENTATIVES,
     WGMMA_ARCH,
     WGMMA_CASES,
     WGMMA_DTYPES,
+    WGMMA_REPRESENTATIVES,
     case_params,
     compiled_case,
     gemm_bias_gelu,
@@ -53,23 +59,26 @@ def compile_unit(
     strict: bool = True,
     archs: tuple[str, ...] = ARCHS,
     ptxas: str | None = None,
+    device_only: bool = False,
 ) -> str:
     """Compiles for every arch in `archs`; returns ptxas's report. `strict`:
-    any register spill is an error; `ptxas` replaces ptxas's options."""
+    any register spill is an error; `ptxas` replaces ptxas's options;
+    `device_only`: the kernels alone, to a fatbin (no host compile)."""
     cu = tmp_path / "unit.cu"
     cu.write_text(source)
     gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in archs]
+    output = ["-fatbin", "-o", str(tmp_path / "unit.fatbin")]
+    if not device_only:
+        output = ["-c", "-o", str(tmp_path / "unit.o")]
     result = subprocess.run(
         [
             NVCC,
             *gencode,
-            "-c",
+            *output,
             "-Werror",
             "all-warnings",
             "-Xptxas",
             ptxas or ("-v,-warn-spills,-Werror" if strict else "-v"),
-            "-o",
-            str(tmp_path / "unit.o"),
             str(cu),
         ],
         capture_output=True,
@@ -126,7 +135,7 @@ def nvcc_batches(tmp_path_factory):
             # Spills are checked per kernel by the tests (some may spill a
             # little); any other ptxas warning fails the batch.
             reports[key] = compile_unit(
-                source, directory, archs=archs, ptxas="-v,-Werror"
+                source, directory, archs=archs, ptxas="-v,-Werror", device_only=True
             )
         except AssertionError as error:
             warnings.warn(
@@ -229,6 +238,48 @@ def test_wgmma_source_refuses_other_archs(tmp_path):
     )
     assert result.returncode != 0
     assert "need sm_90a" in result.stderr
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize(
+    ("cases", "arch"),
+    [(REPRESENTATIVES, "sm_90"), (WGMMA_REPRESENTATIVES, WGMMA_ARCH)],
+)
+def test_launchers_compile_as_host_code(cases, arch, tmp_path):
+    """The host launchers of the representative cases (one per distinct set
+    of runtime calls and device helpers: kernel_cases.REPRESENTATIVES), bf16,
+    compile as C++ with warnings as errors, in one unit (the device code
+    only to PTX: the sweeps run ptxas on every case), a unit per distinct
+    #include block."""
+    by_head: dict[str, list[str]] = {}
+    for case in cases:
+        head, body = split_includes(compiled_case(case, "bfloat16", arch).source)
+        by_head.setdefault(head, []).append(body)
+    virtual = f"compute_{arch[3:]}"
+    for n, (head, bodies) in enumerate(by_head.items()):
+        cu = tmp_path / f"unit{n}.cu"
+        cu.write_text(
+            head
+            + "".join(
+                f"namespace molten_unit{i} {{\n{body}}}  // molten_unit{i}\n"
+                for i, body in enumerate(bodies)
+            )
+        )
+        result = subprocess.run(
+            [
+                NVCC,
+                f"-gencode=arch={virtual},code={virtual}",
+                "-c",
+                "-Werror",
+                "all-warnings",
+                "-o",
+                str(tmp_path / f"unit{n}.o"),
+                str(cu),
+            ],
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 0, result.stderr
 
 
 def test_launcher_compiles_as_host_code(tmp_path):

@@ -18,9 +18,11 @@ import pytest
 from kernel_cases import (
     CASES,
     DTYPES,
+    REPRESENTATIVES,
     WGMMA_ARCH,
     WGMMA_CASES,
     WGMMA_DTYPES,
+    WGMMA_REPRESENTATIVES,
     case_params,
     compiled_case,
 )
@@ -149,14 +151,15 @@ def test_program_copies_outputs_that_are_inputs_or_returned_twice():
 @pytest.mark.sweep
 @needs_nvrtc
 @pytest.mark.parametrize(
-    ("case", "dtype", "arch"), case_params(CASES, DTYPES, ["sm_90"])
+    ("case", "dtype", "arch"), case_params(REPRESENTATIVES, DTYPES, ["sm_90"])
 )
-def test_every_kernel_case_compiles_with_nvrtc(case, dtype, arch, monkeypatch):
-    """The JIT compiles the same source nvcc does (tests/test_codegen.py), and
-    the cubin holds every kernel the program launches. One arch: nvcc
-    (test_codegen) builds each case for sm_80 and sm_90, with the same
-    headers; NVRTC's own part, its front end taking the source, is the
-    same for both."""
+def test_kernel_cases_compile_with_nvrtc(case, dtype, arch, monkeypatch):
+    """The JIT compiles the same source nvcc does (tests/test_codegen.py
+    compiles every case), and the cubin holds every kernel the program
+    launches. What NVRTC adds, its headers and options, meets each device
+    helper and runtime call in the representative cases
+    (kernel_cases.REPRESENTATIVES). One arch: nvcc builds each case for
+    sm_80 and sm_90 with the same headers."""
     from molten.runtime.nvrtc import compile_cubin
 
     monkeypatch.setenv("MOLTEN_DISABLE_CACHE", "1")
@@ -169,10 +172,13 @@ def test_every_kernel_case_compiles_with_nvrtc(case, dtype, arch, monkeypatch):
 
 @pytest.mark.sweep
 @needs_nvrtc
-@pytest.mark.parametrize(("case", "dtype"), case_params(WGMMA_CASES, WGMMA_DTYPES))
-def test_every_wgmma_case_compiles_with_nvrtc(case, dtype, monkeypatch):
-    """NVRTC builds the sm_90a gemms for sm_90a, the target the runtime takes
-    for a graph compiled for it on an sm_90 device."""
+@pytest.mark.parametrize(
+    ("case", "dtype"), case_params(WGMMA_REPRESENTATIVES, WGMMA_DTYPES)
+)
+def test_wgmma_cases_compile_with_nvrtc(case, dtype, monkeypatch):
+    """NVRTC builds the sm_90a gemms and attentions for sm_90a, the target
+    the runtime takes for a graph compiled for it on an sm_90 device (the
+    representative cases, as above)."""
     from molten.runtime.executable import target_arch
     from molten.runtime.nvrtc import compile_cubin
 
