@@ -84,10 +84,11 @@ def siblings_fit(group: set[Operation], arch: str) -> bool:
     that no slower than a kernel each (siblings_pay)."""
     from molten.passes.kernel_schedule import H100_SMS, siblings_pay, side_by_side
 
+    if sum(isinstance(o, molten.MatmulOp) for o in group) < 2:
+        return True
+    # In block order (side_by_side follows values forward).
     ops = [o for o in next(iter(group)).parent_block().ops if o in group]  # type: ignore[union-attr]
     matmuls = [o for o in ops if isinstance(o, molten.MatmulOp)]
-    if len(matmuls) < 2:
-        return True
     if side_by_side(ops):
         return all(mm.is_sibling_of(matmuls[0]) for mm in matmuls) and persistent_takes(
             matmuls, arch, side_by_side=True

@@ -877,11 +877,25 @@ def siblings_schedules(
     the estimate's fastest first: the persistent TMA kernel's (the kernel
     that computes siblings on tensor cores) in the tiles persistent_ranked
     finds fastest for them as one (siblings_as_one); B stored [N, K], K
-    unsplit. Side by side (tile.side_by_side; by default where their
-    types agree), each tile is shared out by column among the siblings
+    unsplit. Side by side (`side_by_side`; by default where their types
+    agree), each tile is shared out by column among the siblings
     (so a width each sibling's wgmma takes), the stages of the whole
     tile; else each tile is one sibling's, the tiles of each one after
     another."""
+    found = []
+    for c, cols in _siblings_ranked(matmuls, sm_count, side_by_side):
+        found.append(wgmma_tile_schedule(c.rows, cols, c.stages, persistent=sm_count))
+        if len(found) == count:
+            break
+    return found
+
+
+def _siblings_ranked(
+    matmuls: list[molten.MatmulOp], sm_count: int, side_by_side: bool | None
+) -> list[tuple[WgmmaCandidate, int]]:
+    """siblings_schedules' candidates, the fastest first, each with the
+    columns of each sibling's tile (a share of the candidate's tile side
+    by side, else all of it)."""
     # Split-K and B stored [K, N] left ptxas serializing the siblings'
     # wgmmas (C7520): not taken until that is understood.
     if matmuls[0].transpose_b is None:
@@ -893,11 +907,8 @@ def siblings_schedules(
     found = []
     for c in persistent_ranked(siblings_as_one(matmuls), sm_count, widths):
         cols, rest = divmod(c.cols, products)
-        if rest or cols % WGMMA_N_STEP or c.split > 1:
-            continue
-        found.append(wgmma_tile_schedule(c.rows, cols, c.stages, persistent=sm_count))
-        if len(found) == count:
-            break
+        if not (rest or cols % WGMMA_N_STEP or c.split > 1):
+            found.append((c, cols))
     return found
 
 
@@ -905,13 +916,10 @@ def siblings_pay(matmuls: list[molten.MatmulOp], sm_count: int) -> bool:
     """Whether matmuls of one lhs that no op reads together (q, k and v)
     are estimated to take no longer in one persistent kernel, each tile
     one's, than each in its own kernel (wgmma_pick)."""
-    together = siblings_schedules(matmuls, sm_count, side_by_side=False)
-    if not together:
+    ranked = _siblings_ranked(matmuls, sm_count, side_by_side=False)
+    if not ranked:
         return False
-    widths = [shape_of(mm.result)[-1] for mm in matmuls]
-    one = siblings_as_one(matmuls)
-    best = persistent_ranked(one, sm_count, widths)
-    fastest = min(c.seconds for c in best if c.split == 1)
+    fastest = ranked[0][0].seconds
     return fastest <= sum(wgmma_pick(mm, sm_count)[1] for mm in matmuls)
 
 

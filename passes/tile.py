@@ -480,7 +480,9 @@ def tiling_for(
     kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr
 ) -> kernel.TilingAttr:
     """The tiling of a gemm kernel under its schedule."""
-    gemm = gemm_of(kfunc)
+    matmuls = gemm_matmuls(kfunc)
+    siblings = [Gemm.of(mm) for mm in matmuls]
+    gemm = siblings[0]
     sizes = tuple(t.data for t in schedule.tile)
     if len(sizes) != 3:
         raise _fail(
@@ -550,11 +552,9 @@ def tiling_for(
 
     tiling = tiling_map(sizes)
     batches, m_tiles, n_tiles, k_steps = tile_counts(domain, tiling)
-    matmuls = gemm_matmuls(kfunc)
-    siblings = {Gemm.of(mm) for mm in matmuls}
     if len(matmuls) > 1 and not side_by_side(list(kfunc.body.block.ops)):
         # Each tile one sibling's: the tiles of each one after another.
-        n_tiles = sum(-(-mm.n // sizes[1]) for mm in map(Gemm.of, matmuls))
+        n_tiles = sum(-(-sibling.n // sizes[1]) for sibling in siblings)
     split = schedule.split.data
     if split > 1 and schedule.mma_warps.data == 1:
         raise _fail(
@@ -578,6 +578,9 @@ def tiling_for(
         assert all(extent == 1 for extent in batch), batch
         return rows, cols, cols + skew
 
+    # A cluster's blocks take consecutive row tiles: rows are guarded
+    # where its cluster x bm rows leave the matrix.
+    cluster_tiles = tiling_map((sizes[0] * schedule.cluster.data, *sizes[1:]))
     return kernel.TilingAttr(
         grid=(n_tiles, m_tiles, batches * split),
         block=sizes,
@@ -585,17 +588,13 @@ def tiling_for(
         fragment=fragment,
         stages=schedule.stages.data,
         k_steps=k_steps,
-        # A cluster's blocks take consecutive row tiles: rows are guarded
-        # where its cluster x bm rows leave the matrix.
         # Siblings of other widths (each tile one's): partial along any's.
         partial=sorted(
             {
                 dim
-                for sibling in siblings
+                for sibling in set(siblings)
                 for dim in partial_dims(
-                    iteration_domain(sibling),
-                    tiling_map((sizes[0] * schedule.cluster.data, *sizes[1:])),
-                    sibling,
+                    iteration_domain(sibling), cluster_tiles, sibling
                 )
             },
             key=kernel.GEMM_DIMS.index,

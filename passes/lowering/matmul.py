@@ -127,8 +127,11 @@ class GemmShape(Gemm):
                 )
             return reads[value]
 
-        pairs = [(o, ptr) for o, ptr in zip(outputs, out_ptrs, strict=True)]
-        kept = [(o, ptr) for o, ptr in pairs if reads_matmul(o)]
+        kept = [
+            (o, ptr)
+            for o, ptr in zip(outputs, out_ptrs, strict=True)
+            if reads_matmul(o)
+        ]
         return [o for o, _ in kept], [ptr for _, ptr in kept]
 
     def sibling_tiles(self, bn: int) -> list[int]:
