@@ -8,6 +8,7 @@ not to define or list it, so this module imports without it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -59,6 +60,9 @@ class Case:
     flops: int = 0
     compile_mode: str = "default"
     references: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    graphed: bool = False
+    """Whether Molten's call is also timed captured as a CUDA graph
+    (`molten-graph`: `compiled.cuda_graph(...)` replayed)."""
     build: Callable[[str], DataflowGraph] | None = None
     """Builds the graph (given its name) where `molten` is not a function
     to trace: a whole decoder layer from examples/."""
@@ -836,6 +840,57 @@ def layer_suite() -> list[Case]:
     return cases + [mlp_case(m, t) for m in LAYER_MODELS for t in LAYER_MLP_TOKENS]
 
 
+CALL_REFERENCE = "compile-reduce-overhead"
+"""torch.compile with CUDA graphs: torch's own answer to the host's cost."""
+
+
+def calls_suite() -> list[Case]:
+    """What a call costs the host at decode (one token), where the host, not
+    the GPU, bounds a model: one kernel (rms_norm, hidden 3584), a GEMV
+    with its epilogue (gelu(x @ w + b), 4096 x 4096) and a whole decoder
+    layer (Qwen2.5-7B, Llama-3-8B: 12 kernels). Molten is timed as called
+    and captured as a CUDA graph; PyTorch eager, torch.compile, and
+    torch.compile with CUDA graphs ("reduce-overhead") beside it."""
+    cases = [
+        Case(
+            "calls",
+            "rms_norm.call",
+            (1, 3584),
+            "bfloat16",
+            (Operand("x", (1, 3584)), Operand("w", (3584,), "weight")),
+            molten_rms_norm,
+            torch_rms_norm,
+        ),
+        Case(
+            "calls",
+            "gelu(x@w+b).call",
+            (1, 4096, 4096),
+            "bfloat16",
+            (
+                Operand("x", (1, 4096)),
+                Operand("w", (4096, 4096), "scaled"),
+                Operand("b", (4096,)),
+            ),
+            molten_matmul_gelu,
+            torch_matmul_gelu,
+        ),
+    ]
+    cases += [
+        dataclasses.replace(layer_case(model, 1), suite="calls", flops=0, references={})
+        for model in LAYER_MODELS
+    ]
+    return [
+        dataclasses.replace(
+            case,
+            graphed=True,
+            references={
+                CALL_REFERENCE: _compiled_lazily(case.torch, "reduce-overhead")
+            },
+        )
+        for case in cases
+    ]
+
+
 def smoke_suite() -> list[Case]:
     """Small shapes of each family, for testing the harness itself."""
     return [
@@ -884,6 +939,7 @@ SUITES: dict[str, Callable[[], list[Case]]] = {
     "attention": attention_suite,
     "decode": decode_suite,
     "layer": layer_suite,
+    "calls": calls_suite,
     "smoke": smoke_suite,
 }
 """Every suite; `all` on the command line means all but `smoke`."""
@@ -897,4 +953,5 @@ MAIN_SUITES = (
     "attention",
     "decode",
     "layer",
+    "calls",
 )

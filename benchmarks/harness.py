@@ -185,6 +185,10 @@ def run_case(case: Case, timer: Timer, *, seed: int) -> dict[str, Any]:
         _check(case, inputs, compiled, compiled_torch, record)
         if not record["check"]["molten_ok"]:
             del implementations["molten"]
+        elif case.graphed:
+            replay = _checked_graph(case, inputs, compiled, record)
+            if replay is not None:
+                implementations["molten-graph"] = replay
         record["timings"] = {}
         for name, fn in list(implementations.items()):
             try:
@@ -192,8 +196,9 @@ def run_case(case: Case, timer: Timer, *, seed: int) -> dict[str, Any]:
             except RuntimeError as error:  # e.g. calls that block the host
                 record.setdefault("untimed", {})[name] = str(error)
                 del implementations[name]
-        for name, samples in timer.call_latencies(implementations).items():
-            record["timings"][name]["call_us"] = samples.to_json()
+        for name, times in timer.call_times(implementations).items():
+            record["timings"][name]["call_us"] = times.latency.to_json()
+            record["timings"][name]["host_us"] = times.host.to_json()
     return record
 
 
@@ -251,6 +256,27 @@ def _check(
             f"Molten's error {errors['molten']:.3g} exceeds the bound {bound:.3g}; "
             "not timed"
         )
+
+
+def _checked_graph(
+    case: Case, inputs: list[torch.Tensor], compiled: Any, record: dict[str, Any]
+) -> Callable[[], Any] | None:
+    """The replay of Molten's call captured as a CUDA graph, where its output
+    (poisoned first) is within the same bound as the call's; else None,
+    with the reason in `record`."""
+    out = torch.full_like(case.torch(*inputs), math.nan)
+    captured = compiled.cuda_graph(*inputs, out=out)
+    out.fill_(math.nan)
+    captured.replay()
+    reference = case.torch(*(t.double() for t in inputs))
+    error = relative_error(out, reference)
+    record["check"]["errors"]["molten-graph"] = error if math.isfinite(error) else "inf"
+    if error <= record["check"]["bound"]:
+        return captured.replay
+    record["refused_graph"] = (
+        f"Molten's CUDA graph's error {error:.3g} exceeds the bound; not timed"
+    )
+    return None
 
 
 def summary_line(record: dict[str, Any]) -> str:

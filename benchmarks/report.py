@@ -113,6 +113,7 @@ def derive(case: dict[str, Any], copy_tbps: float) -> dict[str, Any]:
         figures[name] = {
             "gpu_us": timing["gpu_us"]["median"],
             "call_us": timing["call_us"]["median"],
+            "host_us": timing.get("host_us", {}).get("median"),
             "tbps": tbps,
             "pct_copy": 100 * tbps / copy_tbps,
             "tflops": case["flops"] / seconds / 1e12 if case["flops"] else None,
@@ -171,7 +172,8 @@ def markdown(results: dict[str, Any]) -> str:
         "Written by `python -m benchmarks run` (see `benchmarks/README.md` for the "
         "method). GPU time: median per call, CUDA events, L2 flushed before each "
         "call, calls queued back to back. Call latency: wall-clock time per call of "
-        "back-to-back calls from Python. TB/s: minimal bytes (each input read once, "
+        "back-to-back calls from Python. Host: the host's time to issue one "
+        "call. TB/s: minimal bytes (each input read once, "
         "each output written once) over GPU time; % copy: of the same run's "
         "device-to-device copy bandwidth. `Nx`: a peer's GPU time over Molten's "
         "(above 1x, Molten is faster).",
@@ -193,9 +195,53 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 def _suite_markdown(name: str, suite: dict[str, Any]) -> list[str]:
+    lines = _suite_heading(name, suite)
+    if any("molten-graph" in c.get("timings", {}) for c in suite["cases"]):
+        return lines + _calls_table(suite)
+    return lines + _times_table(suite)
+
+
+CALL_COLUMNS = (
+    ("molten", "Molten"),
+    ("molten-graph", "Molten graph"),
+    ("eager", "eager"),
+    ("compile", "compile"),
+    ("compile-reduce-overhead", "compile CUDA graphs"),
+)
+
+
+def _calls_table(suite: dict[str, Any]) -> list[str]:
+    """Host time and call latency of each way of making the call."""
+    names = " / ".join(label for _, label in CALL_COLUMNS)
+    lines = [
+        f"| case | shape | dtype | Molten GPU us | host us: {names} | "
+        f"call us: {names} |",
+        "|---|---|---|---|---|---|",
+    ]
+    for case in suite["cases"]:
+        timings = case.get("timings", {})
+
+        def median(peer: str, key: str, timings=timings) -> str:
+            timing = timings.get(peer, {}).get(key)
+            return _us(timing["median"] if timing else None)
+
+        cells = [case["op"], _shape(case), case["dtype"], median("molten", "gpu_us")]
+        cells += [
+            " / ".join(median(p, key) for p, _ in CALL_COLUMNS)
+            for key in ("host_us", "call_us")
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    for case in suite["cases"]:
+        for key in ("refused", "molten_unavailable", "refused_graph"):
+            if key in case:
+                lines.append(f"- {case['id']}: {case[key]}")
+    return lines
+
+
+def _suite_heading(name: str, suite: dict[str, Any]) -> list[str]:
     env = suite["environment"]
     timing = suite["timing"]
-    lines = [
+    return [
         f"## {name}",
         "",
         f"Run {suite['started']} to {suite['finished']} on {env['device']} "
@@ -206,6 +252,10 @@ def _suite_markdown(name: str, suite: dict[str, Any]) -> list[str]:
         f"{timing['flush_bytes'] >> 20} MiB.",
         "",
     ]
+
+
+def _times_table(suite: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
     compute_bound = any(c["flops"] for c in suite["cases"])
     reference = _reference(suite)
     timed, short = REFERENCE_LABELS[reference]
@@ -213,15 +263,16 @@ def _suite_markdown(name: str, suite: dict[str, Any]) -> list[str]:
         lines += [
             "| case | M x N x K | dtype | Molten us | eager us | torch.compile us | "
             f"{timed} us | Molten TFLOP/s | {short} TFLOP/s | Molten % of {short} | "
-            "Molten TB/s | vs eager | vs compile | call us Molten / eager / compile |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "Molten TB/s | vs eager | vs compile | call us Molten / eager / compile | "
+            "host us Molten / eager / compile |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
     else:
         lines += [
             "| case | shape | dtype | MB | Molten us | eager us | torch.compile us | "
             "Molten TB/s | Molten % copy | compile % copy | vs eager | vs compile | "
-            "call us Molten / eager / compile |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "call us Molten / eager / compile | host us Molten / eager / compile |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
     notes = []
     for case in suite["cases"]:
@@ -264,7 +315,10 @@ def _suite_markdown(name: str, suite: dict[str, Any]) -> list[str]:
                 _pct(get("molten", "pct_copy")),
                 _pct(get("compile", "pct_copy")),
             ]
-        lines.append("| " + " | ".join([*cells, *speedups, calls]) + " |")
+        hosts = " / ".join(
+            _us(get(p, "host_us")) for p in ("molten", "eager", "compile")
+        )
+        lines.append("| " + " | ".join([*cells, *speedups, calls, hosts]) + " |")
     checked = [c for c in suite["cases"] if "molten" in c["check"]["errors"]]
     ok = [c for c in checked if c["check"]["molten_ok"]]
     lines += [

@@ -22,6 +22,11 @@ Call latency. The wall-clock time per call of many calls made back to back
 from Python, synchronized once at the end, with the L2 warm: host overhead
 or GPU time, whichever bounds the call, as in a decode loop. The median of
 several such loops, the implementations of a case taking turns.
+
+Host time. The wall-clock time per call of the first `HOST_BURST` calls of
+each such loop, issued right after a synchronize: the host's own cost of a
+call (checks, allocations, launches), which the GPU hides only when its
+work per call takes longer.
 """
 
 from __future__ import annotations
@@ -37,6 +42,10 @@ from typing import Any
 import torch
 
 MIN_FLUSH_BYTES = 256 * 2**20
+HOST_BURST = 20
+"""Calls issued after a synchronize to time the host alone: few enough
+that the device's launch queue never fills (20 calls of an eager decoder
+layer are some 500 launches), so the host never waits for the GPU."""
 
 
 class QueueFull(RuntimeError):
@@ -66,6 +75,16 @@ class Samples:
             k: round(v, 3) if isinstance(v, float) else v
             for k, v in asdict(self).items()
         }
+
+
+@dataclass(frozen=True)
+class CallTimes:
+    """A call as a Python caller sees it: `latency` per call of back-to-back
+    calls (host or GPU time, whichever bounds them) and `host`, the time
+    the host takes to issue one."""
+
+    latency: Samples
+    host: Samples
 
 
 @contextlib.contextmanager
@@ -198,13 +217,13 @@ class Timer:
 
     def call_latency(self, fn: Callable[[], Any], *, loops: int = 7) -> Samples:
         """Wall-clock microseconds per call of back-to-back calls, L2 warm."""
-        return self.call_latencies({"fn": fn}, loops=loops)["fn"]
+        return self.call_times({"fn": fn}, loops=loops)["fn"].latency
 
-    def call_latencies(
+    def call_times(
         self, fns: dict[str, Callable[[], Any]], *, loops: int = 7
-    ) -> dict[str, Samples]:
-        """`call_latency` of several implementations, their loops taken in
-        turn so that each sees the same state of the host."""
+    ) -> dict[str, CallTimes]:
+        """The call latency and host time of several implementations, their
+        loops taken in turn so that each sees the same state of the host."""
         calls = {}
         for name, fn in fns.items():
             fn()
@@ -215,17 +234,26 @@ class Timer:
             once_us = (time.perf_counter() - begin) * 1e6
             calls[name] = int(min(2000, max(10, 0.02e6 / max(once_us, 1.0))))
         per_call: dict[str, list[float]] = {name: [] for name in fns}
+        host: dict[str, list[float]] = {name: [] for name in fns}
         with _pinned_to_one_cpu():
             for _ in range(loops):
                 for name, fn in fns.items():
+                    burst = min(HOST_BURST, calls[name])
                     torch.cuda.synchronize()
                     begin = time.perf_counter()
-                    for _ in range(calls[name]):
+                    for _ in range(burst):
+                        fn()
+                    issued = time.perf_counter()
+                    for _ in range(calls[name] - burst):
                         fn()
                     torch.cuda.synchronize()
                     elapsed = time.perf_counter() - begin
                     per_call[name].append(elapsed / calls[name] * 1e6)
-        return {name: Samples.of(values) for name, values in per_call.items()}
+                    host[name].append((issued - begin) / burst * 1e6)
+        return {
+            name: CallTimes(Samples.of(per_call[name]), Samples.of(host[name]))
+            for name in fns
+        }
 
     def copy_bandwidth(self, nbytes: int) -> tuple[Samples, float]:
         """A device-to-device copy of `nbytes`: its GPU time and its bandwidth

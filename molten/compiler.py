@@ -138,6 +138,15 @@ class CompiledGraph:
             executable = self._executables[None] = self.executable()
         return executable(*inputs, out=out, stream=stream)
 
+    def cuda_graph(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
+        """The graph's launches on these arrays captured as a CUDA graph, to
+        replay with one driver call: see
+        `molten.runtime.Executable.cuda_graph`."""
+        executable = self._executables.get(None)
+        if executable is None:
+            executable = self._executables[None] = self.executable()
+        return executable.cuda_graph(*inputs, out=out, stream=stream)
+
 
 AUTOTUNE_CANDIDATES = 8
 """The candidate schedules `ZeroCompiler(autotune=True)` times per kernel."""

@@ -44,6 +44,11 @@ def test_the_issue_s_suites_and_shapes_are_all_there():
     assert ids["layer"] == [
         f"{model}.layer-{tokens}-bf16" for model in models for tokens in LAYER_TOKENS
     ] + [f"{model}.mlp-{tokens}-bf16" for model in models for tokens in (512, 2048)]
+    assert ids["calls"] == [
+        "rms_norm.call-1x3584-bf16",
+        "gelu(x@w+b).call-1x4096x4096-bf16",
+        *(f"{model}.layer-1-bf16" for model in models),
+    ]
     every = [c.id for c in ALL_CASES]
     assert len(every) == len(set(every))
 
@@ -77,7 +82,7 @@ def test_every_case_compiles_to_one_kernel():
     from molten.dialects import kernel
 
     for case in ALL_CASES:
-        if case.suite == "layer":
+        if case.suite == "layer" or case.build is not None:
             continue
         module = molten.ZeroCompiler().optimize(case.graph())
         kernels = [op for op in module.walk() if isinstance(op, kernel.FuncOp)]

@@ -16,6 +16,7 @@ from typing import Any
 from molten.runtime.program import TensorSpec
 
 _LAZY = {
+    "CudaGraph": "molten.runtime.cuda_graph",
     "DeviceArray": "molten.runtime.arrays",
     "Executable": "molten.runtime.executable",
     "compile_cubin": "molten.runtime.nvrtc",

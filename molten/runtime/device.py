@@ -45,6 +45,13 @@ def check(result: Any, what: str) -> Any:
     return values[0] if len(values) == 1 else values
 
 
+def is_capturing(cu_stream: Any) -> bool:
+    """Whether `cu_stream` is being captured into a CUDA graph."""
+    driver = _driver()
+    status = check(driver.cuStreamIsCapturing(cu_stream), "asking about a capture")
+    return status != driver.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE
+
+
 def current_device_id() -> int:
     """The CUDA device current on this thread (0 when none was chosen)."""
     try:
@@ -98,6 +105,7 @@ class RuntimeDevice:
         major, minor = self.device.compute_capability
         self.arch = f"sm_{major}{minor}"
         self.memory = self.device.memory_resource
+        self._graph_memory: Any = None
         self._streams: dict[int, Any] = {}
 
     def make_current(self) -> None:
@@ -120,6 +128,15 @@ class RuntimeDevice:
     def allocate(self, nbytes: int, stream: Any) -> Any:
         """A cuda.core `Buffer`, allocated in order on `stream`."""
         return self.memory.allocate(max(nbytes, 1), stream=stream)
+
+    def allocate_in_capture(self, nbytes: int, stream: Any) -> Any:
+        """A buffer allocated in order on `stream` while it is being captured
+        into a CUDA graph: a node of the graph, its memory the graph's."""
+        if self._graph_memory is None:
+            from cuda.core import GraphMemoryResource
+
+            self._graph_memory = GraphMemoryResource(self.device_id)
+        return self._graph_memory.allocate(max(nbytes, 1), stream=stream)
 
     def copy_from_host(self, target: int, host: np.ndarray) -> None:
         check(

@@ -10,10 +10,12 @@ input checks, the output allocations and one `cuLaunchKernel` per kernel
 
 from __future__ import annotations
 
+import ctypes
+import operator
+import struct
+import sys
 from collections.abc import Sequence
 from typing import Any
-
-import numpy as np
 
 from molten.dialects.cuda import VECTOR_BYTES
 from molten.errors import InputError, LaunchError
@@ -32,18 +34,22 @@ from molten.runtime.device import (
     empty_like_framework,
     framework_of,
     from_dlpack,
+    is_capturing,
     native_arch,
     runtime_device,
     stream_handle,
 )
 from molten.runtime.nvrtc import SourceMap, compile_cubin
 from molten.runtime.program import ITEMSIZES, TensorSpec
+from molten.runtime.torch_path import SLOW, TorchPath
 
 
 class _PreparedLaunch:
     """One kernel launch with its parameter block built once, and the scalar
     variant's function for calls whose pointers are too misaligned for the
-    kernel's vector accesses."""
+    kernel's vector accesses. Calling it writes a call's pointers into the
+    block and launches: the per-call work is those writes and one driver
+    call."""
 
     def __init__(
         self,
@@ -59,17 +65,28 @@ class _PreparedLaunch:
         self.fallback = fallback
         self.step = step
         self.device = device
-        self.grid = step.grid
+        # One C call gathers the arguments' addresses from the slots and one
+        # writes them into the parameter block (a Python loop costs 1 us);
+        # itemgetter of one item returns it bare, so one is gathered twice.
+        self.count = len(step.args)
+        padded = step.args * 2 if self.count == 1 else step.args
+        self.gather = operator.itemgetter(*padded) if padded else (lambda _: ())
+        self.layout = struct.Struct(f"={self.count}Q")
+        self.aligned = step.aligned
         self._fallback_grid = step.fallback_grid or (
             step.grid if step.cooperative is None else None
         )
-        self.fallback_block = step.fallback_block or step.block
         driver = _driver()
         # cuLaunchCooperativeKernel takes no `extra` argument after the params.
         self.start, self.extra = driver.cuLaunchKernel, (0,)
+        grid = step.grid
         if step.cooperative is not None:
-            self.grid = _cooperative_grid(function, step, device)
+            grid = _cooperative_grid(function, step, device)
             self.start, self.extra = driver.cuLaunchCooperativeKernel, ()
+        self.grid = grid
+        self.dimensions = (*grid, *step.block, step.shared_bytes)
+        """The launch's grid, block and dynamic shared bytes, as the driver
+        takes them."""
         # Above 48 KiB a kernel must opt in to its dynamic shared memory.
         attributes = driver.CUfunction_attribute
         attribute = attributes.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
@@ -82,15 +99,51 @@ class _PreparedLaunch:
                     driver.cuFuncSetAttribute(f, attribute, shared),
                     f"giving {name} {shared} bytes of shared memory",
                 )
+        self.handle = int(function)
+        self.what = f"launching {step.kernel}"
+        self.success = driver.CUresult.CUDA_SUCCESS
 
         # cuLaunchKernel takes an array of pointers to the parameter values;
         # both arrays live as long as this object, the values change per call.
-        self.values = np.zeros(max(len(step.args), 1), dtype=np.uint64)
-        base = self.values.ctypes.data
-        self.pointers = np.array(
-            [base + 8 * i for i in range(len(step.args))] or [0], dtype=np.uint64
+        count = max(len(step.args), 1)
+        self.values = (ctypes.c_uint64 * count)()
+        base = ctypes.addressof(self.values)
+        self.pointers = (ctypes.c_uint64 * count)(*(base + 8 * i for i in range(count)))
+        self.pointers_address = ctypes.addressof(self.pointers)
+
+    def __call__(self, slots: list[int], stream: int) -> None:
+        """Launches on `stream` with the buffers in `slots`."""
+        values = self.gather(slots)
+        if self.count:
+            self.layout.pack_into(self.values, 0, *values[: self.count])
+        for i in self.maps:  # passed by value: the map's own bytes
+            self.pointers[i] = values[i]
+        misaligned = 0
+        for i in self.aligned:
+            misaligned |= values[i]
+        if misaligned % VECTOR_BYTES:
+            self._launch_fallback(stream)
+            return
+        result = self.start(
+            self.handle, *self.dimensions, stream, self.pointers_address, *self.extra
         )
-        self.pointers_address = int(self.pointers.ctypes.data)
+        if result[0] != self.success:
+            check(result, self.what)
+
+    def _launch_fallback(self, stream: int) -> None:
+        step = self.step
+        check(
+            self.start(
+                int(self.fallback),
+                *self.fallback_grid,
+                *(step.fallback_block or step.block),
+                step.fallback_shared_bytes,
+                stream,
+                self.pointers_address,
+                *self.extra,
+            ),
+            f"launching {step.fallback}",
+        )
 
     @property
     def fallback_grid(self) -> tuple[int, int, int]:
@@ -135,6 +188,8 @@ class Executable:
             else s
             for s in compiled.program
         ]
+        self._launches_only = all(isinstance(s, _PreparedLaunch) for s in self._steps)
+        """Whether a call is its launches alone (no buffers, maps or copies)."""
         allocations = sum(isinstance(s, steps.Alloc) for s in compiled.program)
         self._slots = len(self.inputs) + len(self.outputs) + allocations + len(maps)
         self._has_buffers = allocations > 0
@@ -142,6 +197,7 @@ class Executable:
         self._kept_slots = {
             s.slot for s in compiled.program if isinstance(s, steps.Zero) and s.restored
         }
+        self._torch_path: TorchPath | None = None
         self._kept: dict[tuple[int, int], Any] = {}
         """(slot, stream) -> a buffer the kernels leave zeroed (counters),
         allocated and zeroed at its first call on the stream."""
@@ -181,6 +237,38 @@ class Executable:
         device's default stream). Outputs are new arrays of the inputs'
         framework (`DeviceArray` when there is none), or the arrays in `out`;
         one output is returned as itself, several as a tuple."""
+        slots, handle, results = self._bind(inputs, out, stream)
+        self._run(slots, handle)
+        if out is not None:
+            return out
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def cuda_graph(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
+        """This graph's launches on these arrays, captured once as a CUDA graph
+        (a `molten.runtime.CudaGraph`): `replay()` runs them all with one
+        driver call, reading the same input arrays (write new values into
+        them) and writing the same outputs (`out`, or new arrays made here).
+        The arguments are checked as a call's are; the graph runs once here,
+        on `stream`, before it is captured."""
+        from molten.runtime.cuda_graph import CudaGraph
+
+        slots, handle, results = self._bind(inputs, out, stream)
+        if out is None:
+            out = results[0] if len(results) == 1 else tuple(results)
+        return CudaGraph(self, slots, handle, inputs, out)
+
+    def _bind(
+        self, inputs: Sequence[Any], out: Any, stream: Any
+    ) -> tuple[list[int], int, list[Any]]:
+        """(slots, stream handle, new outputs) of a call: the arrays checked,
+        their addresses in the slots, the outputs made where `out` is None."""
+        path = self._torch_path or self._make_torch_path()
+        if path is not None and stream is None and inputs:
+            slots = [0] * self._slots
+            prepared = path.arguments(inputs, out, slots)
+            if prepared is not SLOW:
+                handle, results = prepared
+                return slots, handle, results
         if len(inputs) != len(self.inputs):
             raise InputError(
                 f"graph '{self.name}' takes {len(self.inputs)} inputs "
@@ -190,7 +278,7 @@ class Executable:
             (framework_of(a) for a in inputs if not isinstance(a, DeviceArray)), None
         )
         handle = self._stream(stream, framework)
-        slots: list[int] = [0] * self._slots
+        slots = [0] * self._slots
         views = []
         for i, (array, spec) in enumerate(zip(inputs, self.inputs, strict=True)):
             view = self._checked(array, spec, f"input {spec}", handle)
@@ -198,14 +286,19 @@ class Executable:
             views.append((spec, view))
         native = framework if stream is None else None
         results = self._outputs(out, handle, slots, views, native)
-        self._run(slots, handle)
-        if out is not None:
-            return out
-        converted = tuple(
+        converted = [
             from_dlpack(framework, r) if isinstance(r, DeviceArray) else r
             for r in results
-        )
-        return converted[0] if len(converted) == 1 else converted
+        ]
+        return slots, handle, converted
+
+    def _make_torch_path(self) -> TorchPath | None:
+        """The call path for torch tensors, once torch is imported."""
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return None
+        self._torch_path = TorchPath(torch, self.inputs, self.outputs, self.device_id)
+        return self._torch_path
 
     def _stream(self, stream: Any, framework: str | None) -> int:
         if stream is not None:
@@ -313,47 +406,36 @@ class Executable:
             "zeroing a buffer",
         )
 
-    def _run(self, slots: list[int], handle: int) -> None:
+    def _run(self, slots: list[int], handle: int, capturing: bool = False) -> None:
+        """The program's steps on stream `handle`. While the stream is being
+        captured into a CUDA graph (ours, `capturing`, or anyone's), buffers
+        come from the graph's memory, and those the kernels leave zeroed are
+        made and zeroed within the capture like any other: one kept across
+        calls would not be the graph's."""
+        if self._launches_only:
+            for launch in self._steps:
+                launch(slots, handle)
+            return
         driver = _driver()
         cu_stream = self._cu_streams.get(handle)
         if cu_stream is None:
             cu_stream = self._cu_streams[handle] = driver.CUstream(handle)
+        kept_slots = self._kept_slots
+        if self._has_buffers and (capturing or is_capturing(cu_stream)):
+            kept_slots = frozenset()
+            allocate = self.device.allocate_in_capture
+        else:
+            allocate = self.device.allocate
         buffers: dict[int, Any] = {}
         stream = self.device.stream(handle) if self._has_buffers else None
         try:
             for step in self._steps:
                 if isinstance(step, _PreparedLaunch):
-                    launch = step.step
-                    pointers = [slots[a] for a in launch.args]
-                    step.values[: len(launch.args)] = pointers
-                    for i in step.maps:  # passed by value: the map's own bytes
-                        step.pointers[i] = pointers[i]
-                    function, grid, block = step.function, step.grid, launch.block
-                    shared = launch.shared_bytes
-                    if any(pointers[i] % VECTOR_BYTES for i in launch.aligned):
-                        function, grid = step.fallback, step.fallback_grid
-                        block = step.fallback_block
-                        shared = launch.fallback_shared_bytes
-                    gx, gy, gz = grid
-                    bx, by, bz = block
-                    status = step.start(
-                        function,
-                        gx,
-                        gy,
-                        gz,
-                        bx,
-                        by,
-                        bz,
-                        shared,
-                        cu_stream,
-                        step.pointers_address,
-                        *step.extra,
-                    )
-                    check(status, f"launching {launch.kernel}")
+                    step(slots, handle)
                 elif isinstance(step, _PreparedTensorMap):
                     slots[step.step.slot] = step.encode(slots[step.step.source])
                 elif isinstance(step, steps.Alloc):
-                    if step.slot in self._kept_slots:
+                    if step.slot in kept_slots:
                         kept = self._kept.get((step.slot, handle))
                         if kept is None:  # zeroed once, when made
                             kept = self.device.allocate(step.nbytes, stream)
@@ -361,7 +443,7 @@ class Executable:
                             self._kept[step.slot, handle] = kept
                         slots[step.slot] = int(kept.handle)
                         continue
-                    buffers[step.slot] = self.device.allocate(step.nbytes, stream)
+                    buffers[step.slot] = allocate(step.nbytes, stream)
                     slots[step.slot] = int(buffers[step.slot].handle)
                 elif isinstance(step, steps.Copy):
                     check(
@@ -373,9 +455,11 @@ class Executable:
                         ),
                         "copying an output",
                     )
-                elif isinstance(step, steps.Zero) and not step.restored:
+                elif isinstance(step, steps.Zero) and (
+                    not step.restored or step.slot not in kept_slots
+                ):
                     self._zero(slots[step.slot], step.nbytes, cu_stream)
-                elif isinstance(step, steps.Free) and step.slot not in self._kept_slots:
+                elif isinstance(step, steps.Free) and step.slot not in kept_slots:
                     buffers.pop(step.slot).close(stream)
         finally:
             for buffer in buffers.values():  # left by an error part-way
