@@ -15,6 +15,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kernel_cases import (
     CASES,
     DTYPES,
@@ -132,6 +134,62 @@ def test_program_allocates_launches_in_order_and_frees():
         assert allocated[slot] < min(uses) and max(uses) < freed[slot]
     (alloc, *_) = (s for s in program if isinstance(s, steps.Alloc))
     assert alloc.nbytes % 2 == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(1, 5000)), max_size=40))
+def test_arena_keeps_live_buffers_apart_and_reuses_freed_ones(moves):
+    """Random programs of allocations and frees (a True move frees the
+    oldest live buffer): every buffer starts aligned inside the arena, no
+    two alive at once overlap, and the arena is no larger than the sum of
+    the buffers, nor than it needs when each free space is reused."""
+    program, live, slot = [], [], 2
+    for free, nbytes in moves:
+        if free and live:
+            program.append(steps.Free(live.pop(0)))
+        else:
+            program.append(steps.Alloc(slot, nbytes))
+            live.append(slot)
+            slot += 1
+    layout = steps.arena(tuple(program), excluded=frozenset({5}))
+    padded = {
+        s.slot: -(-s.nbytes // steps.ARENA_ALIGNMENT) * steps.ARENA_ALIGNMENT
+        for s in program
+        if isinstance(s, steps.Alloc)
+    }
+    assert 5 not in layout.offsets
+    alive: set[int] = set()
+    for step in program:
+        if isinstance(step, steps.Free):
+            alive.discard(step.slot)
+            continue
+        if step.slot == 5:
+            continue
+        start = layout.offsets[step.slot]
+        assert start % steps.ARENA_ALIGNMENT == 0
+        assert start + padded[step.slot] <= layout.size
+        for other in alive:
+            other_start = layout.offsets[other]
+            assert (
+                start + padded[step.slot] <= other_start
+                or other_start + padded[other] <= start
+            ), (step.slot, other)
+        alive.add(step.slot)
+    assert layout.size <= sum(n for s, n in padded.items() if s != 5)
+
+
+def test_arena_of_a_chain_reuses_the_first_buffer():
+    """a -> b -> c, each freed after the next is made: c takes a's place."""
+    program = (
+        steps.Alloc(2, 1000),
+        steps.Alloc(3, 1000),
+        steps.Free(2),
+        steps.Alloc(4, 600),
+        steps.Free(3),
+        steps.Free(4),
+    )
+    layout = steps.arena(program)
+    assert layout.offsets == {2: 0, 3: 1024, 4: 0} and layout.size == 2048
 
 
 def test_program_copies_outputs_that_are_inputs_or_returned_twice():

@@ -138,6 +138,13 @@ def main() -> None:
         exe(tx, tw)
     profile.disable()
     torch.cuda.synchronize()
+    pstats.Stats(profile).sort_stats("tottime").print_stats(12)
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(200):
+        layer(*inputs)
+    profile.disable()
+    torch.cuda.synchronize()
     pstats.Stats(profile).sort_stats("tottime").print_stats(25)
 
 

@@ -194,9 +194,13 @@ class Executable:
         self._slots = len(self.inputs) + len(self.outputs) + allocations + len(maps)
         self._has_buffers = allocations > 0
         self._cu_streams: dict[int, Any] = {}
-        self._kept_slots = {
+        self._kept_slots = frozenset(
             s.slot for s in compiled.program if isinstance(s, steps.Zero) and s.restored
-        }
+        )
+        self._arena = steps.arena(compiled.program, self._kept_slots)
+        """The buffers between kernels, in one allocation a call."""
+        self._capture_arena = steps.arena(compiled.program)
+        """The same with the kept buffers, as a capture makes them."""
         self._torch_path: TorchPath | None = None
         self._kept: dict[tuple[int, int], Any] = {}
         """(slot, stream) -> a buffer the kernels leave zeroed (counters),
@@ -420,14 +424,14 @@ class Executable:
         cu_stream = self._cu_streams.get(handle)
         if cu_stream is None:
             cu_stream = self._cu_streams[handle] = driver.CUstream(handle)
-        kept_slots = self._kept_slots
+        kept_slots, layout = self._kept_slots, self._arena
+        allocate = self.device.allocate
         if self._has_buffers and (capturing or is_capturing(cu_stream)):
-            kept_slots = frozenset()
+            kept_slots, layout = frozenset(), self._capture_arena
             allocate = self.device.allocate_in_capture
-        else:
-            allocate = self.device.allocate
-        buffers: dict[int, Any] = {}
         stream = self.device.stream(handle) if self._has_buffers else None
+        arena = allocate(layout.size, stream) if layout.size else None
+        base = 0 if arena is None else int(arena.handle)
         try:
             for step in self._steps:
                 if isinstance(step, _PreparedLaunch):
@@ -435,16 +439,15 @@ class Executable:
                 elif isinstance(step, _PreparedTensorMap):
                     slots[step.step.slot] = step.encode(slots[step.step.source])
                 elif isinstance(step, steps.Alloc):
-                    if step.slot in kept_slots:
-                        kept = self._kept.get((step.slot, handle))
-                        if kept is None:  # zeroed once, when made
-                            kept = self.device.allocate(step.nbytes, stream)
-                            self._zero(int(kept.handle), step.nbytes, cu_stream)
-                            self._kept[step.slot, handle] = kept
-                        slots[step.slot] = int(kept.handle)
+                    if step.slot not in kept_slots:
+                        slots[step.slot] = base + layout.offsets[step.slot]
                         continue
-                    buffers[step.slot] = allocate(step.nbytes, stream)
-                    slots[step.slot] = int(buffers[step.slot].handle)
+                    kept = self._kept.get((step.slot, handle))
+                    if kept is None:  # zeroed once, when made
+                        kept = self.device.allocate(step.nbytes, stream)
+                        self._zero(int(kept.handle), step.nbytes, cu_stream)
+                        self._kept[step.slot, handle] = kept
+                    slots[step.slot] = int(kept.handle)
                 elif isinstance(step, steps.Copy):
                     check(
                         driver.cuMemcpyDtoDAsync(
@@ -459,11 +462,9 @@ class Executable:
                     not step.restored or step.slot not in kept_slots
                 ):
                     self._zero(slots[step.slot], step.nbytes, cu_stream)
-                elif isinstance(step, steps.Free) and step.slot not in kept_slots:
-                    buffers.pop(step.slot).close(stream)
-        finally:
-            for buffer in buffers.values():  # left by an error part-way
-                buffer.close(stream)
+        finally:  # after the launches in stream order, or left by an error
+            if arena is not None:
+                arena.close(stream)
 
 
 class _PreparedTensorMap:
