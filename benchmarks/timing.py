@@ -23,8 +23,8 @@ from Python, synchronized once at the end, with the L2 warm: host overhead
 or GPU time, whichever bounds the call, as in a decode loop. The median of
 several such loops, the implementations of a case taking turns.
 
-Host time. The wall-clock time per call of the first `HOST_BURST` calls of
-each such loop, issued right after a synchronize: the host's own cost of a
+Host time. The wall-clock time per call of `HOST_BURST` calls near the
+start of each such loop, issued shortly after a synchronize: the host's own cost of a
 call (checks, allocations, launches), which the GPU hides only when its
 work per call takes longer.
 """
@@ -42,10 +42,12 @@ from typing import Any
 import torch
 
 MIN_FLUSH_BYTES = 256 * 2**20
-HOST_BURST = 20
-"""Calls issued after a synchronize to time the host alone: few enough
-that the device's launch queue never fills (20 calls of an eager decoder
-layer are some 500 launches), so the host never waits for the GPU."""
+HOST_LEAD, HOST_BURST = 3, 20
+"""Calls issued after a synchronize to time the host alone: `HOST_BURST`
+calls after `HOST_LEAD` untimed ones (the first calls after a synchronize
+run slower: the thread was waiting), few enough that the device's launch
+queue never fills (23 calls of an eager decoder layer are some 600
+launches), so the host never waits for the GPU."""
 
 
 class QueueFull(RuntimeError):
@@ -238,18 +240,21 @@ class Timer:
         with _pinned_to_one_cpu():
             for _ in range(loops):
                 for name, fn in fns.items():
-                    burst = min(HOST_BURST, calls[name])
+                    burst = min(HOST_BURST, calls[name] - HOST_LEAD)
                     torch.cuda.synchronize()
                     begin = time.perf_counter()
+                    for _ in range(HOST_LEAD):
+                        fn()
+                    lead = time.perf_counter()
                     for _ in range(burst):
                         fn()
                     issued = time.perf_counter()
-                    for _ in range(calls[name] - burst):
+                    for _ in range(calls[name] - burst - HOST_LEAD):
                         fn()
                     torch.cuda.synchronize()
                     elapsed = time.perf_counter() - begin
                     per_call[name].append(elapsed / calls[name] * 1e6)
-                    host[name].append((issued - begin) / burst * 1e6)
+                    host[name].append((issued - lead) / burst * 1e6)
         return {
             name: CallTimes(Samples.of(per_call[name]), Samples.of(host[name]))
             for name in fns

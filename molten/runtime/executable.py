@@ -68,10 +68,9 @@ class _PreparedLaunch:
         # One C call gathers the arguments' addresses from the slots and one
         # writes them into the parameter block (a Python loop costs 1 us);
         # itemgetter of one item returns it bare, so one is gathered twice.
-        self.count = len(step.args)
-        padded = step.args * 2 if self.count == 1 else step.args
+        padded = step.args * 2 if len(step.args) == 1 else step.args
         self.gather = operator.itemgetter(*padded) if padded else (lambda _: ())
-        self.layout = struct.Struct(f"={self.count}Q")
+        self.pack = struct.Struct(f"={len(padded)}Q").pack_into
         self.aligned = step.aligned
         self._fallback_grid = step.fallback_grid or (
             step.grid if step.cooperative is None else None
@@ -101,11 +100,10 @@ class _PreparedLaunch:
                 )
         self.handle = int(function)
         self.what = f"launching {step.kernel}"
-        self.success = driver.CUresult.CUDA_SUCCESS
 
         # cuLaunchKernel takes an array of pointers to the parameter values;
         # both arrays live as long as this object, the values change per call.
-        count = max(len(step.args), 1)
+        count = max(len(padded), 1)
         self.values = (ctypes.c_uint64 * count)()
         base = ctypes.addressof(self.values)
         self.pointers = (ctypes.c_uint64 * count)(*(base + 8 * i for i in range(count)))
@@ -114,20 +112,20 @@ class _PreparedLaunch:
     def __call__(self, slots: list[int], stream: int) -> None:
         """Launches on `stream` with the buffers in `slots`."""
         values = self.gather(slots)
-        if self.count:
-            self.layout.pack_into(self.values, 0, *values[: self.count])
+        self.pack(self.values, 0, *values)
         for i in self.maps:  # passed by value: the map's own bytes
             self.pointers[i] = values[i]
-        misaligned = 0
-        for i in self.aligned:
-            misaligned |= values[i]
-        if misaligned % VECTOR_BYTES:
-            self._launch_fallback(stream)
-            return
+        if self.aligned:
+            misaligned = 0
+            for i in self.aligned:
+                misaligned |= values[i]
+            if misaligned % VECTOR_BYTES:
+                self._launch_fallback(stream)
+                return
         result = self.start(
             self.handle, *self.dimensions, stream, self.pointers_address, *self.extra
         )
-        if result[0] != self.success:
+        if result[0]:  # a CUresult is an int, CUDA_SUCCESS is 0
             check(result, self.what)
 
     def _launch_fallback(self, stream: int) -> None:

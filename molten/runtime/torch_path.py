@@ -66,9 +66,20 @@ class TorchPath:
         takes."""
         if len(inputs) != len(self.inputs):
             return SLOW
-        for i, array in enumerate(inputs):
-            pointer = self._pointer(array, self.inputs[i])
-            if pointer is None:
+        tensor, device = self.tensor, self.device_id
+        for i, array in enumerate(inputs):  # _pointer, inlined: 0.1 us a tensor
+            shape, dtype, itemsize, _ = self.inputs[i]
+            if (
+                type(array) is not tensor
+                or array.dtype is not dtype
+                or array.shape != shape
+                or array.requires_grad
+                or array.get_device() != device
+                or not array.is_contiguous()
+            ):
+                return SLOW
+            pointer = array.data_ptr()
+            if pointer % itemsize:
                 return SLOW
             slots[i] = pointer
         first = len(inputs)
