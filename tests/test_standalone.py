@@ -106,4 +106,5 @@ def test_the_layer_runs_from_cpp_and_matches_the_cpu_layer(tmp_path, model, eps)
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "PASS" in run.stdout
+    assert "replayed as a CUDA graph: relative L2 error" in run.stdout  # captured
     print(run.stdout)

@@ -262,18 +262,43 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
   Matrix down = linear(gate, wd, no_bias, kTokens, kIntermediate, kHidden);
 
-  double error = 0.0, total = 0.0;
   size_t nans = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double want = residual[i] + down[i];
-    const double value = __bfloat162float(got[i]);
-    if (std::isnan(value)) ++nans;
-    error += (value - want) * (value - want);
-    total += want * want;
-  }
-  const double relative = std::sqrt(error / total);
+  auto relative_error = [&](const std::vector<Element>& values) {
+    double error = 0.0, total = 0.0;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const double want = residual[i] + down[i];
+      const double value = __bfloat162float(values[i]);
+      if (std::isnan(value)) ++nans;
+      error += (value - want) * (value - want);
+      total += want * want;
+    }
+    return std::sqrt(error / total);
+  };
+  const double relative = relative_error(got);
   std::printf("relative L2 error against the CPU's float64 layer %.2e, %zu NaN\n",
               relative, nans);
+
+  // The same launcher captured into a CUDA graph (its cudaMallocAsync,
+  // cudaMemsetAsync and launches on `stream` become the graph's nodes) and
+  // replayed into the poisoned output.
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t replay = nullptr;
+  if (!check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
+             "cudaStreamBeginCapture") ||
+      !check(run(), "decoder_layer under capture") ||
+      !check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture") ||
+      !check(cudaGraphInstantiate(&replay, graph, 0), "cudaGraphInstantiate")) {
+    return 2;
+  }
+  cudaMemset(out, 0xff, out_bytes);
+  if (!check(cudaGraphLaunch(replay, stream), "cudaGraphLaunch") ||
+      !check(cudaStreamSynchronize(stream), "the replayed graph")) {
+    return 2;
+  }
+  cudaMemcpy(got.data(), out, out_bytes, cudaMemcpyDeviceToHost);
+  const double replayed = relative_error(got);
+  std::printf("replayed as a CUDA graph: relative L2 error %.2e, %zu NaN in all\n",
+              replayed, nans);
 
   // The launcher's time: the median of 20 calls (L2 not flushed).
   cudaEvent_t start, stop;
@@ -292,11 +317,26 @@ int main(int argc, char** argv) {
   std::sort(times.begin(), times.end());
   std::printf("decoder_layer: %.1f us a call (median of %zu)\n",
               1e3 * times[times.size() / 2], times.size());
+  times.clear();
+  for (int i = 0; i < 21; ++i) {
+    cudaEventRecord(start, stream);
+    cudaGraphLaunch(replay, stream);
+    cudaEventRecord(stop, stream);
+    cudaEventSynchronize(stop);
+    float ms = 0.0f;
+    cudaEventElapsedTime(&ms, start, stop);
+    if (i > 0) times.push_back(ms);
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("decoder_layer replayed: %.1f us a call (median of %zu)\n",
+              1e3 * times[times.size() / 2], times.size());
+  cudaGraphExecDestroy(replay);
+  cudaGraphDestroy(graph);
 
   for (Tensor* t : inputs) cudaFree(t->device);
   cudaFree(out);
   cudaStreamDestroy(stream);
-  const bool ok = nans == 0 && relative < kTolerance;
+  const bool ok = nans == 0 && relative < kTolerance && replayed < kTolerance;
   std::printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }
