@@ -29,7 +29,9 @@ from functools import cache
 from typing import ClassVar, Self
 
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AnyAttr,
+    ArrayAttr,
     BFloat16Type,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -38,6 +40,7 @@ from xdsl.dialects.builtin import (
     Float64Type,
     FloatAttr,
     IntegerAttr,
+    NoneAttr,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -84,17 +87,52 @@ class MoltenCanonicalization(HasCanonicalizationPatternsTrait):
 # --------------------------------------------------------------------------
 
 
+Dim = int | str
+"""A dimension: its size, or the name of a size known only at run time (a
+`?` in the type, its name in the type's encoding: `tensor<?x3584xbf16,
+["T"]>`). Two dimensions of one name are one size."""
+
+
+def dim_names(t: TensorType) -> tuple[str, ...]:
+    """The names of `t`'s dynamic dimensions, in order (its encoding)."""
+    encoding = t.encoding
+    if not isinstance(encoding, ArrayAttr):
+        return ()
+    return tuple(a.data if isinstance(a, StringAttr) else "" for a in encoding.data)
+
+
+def dims_of(t: TensorType) -> tuple[Dim, ...]:
+    """`t`'s dimensions: sizes, and names where they are dynamic."""
+    names = iter(dim_names(t))
+    return tuple(next(names, "?") if d < 0 else d for d in t.get_shape())
+
+
+def is_dynamic(t: Attribute) -> bool:
+    """Whether `t` is a tensor type with a dynamic dimension."""
+    return isinstance(t, TensorType) and any(d < 0 for d in t.get_shape())
+
+
+def tensor_type(dims: Sequence[Dim], element_type: Attribute) -> TensorType:
+    """The tensor type of `dims` (sizes or names) and `element_type`."""
+    names = [d for d in dims if isinstance(d, str)]
+    shape = [DYNAMIC_INDEX if isinstance(d, str) else d for d in dims]
+    encoding = ArrayAttr([StringAttr(n) for n in names]) if names else NoneAttr()
+    return TensorType(element_type, shape, encoding)
+
+
 def broadcast_shapes(
     op_name: str, named_shapes: Sequence[tuple[str, TensorType]]
-) -> tuple[int, ...]:
-    """The numpy broadcast of the given operand shapes, or a ShapeError naming them."""
+) -> tuple[Dim, ...]:
+    """The numpy broadcast of the given operand shapes, or a ShapeError naming
+    them. A named dimension matches the same name or 1: a size known only
+    at run time is never taken to equal a fixed size other than 1."""
     rank = max(len(t.get_shape()) for _, t in named_shapes)
-    result: list[int] = []
+    result: list[Dim] = []
     for axis in range(-rank, 0):
-        size = 1
+        size: Dim = 1
         for _, tensor in named_shapes:
-            shape = tensor.get_shape()
-            dim = shape[axis] if -axis <= len(shape) else 1
+            dims = dims_of(tensor)
+            dim = dims[axis] if -axis <= len(dims) else 1
             if dim == 1 or dim == size:
                 continue
             if size != 1:
@@ -109,8 +147,15 @@ def broadcast_shapes(
 
 
 def shape_of(value: SSAValue) -> tuple[int, ...]:
-    """The static shape of a tensor value."""
+    """The static shape of a tensor value (a ShapeError for a dynamic one:
+    the passes below the molten level take static shapes)."""
     assert isinstance(value.type, TensorType)
+    if is_dynamic(value.type):
+        raise ShapeError(
+            f"{value.type} has a dynamic dimension; the kernel level takes static "
+            "shapes so far: give the sizes first (DataflowGraph.specialize(T=...), "
+            "or molten-opt -p 'specialize-dims{sizes=\"T=...\"}')"
+        )
     return tuple(value.type.get_shape())
 
 
@@ -130,8 +175,23 @@ def normalize_axis(op_name: str, axis: int, rank: int, what: str = "axis") -> in
     return axis % rank
 
 
-def _tensor(shape: Sequence[int], element_type: Attribute) -> TensorType:
-    return TensorType(element_type, list(shape))
+def _tensor(shape: Sequence[Dim], element_type: Attribute) -> TensorType:
+    return tensor_type(shape, element_type)
+
+
+def _static_note(dims: Sequence[Dim]) -> str:
+    """Where the last of `dims` is named: that it must be a fixed size."""
+    if dims and isinstance(dims[-1], str):
+        return f", a fixed size, not {dims[-1]}"
+    return ""
+
+
+def _elements(dims: Sequence[Dim]) -> str | int:
+    """The element count of `dims`: a number, or (where some are named) the
+    names times the static count, in a canonical text (T*S*128)."""
+    static = math.prod(d for d in dims if isinstance(d, int))
+    names = sorted(d for d in dims if isinstance(d, str))
+    return "*".join([*names, str(static)]) if names else static
 
 
 def _int_array(values: Sequence[int]) -> DenseArrayBase:
@@ -221,8 +281,9 @@ mistake in a spec, not a workload."""
 
 
 def check_tensor_size(op_name: str, what: str, t: TensorType) -> None:
-    """A ShapeError if `t` (static, f32/f16/bf16) is larger than one GPU."""
-    elements = math.prod(t.get_shape())
+    """A ShapeError if `t` (f32/f16/bf16) is larger than one GPU (counting
+    its static dimensions only)."""
+    elements = math.prod(d for d in t.get_shape() if d > 0)
     width = t.element_type.bitwidth // 8  # type: ignore[attr-defined]
     if elements * width > MAX_TENSOR_BYTES:
         raise ShapeError(
@@ -230,6 +291,11 @@ def check_tensor_size(op_name: str, what: str, t: TensorType) -> None:
             f"({elements * width / 2**30:.4g} GiB), more than one GPU holds "
             f"(Molten's bound is {MAX_TENSOR_BYTES // 2**30} GiB a tensor)"
         )
+
+
+def is_dim_name(name: object) -> bool:
+    """Whether `name` can name a dimension: an identifier (T, seq_len)."""
+    return isinstance(name, str) and name.isidentifier()
 
 
 def check_tensor_type(op_name: str, what: str, t: Attribute) -> TensorType:
@@ -242,8 +308,23 @@ def check_tensor_type(op_name: str, what: str, t: Attribute) -> TensorType:
             f"{op_name}: {what} {t} has element type {t.element_type}; "
             "molten tensors hold f32, f16 or bf16"
         )
-    if any(d < 0 for d in t.get_shape()):
-        raise ShapeError(f"{op_name}: {what} {t} has a dynamic dimension")
+    dynamic = sum(d < 0 for d in t.get_shape())
+    names = dim_names(t)
+    named = (
+        isinstance(t.encoding, ArrayAttr)
+        and len(names) == dynamic
+        and all(map(is_dim_name, names))
+    )
+    if not (named if dynamic else isinstance(t.encoding, NoneAttr)):
+        unnamed = (
+            "a dynamic dimension without a name"
+            if dynamic > len(names)
+            else ("an encoding that is not the names of its dynamic dimensions")
+        )
+        raise ShapeError(
+            f"{op_name}: {what} {t} has {unnamed}: each ? is named, in order, by "
+            'an identifier in the encoding (tensor<?x8xf32, ["T"]>)'
+        )
     if any(d == 0 for d in t.get_shape()):
         raise ShapeError(f"{op_name}: {what} {t} has a zero-size dimension")
     check_tensor_size(op_name, what, t)
@@ -484,10 +565,11 @@ class RotateHalfOp(UnaryOp):
     @classmethod
     def infer_result_type(cls, operand_types, properties, result_type):
         (x,) = operand_types
-        shape = x.get_shape()
-        if not shape or shape[-1] % 2:
+        shape = dims_of(x)
+        if not shape or not isinstance(shape[-1], int) or shape[-1] % 2:
             raise ShapeError(
-                f"{cls.name}: input {x} needs an even last dimension to split in halves"
+                f"{cls.name}: input {x} needs an even last dimension to split in "
+                "halves" + _static_note(shape)
             )
         return x
 
@@ -518,7 +600,7 @@ class CastOp(MoltenOp):
         (x,) = operand_types
         if result_type is None:
             raise ShapeError(f"{cls.name}: needs a result type")
-        if result_type.get_shape() != x.get_shape():
+        if dims_of(result_type) != dims_of(x):
             raise ShapeError(
                 f"{cls.name}: input {x} and result {result_type} differ in shape; "
                 "a cast changes the element type only"
@@ -562,6 +644,8 @@ class ConstantOp(MoltenOp):
         value = properties["value"]
         assert isinstance(value, DenseIntOrFPElementsAttr)
         result = check_tensor_type(cls.name, "value", value.get_type())
+        if is_dynamic(result):
+            raise ShapeError(f"{cls.name}: {result} must have a static shape")
         if not all(math.isfinite(v) for v in value.iter_values()):
             raise ShapeError(
                 f"{cls.name}: {result} holds inf or NaN; molten constants must be "
@@ -605,7 +689,7 @@ class ReductionOp(MoltenOp, ABC):
     @classmethod
     def infer_result_type(cls, operand_types, properties, result_type):
         (x,) = operand_types
-        shape = x.get_shape()
+        shape = dims_of(x)
         axes = properties["axes"]
         assert isinstance(axes, DenseArrayBase)
         values = tuple(axes.get_values())
@@ -674,7 +758,7 @@ class BroadcastToOp(MoltenOp):
         (x,) = operand_types
         if result_type is None:
             raise ShapeError(f"{cls.name}: needs a result type")
-        if not broadcasts_to(x.get_shape(), result_type.get_shape()):
+        if not broadcasts_to(dims_of(x), dims_of(result_type)):
             raise ShapeError(
                 f"{cls.name}: input {x} cannot be broadcast to {result_type} "
                 "(each input dimension must be 1 or equal the trailing result "
@@ -707,10 +791,11 @@ class ReshapeOp(MoltenOp):
         (x,) = operand_types
         if result_type is None:
             raise ShapeError(f"{cls.name}: needs a result type")
-        if math.prod(x.get_shape()) != math.prod(result_type.get_shape()):
+        before, after = _elements(dims_of(x)), _elements(dims_of(result_type))
+        if before != after:
             raise ShapeError(
-                f"{cls.name}: input {x} has {math.prod(x.get_shape())} elements "
-                f"but result {result_type} has {math.prod(result_type.get_shape())}"
+                f"{cls.name}: input {x} has {before} elements but result "
+                f"{result_type} has {after}"
             )
         if result_type.element_type != x.element_type:
             raise DTypeError(
@@ -744,7 +829,7 @@ class TransposeOp(MoltenOp):
         perm = properties["permutation"]
         assert isinstance(perm, DenseArrayBase)
         values = tuple(perm.get_values())
-        shape = x.get_shape()
+        shape = dims_of(x)
         if sorted(values) != list(range(len(shape))):
             raise ShapeError(
                 f"{cls.name}: permutation {list(values)} is not a permutation of "
@@ -821,7 +906,7 @@ class MatmulOp(MoltenOp):
                     f"{cls.name}: {name} {t} has rank {len(t.get_shape())}; matmul "
                     "takes rank >= 2 operands (reshape a vector to 1xK or Kx1)"
                 )
-        a, b = lhs.get_shape(), rhs.get_shape()
+        a, b = dims_of(lhs), dims_of(rhs)
         m, k_lhs = (a[-1], a[-2]) if "transpose_a" in properties else (a[-2], a[-1])
         k_rhs, n = (b[-1], b[-2]) if "transpose_b" in properties else (b[-2], b[-1])
         if k_lhs != k_rhs:
@@ -859,7 +944,7 @@ def _check_trailing(
 ) -> int:
     """`param` has the shape of x's trailing axes; returns how many axes that is."""
     k = len(param.get_shape())
-    if k == 0 or k > len(x.get_shape()) or x.get_shape()[-k:] != param.get_shape():
+    if k == 0 or k > len(x.get_shape()) or dims_of(x)[-k:] != dims_of(param):
         raise ShapeError(
             f"{op_name}: {param_name} {param} must have the shape of the trailing "
             f"axes of input {x} (the normalized shape)"
@@ -949,7 +1034,7 @@ class LayerNormOp(MoltenOp):
     def infer_result_type(cls, operand_types, properties, result_type):
         x, w, b = operand_types
         _check_trailing(cls.name, x, "weight", w)
-        if b.get_shape() != w.get_shape():
+        if dims_of(b) != dims_of(w):
             raise ShapeError(
                 f"{cls.name}: bias {b} must have the shape of weight {w} "
                 "(both span the normalized axes)"
@@ -1014,15 +1099,14 @@ class RopeOp(MoltenOp):
     @classmethod
     def infer_result_type(cls, operand_types, properties, result_type):
         x, cos, sin = operand_types
-        shape = x.get_shape()
-        if not shape or shape[-1] % 2:
+        shape = dims_of(x)
+        if not shape or not isinstance(shape[-1], int) or shape[-1] % 2:
             raise ShapeError(
                 f"{cls.name}: input {x} needs an even last dimension to rotate "
-                "its halves"
+                "its halves" + _static_note(shape)
             )
         for name, t in (("cos", cos), ("sin", sin)):
-            shape = broadcast_shapes(cls.name, [("input", x), (name, t)])
-            if shape != x.get_shape():
+            if broadcast_shapes(cls.name, [("input", x), (name, t)]) != shape:
                 raise ShapeError(
                     f"{cls.name}: {name} {t} must broadcast to input {x} without "
                     "enlarging it"
@@ -1066,7 +1150,7 @@ class AttentionOp(MoltenOp):
                 raise ShapeError(
                     f"{cls.name}: {name} {t} must have rank >= 2 ([..., seq, dim])"
                 )
-        qs, ks, vs = q.get_shape(), k.get_shape(), v.get_shape()
+        qs, ks, vs = dims_of(q), dims_of(k), dims_of(v)
         if qs[-1] != ks[-1]:
             raise ShapeError(
                 f"{cls.name}: query {q} and key {k} differ in head dimension "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -11,7 +11,7 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType
 
-from molten.errors import MoltenError
+from molten.errors import GraphError, InputError, MoltenError
 from molten.ir import dtype_name, input_name, output_name
 from molten.pipeline import (
     DEFAULT_PIPELINE,
@@ -148,6 +148,84 @@ class CompiledGraph:
         return executable.cuda_graph(*inputs, out=out, stream=stream)
 
 
+class SizedPerCall:
+    """A graph with named dimensions (`TensorShape(["T", 3584])`), compiled
+    for the sizes each call's arrays give.
+
+    Each new set of sizes is compiled once, when first called, and kept
+    (its cubin is cached on disk as any other): kernels that take the sizes
+    at run time, one compile for every T, are not built yet. A call binds
+    the names from its arrays' shapes first, so a mismatch names the
+    dimension ("input 'x' and input 'gate' disagree on T: 17 vs 16").
+    """
+
+    def __init__(
+        self,
+        compiler: ZeroCompiler,
+        graph: Any,
+        schedules: dict[str, Any] | None = None,
+    ):
+        self.compiler = compiler
+        self.graph = graph
+        self.name = graph.name
+        self.dims: tuple[str, ...] = graph.dims
+        self.schedules = schedules
+        self._inputs = [(f"input '{t.name}'", t.shape.dims) for t in graph.inputs]
+        self._compiled: dict[tuple[int, ...], CompiledGraph] = {}
+
+    def specialize(self, **sizes: int) -> CompiledGraph:
+        """The graph compiled at these sizes (every name given), once."""
+        missing = [d for d in self.dims if d not in sizes]
+        if missing:
+            raise GraphError(
+                f"graph '{self.name}' needs sizes for {', '.join(missing)}"
+            )
+        key = tuple(sizes[d] for d in self.dims)
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            static = self.graph.specialize(**sizes)
+            compiled = self.compiler.compile(static, self.schedules)
+            self._compiled[key] = compiled
+        return compiled
+
+    def sizes_of(self, inputs: Sequence[Any]) -> dict[str, int]:
+        """The named dimensions' sizes the arrays give (an InputError where
+        they are not arrays of the inputs' ranks, or disagree)."""
+        from molten.dims import bind
+
+        if len(inputs) != len(self._inputs):
+            raise InputError(
+                f"graph '{self.name}' takes {len(self._inputs)} inputs, got "
+                f"{len(inputs)}"
+            )
+        shapes = []
+        for (what, dims), array in zip(self._inputs, inputs, strict=True):
+            shape = getattr(array, "shape", None)
+            if shape is None:
+                raise InputError(
+                    f"{what} is a {type(array).__name__}, not a device array"
+                )
+            shapes.append((what, dims, tuple(shape)))
+        return bind(shapes)
+
+    def __call__(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
+        """Runs the graph compiled for the arrays' sizes: see
+        `CompiledGraph.__call__`."""
+        compiled = self.specialize(**self.sizes_of(inputs))
+        return compiled(*inputs, out=out, stream=stream)
+
+    def cuda_graph(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
+        """`CompiledGraph.cuda_graph` of the graph at the arrays' sizes."""
+        compiled = self.specialize(**self.sizes_of(inputs))
+        return compiled.cuda_graph(*inputs, out=out, stream=stream)
+
+    def __repr__(self) -> str:
+        sizes = (
+            ", ".join("x".join(map(str, key)) for key in self._compiled) or "none yet"
+        )
+        return f"SizedPerCall('{self.name}', dims {self.dims}, compiled at {sizes})"
+
+
 AUTOTUNE_CANDIDATES = 8
 """The candidate schedules `ZeroCompiler(autotune=True)` times per kernel."""
 PORTABLE_ARCH = "sm_90"
@@ -242,6 +320,8 @@ class ZeroCompiler:
         of your own instead of the heuristics' or the tuner's."""
         from molten.pipeline import run_pipeline
 
+        if getattr(graph, "dims", ()):
+            return SizedPerCall(self, graph, schedules)
         if schedules:
             outlined = run_pipeline(graph.to_module(), self._pipeline(OUTLINE_PIPELINE))
             _give_schedules(outlined, schedules)
@@ -407,6 +487,14 @@ class ZeroCompiler:
     def save(self, compiled: CompiledGraph, directory: str | Path) -> list[Path]:
         """Writes `<graph>.cu`, `<graph>.h` and the final IR, `<graph>.final.mlir`,
         into `directory`."""
+        if isinstance(compiled, SizedPerCall):
+            raise NotImplementedError(
+                f"graph '{compiled.name}' has named dimensions "
+                f"({', '.join(compiled.dims)}); a .cu that takes them at run time "
+                "is not built yet: save compiled.specialize("
+                + ", ".join(f"{d}=..." for d in compiled.dims)
+                + ")"
+            )
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         header_name = f"{compiled.name}.h"

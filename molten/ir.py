@@ -186,6 +186,21 @@ def _checked_ints(op_name: str, what: str, values: Any) -> list[int]:
     return [_checked_int(op_name, f"{what} entry {i}", v) for i, v in enumerate(values)]
 
 
+def _checked_dims(op_name: str, what: str, values: Any) -> list[molten.Dim]:
+    """A sequence of integers and dimension names (identifiers: "T")."""
+    if isinstance(values, str | bytes) or not isinstance(
+        values, Sequence | np.ndarray | TensorShape
+    ):
+        raise GraphError(
+            f"{op_name}: {what} must be a sequence of sizes and dimension names, "
+            f"got {values!r} ({type(values).__name__})"
+        )
+    return [
+        v if molten.is_dim_name(v) else _checked_int(op_name, f"{what} entry {i}", v)
+        for i, v in enumerate(values)
+    ]
+
+
 def _checked_flag(op_name: str, what: str, value: Any) -> bool:
     if not isinstance(value, bool | np.bool_):
         raise GraphError(
@@ -197,39 +212,56 @@ def _checked_flag(op_name: str, what: str, value: Any) -> bool:
 
 @dataclass(frozen=True, init=False)
 class TensorShape:
-    """A static tensor shape: positive dimension sizes, outermost first."""
+    """A tensor shape, outermost first: positive sizes, and names for sizes
+    given only when the graph runs (`TensorShape(["T", 3584])`: one compiled
+    graph for any T). Two dimensions of one name are one size."""
 
-    dims: tuple[int, ...]
+    dims: tuple[molten.Dim, ...]
 
-    def __init__(self, dims: Sequence[int] | int):
+    def __init__(self, dims: Sequence[molten.Dim] | int):
         if isinstance(dims, int | np.integer) and not isinstance(dims, bool):
             dims = (dims,)
         elif isinstance(dims, str | bytes) or not isinstance(
             dims, Sequence | np.ndarray | TensorShape
         ):
             raise ShapeError(
-                f"TensorShape({dims!r}): expected a sequence of positive integers, "
-                f"got {type(dims).__name__}"
+                f"TensorShape({dims!r}): expected a sequence of positive integers "
+                f"and dimension names, got {type(dims).__name__}"
             )
         dims = tuple(dims)
         for d in dims:
+            if molten.is_dim_name(d):
+                continue
             if isinstance(d, bool) or not isinstance(d, int | np.integer) or d < 1:
                 raise ShapeError(
-                    f"TensorShape({list(dims)}): dimensions must be positive integers"
+                    f"TensorShape({list(dims)}): dimensions must be positive integers "
+                    "or names (identifiers such as T)"
                 )
-        object.__setattr__(self, "dims", tuple(int(d) for d in dims))
+        object.__setattr__(
+            self, "dims", tuple(d if isinstance(d, str) else int(d) for d in dims)
+        )
 
     @property
     def rank(self) -> int:
         return len(self.dims)
 
-    def __iter__(self) -> Iterator[int]:
+    @property
+    def is_static(self) -> bool:
+        """Whether every dimension is a fixed size."""
+        return all(isinstance(d, int) for d in self.dims)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The named dimensions, in order."""
+        return tuple(d for d in self.dims if isinstance(d, str))
+
+    def __iter__(self) -> Iterator[molten.Dim]:
         return iter(self.dims)
 
     def __len__(self) -> int:
         return len(self.dims)
 
-    def __getitem__(self, index: int) -> int:
+    def __getitem__(self, index: int) -> molten.Dim:
         return self.dims[index]
 
     def __repr__(self) -> str:
@@ -253,7 +285,7 @@ class Tensor:
 
     @property
     def shape(self) -> TensorShape:
-        return TensorShape(self.type.get_shape())
+        return TensorShape(molten.dims_of(self.type))
 
     @property
     def dtype(self) -> str:
@@ -349,13 +381,13 @@ class DataflowGraph:
         except ShapeError as error:
             raise ShapeError(
                 f"add_input: input '{clean}' of graph '{self.name}': {error}; "
-                "Molten tensors have no zero-size or negative dimensions"
+                "Molten tensors have positive sizes or named dimensions"
             ) from None
         if clean in self._names_in_use():
             raise GraphError(
                 f"graph '{self.name}' already has an input or output named '{clean}'"
             )
-        tensor_type = TensorType(element_type(dtype), list(shape.dims))
+        tensor_type = molten.tensor_type(shape.dims, element_type(dtype))
         molten.check_tensor_size("add_input", f"input '{clean}'", tensor_type)
         arg = self._block.insert_arg(tensor_type, len(self._block.args))
         self._names[arg] = name_value(arg, clean)
@@ -461,6 +493,34 @@ class DataflowGraph:
             graph.add_output(r)
         return graph
 
+    @property
+    def dims(self) -> tuple[str, ...]:
+        """The names of the graph's dynamic dimensions, in order of first use
+        by its inputs."""
+        names: dict[str, None] = {}
+        for arg in self._block.args:
+            names.update(dict.fromkeys(molten.dim_names(arg.type)))
+        return tuple(names)
+
+    def specialize(self, **sizes: int) -> DataflowGraph:
+        """A copy of this graph with its named dimensions at the given sizes
+        (`g.specialize(T=17)`); names not given stay dynamic. A size an op's
+        rule refuses raises its error."""
+        from molten.passes.specialize_dims import specialize
+
+        unknown = sorted(set(sizes) - set(self.dims))
+        if unknown:
+            raise GraphError(
+                f"graph '{self.name}' has no dimension named {', '.join(unknown)} "
+                f"(its dimensions: {', '.join(self.dims) or 'none'})"
+            )
+        module = self.to_module()
+        try:
+            specialize(module, sizes)
+        except Exception as error:  # a rule broken at these sizes, or a bad size
+            raise ShapeError(f"graph '{self.name}' at {sizes}: {error}") from None
+        return DataflowGraph.from_mlir(str(module), name=f"{self.name}.specialize")
+
     @classmethod
     def from_mlir(
         cls, text: str, entry: str | None = None, name: str = "<string>"
@@ -486,7 +546,7 @@ class DataflowGraph:
         for i, arg in enumerate(func.body.block.args):
             name = input_name(func, i) or f"arg{i}"
             mapping[arg] = graph.add_input(
-                name, arg.type.get_shape(), arg.type.element_type
+                name, molten.dims_of(arg.type), arg.type.element_type
             ).value
         names = [
             output_name(func, i) for i in range(len(func.function_type.outputs.data))
@@ -662,7 +722,7 @@ class DataflowGraph:
         """x converted to `dtype` (round to nearest even)."""
         self._check_owned(x, molten.CastOp.name)
         with self._building(molten.CastOp.name, [x]):
-            target = TensorType(element_type(dtype), x.type.get_shape())
+            target = molten.tensor_type(molten.dims_of(x.type), element_type(dtype))
         return self._emit(molten.CastOp, [x], name, result_type=target)
 
     def constant(
@@ -758,27 +818,31 @@ class DataflowGraph:
     ) -> Tensor:
         """x broadcast to `shape` under numpy's rules."""
         self._check_owned(x, molten.BroadcastToOp.name)
-        shape = _checked_ints(molten.BroadcastToOp.name, "shape", shape)
+        shape = _checked_dims(molten.BroadcastToOp.name, "shape", shape)
         with self._building(molten.BroadcastToOp.name, [x]):
-            target = TensorType(x.type.element_type, list(TensorShape(shape)))
+            target = molten.tensor_type(TensorShape(shape).dims, x.type.element_type)
         return self._emit(molten.BroadcastToOp, [x], name, result_type=target)
 
     def reshape(
         self, x: Tensor, shape: Sequence[int], *, name: str | None = None
     ) -> Tensor:
-        """x in row-major order with `shape`; one dimension may be -1 (inferred)."""
+        """x in row-major order with `shape`; one dimension may be -1
+        (inferred). A named dimension of x stays itself (`[T, 28, 128]` from
+        `[T, 3584]`)."""
         self._check_owned(x, molten.ReshapeOp.name)
-        dims = _checked_ints(molten.ReshapeOp.name, "shape", shape)
+        dims = _checked_dims(molten.ReshapeOp.name, "shape", shape)
         with self._building(molten.ReshapeOp.name, [x]):
             if dims.count(-1) > 1:
                 raise ShapeError(f"shape {dims} has more than one -1")
             if -1 in dims:
-                known = math.prod(d for d in dims if d != -1)
-                total = math.prod(x.type.get_shape())
+                known = math.prod(d for d in dims if isinstance(d, int) and d != -1)
+                total = math.prod(
+                    d for d in molten.dims_of(x.type) if isinstance(d, int)
+                )
                 if known <= 0 or total % known:
                     raise ShapeError(f"cannot reshape {x.type} to {dims}")
                 dims[dims.index(-1)] = total // known
-            target = TensorType(x.type.element_type, list(TensorShape(dims)))
+            target = molten.tensor_type(TensorShape(dims).dims, x.type.element_type)
         return self._emit(molten.ReshapeOp, [x], name, result_type=target)
 
     def transpose(
@@ -874,7 +938,13 @@ class DataflowGraph:
         """
         self._check_owned(query, molten.AttentionOp.name)
         if scale is None:
-            scale = 1 / math.sqrt(query.type.get_shape()[-1])
+            head = molten.dims_of(query.type)[-1]
+            if isinstance(head, str):
+                raise ShapeError(
+                    f"{molten.AttentionOp.name}: query {query.type} has a named "
+                    f"head dimension {head}; give scale="
+                )
+            scale = 1 / math.sqrt(head)
         scale = _checked_real(molten.AttentionOp.name, "scale", scale)
         props: dict[str, Attribute] = {"scale": FloatAttr(scale, Float64Type())}
         if _checked_flag(molten.AttentionOp.name, "causal", causal):
@@ -882,9 +952,16 @@ class DataflowGraph:
         return self._emit(molten.AttentionOp, [query, key, value], name, props)
 
     def causal_mask(
-        self, rows: int, cols: int, dtype: Any = "float32", *, name: str | None = None
+        self,
+        rows: molten.Dim,
+        cols: molten.Dim,
+        dtype: Any = "float32",
+        *,
+        name: str | None = None,
     ) -> Tensor:
-        """The additive causal mask: 0 where col <= row, -inf elsewhere."""
+        """The additive causal mask: 0 where col <= row, -inf elsewhere
+        (`rows` and `cols` sizes or dimension names)."""
         with self._building(molten.CausalMaskOp.name, [rows, cols]):
-            target = TensorType(element_type(dtype), list(TensorShape([rows, cols])))
+            dims = TensorShape([rows, cols]).dims
+            target = molten.tensor_type(dims, element_type(dtype))
         return self._emit(molten.CausalMaskOp, [], name, result_type=target)

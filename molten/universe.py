@@ -27,6 +27,12 @@ def _molten_decompose():
     return MoltenDecompose
 
 
+def _specialize_dims():
+    from molten.passes.specialize_dims import SpecializeDims
+
+    return SpecializeDims
+
+
 def _factor_row_scale():
     from molten.passes.factor_row_scale import FactorRowScalePass
 
@@ -113,6 +119,7 @@ MOLTEN_UNIVERSE = Universe(
     },
     all_passes={
         "molten-decompose": _molten_decompose,
+        "specialize-dims": _specialize_dims,
         "factor-row-scale": _factor_row_scale,
         "fuse-attention": _fuse_attention,
         "fuse-prologue": _fuse_prologue,

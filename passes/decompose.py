@@ -73,7 +73,7 @@ class OpSequence:
         assert isinstance(value.type, TensorType)
         if value.type.element_type == element_type:
             return value
-        target = TensorType(element_type, value.type.get_shape())
+        target = molten.tensor_type(molten.dims_of(value.type), element_type)
         return self(molten.CastOp, value, result_type=target)
 
     def upcast(self, *values: SSAValue) -> list[SSAValue]:
@@ -188,9 +188,9 @@ class DecomposeAttention(RewritePattern):
         q, k, v = seq.upcast(op.query, op.key, op.value)
         scores = seq(molten.MatmulOp, q, k, transpose_b=UnitAttr())
         scores = seq(molten.MulOp, scores, seq.scalar(op.scale.value.data))
-        shape = scores.type.get_shape()
+        shape = molten.dims_of(scores.type)
         if op.causal is not None:
-            mask_type = TensorType(COMPUTE_TYPE, shape[-2:])
+            mask_type = molten.tensor_type(shape[-2:], COMPUTE_TYPE)
             mask = seq(molten.CausalMaskOp, result_type=mask_type)
             scores = seq(molten.AddOp, scores, mask)
         last = len(shape) - 1

@@ -10,6 +10,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter
 from xdsl.interpreters.func import FuncFunctions
 
+from molten.dialects.molten import dims_of, is_dynamic
 from molten.errors import GraphError, InputError
 from molten.interpreters.kernel import KernelFunctions
 from molten.interpreters.molten import MoltenFunctions, round_to, storage_dtype
@@ -46,6 +47,26 @@ def _as_module(program: Any) -> ModuleOp:
         "interpret() takes a DataflowGraph, a builtin.module or MLIR text, "
         f"not {type(program).__name__}"
     )
+
+
+def _specialized(
+    module: ModuleOp, func: FuncOp, inputs: tuple[Any, ...]
+) -> tuple[ModuleOp, FuncOp]:
+    """A copy of `module` with the named dimensions of `func`'s inputs at the
+    sizes the arrays give (an InputError where they disagree), and its
+    copy of `func`: numpy computes at any size, the types say which."""
+    from molten.dims import bind
+    from molten.passes.specialize_dims import specialize
+
+    sizes = bind(
+        (_input_name(func, i), dims_of(t), np.shape(value))
+        for i, (t, value) in enumerate(
+            zip(func.function_type.inputs.data, inputs, strict=True)
+        )
+    )
+    copy = module.clone()
+    specialize(copy, sizes)
+    return copy, entry_function(copy, func.sym_name.data)
 
 
 def _input_name(func: FuncOp, index: int) -> str:
@@ -89,6 +110,8 @@ def interpret(
         raise InputError(
             f"@{func.sym_name.data} takes {n_inputs} inputs, got {len(inputs)}"
         )
+    if any(is_dynamic(t) for t in func.function_type.inputs.data):
+        module, func = _specialized(module, func, inputs)
     arrays = tuple(
         _prepare_input(func, i, value, reference) for i, value in enumerate(inputs)
     )

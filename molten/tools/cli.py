@@ -33,6 +33,10 @@ def _compile(args: argparse.Namespace) -> int:
     spec = Path(args.spec)
     text = decode_spec(spec.read_bytes(), str(spec))
     graph = DataflowGraph.from_mlir(text, entry=args.entry, name=str(spec))
+    if args.sizes:
+        from molten.passes.specialize_dims import parse_sizes
+
+        graph = graph.specialize(**parse_sizes(args.sizes))
     compiler = ZeroCompiler(arch=args.arch)
     compiled = compiler.compile(graph)
     for path in compiler.save(compiled, args.output):
@@ -91,6 +95,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "builds for sm_90a only)",
     )
     compile_.add_argument("--entry", help="the graph to compile, if several")
+    compile_.add_argument(
+        "--sizes",
+        help="sizes of the spec's named dimensions, NAME=SIZE separated by commas "
+        "(T=17)",
+    )
     tune = commands.add_parser(
         "tune", help="time each kernel's candidate schedules on this GPU, keep the best"
     )

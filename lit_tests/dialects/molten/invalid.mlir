@@ -76,7 +76,7 @@ func.func @zero_size_dim(%x: tensor<4x0xf32>) {
 
 // a dynamic dimension
 func.func @dynamic_dim(%x: tensor<4x?xbf16>) {
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.abs: operand 'input' tensor<4x?xbf16> has a dynamic dimension{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.abs: operand 'input' tensor<4x?xbf16> has a dynamic dimension without a name: each ? is named, in order, by an identifier in the encoding (tensor<?x8xf32, ["T"]>){{$}}
   %0 = molten.abs %x : tensor<4x?xbf16>
   func.return
 }

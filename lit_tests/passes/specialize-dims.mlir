@@ -1,0 +1,28 @@
+// RUN: molten-opt %s --split-input-file -p 'specialize-dims{sizes="T=17"}' | filecheck %s
+// RUN: molten-opt %s --split-input-file -p 'specialize-dims{sizes="S=3"}' | filecheck %s --check-prefix=OTHER
+// RUN: not molten-opt %s --split-input-file -p 'specialize-dims{sizes="T=0"}' 2>&1 | filecheck %s --check-prefix=ZERO
+// RUN: not molten-opt %s -p MOLTEN_DEFAULT_PIPELINE 2>&1 | filecheck %s --check-prefix=KERNELS
+
+// Every type, the signature too, takes the sizes given; other names stay.
+
+// CHECK-LABEL: func.func @gated_norm(%x: tensor<17x64xf32>, %w: tensor<64xf32>, %g: tensor<17x64xf32>) -> tensor<17x64xf32> {
+// CHECK-NEXT:    %n = molten.rms_norm %x, %w eps = 1.000000e-06 : (tensor<17x64xf32>, tensor<64xf32>) -> tensor<17x64xf32>
+// CHECK-NEXT:    %m = molten.causal_mask : tensor<17x17xf32>
+// CHECK-NEXT:    %y = molten.mul %n, %g : (tensor<17x64xf32>, tensor<17x64xf32>) -> tensor<17x64xf32>
+// CHECK-NEXT:    func.return %y : tensor<17x64xf32>
+
+// OTHER-LABEL: func.func @gated_norm(%x: tensor<?x64xf32, ["T"]>
+// OTHER:         %m = molten.causal_mask : tensor<?x?xf32, ["T", "T"]>
+
+// ZERO: {{^.*}}specialize-dims.mlir: error: specialize-dims: T = 0: a dimension name takes a positive size{{$}}
+
+// The kernel level takes static shapes so far: a clear error, no traceback.
+// KERNELS: error: tensor<?x64xf32, ["T"]> has a dynamic dimension; the kernel level takes static shapes so far
+// KERNELS-NOT: Traceback
+
+func.func @gated_norm(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64xf32>, %g: tensor<?x64xf32, ["T"]>) -> tensor<?x64xf32, ["T"]> {
+  %n = molten.rms_norm %x, %w eps = 1.000000e-06 : (tensor<?x64xf32, ["T"]>, tensor<64xf32>) -> tensor<?x64xf32, ["T"]>
+  %m = molten.causal_mask : tensor<?x?xf32, ["T", "T"]>
+  %y = molten.mul %n, %g : (tensor<?x64xf32, ["T"]>, tensor<?x64xf32, ["T"]>) -> tensor<?x64xf32, ["T"]>
+  func.return %y : tensor<?x64xf32, ["T"]>
+}

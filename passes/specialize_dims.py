@@ -1,0 +1,91 @@
+"""`specialize-dims`: named dimensions given their sizes.
+
+A graph over `tensor<?x3584xbf16, ["T"]>` holds for any T; given `T=17`
+every type of it becomes static (`tensor<17x3584xbf16>`), the function's
+signature too, and the ops check their rules again at those sizes. Names
+not given stay dynamic.
+
+    molten-opt -p 'specialize-dims{sizes="T=17"}' layer.mlir
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from molten.dialects import molten
+
+
+def specialized_type(t: Attribute, sizes: Mapping[str, int]) -> Attribute:
+    """`t` with its dimensions named in `sizes` at those sizes."""
+    if not molten.is_dynamic(t):
+        return t
+    assert isinstance(t, TensorType)
+    dims = [sizes.get(d, d) if isinstance(d, str) else d for d in molten.dims_of(t)]
+    return molten.tensor_type(dims, t.element_type)
+
+
+def specialize(module: ModuleOp, sizes: Mapping[str, int]) -> None:
+    """Gives the dimensions named in `sizes` their sizes throughout `module`
+    (in place), then verifies it: an op whose rule fails at these sizes
+    raises its error."""
+    for name, size in sizes.items():
+        if not molten.is_dim_name(name) or isinstance(size, bool) or size < 1:
+            raise PassFailedException(
+                f"specialize-dims: {name} = {size}: a dimension name takes a "
+                "positive size"
+            )
+    for op in module.walk():
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    new = specialized_type(arg.type, sizes)
+                    if new != arg.type:
+                        Rewriter.replace_value_with_new_type(arg, new)
+        for result in op.results:
+            new = specialized_type(result.type, sizes)
+            if new != result.type:
+                Rewriter.replace_value_with_new_type(result, new)
+        if isinstance(op, FuncOp):
+            inputs, outputs = op.function_type.inputs, op.function_type.outputs
+            op.function_type = FunctionType.from_lists(
+                [specialized_type(t, sizes) for t in inputs.data],
+                [specialized_type(t, sizes) for t in outputs.data],
+            )
+    module.verify()
+
+
+def parse_sizes(text: str) -> dict[str, int]:
+    """ "T=17,S=128" as {"T": 17, "S": 128}."""
+    sizes: dict[str, int] = {}
+    for entry in filter(None, (e.strip() for e in text.split(","))):
+        name, _, value = entry.partition("=")
+        try:
+            sizes[name.strip()] = int(value)
+        except ValueError:
+            raise PassFailedException(
+                f'specialize-dims: sizes="{text}": expected NAME=SIZE entries '
+                'separated by commas (sizes="T=17,S=128")'
+            ) from None
+    return sizes
+
+
+@dataclass(frozen=True)
+class SpecializeDims(ModulePass):
+    """Gives named dimensions their sizes (`sizes="T=17,S=128"`)."""
+
+    name = "specialize-dims"
+
+    sizes: str = ""
+    """NAME=SIZE entries separated by commas."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        specialize(op, parse_sizes(self.sizes))
