@@ -150,3 +150,31 @@ def test_the_cli_compiles_a_named_spec_at_given_sizes(tmp_path):
     assert main(["compile", str(spec), "-o", str(tmp_path), "--sizes", "T=5"]) == 0
     assert "GATED_NORM_X_SHAPE {5, 64}" in (tmp_path / "gated_norm.h").read_text()
     assert main(["compile", str(spec), "-o", str(tmp_path), "--sizes", "S=5"]) != 0
+
+
+@pytest.mark.gpu
+def test_one_compiled_graph_runs_every_token_count_on_the_gpu():
+    """The issue's token counts through one compiled graph (compiled per
+    size on first sight), outputs poisoned first, against the float64
+    interpreter."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU or driver")
+    graph = _gated_norm("T", hidden=3584, dtype="bfloat16")
+    compiled = ZeroCompiler().compile(graph)
+    for tokens in (1, 2, 17, 128, 4099, 8192):
+        x = torch.randn(tokens, 3584, device="cuda").to(torch.bfloat16)
+        w = (1 + 0.1 * torch.randn(3584, device="cuda")).to(torch.bfloat16)
+        gate = torch.randn(tokens, 3584, device="cuda").to(torch.bfloat16)
+        out = torch.full_like(x, float("nan"))
+        compiled(x, w, gate, out=out)
+        want = molten.interpret(
+            graph, *(t.double().cpu().numpy() for t in (x, w, gate)), reference=True
+        )
+        got = out.double().cpu().numpy()
+        assert not np.isnan(got).any(), tokens
+        error = np.linalg.norm(got - want) / np.linalg.norm(want)
+        assert error < 1e-2, (tokens, error)
+    assert len(compiled._compiled) == 6
+    with pytest.raises(InputError, match="disagree on T: 3 vs 4"):
+        compiled(x[:3], w, gate[:4])
