@@ -722,7 +722,10 @@ def test_the_result_name_is_keyword_only():
         (lambda g, x, w: g.rms_norm(x, w, eps="a"), "eps must be a real number"),
         (lambda g, x, w: g.rms_norm(x, w, eps=True), "eps must be a real number"),
         (lambda g, x, w: g.reshape(x, [1.5, 32]), "shape entry 0 must be an integer"),
-        (lambda g, x, w: g.reshape(x, 32), "shape must be a sequence of sizes and dimension names"),
+        (
+            lambda g, x, w: g.reshape(x, 32),
+            "shape must be a sequence of sizes and dimension names",
+        ),
         (lambda g, x, w: g.broadcast_to(w, [4.0, 8]), "shape entry 0 must be an"),
         (lambda g, x, w: g.constant(1.0, [4, 8.5]), "shape entry 1 must be an integer"),
         (lambda g, x, w: g.gelu(x, True), "approximate must be 'none' or 'tanh'"),
