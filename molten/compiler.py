@@ -138,6 +138,14 @@ class CompiledGraph:
             executable = self._executables[None] = self.executable()
         return executable(*inputs, out=out, stream=stream)
 
+    def graphed(self, max_graphs: int = 8) -> Any:
+        """The graph called through CUDA graphs captured per set of input
+        addresses: see `molten.runtime.Executable.graphed`."""
+        executable = self._executables.get(None)
+        if executable is None:
+            executable = self._executables[None] = self.executable()
+        return executable.graphed(max_graphs)
+
     def cuda_graph(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
         """The graph's launches on these arrays captured as a CUDA graph, to
         replay with one driver call: see

@@ -180,3 +180,30 @@ def test_calls_inside_torch_cuda_graph(torch):
         graph.replay()
         torch.cuda.synchronize()
         assert _relative(captured, step().double().cpu().numpy()) < 1e-2
+
+
+def test_graphed_calls_capture_once_per_input_addresses(torch):
+    """`compiled.graphed()`: the first call with inputs at new addresses
+    captures, later ones replay into the same outputs; a new address set
+    is captured apart, the least recently used dropped past `max_graphs`."""
+    graph = _rms_norm(4, 1024, "float32")
+    compiled = ZeroCompiler().compile(graph)
+    step = compiled.graphed(max_graphs=2)
+    x = torch.randn(4, 1024, device="cuda")
+    w = torch.randn(1024, device="cuda")
+    first = step(x, w)
+    for _ in range(3):
+        x.copy_(torch.randn_like(x))
+        first.fill_(float("nan"))
+        assert step(x, w) is first  # replayed into the captured output
+        torch.cuda.synchronize()
+        assert _relative(first, _interpreted(graph, x, w)) < 1e-5
+    assert len(step) == 1
+    others = [torch.randn(4, 1024, device="cuda") for _ in range(2)]
+    for other in others:
+        y = step(other, w)
+        torch.cuda.synchronize()
+        assert y is not first and _relative(y, _interpreted(graph, other, w)) < 1e-5
+    assert len(step) == 2  # x's capture, the least recently used, dropped
+    with pytest.raises(InputError, match=r"input 'x' .* has shape"):
+        step(torch.randn(5, 1024, device="cuda"), w)

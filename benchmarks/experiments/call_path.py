@@ -125,6 +125,10 @@ def main() -> None:
     replay = layer.cuda_graph(*inputs).replay
     rows[f"layer T=1 call ({len(layer)} kernels)"] = lambda: layer(*inputs)
     rows["layer T=1 replay"] = replay
+    layer_graphed = layer.graphed()
+    rows["layer T=1 graphed call"] = lambda: layer_graphed(*inputs)
+    norm_graphed = compiled.graphed()
+    rows["molten graphed(x, w)"] = lambda: norm_graphed(tx, tw)
     for name, fn in rows.items():
         host, latency = per_call_us(fn)
         print(f"{name:28s} {host:8.2f} {latency:10.2f}")

@@ -18,6 +18,7 @@ from molten.runtime.program import TensorSpec
 _LAZY = {
     "CudaGraph": "molten.runtime.cuda_graph",
     "DeviceArray": "molten.runtime.arrays",
+    "GraphedCall": "molten.runtime.cuda_graph",
     "Executable": "molten.runtime.executable",
     "compile_cubin": "molten.runtime.nvrtc",
     "current_device_id": "molten.runtime.device",

@@ -245,6 +245,14 @@ class Executable:
             return out
         return results[0] if len(results) == 1 else tuple(results)
 
+    def graphed(self, max_graphs: int = 8) -> Any:
+        """This graph called through CUDA graphs, captured once per set of
+        input addresses and replayed after (`molten.runtime.GraphedCall`:
+        its outputs are reused, as torch's "reduce-overhead" does)."""
+        from molten.runtime.cuda_graph import GraphedCall
+
+        return GraphedCall(self, max_graphs)
+
     def cuda_graph(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
         """This graph's launches on these arrays, captured once as a CUDA graph
         (a `molten.runtime.CudaGraph`): `replay()` runs them all with one
@@ -260,14 +268,15 @@ class Executable:
         return CudaGraph(self, slots, handle, inputs, out)
 
     def _bind(
-        self, inputs: Sequence[Any], out: Any, stream: Any
+        self, inputs: Sequence[Any], out: Any, stream: Any, allocate: bool = True
     ) -> tuple[list[int], int, list[Any]]:
         """(slots, stream handle, new outputs) of a call: the arrays checked,
-        their addresses in the slots, the outputs made where `out` is None."""
+        their addresses in the slots, the outputs made where `out` is None
+        (unless not `allocate`: the inputs' checks alone)."""
         path = self._torch_path or self._make_torch_path()
         if path is not None and stream is None and inputs:
             slots = [0] * self._slots
-            prepared = path.arguments(inputs, out, slots)
+            prepared = path.arguments(inputs, out, slots, allocate)
             if prepared is not SLOW:
                 handle, results = prepared
                 return slots, handle, results
@@ -287,6 +296,8 @@ class Executable:
             slots[i] = view.ptr
             views.append((spec, view))
         native = framework if stream is None else None
+        if out is None and not allocate:
+            return slots, handle, []
         results = self._outputs(out, handle, slots, views, native)
         converted = [
             from_dlpack(framework, r) if isinstance(r, DeviceArray) else r

@@ -59,11 +59,11 @@ class TorchPath:
         for `empty` on an H100 host)."""
 
     def arguments(
-        self, inputs: Sequence[Any], out: Any, slots: list[int]
+        self, inputs: Sequence[Any], out: Any, slots: list[int], allocate: bool = True
     ) -> tuple[int, list[Any]] | Any:
         """(stream handle, new outputs) with the arrays' addresses in `slots`
-        (inputs, then outputs), or SLOW where any array is not one this path
-        takes."""
+        (inputs, then outputs; none made unless `allocate`), or SLOW where any
+        array is not one this path takes."""
         if len(inputs) != len(self.inputs):
             return SLOW
         tensor, device = self.tensor, self.device_id
@@ -85,14 +85,17 @@ class TorchPath:
         first = len(inputs)
         results: list[Any] = []
         if out is None:
-            for j, (shape, dtype, _, _) in enumerate(self.outputs):
-                like = self.like[j]
-                if like is None:
-                    array = self.empty(shape, dtype=dtype, device=self.device)
-                else:
-                    array = self.empty_like(inputs[like], memory_format=self.contiguous)
-                slots[first + j] = array.data_ptr()
-                results.append(array)
+            if allocate:
+                for j, (shape, dtype, _, _) in enumerate(self.outputs):
+                    like = self.like[j]
+                    if like is None:
+                        array = self.empty(shape, dtype=dtype, device=self.device)
+                    else:
+                        array = self.empty_like(
+                            inputs[like], memory_format=self.contiguous
+                        )
+                    slots[first + j] = array.data_ptr()
+                    results.append(array)
         else:
             given = out if isinstance(out, (tuple, list)) else (out,)
             if len(given) != len(self.outputs):
