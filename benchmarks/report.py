@@ -204,6 +204,7 @@ def _suite_markdown(name: str, suite: dict[str, Any]) -> list[str]:
 CALL_COLUMNS = (
     ("molten", "Molten"),
     ("molten-graph", "Molten graph"),
+    ("molten-graphed", "Molten graphed"),
     ("eager", "eager"),
     ("compile", "compile"),
     ("compile-reduce-overhead", "compile CUDA graphs"),
