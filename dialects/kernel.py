@@ -72,6 +72,8 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from molten.dialects import molten
+
 
 class KernelKind(StrEnum):
     """What a fused group computes, which decides how it is lowered."""
@@ -798,11 +800,15 @@ class YieldOp(IRDLOperation):
         super().__init__(operands=[values])
 
 
-def iteration_domain(outputs: Sequence[SSAValue]) -> tuple[int, ...]:
+def iteration_domain(outputs: Sequence[SSAValue]) -> tuple[molten.Dim, ...]:
     """The shape a pointwise kernel iterates over: its largest output's (the
-    others are broadcast into it)."""
-    shapes = [tuple(v.type.get_shape()) for v in outputs]  # type: ignore[attr-defined]
-    return max(shapes, key=math.prod)
+    others are broadcast into it; a named dimension counts as large)."""
+    shapes = [molten.value_dims(v) for v in outputs]
+    return max(shapes, key=_static_size)
+
+
+def _static_size(dims: Sequence[molten.Dim]) -> float:
+    return math.prod(math.inf if isinstance(d, str) else d for d in dims)
 
 
 @irdl_op_definition

@@ -146,14 +146,22 @@ def broadcast_shapes(
     return tuple(result)
 
 
+def value_dims(value: SSAValue) -> tuple[Dim, ...]:
+    """The dimensions of a tensor value: sizes, and names where dynamic (what
+    the fusion passes compare; `shape_of` where sizes are needed)."""
+    assert isinstance(value.type, TensorType)
+    return dims_of(value.type)
+
+
 def shape_of(value: SSAValue) -> tuple[int, ...]:
     """The static shape of a tensor value (a ShapeError for a dynamic one:
     the passes below the molten level take static shapes)."""
     assert isinstance(value.type, TensorType)
     if is_dynamic(value.type):
         raise ShapeError(
-            f"{value.type} has a dynamic dimension; the kernel level takes static "
-            "shapes so far: give the sizes first (DataflowGraph.specialize(T=...), "
+            f"{value.type} has a dynamic dimension, which this pass takes only in "
+            "row and pointwise kernels above the cuda level so far: give the sizes "
+            "first (DataflowGraph.specialize(T=...), "
             "or molten-opt -p 'specialize-dims{sizes=\"T=...\"}')"
         )
     return tuple(value.type.get_shape())

@@ -25,7 +25,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.traits import IsTerminator
 
 from molten.dialects import kernel
-from molten.dialects.molten import broadcasts_to, shape_of
+from molten.dialects.molten import broadcasts_to, value_dims
 from molten.passes.fusion import (
     ELEMENTWISE,
     GENERATORS,
@@ -44,7 +44,7 @@ def _pulled_in_later(op: Operation) -> bool:
     one it broadcasts into, or one that remaps indices (reshape, transpose,
     rotate_half, broadcast_to), whose group recomputes `op` at the indices
     it reads."""
-    shape = shape_of(op.results[0])
+    shape = value_dims(op.results[0])
     users = [u.operation for u in op.results[0].uses]
     return bool(users) and all(
         isinstance(u, POINTWISE)
@@ -52,8 +52,8 @@ def _pulled_in_later(op: Operation) -> bool:
         and (
             isinstance(u, INDEX_MAPS)
             or (
-                shape_of(u.results[0]) != shape
-                and broadcasts_to(shape, shape_of(u.results[0]))
+                value_dims(u.results[0]) != shape
+                and broadcasts_to(shape, value_dims(u.results[0]))
             )
         )
         for u in users
@@ -81,12 +81,12 @@ class FusePointwise(RewritePattern):
             return
         if not isinstance(op, POINTWISE) or _pulled_in_later(op):
             return
-        domain = shape_of(op.results[0])
+        domain = value_dims(op.results[0])
 
         def admits(candidate: Operation, group: set[Operation]) -> bool:
             if not is_fusible_root(candidate) or not isinstance(candidate, POINTWISE):
                 return False
-            if shape_of(candidate.results[0]) == domain:
+            if value_dims(candidate.results[0]) == domain:
                 return True
             return recomputable_into(candidate, domain, POINTWISE) or _feeds_only(
                 candidate, group

@@ -29,7 +29,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from molten.dialects import kernel, molten
-from molten.dialects.molten import shape_of
+from molten.dialects.molten import Dim, value_dims
 from molten.passes.fusion import (
     ELEMENTWISE,
     fuse,
@@ -39,9 +39,9 @@ from molten.passes.fusion import (
 )
 
 
-def row_domain(op: molten.ReductionOp) -> tuple[tuple[int, ...], int] | None:
+def row_domain(op: molten.ReductionOp) -> tuple[tuple[Dim, ...], int] | None:
     """(input shape, number of reduced trailing axes) of a row reduction, else None."""
-    shape = shape_of(op.input)
+    shape = value_dims(op.input)
     axes = tuple(sorted(op.axes.get_values()))
     k = len(axes)
     if op.keepdim is None or axes != tuple(range(len(shape) - k, len(shape))):
@@ -56,7 +56,7 @@ class NormalizeReduction(RewritePattern):
     def match_and_rewrite(self, op: molten.ReductionOp, rewriter: PatternRewriter):
         if not is_fusible_root(op) or row_domain(op) is not None:
             return
-        shape = shape_of(op.input)
+        shape = value_dims(op.input)
         axes = tuple(sorted(op.axes.get_values()))
         kept = [i for i in range(len(shape)) if i not in axes]
         new_ops: list[Operation] = []
@@ -102,7 +102,7 @@ class FuseRowReduction(RewritePattern):
                 return row_domain(candidate) == domain
             if not isinstance(candidate, ELEMENTWISE):
                 return False
-            return shape_of(candidate.results[0]) in (
+            return value_dims(candidate.results[0]) in (
                 full,
                 rows,
             ) or recomputable_into(candidate, full)

@@ -27,7 +27,7 @@ from xdsl.traits import IsTerminator
 
 from molten.dialects import kernel, molten
 from molten.dialects.cuda import element_bytes
-from molten.dialects.molten import broadcasts_to, shape_of
+from molten.dialects.molten import Dim, broadcasts_to, value_dims
 
 ELEMENTWISE: tuple[type[Operation], ...] = (
     molten.ElementwiseBinaryOp,
@@ -337,13 +337,13 @@ def fuse(
 
 def recomputable_into(
     op: Operation,
-    domain: Sequence[int],
+    domain: Sequence[Dim],
     kinds: tuple[type[Operation], ...] = ELEMENTWISE,
 ) -> bool:
     """An op of `kinds` of a shape that broadcasts into `domain`, none of whose
     users is a graph result: a kernel over `domain` recomputes it per element."""
     return (
         isinstance(op, kinds)
-        and broadcasts_to(shape_of(op.results[0]), domain)
+        and broadcasts_to(value_dims(op.results[0]), domain)
         and not any(u.operation.has_trait(IsTerminator) for u in op.results[0].uses)
     )

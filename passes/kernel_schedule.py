@@ -105,7 +105,7 @@ from molten.dialects.cuda import (
     element_bytes,
     tma_reads_rows,
 )
-from molten.dialects.molten import shape_of
+from molten.dialects.molten import shape_of, value_dims
 from molten.passes.fuse_attention import attention_in, query_group
 
 H100_SMS = 132
@@ -227,14 +227,24 @@ most rows of B in flight an SM, whose accumulators fit the registers that
 __launch_bounds__ leaves each thread (64 of them at 1024 threads)."""
 
 
-def reduced_rows(body_ops: list[Operation]) -> tuple[int, tuple[int, ...]]:
-    """How many rows a row_reduce kernel reduces, and their shape (that of
+def reduced_rows(body_ops: list[Operation]) -> tuple[int | None, tuple[int, ...]]:
+    """How many rows a row_reduce kernel reduces (None where a named
+    dimension makes it known only at run time), and their shape (that of
     its reduced axes)."""
     for op in body_ops:
         if isinstance(op, molten.ReductionOp):
-            shape = shape_of(op.input)
-            row = tuple(shape[i] for i in op.axes.get_values())
-            return math.prod(shape) // math.prod(row), row
+            dims = value_dims(op.input)
+            axes = set(op.axes.get_values())
+            row = tuple(dims[i] for i in sorted(axes))
+            if any(isinstance(d, str) for d in row):
+                raise NotImplementedError(
+                    "kernel-schedule: a reduction over a named dimension "
+                    f"({op.input.type})"
+                )
+            kept = [d for i, d in enumerate(dims) if i not in axes]
+            if any(isinstance(d, str) for d in kept):
+                return None, row  # type: ignore[return-value]
+            return math.prod(kept), row  # type: ignore[return-value]
     raise ValueError("a row_reduce kernel without a reduction")
 
 
@@ -255,15 +265,18 @@ def _round_up(value: int, multiple: int) -> int:
 
 
 def row_reduce_schedule(
-    rows: int, n: int, width: int, sm_count: int
+    rows: int | None, n: int, width: int, sm_count: int
 ) -> kernel.ScheduleAttr:
-    """The schedule of `rows` rows of `n` elements, accessed `width` at a time."""
+    """The schedule of `rows` rows of `n` elements, accessed `width` at a time.
+    Where `rows` is known only at run time (None), as for many rows, and a
+    row is never split across blocks (that needs scratch per row): a row
+    too long for one block's registers is walked in passes."""
     most = max(MIN_ROW_ELEMENTS_PER_THREAD, RUNS_PER_THREAD * width)
     if n <= WARP * most:
         lanes = 1 << max(0, math.ceil(math.log2(math.ceil(n / most))))
         per_thread = _round_up(math.ceil(n / lanes), width)
         # Full warps, and more blocks than SMs where there are rows for them.
-        wanted = max(1, rows // sm_count)
+        wanted = SHORT_ROW_BLOCK if rows is None else max(1, rows // sm_count)
         rows_per_block = max(WARP // lanes, min(SHORT_ROW_BLOCK // lanes, wanted))
         rows_per_block = 1 << (rows_per_block.bit_length() - 1)
         return kernel.ScheduleAttr(
@@ -277,6 +290,11 @@ def row_reduce_schedule(
         block = min(MAX_BLOCK, _round_up(threads, WARP))
         per_thread = _round_up(math.ceil(n / block), width)
         return kernel.ScheduleAttr(block, vector=width, elements_per_thread=per_thread)
+    if rows is None:
+        per_thread = _round_up(MAX_ROW_ELEMENTS_PER_THREAD, width)
+        return kernel.ScheduleAttr(
+            MAX_BLOCK, vector=width, elements_per_thread=per_thread
+        )
     part = SPLIT_BLOCK * MAX_ROW_ELEMENTS_PER_THREAD
     split = math.ceil(n / part)
     resident = sm_count * (kernel.SPLIT_THREADS_PER_SM // SPLIT_BLOCK)
@@ -290,9 +308,11 @@ def row_reduce_schedule(
     )
 
 
-def pointwise_schedule(elements: int, width: int, sm_count: int):
-    """The schedule of a pointwise kernel over `elements`, `width` at a time."""
-    runs = math.ceil(elements / width)
+def pointwise_schedule(elements: float, width: int, sm_count: int):
+    """The schedule of a pointwise kernel over `elements`, `width` at a time
+    (infinite where a named dimension makes the count known at run time
+    only: scheduled as for many)."""
+    runs = math.ceil(min(elements, 2**62) / width)
     block = POINTWISE_BLOCK
     while block > MIN_POINTWISE_BLOCK and math.ceil(runs / block) < sm_count:
         block //= 2
@@ -1126,8 +1146,15 @@ def schedule_for(
         return gemm_schedule(body_ops, sm_count, arch)
     if kind == kernel.KernelKind.POINTWISE:
         domain = kernel.iteration_domain(outputs)
-        width = vector_width(domain[-1] if domain else 1, tensors)
-        return pointwise_schedule(math.prod(domain), width, sm_count)
+        inner = domain[-1] if domain else 1
+        if isinstance(inner, str):
+            raise NotImplementedError(
+                f"kernel-schedule: a pointwise kernel whose innermost dimension is "
+                f"named ({inner})"
+            )
+        width = vector_width(inner, tensors)
+        elements = math.prod(math.inf if isinstance(d, str) else d for d in domain)
+        return pointwise_schedule(elements, width, sm_count)
     if kind == kernel.KernelKind.ATTENTION:
         return attention_schedule(body_ops, sm_count, arch)
     raise NotImplementedError(f"kernel-schedule: no heuristic for {kind.value} kernels")

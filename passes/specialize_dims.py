@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
-from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -54,11 +53,11 @@ def specialize(module: ModuleOp, sizes: Mapping[str, int]) -> None:
             new = specialized_type(result.type, sizes)
             if new != result.type:
                 Rewriter.replace_value_with_new_type(result, new)
-        if isinstance(op, FuncOp):
-            inputs, outputs = op.function_type.inputs, op.function_type.outputs
-            op.function_type = FunctionType.from_lists(
-                [specialized_type(t, sizes) for t in inputs.data],
-                [specialized_type(t, sizes) for t in outputs.data],
+        signature = getattr(op, "function_type", None)  # func.func, kernel.func
+        if isinstance(signature, FunctionType):
+            op.function_type = FunctionType.from_lists(  # type: ignore[attr-defined]
+                [specialized_type(t, sizes) for t in signature.inputs.data],
+                [specialized_type(t, sizes) for t in signature.outputs.data],
             )
     module.verify()
 

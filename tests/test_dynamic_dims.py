@@ -142,6 +142,70 @@ def test_compile_of_a_named_graph_compiles_per_call_sizes():
         ZeroCompiler().save(compiled, "unused")
 
 
+def _layer_norm(rows) -> DataflowGraph:
+    g = DataflowGraph("layer_norm")
+    x = g.add_input("x", [rows, 96])
+    w, b = g.add_input("w", [96]), g.add_input("b", [96])
+    g.add_output(g.layer_norm(x, w, b), "y")
+    return g
+
+
+def _softmax_heads(rows) -> DataflowGraph:
+    """softmax over the last axis of x reshaped into heads, transposed back."""
+    g = DataflowGraph("softmax_heads")
+    x = g.add_input("x", [rows, 64])
+    heads = g.transpose(g.reshape(x, [rows, 4, 16]), [0, 2, 1])
+    g.add_output(g.softmax(heads, -1), "p")
+    return g
+
+
+def _rope(rows) -> DataflowGraph:
+    g = DataflowGraph("rope")
+    x = g.add_input("x", [2, rows, 16])
+    cos, sin = g.add_input("cos", [rows, 16]), g.add_input("sin", [rows, 16])
+    g.add_output(g.rope(x, cos, sin), "y")
+    return g
+
+
+def _affine_gelu(rows) -> DataflowGraph:
+    g = DataflowGraph("affine_gelu")
+    x = g.add_input("x", [rows, 40])
+    a, b = g.add_input("a", [40]), g.add_input("b", [rows, 1])
+    g.add_output(ops.gelu(x * a + b) * x, "y")
+    return g
+
+
+KERNEL_LEVEL_GRAPHS = [_gated_norm, _layer_norm, _softmax_heads, _rope, _affine_gelu]
+
+
+@pytest.mark.parametrize("build", KERNEL_LEVEL_GRAPHS, ids=lambda b: b.__name__)
+def test_kernel_level_keeps_the_meaning_at_every_size(build):
+    """Row and pointwise graphs with T fused, outlined and scheduled once,
+    with T in the kernels' types, then interpreted at several sizes against
+    the molten-level graph; the same kernels as the graph built at a size."""
+    from molten.dialects import kernel
+    from molten.pipeline import KERNEL_LEVEL_PIPELINE, run_pipeline
+
+    graph = build("T")
+    module = run_pipeline(graph.to_module(), KERNEL_LEVEL_PIPELINE)
+    kernels = [op for op in module.walk() if isinstance(op, kernel.FuncOp)]
+    assert any(
+        molten.dialects.molten.is_dynamic(t)
+        for k in kernels
+        for t in k.function_type.inputs.data
+    )
+    static = run_pipeline(build(64).to_module(), KERNEL_LEVEL_PIPELINE)
+    assert [k.kind for k in kernels] == [
+        op.kind for op in static.walk() if isinstance(op, kernel.FuncOp)
+    ]
+    rng = np.random.default_rng(7)
+    for tokens in (1, 3, 17, 64):
+        arrays = [rng.standard_normal(t.shape.dims) for t in build(tokens).inputs]
+        got = molten.interpret(module, *arrays, reference=True)
+        want = molten.interpret(graph, *arrays, reference=True)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
 def test_the_cli_compiles_a_named_spec_at_given_sizes(tmp_path):
     from molten.tools.cli import main
 

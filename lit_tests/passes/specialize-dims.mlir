@@ -16,8 +16,8 @@
 
 // ZERO: {{^.*}}specialize-dims.mlir: error: specialize-dims: T = 0: a dimension name takes a positive size{{$}}
 
-// The kernel level takes static shapes so far: a clear error, no traceback.
-// KERNELS: error: tensor<?x64xf32, ["T"]> has a dynamic dimension; the kernel level takes static shapes so far
+// The cuda level takes static shapes so far: a clear error, no traceback.
+// KERNELS: error: tensor<?x64xf32, ["T"]> has a dynamic dimension, which this pass takes only in row and pointwise kernels above the cuda level so far
 // KERNELS-NOT: Traceback
 
 func.func @gated_norm(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64xf32>, %g: tensor<?x64xf32, ["T"]>) -> tensor<?x64xf32, ["T"]> {

@@ -1,0 +1,42 @@
+// RUN: molten-opt %s --split-input-file --verify-diagnostics -p MOLTEN_KERNEL_LEVEL_PIPELINE | filecheck %s
+
+// Named dimensions through fusion, outlining and scheduling: row and
+// pointwise kernels keep T in their types, and are scheduled as for many
+// rows (no row split across blocks, which needs scratch per row).
+
+// CHECK-LABEL: kernel.func @gated_norm_row_reduce0(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64xf32>, %g: tensor<?x64xf32, ["T"]>) -> (tensor<?x64xf32, ["T"]>) row_reduce schedule #kernel.schedule<block = 256, rows_per_block = 32, vector = 4, elements_per_thread = 8>
+// CHECK:         %y = kernel.launch @gated_norm_row_reduce0(%x, %w, %g) : (tensor<?x64xf32, ["T"]>, tensor<64xf32>, tensor<?x64xf32, ["T"]>) -> tensor<?x64xf32, ["T"]>
+func.func @gated_norm(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64xf32>, %g: tensor<?x64xf32, ["T"]>) -> tensor<?x64xf32, ["T"]> {
+  %n = molten.rms_norm %x, %w eps = 1.000000e-06 : (tensor<?x64xf32, ["T"]>, tensor<64xf32>) -> tensor<?x64xf32, ["T"]>
+  %s = molten.silu %g : tensor<?x64xf32, ["T"]>
+  %y = molten.mul %n, %s : (tensor<?x64xf32, ["T"]>, tensor<?x64xf32, ["T"]>) -> tensor<?x64xf32, ["T"]>
+  func.return %y : tensor<?x64xf32, ["T"]>
+}
+
+// -----
+
+// Rows too long for one block's registers are walked in passes, never split.
+// CHECK-LABEL: kernel.func @long_rows_row_reduce0(%x: tensor<?x1048576xf32, ["T"]>) -> (tensor<?x1048576xf32, ["T"]>) row_reduce schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 32>
+func.func @long_rows(%x: tensor<?x1048576xf32, ["T"]>) -> tensor<?x1048576xf32, ["T"]> {
+  %p = molten.softmax %x axis = 1 : tensor<?x1048576xf32, ["T"]>
+  func.return %p : tensor<?x1048576xf32, ["T"]>
+}
+
+// -----
+
+// A pointwise kernel over T rows, scheduled as for many elements.
+// CHECK-LABEL: kernel.func @affine_pointwise0(%x: tensor<?x96xbf16, ["T"]>, %a: tensor<96xbf16>) -> (tensor<?x96xbf16, ["T"]>) pointwise schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 8>
+func.func @affine(%x: tensor<?x96xbf16, ["T"]>, %a: tensor<96xbf16>) -> tensor<?x96xbf16, ["T"]> {
+  %m = molten.mul %x, %a : (tensor<?x96xbf16, ["T"]>, tensor<96xbf16>) -> tensor<?x96xbf16, ["T"]>
+  %y = molten.gelu %m : tensor<?x96xbf16, ["T"]>
+  func.return %y : tensor<?x96xbf16, ["T"]>
+}
+
+// -----
+
+// A matmul with a named M is not fused yet: refused with the reason.
+// CHECK: kernel-level-dynamic.mlir: error: tensor<?x32xf32, ["T"]> has a dynamic dimension, which this pass takes only in row and pointwise kernels above the cuda level so far
+func.func @linear(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64x32xf32>) -> tensor<?x32xf32, ["T"]> {
+  %y = molten.matmul %x, %w : (tensor<?x64xf32, ["T"]>, tensor<64x32xf32>) -> tensor<?x32xf32, ["T"]>
+  func.return %y : tensor<?x32xf32, ["T"]>
+}
