@@ -92,6 +92,21 @@ def one_op_graph(dtype, shapes, build, name="g"):
     return g
 
 
+def split_k_linear():
+    """x @ w.T of 16 x 8192 by 1024 x 8192 in bf16, compiled for sm_90a: a
+    wgmma gemm that splits K, its tile counters kept per stream (`cuda.zero
+    ... restored`)."""
+    from molten import ZeroCompiler
+
+    g = DataflowGraph("split_linear")
+    x = g.add_input("x", [16, 8192], "bfloat16")
+    w = g.add_input("w", [1024, 8192], "bfloat16")
+    g.add_output(g.matmul(x, w, transpose_b=True), "y")
+    compiled = ZeroCompiler(arch="sm_90a").compile(g)
+    assert "restored" in compiled.ir, "the gemm is expected to split K"
+    return compiled
+
+
 def erf(x):
     return np.vectorize(math.erf, otypes=[np.float64])(np.asarray(x, np.float64))
 
