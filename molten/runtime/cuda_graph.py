@@ -1,9 +1,10 @@
 """A compiled graph's launches captured once as a CUDA graph, and replayed.
 
 A call of an `Executable` costs a driver launch per kernel (about 4 us of
-host time each on an H100 host), so a decoder layer of nine kernels spends
-more on the host than on the GPU at decode. Captured, the same launches
-(with their buffers, zeroing and copies) replay with one `cuGraphLaunch`.
+host time each on an H100 host): a decoder layer's twelve kernels at one
+token cost the host 95-138 us a call, most of the GPU's 180 us. Captured,
+the same launches (with their buffers, zeroing and copies) replay with one
+`cuGraphLaunch`, 4-6 us.
 
 The capture is taken on a stream of its own, after one ordinary run on
 the caller's stream (which loads the kernels and sizes what is sized
@@ -17,13 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from molten.runtime.device import (
-    _driver,
-    check,
-    current_stream,
-    framework_of,
-    stream_handle,
-)
+from molten.runtime.device import _driver, check, framework_of
 
 
 class CudaGraph:
@@ -48,7 +43,6 @@ class CudaGraph:
         self._framework = next(
             (framework_of(a) for a in self.inputs if framework_of(a) != "molten"), None
         )
-        self._device_id = executable.device_id
         self._exec: Any = None
         self._graph: Any = None
         executable._run(list(slots), handle)
@@ -71,12 +65,7 @@ class CudaGraph:
         """Runs the captured launches on `stream` (default: as a call picks
         it: the current stream of the inputs' framework, else the device's
         default) and returns the outputs."""
-        if stream is not None:
-            handle = stream_handle(stream)
-        else:
-            handle = current_stream(self._framework, self._device_id)
-            if handle is None:
-                handle = 0
+        handle = self.executable._stream(stream, self._framework)
         check(_driver().cuGraphLaunch(self._exec, handle), "replaying a CUDA graph")
         return self.outputs
 
