@@ -664,3 +664,93 @@ def test_a_graph_changed_after_compiling_runs_as_compiled():
     compiled = ZeroCompiler().compile(g)
     g.add_output(g.matmul(g.inputs[0], g.inputs[1]))
     assert compiled.jit_target("sm_90a") is compiled
+
+
+class _FakeTensor:
+    """Just the attributes the torch call path reads."""
+
+    def __init__(self, shape, dtype, ptr, device=0, contiguous=True, grad=False):
+        self.shape, self.dtype, self._ptr = tuple(shape), dtype, ptr
+        self._device, self._contiguous, self.requires_grad = device, contiguous, grad
+
+    def data_ptr(self):
+        return self._ptr
+
+    def get_device(self):
+        return self._device
+
+    def is_contiguous(self):
+        return self._contiguous
+
+
+class _FakeSubclass(_FakeTensor):
+    pass
+
+
+def _fake_torch():
+    import types
+
+    made = []
+
+    def empty_like(like, memory_format=None):
+        made.append(("empty_like", like))
+        return _FakeTensor(like.shape, like.dtype, 1 << 20)
+
+    def empty(shape, dtype=None, device=None):
+        made.append(("empty", shape))
+        return _FakeTensor(shape, dtype, 2 << 20)
+
+    torch = types.SimpleNamespace(
+        Tensor=_FakeTensor,
+        empty=empty,
+        empty_like=empty_like,
+        device=lambda kind, index: (kind, index),
+        contiguous_format="contiguous",
+        float32="f32",
+        bfloat16="bf16",
+        _C=types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 77),
+    )
+    return torch, made
+
+
+def test_the_torch_path_takes_only_what_the_general_path_accepts():
+    """The torch call path (checked without a GPU, on stand-in tensors):
+    arrays as the specs say are taken, with outputs made like a matching
+    input; anything else goes the general way (SLOW), which names it."""
+    from molten.runtime.program import TensorSpec
+    from molten.runtime.torch_path import SLOW, TorchPath
+
+    torch, made = _fake_torch()
+    specs = [TensorSpec("x", (4, 8), "float32"), TensorSpec("w", (8,), "float32")]
+    outs = [TensorSpec("y", (4, 8), "float32"), TensorSpec("m", (4, 1), "float32")]
+    path = TorchPath(torch, specs, outs, device_id=0)
+    x = _FakeTensor((4, 8), "f32", 4096)
+    w = _FakeTensor((8,), "f32", 8192)
+    slots = [0] * 4
+    handle, results = path.arguments([x, w], None, slots)
+    assert handle == 77 and slots[:2] == [4096, 8192]
+    assert made == [("empty_like", x), ("empty", (4, 1))]
+    assert slots[2:] == [r.data_ptr() for r in results]
+    bad = [
+        _FakeTensor((4, 9), "f32", 4096),  # shape
+        _FakeTensor((4, 8), "bf16", 4096),  # dtype
+        _FakeTensor((4, 8), "f32", 4096, device=1),  # another device
+        _FakeTensor((4, 8), "f32", 4096, device=-1),  # host memory
+        _FakeTensor((4, 8), "f32", 4096, contiguous=False),
+        _FakeTensor((4, 8), "f32", 4096, grad=True),
+        _FakeTensor((4, 8), "f32", 4098),  # not aligned to its elements
+        _FakeSubclass((4, 8), "f32", 4096),
+    ]
+    for array in bad:
+        assert path.arguments([array, w], None, [0] * 4) is SLOW
+    assert path.arguments([x], None, [0] * 4) is SLOW  # too few
+    y = _FakeTensor((4, 8), "f32", 1 << 16)
+    m = _FakeTensor((4, 1), "f32", 1 << 17)
+    assert path.arguments([x, w], (y, m), [0] * 4) == (77, [])
+    assert path.arguments([x, w], (x, m), [0] * 4) is SLOW  # out= is an input
+    inside_y = _FakeTensor((4, 1), "f32", (1 << 16) + 64)
+    assert path.arguments([x, w], (y, inside_y), [0] * 4) is SLOW  # outs overlap
+    assert path.arguments([x, w], y, [0] * 4) is SLOW  # one out= for two outputs
+    slots = [0] * 4
+    assert path.arguments([x, w], None, slots, allocate=False) == (77, [])
+    assert slots == [4096, 8192, 0, 0]

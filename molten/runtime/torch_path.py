@@ -100,12 +100,14 @@ class TorchPath:
             given = out if isinstance(out, (tuple, list)) else (out,)
             if len(given) != len(self.outputs):
                 return SLOW
+            taken = [(slots[i], spec[3]) for i, spec in enumerate(self.inputs)]
             for j, array in enumerate(given):
                 expected = self.outputs[j]
                 pointer = self._pointer(array, expected)
-                if pointer is None or self._overlaps(pointer, expected[3], slots):
+                if pointer is None or _overlaps(pointer, expected[3], taken):
                     return SLOW
                 slots[first + j] = pointer
+                taken.append((pointer, expected[3]))
         return self.stream(self.device_id), results
 
     def _pointer(self, array: Any, expected: tuple) -> int | None:
@@ -122,13 +124,14 @@ class TorchPath:
         pointer = array.data_ptr()
         return None if pointer % itemsize else pointer
 
-    def _overlaps(self, pointer: int, nbytes: int, slots: list[int]) -> bool:
-        """Whether an output at `pointer` shares memory with an input (the
-        general path names which)."""
-        for (_, _, _, input_bytes), start in zip(self.inputs, slots, strict=False):
-            if pointer < start + input_bytes and start < pointer + nbytes:
-                return True
-        return False
+
+def _overlaps(pointer: int, nbytes: int, taken: list[tuple[int, int]]) -> bool:
+    """Whether `nbytes` at `pointer` share memory with any (start, nbytes) in
+    `taken`: the inputs and the outputs before it (the general path names
+    which)."""
+    return any(
+        pointer < start + size and start < pointer + nbytes for start, size in taken
+    )
 
 
 def _expected(torch: Any, spec: TensorSpec) -> tuple[tuple[int, ...], Any, int, int]:
