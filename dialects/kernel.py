@@ -24,7 +24,6 @@ partial tiles, operand footprints).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from enum import auto
 
@@ -804,11 +803,7 @@ def iteration_domain(outputs: Sequence[SSAValue]) -> tuple[molten.Dim, ...]:
     """The shape a pointwise kernel iterates over: its largest output's (the
     others are broadcast into it; a named dimension counts as large)."""
     shapes = [molten.value_dims(v) for v in outputs]
-    return max(shapes, key=_static_size)
-
-
-def _static_size(dims: Sequence[molten.Dim]) -> float:
-    return math.prod(math.inf if isinstance(d, str) else d for d in dims)
+    return max(shapes, key=molten.element_count)
 
 
 @irdl_op_definition

@@ -183,15 +183,17 @@ def normalize_axis(op_name: str, axis: int, rank: int, what: str = "axis") -> in
     return axis % rank
 
 
-def _tensor(shape: Sequence[Dim], element_type: Attribute) -> TensorType:
-    return tensor_type(shape, element_type)
-
-
 def _static_note(dims: Sequence[Dim]) -> str:
     """Where the last of `dims` is named: that it must be a fixed size."""
     if dims and isinstance(dims[-1], str):
         return f", a fixed size, not {dims[-1]}"
     return ""
+
+
+def element_count(dims: Sequence[Dim]) -> float:
+    """How many elements `dims` hold: infinite where one is named (a size
+    known at run time only, so taken as large)."""
+    return math.prod(math.inf if isinstance(d, str) else d for d in dims)
 
 
 def _elements(dims: Sequence[Dim]) -> str | int:
@@ -358,7 +360,7 @@ class ElementwiseBinaryOp(MoltenOp, ABC):
     def infer_result_type(cls, operand_types, properties, result_type):
         lhs, rhs = operand_types
         shape = broadcast_shapes(cls.name, [("lhs", lhs), ("rhs", rhs)])
-        return _tensor(shape, lhs.element_type)
+        return tensor_type(shape, lhs.element_type)
 
 
 class UnaryOp(MoltenOp, ABC):
@@ -717,7 +719,7 @@ class ReductionOp(MoltenOp, ABC):
             for i, d in enumerate(shape)
             if keep or i not in values
         ]
-        return _tensor(reduced, x.element_type)
+        return tensor_type(reduced, x.element_type)
 
 
 @irdl_op_definition
@@ -843,7 +845,7 @@ class TransposeOp(MoltenOp):
                 f"{cls.name}: permutation {list(values)} is not a permutation of "
                 f"the {len(shape)} axes of input {x}"
             )
-        return _tensor([shape[p] for p in values], x.element_type)
+        return tensor_type([shape[p] for p in values], x.element_type)
 
 
 # --------------------------------------------------------------------------
@@ -927,8 +929,8 @@ class MatmulOp(MoltenOp):
         batch = broadcast_shapes(
             cls.name,
             [
-                ("lhs batch of", _tensor(a[:-2] or [1], lhs.element_type)),
-                ("rhs batch of", _tensor(b[:-2] or [1], rhs.element_type)),
+                ("lhs batch of", tensor_type(a[:-2] or [1], lhs.element_type)),
+                ("rhs batch of", tensor_type(b[:-2] or [1], rhs.element_type)),
             ],
         )
         batch = batch if (a[:-2] or b[:-2]) else ()
@@ -939,7 +941,7 @@ class MatmulOp(MoltenOp):
             and isinstance(element, (Float16Type, BFloat16Type))
         ):
             element = result_type.element_type
-        return _tensor([*batch, m, n], element)
+        return tensor_type([*batch, m, n], element)
 
 
 # --------------------------------------------------------------------------
@@ -1172,7 +1174,7 @@ class AttentionOp(MoltenOp):
         batch = broadcast_shapes(
             cls.name,
             [
-                (f"{name} batch of", _tensor(s[:-2] or [1], q.element_type))
+                (f"{name} batch of", tensor_type(s[:-2] or [1], q.element_type))
                 for name, s in (("query", qs), ("key", ks), ("value", vs))
             ],
         )
@@ -1184,7 +1186,7 @@ class AttentionOp(MoltenOp):
                 f"{cls.name}: scale must be finite, got {scale.value.data}"
             )
         _check_f32_range(cls.name, "scale", scale.value.data)
-        return _tensor([*batch, qs[-2], vs[-1]], q.element_type)
+        return tensor_type([*batch, qs[-2], vs[-1]], q.element_type)
 
 
 @irdl_op_definition

@@ -133,27 +133,25 @@ class CompiledGraph:
         the device current at the first call: see
         `molten.runtime.Executable.__call__` (`executable(device=...)` picks
         another device)."""
+        return self._current_executable()(*inputs, out=out, stream=stream)
+
+    def _current_executable(self) -> Any:
+        """The executable of the device current at the first call."""
         executable = self._executables.get(None)
         if executable is None:
             executable = self._executables[None] = self.executable()
-        return executable(*inputs, out=out, stream=stream)
+        return executable
 
     def graphed(self, max_graphs: int = 8) -> Any:
         """The graph called through CUDA graphs captured per set of input
         addresses: see `molten.runtime.Executable.graphed`."""
-        executable = self._executables.get(None)
-        if executable is None:
-            executable = self._executables[None] = self.executable()
-        return executable.graphed(max_graphs)
+        return self._current_executable().graphed(max_graphs)
 
     def cuda_graph(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
         """The graph's launches on these arrays captured as a CUDA graph, to
         replay with one driver call: see
         `molten.runtime.Executable.cuda_graph`."""
-        executable = self._executables.get(None)
-        if executable is None:
-            executable = self._executables[None] = self.executable()
-        return executable.cuda_graph(*inputs, out=out, stream=stream)
+        return self._current_executable().cuda_graph(*inputs, out=out, stream=stream)
 
 
 class SizedPerCall:
@@ -219,13 +217,15 @@ class SizedPerCall:
     def __call__(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
         """Runs the graph compiled for the arrays' sizes: see
         `CompiledGraph.__call__`."""
-        compiled = self.specialize(**self.sizes_of(inputs))
-        return compiled(*inputs, out=out, stream=stream)
+        return self._for(inputs)(*inputs, out=out, stream=stream)
 
     def cuda_graph(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
         """`CompiledGraph.cuda_graph` of the graph at the arrays' sizes."""
-        compiled = self.specialize(**self.sizes_of(inputs))
-        return compiled.cuda_graph(*inputs, out=out, stream=stream)
+        return self._for(inputs).cuda_graph(*inputs, out=out, stream=stream)
+
+    def _for(self, inputs: Sequence[Any]) -> CompiledGraph:
+        """The graph compiled at the sizes `inputs` give."""
+        return self.specialize(**self.sizes_of(inputs))
 
     def __repr__(self) -> str:
         sizes = (

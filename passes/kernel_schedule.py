@@ -1153,8 +1153,7 @@ def schedule_for(
                 f"named ({inner})"
             )
         width = vector_width(inner, tensors)
-        elements = math.prod(math.inf if isinstance(d, str) else d for d in domain)
-        return pointwise_schedule(elements, width, sm_count)
+        return pointwise_schedule(molten.element_count(domain), width, sm_count)
     if kind == kernel.KernelKind.ATTENTION:
         return attention_schedule(body_ops, sm_count, arch)
     raise NotImplementedError(f"kernel-schedule: no heuristic for {kind.value} kernels")

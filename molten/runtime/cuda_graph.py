@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from molten.runtime.device import _driver, check, framework_of
+from molten.runtime.device import _driver, check
+from molten.runtime.executable import framework_of_inputs
 
 
 class CudaGraph:
@@ -40,9 +41,7 @@ class CudaGraph:
         self.inputs = tuple(inputs)
         """Kept alive: the graph reads their memory."""
         self.outputs = outputs
-        self._framework = next(
-            (framework_of(a) for a in self.inputs if framework_of(a) != "molten"), None
-        )
+        self._framework = framework_of_inputs(self.inputs)
         self._exec: Any = None
         self._graph: Any = None
         executable._run(list(slots), handle)

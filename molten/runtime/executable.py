@@ -61,7 +61,6 @@ class _PreparedLaunch:
     ):
         self.maps = [i for i, slot in enumerate(step.args) if slot in map_slots]
         """The positions of the tensor maps among the arguments."""
-        self.function = function
         self.fallback = fallback
         self.step = step
         self.device = device
@@ -241,9 +240,7 @@ class Executable:
         one output is returned as itself, several as a tuple."""
         slots, handle, results = self._bind(inputs, out, stream)
         self._run(slots, handle)
-        if out is not None:
-            return out
-        return results[0] if len(results) == 1 else tuple(results)
+        return _returned(out, results)
 
     def graphed(self, max_graphs: int = 8) -> Any:
         """This graph called through CUDA graphs, captured once per set of
@@ -263,9 +260,7 @@ class Executable:
         from molten.runtime.cuda_graph import CudaGraph
 
         slots, handle, results = self._bind(inputs, out, stream)
-        if out is None:
-            out = results[0] if len(results) == 1 else tuple(results)
-        return CudaGraph(self, slots, handle, inputs, out)
+        return CudaGraph(self, slots, handle, inputs, _returned(out, results))
 
     def _bind(
         self, inputs: Sequence[Any], out: Any, stream: Any, allocate: bool = True
@@ -285,9 +280,7 @@ class Executable:
                 f"graph '{self.name}' takes {len(self.inputs)} inputs "
                 f"({', '.join(map(str, self.inputs))}), got {len(inputs)}"
             )
-        framework = next(
-            (framework_of(a) for a in inputs if not isinstance(a, DeviceArray)), None
-        )
+        framework = framework_of_inputs(inputs)
         handle = self._stream(stream, framework)
         slots = [0] * self._slots
         views = []
@@ -524,6 +517,22 @@ class _PreparedTensorMap:
         )
         self._source = source
         return int(self._map.getPtr())
+
+
+def _returned(out: Any, results: list[Any]) -> Any:
+    """What a call returns: `out` where given, else its one new output or a
+    tuple of them."""
+    if out is not None:
+        return out
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def framework_of_inputs(inputs: Sequence[Any]) -> str | None:
+    """The framework of a call's arrays: the first that is not a
+    DeviceArray's (None where all are)."""
+    return next(
+        (framework_of(a) for a in inputs if not isinstance(a, DeviceArray)), None
+    )
 
 
 def target_arch(compiled_for: str, device_arch: str) -> str:

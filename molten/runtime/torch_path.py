@@ -19,7 +19,7 @@ from typing import Any
 from molten.runtime.program import ITEMSIZES, TensorSpec
 
 SLOW = object()
-"""What `TorchPath.call` returns for a call it leaves to the general path."""
+"""What `TorchPath.arguments` returns for a call it leaves to the general path."""
 
 
 class TorchPath:
