@@ -66,6 +66,10 @@ class Case:
     build: Callable[[str], DataflowGraph] | None = None
     """Builds the graph (given its name) where `molten` is not a function
     to trace: a whole decoder layer from examples/."""
+    dynamic: bool = False
+    """Whether Molten is also timed as one graph for every token count
+    (`molten-dynamic`: `dynamic_graph`, compiled once for all the cases
+    of its op, width and dtype)."""
 
     @property
     def id(self) -> str:
@@ -78,6 +82,21 @@ class Case:
             return self.build(name)
         return DataflowGraph.trace(
             self.molten, [(o.name, o.shape, self.dtype) for o in self.operands], name
+        )
+
+    def dynamic_graph(self) -> DataflowGraph:
+        """The graph with its token dimension (the leading one of operands
+        that lead with the case's first size) named T; named without the
+        token count, so that the cases of other token counts share it."""
+        tokens = self.shape[0]
+        operands = [
+            (o.name, ("T", *o.shape[1:]) if o.shape[0] == tokens else o.shape)
+            for o in self.operands
+        ]
+        rest = "x".join(map(str, self.shape[1:]))
+        name = f"{self.op}_T_{rest}_{SHORT_DTYPE[self.dtype]}".replace("*", "_")
+        return DataflowGraph.trace(
+            self.molten, [(n, shape, self.dtype) for n, shape in operands], name
         )
 
     @property
@@ -268,6 +287,7 @@ def seed_suite() -> list[Case]:
                         ),
                         molten_rms_norm,
                         torch_rms_norm,
+                        dynamic=True,
                     )
                 )
         for tokens in (1, 2048, 8192):
@@ -285,6 +305,7 @@ def seed_suite() -> list[Case]:
                     ),
                     molten_rms_norm_silu,
                     torch_rms_norm_silu,
+                    dynamic=True,
                 )
             )
     return cases

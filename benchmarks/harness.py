@@ -185,7 +185,11 @@ def run_case(case: Case, timer: Timer, *, seed: int) -> dict[str, Any]:
         _check(case, inputs, compiled, compiled_torch, record)
         if not record["check"]["molten_ok"]:
             del implementations["molten"]
-        elif case.graphed:
+        elif case.dynamic:
+            dynamic = _checked_dynamic(case, inputs, record)
+            if dynamic is not None:
+                implementations["molten-dynamic"] = lambda: dynamic(*inputs)
+        if record["check"]["molten_ok"] and case.graphed:
             replay = _checked_graph(case, inputs, compiled, record)
             if replay is not None:
                 implementations["molten-graph"] = replay
@@ -258,6 +262,43 @@ def _check(
             f"Molten's error {errors['molten']:.3g} exceeds the bound {bound:.3g}; "
             "not timed"
         )
+
+
+_DYNAMIC: dict[str, Any] = {}
+"""The one-compile graphs of the dynamic cases, by graph name: compiled at
+the first case of each, reused by the others."""
+
+
+def _checked_dynamic(
+    case: Case, inputs: list[torch.Tensor], record: dict[str, Any]
+) -> Any:
+    """The case's graph compiled once for every token count (shared with the
+    other cases of its op, width and dtype), where it compiles to one graph
+    and its output (poisoned first) is within the call's bound; else None,
+    with the reason in `record`."""
+    graph = case.dynamic_graph()
+    compiled = _DYNAMIC.get(graph.name)
+    if compiled is None:
+        begin = time.perf_counter()
+        compiled = molten.ZeroCompiler(arch=current_native_arch()).compile(graph)
+        if not isinstance(compiled, molten.CompiledGraph):
+            record["refused_dynamic"] = "compiles per token count, not once"
+            return None
+        compiled.executable()
+        record["molten_dynamic_compile_s"] = round(time.perf_counter() - begin, 2)
+        _DYNAMIC[graph.name] = compiled
+    out = torch.full_like(case.torch(*inputs), math.nan)
+    compiled(*inputs, out=out)
+    error = relative_error(out, case.torch(*(t.double() for t in inputs)))
+    record["check"]["errors"]["molten-dynamic"] = (
+        error if math.isfinite(error) else "inf"
+    )
+    if error <= record["check"]["bound"]:
+        return compiled
+    record["refused_dynamic"] = (
+        f"Molten's one-compile graph's error {error:.3g} exceeds the bound; not timed"
+    )
+    return None
 
 
 def _checked_graph(

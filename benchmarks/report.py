@@ -198,7 +198,39 @@ def _suite_markdown(name: str, suite: dict[str, Any]) -> list[str]:
     lines = _suite_heading(name, suite)
     if any("molten-graph" in c.get("timings", {}) for c in suite["cases"]):
         return lines + _calls_table(suite)
+    if any("molten-dynamic" in c.get("timings", {}) for c in suite["cases"]):
+        return lines + _times_table(suite) + ["", *_dynamic_table(suite)]
     return lines + _times_table(suite)
+
+
+def _dynamic_table(suite: dict[str, Any]) -> list[str]:
+    """Molten's graph compiled per shape against one compiled for every
+    token count: GPU and host time, and their ratio."""
+    lines = [
+        "One graph for every token count (`molten-dynamic`: compiled once per "
+        "op, width and dtype) against the graph compiled for the shape:",
+        "",
+        "| case | shape | dtype | static GPU us | one-compile GPU us | ratio | "
+        "host us: static / one-compile |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for case in suite["cases"]:
+        timings = case.get("timings", {})
+        if "molten-dynamic" not in timings or "molten" not in timings:
+            continue
+        static = timings["molten"]["gpu_us"]["median"]
+        dynamic = timings["molten-dynamic"]["gpu_us"]["median"]
+        hosts = " / ".join(
+            _us(timings[p].get("host_us", {}).get("median"))
+            for p in ("molten", "molten-dynamic")
+        )
+        cells = [case["op"], _shape(case), case["dtype"], _us(static), _us(dynamic)]
+        cells += [f"{dynamic / static:.3f}", hosts]
+        lines.append("| " + " | ".join(cells) + " |")
+    for case in suite["cases"]:
+        if "refused_dynamic" in case:
+            lines.append(f"- {case['id']}: {case['refused_dynamic']}")
+    return lines
 
 
 CALL_COLUMNS = (

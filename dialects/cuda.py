@@ -1372,9 +1372,9 @@ def dynamic_shared_bytes(kernel: Operation) -> int:
 def _verify_pointer_args(
     op_name: str, body: Region, function_type: FunctionType, tensors_only: bool
 ):
-    """Global pointers, or (a kernel's) tensor maps; to tensors' elements
-    only where `tensors_only` (a launcher's parameters, not a kernel's
-    counters or maps)."""
+    """Global pointers, or (a kernel's) tensor maps, then `index` sizes; to
+    tensors' elements only where `tensors_only` (a launcher's parameters,
+    not a kernel's counters or maps)."""
     if list(function_type.outputs.data):
         raise VerifyException(f"{op_name}: returns nothing (outputs are pointers)")
     args = [a.type for a in body.block.args]
@@ -1383,7 +1383,9 @@ def _verify_pointer_args(
             f"{op_name}: block arguments must match the function type"
         )
     for t in args:
-        if isinstance(t, TensorMapType) and not tensors_only:
+        if isinstance(t, IndexType) or (
+            isinstance(t, TensorMapType) and not tensors_only
+        ):
             continue
         if not isinstance(t, PointerType) or t.memory_space != MemorySpace.GLOBAL:
             raise VerifyException(f"{op_name}: parameter {t} is not a global pointer")
@@ -1393,8 +1395,18 @@ def _verify_pointer_args(
             )
 
 
-def _shapes_attr(shapes: Sequence[Sequence[int]]) -> ArrayAttr[DenseArrayBase]:
-    return ArrayAttr([DenseArrayBase.from_list(i64, list(s)) for s in shapes])
+def _shapes_attr(
+    shapes: Sequence[Sequence[int | str]], dims: Sequence[str] = ()
+) -> ArrayAttr[DenseArrayBase]:
+    """Shapes as arrays, a named dimension as -(1 + its position in `dims`)."""
+    return ArrayAttr(
+        [
+            DenseArrayBase.from_list(
+                i64, [-1 - dims.index(d) if isinstance(d, str) else d for d in s]
+            )
+            for s in shapes
+        ]
+    )
 
 
 def _print_signature(printer: Printer, sym_name: StringAttr, body: Region) -> None:
@@ -1518,16 +1530,19 @@ class KernelOp(IRDLOperation):
 @irdl_op_definition
 class HostFuncOp(IRDLOperation):
     """The `extern "C"` launcher of a graph: pointers to its inputs, then to its
-    `outputs` outputs; the body launches kernels on the caller's stream.
+    `outputs` outputs, then (`dims`) the sizes of its named dimensions as
+    `index` values; the body launches kernels on the caller's stream.
     `param_names`, where given, are the C++ parameter names (the graph's own
     names, which SSA names cannot always carry); `shapes`, where given, the
-    shape of the tensor each param points to (the header states them, for
-    a caller that allocates the buffers).
+    shape of the tensor each pointer points to, named dimensions by name
+    (the header states them, for a caller that allocates the buffers).
 
     ```mlir
     cuda.host_func @g(%h: !cuda.ptr<f32>, %h_1: !cuda.ptr<f32>, %y: !cuda.ptr<f32>)
         outputs 1 shapes [[4, 8], [8], [4, 8]]
         attributes {param_names = ["h_0", "h_1", "y"]} { ... }
+    cuda.host_func @n(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %T: index)
+        outputs 1 dims ["T"] shapes [[T, 8], [T, 8]] { ... }
     ```
     """
 
@@ -1535,6 +1550,7 @@ class HostFuncOp(IRDLOperation):
     sym_name = prop_def(StringAttr)
     function_type = prop_def(FunctionType)
     outputs = prop_def(IntAttr)
+    dims = opt_prop_def(ArrayAttr[StringAttr])
     param_names = opt_prop_def(ArrayAttr[StringAttr])
     shapes = opt_prop_def(ArrayAttr[DenseArrayBase])
     body = region_def("single_block")
@@ -1547,41 +1563,78 @@ class HostFuncOp(IRDLOperation):
         outputs: int,
         body: Region,
         param_names: Sequence[str] | None = None,
-        shapes: Sequence[Sequence[int]] | None = None,
+        shapes: Sequence[Sequence[int | str]] | None = None,
+        dims: Sequence[str] = (),
     ):
         properties: dict[str, Attribute] = {
             "sym_name": StringAttr(sym_name),
             "function_type": FunctionType.from_lists(params, []),
             "outputs": IntAttr(outputs),
         }
+        if dims:
+            properties["dims"] = ArrayAttr([StringAttr(d) for d in dims])
         if param_names is not None:
             properties["param_names"] = ArrayAttr([StringAttr(n) for n in param_names])
         if shapes is not None:
-            properties["shapes"] = _shapes_attr(shapes)
+            properties["shapes"] = _shapes_attr(shapes, list(dims))
         super().__init__(properties=properties, regions=[body])
 
-    def param_shapes(self) -> list[tuple[int, ...]] | None:
-        """Each param's tensor shape, where the op states them."""
+    def dim_names(self) -> tuple[str, ...]:
+        """The names of the sizes the launcher takes after its pointers."""
+        return tuple(d.data for d in self.dims.data) if self.dims else ()
+
+    def pointers(self) -> int:
+        """How many pointer params it takes (inputs and outputs)."""
+        return len(self.body.block.args) - len(self.dim_names())
+
+    def param_shapes(self) -> list[tuple[int | str, ...]] | None:
+        """Each pointer param's tensor shape (named dimensions by name),
+        where the op states them."""
         if self.shapes is None:
             return None
-        return [tuple(s.get_values()) for s in self.shapes.data]
+        names = self.dim_names()
+        return [
+            tuple(names[-1 - d] if d < 0 else d for d in s.get_values())
+            for s in self.shapes.data
+        ]
 
     def verify_(self) -> None:
         _verify_pointer_args(self.name, self.body, self.function_type, True)
-        if not 0 < self.outputs.data <= len(self.body.block.args):
-            raise VerifyException("cuda.host_func: outputs must count trailing params")
-        if self.param_names is not None and len(self.param_names.data) != len(
-            self.body.block.args
+        args = self.body.block.args
+        pointers = self.pointers()
+        if pointers < 0 or any(
+            isinstance(a.type, IndexType) != (i >= pointers) for i, a in enumerate(args)
         ):
+            raise VerifyException(
+                "cuda.host_func: pointers come first, then one index size per "
+                "name in `dims`"
+            )
+        names = self.dim_names()
+        if len(set(names)) != len(names):
+            raise VerifyException("cuda.host_func: `dims` names each size once")
+        if not 0 < self.outputs.data <= pointers:
+            raise VerifyException(
+                "cuda.host_func: outputs must count trailing pointer params"
+            )
+        if self.param_names is not None and len(self.param_names.data) != len(args):
             raise VerifyException("cuda.host_func: param_names must name every param")
-        if self.shapes is not None and len(self.shapes.data) != len(
-            self.body.block.args
-        ):
-            raise VerifyException("cuda.host_func: shapes must give every param's")
+        if self.shapes is not None:
+            if len(self.shapes.data) != pointers:
+                raise VerifyException(
+                    "cuda.host_func: shapes must give every pointer param's"
+                )
+            for s in self.shapes.data:
+                if any(d < -len(names) for d in s.get_values()):
+                    raise VerifyException(
+                        "cuda.host_func: a shape names a dimension not in `dims`"
+                    )
 
     def print(self, printer: Printer) -> None:
         _print_signature(printer, self.sym_name, self.body)
         printer.print_string(f" outputs {self.outputs.data}")
+        if self.dims is not None:
+            printer.print_string(" dims ")
+            printer.print_attribute(self.dims)
         shapes = self.param_shapes()
         if shapes is not None:
             listed = ", ".join("[" + ", ".join(map(str, s)) + "]" for s in shapes)
@@ -1598,14 +1651,27 @@ class HostFuncOp(IRDLOperation):
         sym_name, args = _parse_signature(parser)
         parser.parse_keyword("outputs")
         outputs = parser.parse_integer(allow_negative=False)
+        dims: list[str] = []
+        if parser.parse_optional_keyword("dims") is not None:
+            dims = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, parser.parse_str_literal
+            )
+
+        def dim() -> int | str:
+            name = parser.parse_optional_identifier()
+            if name is None:
+                return parser.parse_integer(allow_negative=False)
+            if name not in dims:
+                parser.raise_error(
+                    f"dimension {name} is not one of `dims` ({', '.join(dims)})"
+                )
+            return name
+
         shapes = None
         if parser.parse_optional_keyword("shapes") is not None:
             shapes = parser.parse_comma_separated_list(
                 parser.Delimiter.SQUARE,
-                lambda: parser.parse_comma_separated_list(
-                    parser.Delimiter.SQUARE,
-                    lambda: parser.parse_integer(allow_negative=False),
-                ),
+                lambda: parser.parse_comma_separated_list(parser.Delimiter.SQUARE, dim),
             )
         attributes = parser.parse_optional_attr_dict_with_keyword()
         extra = dict(attributes.data) if attributes is not None else {}
@@ -1615,8 +1681,10 @@ class HostFuncOp(IRDLOperation):
             "function_type": FunctionType.from_lists([a.type for a in args], []),
             "outputs": IntAttr(outputs),
         }
+        if dims:
+            properties["dims"] = ArrayAttr([StringAttr(d) for d in dims])
         if shapes is not None:
-            properties["shapes"] = _shapes_attr(shapes)
+            properties["shapes"] = _shapes_attr(shapes, dims)
         if "param_names" in extra:
             properties["param_names"] = extra.pop("param_names")
         return cls.create(properties=properties, attributes=extra, regions=[body])
@@ -1665,6 +1733,12 @@ class LaunchOp(IRDLOperation):
     resident at once. `grid` is then the most it uses; the launcher runs as
     many whole groups as the device holds at once, up to that, and fails
     when it holds not even one.
+
+    A kernel whose work grows with sizes known at run time (`index`
+    arguments) is launched on a grid computed from them:
+    `grid_of [2] scale [896, 256]` launches ceil(arg 2 x 896 / 256) blocks
+    along x (the product of the arguments listed, where several), at most
+    `grid`'s x.
     """
 
     name = "cuda.launch"
@@ -1676,10 +1750,13 @@ class LaunchOp(IRDLOperation):
     fallback = opt_prop_def(SymbolRefAttr)
     fallback_grid = opt_prop_def(DenseArrayBase.constr(i64))
     fallback_block = opt_prop_def(DenseArrayBase.constr(i64))
-    args = var_operand_def(PointerType | TensorMapType)
+    grid_of = opt_prop_def(DenseArrayBase.constr(i64))
+    grid_scale = opt_prop_def(DenseArrayBase.constr(i64))
+    args = var_operand_def(PointerType | TensorMapType | IndexType)
     traits = traits_def(HasParent(HostFuncOp), LaunchedKernel())
     assembly_format = (
         "$callee `grid` $grid `block` $block `(` $args `)` "
+        "(`grid_of` $grid_of^ `scale` $grid_scale)? "
         "(`cooperative` $cooperative^)? "
         "(`aligned` $aligned^ `else` $fallback)? "
         "(`grid` $fallback_grid^ `block` $fallback_block)? attr-dict `:` type($args)"
@@ -1688,8 +1765,8 @@ class LaunchOp(IRDLOperation):
     def launch_shape(
         self, callee: SymbolRefAttr
     ) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The grid and block `callee` (this launch's kernel or its fallback)
-        is launched with."""
+        """The grid (the most, where computed) and block `callee` (this
+        launch's kernel or its fallback) is launched with."""
         if callee == self.fallback and self.fallback_grid is not None:
             assert self.fallback_block is not None
             return self.fallback_grid.get_values(), self.fallback_block.get_values()
@@ -1711,11 +1788,39 @@ class LaunchOp(IRDLOperation):
             },
         )
 
+    def grid_sizes(self) -> tuple[SSAValue, ...]:
+        """The size arguments the grid grows with (`grid_of`)."""
+        if self.grid_of is None:
+            return ()
+        return tuple(self.args[i] for i in self.grid_of.get_values())
+
     def verify_(self) -> None:
         for name, dims in (("grid", self.grid), ("block", self.block)):
             values = dims.get_values()
             if len(values) != 3 or any(v < 1 for v in values):
                 raise VerifyException(f"cuda.launch: {name} must be three sizes >= 1")
+        if (self.grid_of is None) != (self.grid_scale is None):
+            raise VerifyException("cuda.launch: `grid_of` comes with its `scale`")
+        if self.grid_of is not None:
+            assert self.grid_scale is not None
+            positions = self.grid_of.get_values()
+            if not positions or not all(
+                0 <= p < len(self.args) and isinstance(self.args[p].type, IndexType)
+                for p in positions
+            ):
+                raise VerifyException(
+                    "cuda.launch: `grid_of` lists the positions of index arguments"
+                )
+            scale = self.grid_scale.get_values()
+            if len(scale) != 2 or min(scale) < 1:
+                raise VerifyException(
+                    "cuda.launch: a grid's `scale` is [scale, divisor], each >= 1"
+                )
+            if self.cooperative is not None or self.fallback_grid is not None:
+                raise VerifyException(
+                    "cuda.launch: a grid computed from sizes is not cooperative, "
+                    "and its `else` kernel takes the same grid"
+                )
         if self.cooperative is not None:
             sizes = self.cooperative.get_values()
             if len(sizes) != 1 or sizes[0] < 1:
@@ -1764,16 +1869,22 @@ class LaunchOp(IRDLOperation):
 @irdl_op_definition
 class AllocOp(IRDLOperation):
     """A device buffer of `size` elements between kernels, on the stream:
-    `%t = cuda.alloc 4096 : !cuda.ptr<f32>`."""
+    `%t = cuda.alloc 4096 : !cuda.ptr<f32>`; times sizes known at run time
+    where it holds a tensor of named dimensions:
+    `%t = cuda.alloc 3584 x %T : !cuda.ptr<f32>`."""
 
     name = "cuda.alloc"
     size = prop_def(IntegerAttr[I64])
+    factors = var_operand_def(IndexType)
     result = result_def(PointerType)
     traits = traits_def(HasParent(HostFuncOp))
-    assembly_format = "$size attr-dict `:` type($result)"
+    assembly_format = "$size (`x` $factors^)? attr-dict `:` type($result)"
 
-    def __init__(self, element_type: Attribute, size: int):
+    def __init__(
+        self, element_type: Attribute, size: int, factors: Sequence[SSAValue] = ()
+    ):
         super().__init__(
+            operands=[list(factors)],
             properties={"size": IntegerAttr(size, i64)},
             result_types=[PointerType(element_type)],
         )
@@ -1893,19 +2004,30 @@ class ZeroOp(IRDLOperation):
 class CopyOp(IRDLOperation):
     """Copies `size` elements between device buffers on the stream (a graph
     output that is an input, or a value returned twice):
-    `cuda.copy %dst, %src, 4096 : !cuda.ptr<f32>`."""
+    `cuda.copy %dst, %src, 4096 : !cuda.ptr<f32>`; times sizes known at run
+    time: `cuda.copy %dst, %src, 3584 x %T : !cuda.ptr<f32>`."""
 
     name = "cuda.copy"
     T: ClassVar = VarConstraint("T", base(PointerType))
     target = operand_def(T)
     source = operand_def(T)
+    factors = var_operand_def(IndexType)
     size = prop_def(IntegerAttr[I64])
     traits = traits_def(HasParent(HostFuncOp))
-    assembly_format = "$target `,` $source `,` $size attr-dict `:` type($target)"
+    assembly_format = (
+        "$target `,` $source `,` $size (`x` $factors^)? attr-dict `:` type($target)"
+    )
 
-    def __init__(self, target: SSAValue, source: SSAValue, size: int):
+    def __init__(
+        self,
+        target: SSAValue,
+        source: SSAValue,
+        size: int,
+        factors: Sequence[SSAValue] = (),
+    ):
         super().__init__(
-            operands=[target, source], properties={"size": IntegerAttr(size, i64)}
+            operands=[target, source, list(factors)],
+            properties={"size": IntegerAttr(size, i64)},
         )
 
     def verify_(self) -> None:

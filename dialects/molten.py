@@ -61,7 +61,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import ConstantLike, HasCanonicalizationPatternsTrait, Pure
 
-from molten.errors import DTypeError, ShapeError
+from molten.errors import DTypeError, ShapeError, StaticShapeNeeded
 
 ELEMENT_TYPES: tuple[type[Attribute], ...] = (Float32Type, Float16Type, BFloat16Type)
 """The element types molten tensors may have."""
@@ -158,7 +158,7 @@ def shape_of(value: SSAValue) -> tuple[int, ...]:
     the passes below the molten level take static shapes)."""
     assert isinstance(value.type, TensorType)
     if is_dynamic(value.type):
-        raise ShapeError(
+        raise StaticShapeNeeded(
             f"{value.type} has a dynamic dimension, which this pass takes only in "
             "row and pointwise kernels above the cuda level so far: give the sizes "
             "first (DataflowGraph.specialize(T=...), "

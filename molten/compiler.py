@@ -11,7 +11,7 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType
 
-from molten.errors import GraphError, InputError, MoltenError
+from molten.errors import GraphError, MoltenError, StaticShapeNeeded
 from molten.ir import dtype_name, input_name, output_name
 from molten.pipeline import (
     DEFAULT_PIPELINE,
@@ -65,6 +65,9 @@ class CompiledGraph:
     )
     """The same graph compiled for another target, where no arch was pinned
     (`ZeroCompiler()`): the JIT runs the device's best target (`jit_target`)."""
+    dims: tuple[str, ...] = ()
+    """The named dimensions whose sizes the launcher takes (after its
+    pointers), one compile serving every size."""
     _executables: dict[int, Any] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -121,11 +124,13 @@ class CompiledGraph:
         (`jit_target`)."""
         from molten.runtime import Executable, current_device_id
         from molten.runtime.device import device_native_arch
+        from molten.runtime.sized import SizedExecutable
 
         device_id = current_device_id() if device is None else device
         if device_id not in self._executables:
             target = self.jit_target(device_native_arch(device_id))
-            self._executables[device_id] = Executable(target, device_id)
+            kind = SizedExecutable if target.dims else Executable
+            self._executables[device_id] = kind(target, device_id)
         return self._executables[device_id]
 
     def __call__(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
@@ -155,14 +160,16 @@ class CompiledGraph:
 
 
 class SizedPerCall:
-    """A graph with named dimensions (`TensorShape(["T", 3584])`), compiled
-    for the sizes each call's arrays give.
+    """A graph with named dimensions (`TensorShape(["T", 3584])`) that has a
+    kernel which takes static sizes only (a gemm or an attention so far:
+    `reason` says which), compiled for the sizes each call's arrays give.
 
     Each new set of sizes is compiled once, when first called, and kept
-    (its cubin is cached on disk as any other): kernels that take the sizes
-    at run time, one compile for every T, are not built yet. A call binds
-    the names from its arrays' shapes first, so a mismatch names the
-    dimension ("input 'x' and input 'gate' disagree on T: 17 vs 16").
+    (its cubin is cached on disk as any other). A graph of row and
+    pointwise kernels compiles once for every size instead (a
+    `CompiledGraph` whose launcher takes them). A call binds the names
+    from its arrays' shapes first, so a mismatch names the dimension
+    ("input 'x' and input 'gate' disagree on T: 17 vs 16").
     """
 
     def __init__(
@@ -170,7 +177,10 @@ class SizedPerCall:
         compiler: ZeroCompiler,
         graph: Any,
         schedules: dict[str, Any] | None = None,
+        reason: str = "",
     ):
+        self.reason = reason
+        """Why the graph does not compile once for every size."""
         self.compiler = compiler
         self.graph = graph
         self.name = graph.name
@@ -197,22 +207,9 @@ class SizedPerCall:
     def sizes_of(self, inputs: Sequence[Any]) -> dict[str, int]:
         """The named dimensions' sizes the arrays give (an InputError where
         they are not arrays of the inputs' ranks, or disagree)."""
-        from molten.dims import bind
+        from molten.dims import sizes_of
 
-        if len(inputs) != len(self._inputs):
-            raise InputError(
-                f"graph '{self.name}' takes {len(self._inputs)} inputs, got "
-                f"{len(inputs)}"
-            )
-        shapes = []
-        for (what, dims), array in zip(self._inputs, inputs, strict=True):
-            shape = getattr(array, "shape", None)
-            if shape is None:
-                raise InputError(
-                    f"{what} is a {type(array).__name__}, not a device array"
-                )
-            shapes.append((what, dims, tuple(shape)))
-        return bind(shapes)
+        return sizes_of(self.name, self._inputs, inputs)
 
     def __call__(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
         """Runs the graph compiled for the arrays' sizes: see
@@ -326,10 +323,18 @@ class ZeroCompiler:
         """The graph's `.cu` source, header and kernels. `schedules` gives
         kernels (by name, as `optimize` outlines them) a `#kernel.schedule`
         of your own instead of the heuristics' or the tuner's."""
+        if getattr(graph, "dims", ()):
+            try:
+                return self._compile(graph, schedules)
+            except StaticShapeNeeded as error:
+                return SizedPerCall(self, graph, schedules, str(error))
+        return self._compile(graph, schedules)
+
+    def _compile(
+        self, graph: Any, schedules: dict[str, Any] | None = None
+    ) -> CompiledGraph:
         from molten.pipeline import run_pipeline
 
-        if getattr(graph, "dims", ()):
-            return SizedPerCall(self, graph, schedules)
         if schedules:
             outlined = run_pipeline(graph.to_module(), self._pipeline(OUTLINE_PIPELINE))
             _give_schedules(outlined, schedules)
@@ -407,6 +412,7 @@ class ZeroCompiler:
             value_ops,
             arch=self.arch,
             retarget=None if self.pinned else self._retarget(graph, schedules),
+            dims=launcher.dim_names(),
         )
 
     def _retarget(
@@ -578,7 +584,7 @@ def _signature(
 
 
 def _spec(name: str, tensor_type: Any) -> TensorSpec:
+    from molten.dialects.molten import dims_of
+
     assert isinstance(tensor_type, TensorType)
-    return TensorSpec(
-        name, tuple(tensor_type.get_shape()), dtype_name(tensor_type.element_type)
-    )
+    return TensorSpec(name, dims_of(tensor_type), dtype_name(tensor_type.element_type))

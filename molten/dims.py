@@ -7,6 +7,7 @@ T by the arrays it passes, and every input naming T must agree.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from molten.dialects.molten import Dim
 from molten.errors import InputError
@@ -44,3 +45,22 @@ def bind(arrays: Iterable[tuple[str, Sequence[Dim], Sequence[int]]]) -> dict[str
 
 def _text(dims: Sequence[Dim]) -> str:
     return "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
+
+
+def sizes_of(
+    graph: str, inputs: Sequence[tuple[str, Sequence[Dim]]], arrays: Sequence[Any]
+) -> dict[str, int]:
+    """The sizes of the names that `arrays` (a call of graph `graph`) give
+    the `inputs` ((what, dims) each): an InputError where they are not
+    arrays of the inputs' ranks and fixed sizes, or disagree."""
+    if len(arrays) != len(inputs):
+        raise InputError(
+            f"graph '{graph}' takes {len(inputs)} inputs, got {len(arrays)}"
+        )
+    shapes = []
+    for (what, dims), array in zip(inputs, arrays, strict=True):
+        shape = getattr(array, "shape", None)
+        if shape is None:
+            raise InputError(f"{what} is a {type(array).__name__}, not a device array")
+        shapes.append((what, dims, tuple(shape)))
+    return bind(shapes)

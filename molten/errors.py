@@ -19,6 +19,11 @@ class ShapeError(MoltenError, VerifyException, ValueError):
     """An op's operand shapes (or its attributes) break the op's shape rule."""
 
 
+class StaticShapeNeeded(ShapeError, NotImplementedError):
+    """A pass that takes static shapes met a named dimension: the graph
+    compiles once per set of sizes instead (`molten.compiler.SizedPerCall`)."""
+
+
 class DTypeError(MoltenError, VerifyException, TypeError):
     """An op's operand element types break the op's element-type rule."""
 

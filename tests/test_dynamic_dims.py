@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import molten
 from molten import GraphError, InputError, ShapeError, ZeroCompiler, ops
+from molten.compiler import SizedPerCall
 from molten.ir import DataflowGraph, TensorShape
 
 
@@ -124,22 +125,69 @@ def test_specialize_gives_the_graph_built_at_that_size():
         dynamic.specialize(T=0)
 
 
-def test_compile_of_a_named_graph_compiles_per_call_sizes():
-    compiled = ZeroCompiler().compile(_gated_norm("T"))
-    assert compiled.dims == ("T",)
-    at_17 = compiled.specialize(T=17)
-    assert at_17 is compiled.specialize(T=17)  # compiled once
-    assert at_17.source == ZeroCompiler().compile(_gated_norm(17)).source
-    x, w = np.ones((3, 64)), np.ones(64)
-    with pytest.raises(InputError, match=r"input 'x' and input 'gate' disagree on T"):
-        compiled.sizes_of([x, w, np.ones((4, 64))])
-    with pytest.raises(InputError, match=r"input 'w' is a list, not a device array"):
-        compiled.sizes_of([x, [1.0] * 64, x])
-    assert compiled.sizes_of([x, w, x]) == {"T": 3}
+def test_a_row_graph_compiles_once_for_every_size(tmp_path):
+    """Row and pointwise kernels take T at run time: one CompiledGraph whose
+    launcher takes T after its pointers, with grids and buffers computed
+    from it; saved as a .cu whose header states the shapes by name."""
+    from molten.runtime.program import Launch, sized_program
+
+    compiled = ZeroCompiler().compile(_gated_norm("T", hidden=3584))
+    assert isinstance(compiled, molten.CompiledGraph) and compiled.dims == ("T",)
+    assert [spec.shape for spec in compiled.inputs] == [("T", 3584), (3584,)] + [
+        ("T", 3584)
+    ]
+    assert "const int64_t T, cudaStream_t stream)" in compiled.source
+    assert "if (T < 1) return cudaErrorInvalidValue;" in compiled.source
+    (launch,) = compiled.program
+    assert isinstance(launch, Launch) and launch.grid_of == (4,)  # T's slot
+    for tokens in (1, 17, 4099):
+        (sized,) = sized_program(compiled.program, [0, 0, 0, 0, tokens])
+        scale, divisor = launch.grid_scale
+        assert sized.grid == (-(-tokens * scale // divisor), 1, 1)
+    paths = ZeroCompiler().save(compiled, tmp_path)
+    header = (tmp_path / "gated_norm.h").read_text()
+    assert "#define GATED_NORM_X_SHAPE(T) {(T), 3584}" in header
+    assert "#define GATED_NORM_X_ELEMENTS(T) ((T) * 3584LL)" in header
+    assert '#define GATED_NORM_DIMS "T"' in header
+    assert len(paths) == 3
+
+
+def test_a_graph_with_static_kernels_compiles_per_call_sizes():
+    """A matmul or an attention takes static sizes so far: such a graph is
+    compiled once per set of sizes a call brings (SizedPerCall, saying why)."""
+    compiled = ZeroCompiler().compile(_attention_block("T"))
+    assert isinstance(compiled, SizedPerCall) and compiled.dims == ("T",)
+    assert "dynamic dimension" in compiled.reason
+    at_5 = compiled.specialize(T=5)
+    assert at_5 is compiled.specialize(T=5)  # compiled once
+    assert at_5.source == ZeroCompiler().compile(_attention_block(5)).source
+    x, wq = np.ones((3, 32)), np.ones((32, 32))
+    with pytest.raises(InputError, match=r"input 'x' has shape \(3, 31\)"):
+        compiled.sizes_of([np.ones((3, 31)), wq])
+    with pytest.raises(InputError, match=r"input 'wq' is a list, not a device array"):
+        compiled.sizes_of([x, [1.0] * 32])
+    assert compiled.sizes_of([x, wq]) == {"T": 3}
     with pytest.raises(GraphError, match="needs sizes for T"):
         compiled.specialize()
     with pytest.raises(NotImplementedError, match=r"save compiled.specialize\(T=...\)"):
         ZeroCompiler().save(compiled, "unused")
+
+
+def test_sizes_of_names_the_dimension_two_inputs_disagree_on():
+    from molten.dims import sizes_of
+
+    named = [
+        ("input 'x'", ("T", 64)),
+        ("input 'w'", (64,)),
+        ("input 'gate'", ("T", 64)),
+    ]
+    x, w = np.ones((3, 64)), np.ones(64)
+    with pytest.raises(InputError, match=r"input 'x' and input 'gate' disagree on T"):
+        sizes_of("g", named, [x, w, np.ones((4, 64))])
+    with pytest.raises(InputError, match=r"input 'x' has T = 0"):
+        sizes_of("g", named, [np.ones((0, 64)), w, np.ones((0, 64))])
+    with pytest.raises(InputError, match=r"graph 'g' takes 3 inputs, got 2"):
+        sizes_of("g", named, [x, w])
 
 
 def _layer_norm(rows) -> DataflowGraph:
@@ -206,6 +254,21 @@ def test_kernel_level_keeps_the_meaning_at_every_size(build):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("build", KERNEL_LEVEL_GRAPHS, ids=lambda b: b.__name__)
+def test_row_and_pointwise_graphs_compile_once_through_nvcc(build, tmp_path):
+    """Each graph of row and pointwise kernels compiles once with T taken at
+    run time (the kernels and the launcher), and nvcc builds the .cu with
+    every warning an error."""
+    from test_codegen import NVCC, compile_unit
+
+    compiled = ZeroCompiler().compile(build("T"))
+    assert isinstance(compiled, molten.CompiledGraph) and compiled.dims == ("T",)
+    assert "const int64_t T" in compiled.source
+    if NVCC is None:
+        pytest.skip("nvcc is not installed")
+    compile_unit(compiled.source, tmp_path, archs=("sm_90",))
+
+
 def test_the_cli_compiles_a_named_spec_at_given_sizes(tmp_path):
     from molten.tools.cli import main
 
@@ -218,9 +281,11 @@ def test_the_cli_compiles_a_named_spec_at_given_sizes(tmp_path):
 
 @pytest.mark.gpu
 def test_one_compiled_graph_runs_every_token_count_on_the_gpu():
-    """The issue's token counts through one compiled graph (compiled per
-    size on first sight), outputs poisoned first, against the float64
-    interpreter."""
+    """The issue's token counts through one compiled graph (one NVRTC
+    compile, the kernels taking T), outputs poisoned first, against the
+    float64 interpreter."""
+    from molten.runtime.sized import SizedExecutable
+
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("no CUDA GPU or driver")
@@ -239,6 +304,54 @@ def test_one_compiled_graph_runs_every_token_count_on_the_gpu():
         assert not np.isnan(got).any(), tokens
         error = np.linalg.norm(got - want) / np.linalg.norm(want)
         assert error < 1e-2, (tokens, error)
-    assert len(compiled._compiled) == 6
+    executable = compiled.executable()
+    assert isinstance(executable, SizedExecutable)
+    sized = [executable.at(T=t) for t in (1, 2, 17, 128, 4099, 8192)]
+    assert all(e.loaded is executable.loaded for e in sized)  # compiled once
     with pytest.raises(InputError, match="disagree on T: 3 vs 4"):
         compiled(x[:3], w, gate[:4])
+    with pytest.raises(InputError, match="has T = 0"):
+        compiled(x[:0], w, gate[:0])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("build", KERNEL_LEVEL_GRAPHS, ids=lambda b: b.__name__)
+def test_row_and_pointwise_graphs_run_any_size_on_the_gpu(build):
+    """Each graph compiled once, run at several T (one input misaligned by
+    an element at one of them: the scalar variants), outputs poisoned
+    first, against the float64 interpreter; then through CUDA graphs at two
+    sizes, each its own capture."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU or driver")
+    graph = build("T")
+    compiled = ZeroCompiler().compile(graph)
+    assert isinstance(compiled, molten.CompiledGraph)
+
+    def inputs_at(tokens: int, misaligned: bool = False) -> list:
+        shapes = [t.shape.dims for t in build(tokens).inputs]
+        arrays = [torch.randn(s, device="cuda") for s in shapes]
+        if misaligned:
+            flat = torch.randn(arrays[0].numel() + 1, device="cuda")
+            arrays[0] = flat[1:].view(arrays[0].shape)
+        return arrays
+
+    def check(arrays: list, got) -> None:
+        want = molten.interpret(graph, *(a.double().cpu().numpy() for a in arrays))
+        np.testing.assert_allclose(
+            got.double().cpu().numpy(), want, rtol=1e-4, atol=1e-4
+        )
+
+    for tokens, misaligned in ((1, False), (2, False), (17, True), (130, False)):
+        arrays = inputs_at(tokens, misaligned)
+        out = torch.full(
+            compiled.executable().at(T=tokens).outputs[0].shape,
+            float("nan"),
+            device="cuda",
+        )
+        compiled(*arrays, out=out)
+        check(arrays, out)
+    graphed = compiled.graphed()
+    for tokens in (3, 40, 3):
+        arrays = inputs_at(tokens)
+        check(arrays, graphed(*arrays))

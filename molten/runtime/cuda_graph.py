@@ -115,12 +115,14 @@ class GraphedCall:
             raise ValueError(f"max_graphs must be at least 1, got {max_graphs}")
         self.executable = executable
         self.max_graphs = max_graphs
-        self._graphs: dict[tuple[int, ...], CudaGraph] = {}
+        self._graphs: dict[tuple, CudaGraph] = {}
 
     def __call__(self, *inputs: Any, stream: Any = None) -> Any:
-        executable = self.executable
+        executable = self.executable.for_inputs(inputs)
         slots, handle, _ = executable._bind(inputs, None, stream, allocate=False)
-        key = (handle, *slots[: len(inputs)])
+        # The executable (of the inputs' sizes, where the graph takes sizes)
+        # is part of the key: arrays at the same addresses may differ in size.
+        key = (executable, handle, *slots[: len(inputs)])
         graph = self._graphs.pop(key, None)
         if graph is None:
             graph = executable.cuda_graph(*inputs, stream=stream)

@@ -153,17 +153,11 @@ class _PreparedLaunch:
         return self._fallback_grid
 
 
-class Executable:
-    """`compiled` on device `device_id`: call it with the graph's inputs."""
+class LoadedKernels:
+    """A compiled graph's kernels, compiled by NVRTC for a device and loaded:
+    each kernel's function handle by its C++ name."""
 
-    def __init__(self, compiled: Any, device_id: int):
-        self.compiled = compiled
-        self.name = compiled.name
-        self.inputs: tuple[TensorSpec, ...] = compiled.inputs
-        self.outputs: tuple[TensorSpec, ...] = compiled.outputs
-        self.device = runtime_device(device_id)
-        self.device_id = device_id
-        self.device.make_current()
+    def __init__(self, compiled: Any, device: Any):
         launches = [s for s in compiled.program if isinstance(s, steps.Launch)]
         fused_ops = {}
         for s, k in zip(launches, compiled.kernels, strict=True):
@@ -173,44 +167,16 @@ class Executable:
         self.source_map = SourceMap(
             compiled.name, fused_ops, compiled.origins, compiled.value_ops
         )
-        functions = self._load(set(fused_ops))
-        maps = {s.slot for s in compiled.program if isinstance(s, steps.TensorMap)}
-        self._steps: list[Any] = [
-            _PreparedLaunch(
-                functions[s.kernel], functions.get(s.fallback), s, self.device, maps
-            )
-            if isinstance(s, steps.Launch)
-            else _PreparedTensorMap(s)
-            if isinstance(s, steps.TensorMap)
-            else s
-            for s in compiled.program
-        ]
-        self._launches_only = all(isinstance(s, _PreparedLaunch) for s in self._steps)
-        """Whether a call is its launches alone (no buffers, maps or copies)."""
-        allocations = sum(isinstance(s, steps.Alloc) for s in compiled.program)
-        self._slots = len(self.inputs) + len(self.outputs) + allocations + len(maps)
-        self._has_buffers = allocations > 0
-        self._cu_streams: dict[int, Any] = {}
-        self._kept_slots = frozenset(
-            s.slot for s in compiled.program if isinstance(s, steps.Zero) and s.restored
-        )
-        self._arena = steps.arena(compiled.program, self._kept_slots)
-        """The buffers between kernels, in one allocation a call."""
-        self._capture_arena = steps.arena(compiled.program)
-        """The same with the kept buffers, as a capture makes them."""
-        self._torch_path: TorchPath | None = None
-        self._kept: dict[tuple[int, int], Any] = {}
-        """(slot, stream) -> a buffer the kernels leave zeroed (counters),
-        allocated and zeroed at its first call on the stream."""
+        self.functions = self._load(compiled, device, set(fused_ops))
 
-    def _load(self, names: set[str]) -> dict[str, Any]:
+    def _load(self, compiled: Any, device: Any, names: set[str]) -> dict[str, Any]:
         from cuda.core import ObjectCode
 
-        arch = target_arch(self.compiled.arch, self.device.arch)
+        arch = target_arch(compiled.arch, device.arch)
         driver = _driver()
         for refresh in (False, True):
             cubin = compile_cubin(
-                self.compiled.source, arch, self.source_map, refresh=refresh
+                compiled.source, arch, self.source_map, refresh=refresh
             )
             try:
                 module = ObjectCode.from_cubin(cubin)
@@ -228,6 +194,63 @@ class Executable:
             }
         raise AssertionError("unreachable")
 
+
+class Executable:
+    """`compiled` on device `device_id`: call it with the graph's inputs.
+
+    A graph whose launcher takes sizes (named dimensions) runs as one
+    Executable per set of sizes (`SizedExecutable`), all sharing one
+    compile and load (`loaded`); `sizes` are then their values, which a
+    call passes in their slots."""
+
+    def __init__(
+        self,
+        compiled: Any,
+        device_id: int,
+        loaded: LoadedKernels | None = None,
+        sizes: Sequence[int] = (),
+    ):
+        self.compiled = compiled
+        self.name = compiled.name
+        self.inputs: tuple[TensorSpec, ...] = compiled.inputs
+        self.outputs: tuple[TensorSpec, ...] = compiled.outputs
+        self.device = runtime_device(device_id)
+        self.device_id = device_id
+        self.device.make_current()
+        self.loaded = loaded or LoadedKernels(compiled, self.device)
+        self.source_map = self.loaded.source_map
+        functions = self.loaded.functions
+        maps = {s.slot for s in compiled.program if isinstance(s, steps.TensorMap)}
+        self._steps: list[Any] = [
+            _PreparedLaunch(
+                functions[s.kernel], functions.get(s.fallback), s, self.device, maps
+            )
+            if isinstance(s, steps.Launch)
+            else _PreparedTensorMap(s)
+            if isinstance(s, steps.TensorMap)
+            else s
+            for s in compiled.program
+        ]
+        self._launches_only = all(isinstance(s, _PreparedLaunch) for s in self._steps)
+        """Whether a call is its launches alone (no buffers, maps or copies)."""
+        allocations = sum(isinstance(s, steps.Alloc) for s in compiled.program)
+        self._template = [0] * (len(self.inputs) + len(self.outputs))
+        self._template += [*sizes, *(0 for _ in range(allocations + len(maps)))]
+        """A call's slots before its arrays: the sizes in theirs."""
+        self._has_buffers = allocations > 0
+        self._cu_streams: dict[int, Any] = {}
+        self._kept_slots = frozenset(
+            s.slot for s in compiled.program if isinstance(s, steps.Zero) and s.restored
+        )
+        self._arena = steps.arena(compiled.program, self._kept_slots)
+        """The buffers between kernels, in one allocation a call."""
+        self._capture_arena = steps.arena(compiled.program)
+        """The same with the kept buffers, as a capture makes them."""
+        self._torch_path: TorchPath | None = None
+        self._kept: dict[tuple[int, int], Any] = {}
+        """(slot, stream) -> a buffer the kernels leave zeroed (counters),
+        allocated and zeroed at its first call on the stream."""
+
     # -- calling -----------------------------------------------------------
 
     def __call__(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
@@ -241,6 +264,11 @@ class Executable:
         slots, handle, results = self._bind(inputs, out, stream)
         self._run(slots, handle)
         return _returned(out, results)
+
+    def for_inputs(self, inputs: Sequence[Any]) -> Executable:
+        """The executable that runs `inputs`: this one (a `SizedExecutable`
+        picks the one of their sizes)."""
+        return self
 
     def graphed(self, max_graphs: int = 8) -> Any:
         """This graph called through CUDA graphs, captured once per set of
@@ -270,7 +298,7 @@ class Executable:
         (unless not `allocate`: the inputs' checks alone)."""
         path = self._torch_path or self._make_torch_path()
         if path is not None and stream is None and inputs:
-            slots = [0] * self._slots
+            slots = self._template.copy()
             prepared = path.arguments(inputs, out, slots, allocate)
             if prepared is not SLOW:
                 handle, results = prepared
@@ -282,7 +310,7 @@ class Executable:
             )
         framework = framework_of_inputs(inputs)
         handle = self._stream(stream, framework)
-        slots = [0] * self._slots
+        slots = self._template.copy()
         views = []
         for i, (array, spec) in enumerate(zip(inputs, self.inputs, strict=True)):
             view = self._checked(array, spec, f"input {spec}", handle)

@@ -14,7 +14,8 @@ Nothing here needs a GPU or cuda-python.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from xdsl.ir import Attribute, SSAValue
 from xdsl.traits import SymbolTable
@@ -33,11 +34,17 @@ def _nbytes(element_type: Attribute, count: int) -> int:
 @dataclass(frozen=True)
 class TensorSpec:
     """One graph input or output as the runtime sees it: a contiguous
-    row-major array of `shape` and `dtype`."""
+    row-major array of `shape` (sizes, and names where a dimension's size
+    comes with each call) and `dtype`."""
 
     name: str
-    shape: tuple[int, ...]
+    shape: tuple[int | str, ...]
     dtype: str
+
+    def sized(self, sizes: Mapping[str, int]) -> TensorSpec:
+        """The spec with its named dimensions at `sizes`."""
+        shape = tuple(sizes[d] if isinstance(d, str) else d for d in self.shape)
+        return replace(self, shape=shape)
 
     @property
     def size(self) -> int:
@@ -55,10 +62,12 @@ class TensorSpec:
 
 @dataclass(frozen=True)
 class Alloc:
-    """A new device buffer of `nbytes` in `slot`."""
+    """A new device buffer of `nbytes` in `slot` (times the sizes in the
+    `factors` slots, where the program takes sizes)."""
 
     slot: int
     nbytes: int
+    factors: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,6 +92,11 @@ class Launch:
     """The fallback's own grid and block, where they differ from the kernel's."""
     fallback_shared_bytes: int = 0
     """The fallback's own dynamic shared memory."""
+    grid_of: tuple[int, ...] = ()
+    grid_scale: tuple[int, int] = (1, 1)
+    """Where the grid grows with sizes: the slots of those sizes, and
+    (scale, divisor): ceil(their product x scale / divisor) blocks along
+    x, at most `grid`'s x (`cuda.launch`'s `grid_of`)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +106,8 @@ class Copy:
     target: int
     source: int
     nbytes: int
+    factors: tuple[int, ...] = ()
+    """The slots of sizes `nbytes` is multiplied by."""
 
 
 @dataclass(frozen=True)
@@ -142,7 +158,8 @@ def host_program(
         if isinstance(op, cuda.AllocOp):
             slots[op.result] = len(slots)
             nbytes = _nbytes(op.result.type.element_type, op.size.value.data)
-            steps.append(Alloc(slots[op.result], nbytes))
+            factors = tuple(slots[f] for f in op.factors)
+            steps.append(Alloc(slots[op.result], nbytes, factors))
         elif isinstance(op, cuda.LaunchOp):
             steps.append(
                 Launch(
@@ -163,6 +180,8 @@ def host_program(
                         else (None, None)
                     ),
                     _dynamic_shared_bytes(op, op.fallback) if op.fallback else 0,
+                    tuple(slots[v] for v in op.grid_sizes()),
+                    tuple(op.grid_scale.get_values()) if op.grid_scale else (1, 1),  # type: ignore[arg-type]
                 )
             )
         elif isinstance(op, cuda.MakeTensorMapOp):
@@ -182,7 +201,8 @@ def host_program(
             steps.append(Zero(slots[op.target], nbytes, op.restored is not None))
         elif isinstance(op, cuda.CopyOp):
             nbytes = _nbytes(op.target.type.element_type, op.size.value.data)
-            steps.append(Copy(slots[op.target], slots[op.source], nbytes))
+            factors = tuple(slots[f] for f in op.factors)
+            steps.append(Copy(slots[op.target], slots[op.source], nbytes, factors))
         elif isinstance(op, cuda.FreeOp):
             steps.append(Free(slots[op.ptr]))
         elif isinstance(op, cuda.ReturnOp):
@@ -190,6 +210,26 @@ def host_program(
         else:
             raise NotImplementedError(f"runtime: cannot replay {op.name} in a launcher")
     return tuple(steps)
+
+
+def sized_program(program: Sequence[Step], values: Sequence[int]) -> tuple[Step, ...]:
+    """`program` at the sizes in `values` (a call's slots, sizes filled in):
+    buffer sizes and grids computed, nothing left that depends on them."""
+
+    def product(factors: tuple[int, ...]) -> int:
+        return math.prod(values[f] for f in factors)
+
+    sized: list[Step] = []
+    for step in program:
+        if isinstance(step, Alloc | Copy) and step.factors:
+            step = replace(step, nbytes=step.nbytes * product(step.factors), factors=())
+        elif isinstance(step, Launch) and step.grid_of:
+            scale, divisor = step.grid_scale
+            blocks = -(-product(step.grid_of) * scale // divisor)
+            grid = (min(blocks, step.grid[0]), *step.grid[1:])
+            step = replace(step, grid=grid, grid_of=(), grid_scale=(1, 1))  # type: ignore[arg-type]
+        sized.append(step)
+    return tuple(sized)
 
 
 def _dynamic_shared_bytes(launch: cuda.LaunchOp, callee) -> int:

@@ -613,9 +613,10 @@ class BodyPrinter:
         elif isinstance(op, cuda.CopyOp):
             element = c_type(op.target.type.element_type)
             target, source = self.name(op.target), self.name(op.source)
+            count = self._count(op.size.value.data, op.factors)
             self.emit(
                 f"err = cudaMemcpyAsync({target}, {source}, "
-                f"{op.size.value.data} * sizeof({element}), "
+                f"{count} * sizeof({element}), "
                 "cudaMemcpyDeviceToDevice, stream);"
             )
             self.check_error()
@@ -767,7 +768,7 @@ class BodyPrinter:
         name = self.scope.fresh(op.result.name_hint, "buffer")
         self.names[op.result] = name
         element = c_type(op.result.type.element_type)
-        size = op.size.value.data
+        size = self._count(op.size.value.data, op.factors)
         self.emit(f"{element}* {name} = nullptr;")
         self.emit(
             f"err = cudaMallocAsync((void**)&{name}, {size} * sizeof({element}), "
@@ -775,6 +776,10 @@ class BodyPrinter:
         )
         self.check_error()
         self.allocated.append(name)
+
+    def _count(self, size: int, factors: Sequence[SSAValue]) -> str:
+        """An element count: `size` times the `factors` (sizes)."""
+        return " * ".join([str(size), *(self.name(f) for f in factors)])
 
     def check_error(self) -> None:
         """Returns the error, freeing the buffers allocated so far."""
@@ -818,6 +823,16 @@ class BodyPrinter:
             name = self.kernel_names[callee.string_value()]
             grid_shape, block_shape = op.launch_shape(callee)
             grid = ", ".join(str(g) for g in grid_shape)
+            if op.grid_of is not None:
+                assert op.grid_scale is not None
+                scale, divisor = op.grid_scale.get_values()
+                work = " * ".join(
+                    [*(self.name(v) for v in op.grid_sizes())]
+                    + ([f"{scale}LL"] if scale != 1 else [])
+                )
+                grid = f"molten_grid({work}, {divisor}, {grid_shape[0]}), " + ", ".join(
+                    str(g) for g in grid_shape[1:]
+                )
             block = ", ".join(str(b) for b in block_shape)
             if op.cooperative is None:
                 shared = self.shared_bytes.get(name, 0)
@@ -864,26 +879,46 @@ def _stored_pointers(body: Block) -> set[SSAValue]:
 
 
 def _size_macros(
-    launcher: str, param: str, shape: Sequence[int], taken: set[str]
+    launcher: str,
+    param: str,
+    shape: Sequence[int | str],
+    taken: set[str],
+    dims: dict[str, str],
 ) -> list[str]:
     """`#define`s of a param's element count and (rank 1 and up) shape,
     for a C or C++ caller that allocates the buffers: LAUNCHER_PARAM_...
     (a prefix `taken` already, by names differing only in case, gets the
-    first free numeric suffix)."""
+    first free numeric suffix). Where the shape has named dimensions they
+    are the macros' parameters (`dims`: each name's C++ name):
+    `G_X_ELEMENTS(T)`, `G_X_SHAPE(T)`."""
     base = prefix = f"{launcher}_{param}".upper()
     suffix = 1
     while prefix in taken:
         prefix, suffix = f"{base}_{suffix}", suffix + 1
     taken.add(prefix)
-    lines = [f"#define {prefix}_ELEMENTS {math.prod(shape)}LL"]
+    named = list(dict.fromkeys(dims[d] for d in shape if isinstance(d, str)))
+    extents = [f"({dims[d]})" if isinstance(d, str) else str(d) for d in shape]
+    static = math.prod(d for d in shape if isinstance(d, int))
+    if named:
+        arguments = f"({', '.join(named)})"
+        count = " * ".join(
+            [*(f"({dims[d]})" for d in shape if isinstance(d, str)), f"{static}LL"]
+        )
+        lines = [f"#define {prefix}_ELEMENTS{arguments} ({count})"]
+    else:
+        arguments = ""
+        lines = [f"#define {prefix}_ELEMENTS {static}LL"]
     if shape:
-        lines.append(f"#define {prefix}_SHAPE {{{', '.join(map(str, shape))}}}")
+        lines.append(f"#define {prefix}_SHAPE{arguments} {{{', '.join(extents)}}}")
     return lines
 
 
 def _param(
     scope: Scope, arg: SSAValue, const: bool, hint: str | None = None
 ) -> tuple[str, str]:
+    if isinstance(arg.type, IndexType):
+        name = scope.fresh(hint or arg.name_hint, "size")
+        return name, f"const int64_t {name}"
     if isinstance(arg.type, cuda.TensorMapType):
         name = scope.fresh(hint or arg.name_hint, "map")
         return name, f"const __grid_constant__ MoltenTensorMap {name}"
@@ -1058,27 +1093,43 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
         launcher_name = global_scope.fresh(launcher.sym_name.data)
         launcher_names[launcher.sym_name.data] = launcher_name
         args = launcher.body.block.args
-        n_inputs = len(args) - launcher.outputs.data
+        pointers = launcher.pointers()
+        n_inputs = pointers - launcher.outputs.data
         hints = (
             [n.data for n in launcher.param_names.data]
             if launcher.param_names is not None
             else [None] * len(args)
         )
-        shapes = launcher.param_shapes() or [None] * len(args)
+        shapes = launcher.param_shapes() or [None] * pointers
         params, doc, sizes, taken = [], [], [], set()
-        for i, (arg, hint, shape) in enumerate(zip(args, hints, shapes, strict=True)):
+        for i, (arg, hint) in enumerate(zip(args, hints, strict=True)):
             name, decl = _param(scope, arg, const=i < n_inputs, hint=hint)
             printer.names[arg] = name
             params.append(decl.replace(" __restrict__", ""))
+        dims = {
+            d: printer.names[a]
+            for d, a in zip(launcher.dim_names(), args[pointers:], strict=True)
+        }
+        for i, (arg, shape) in enumerate(zip(args[:pointers], shapes, strict=True)):
+            name = printer.names[arg]
             role = "input" if i < n_inputs else "output"
-            dims = ""
+            extents = ""
             if shape is not None:
-                dims = (" x ".join(map(str, shape)) or "one") + " "
-                sizes.append(_size_macros(launcher_name, name, shape, taken))
+                named = [dims[d] if isinstance(d, str) else str(d) for d in shape]
+                extents = (" x ".join(named) or "one") + " "
+                sizes.append(_size_macros(launcher_name, name, shape, taken, dims))
             element = c_type(arg.type.element_type)
-            doc.append(f"  {name}: {role}, {dims}{element} elements")
-        params.append("cudaStream_t stream")
+            doc.append(f"  {name}: {role}, {extents}{element} elements")
+        for name in dims.values():
+            doc.append(f"  {name}: the size of dimension {name}, at least 1")
         printer.emit("cudaError_t err = cudaSuccess;")
+        for name in dims.values():
+            printer.emit(f"if ({name} < 1) return cudaErrorInvalidValue;")
+        if dims:
+            sizes.append(
+                [f'#define {launcher_name.upper()}_DIMS "{" ".join(dims.values())}"']
+            )
+        params.append("cudaStream_t stream")
         printer.block(launcher.body.block)
         printer.emit("return cudaSuccess;")
         launcher_views.append(
@@ -1092,6 +1143,11 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
         )
     kernel_ops = {type(op) for k in kernels for op in k.walk()}
     context = {
+        "computed_grids": any(
+            isinstance(op, cuda.LaunchOp) and op.grid_of is not None
+            for launcher in launchers
+            for op in launcher.body.block.ops
+        ),
         "cooperative": any(
             isinstance(op, cuda.LaunchOp) and op.cooperative is not None
             for launcher in launchers

@@ -26,6 +26,9 @@ WARP = 32
 
 Index = int | SSAValue
 """An index component: a value known at compile time, or computed."""
+Extent = int | str
+"""A dimension's size: known at compile time, or named (a size the kernel
+takes as a parameter, `Emitter.size`)."""
 
 
 def element_of(value: SSAValue) -> Attribute:
@@ -33,24 +36,53 @@ def element_of(value: SSAValue) -> Attribute:
     return value.type.element_type
 
 
-def strides(shape: Sequence[int]) -> list[int]:
-    result, step = [], 1
-    for d in reversed(shape):
-        result.append(step)
-        step *= d
+def extent_strides(e: Emitter, shape: Sequence[Extent]) -> list[Index]:
+    """The row-major strides of `shape`, named sizes among them (an
+    outermost name enters none)."""
+    if not shape:
+        return []
+    result: list[Index] = [1]
+    for d in reversed(shape[1:]):
+        result.append(e.imul(result[-1], e.extent(d)))
     return list(reversed(result))
 
 
 class Emitter:
     """Appends ops to a block; folds index arithmetic on compile-time values."""
 
-    def __init__(self, block: Block, constants: dict[tuple, SSAValue], entry: Block):
+    def __init__(
+        self,
+        block: Block,
+        constants: dict[tuple, SSAValue],
+        entry: Block,
+        sizes: dict[str, SSAValue] | None = None,
+    ):
         self.block = block
         self.constants = constants
         self.entry = entry
+        self.sizes = {} if sizes is None else sizes
+        """The kernel's `index` parameters of named dimensions, by name."""
 
     def nested(self, block: Block) -> Emitter:
-        return Emitter(block, self.constants, self.entry)
+        return Emitter(block, self.constants, self.entry, self.sizes)
+
+    def extent(self, d: Extent) -> Index:
+        """A dimension's size: `d` itself, or the parameter of its name."""
+        if isinstance(d, int):
+            return d
+        if d not in self.sizes:
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: the size of dimension {d} is not a "
+                "parameter of this kernel"
+            )
+        return self.sizes[d]
+
+    def count(self, shape: Sequence[Extent]) -> Index:
+        """How many elements `shape` holds (a value where a size is named)."""
+        total: Index = 1
+        for d in shape:
+            total = self.imul(total, self.extent(d))
+        return total
 
     def add(self, op: Operation) -> SSAValue:
         self.block.add_op(op)
@@ -112,19 +144,25 @@ class Emitter:
             return a
         return self.add(arith.MuliOp(self.index(a), self.index(b)))
 
-    def idiv(self, a: Index, b: int) -> Index:
-        if isinstance(a, int):
+    def idiv(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
             return a // b
         if b == 1:
             return a
-        return self.add(arith.DivSIOp(a, self.index(b)))
+        return self.add(arith.DivSIOp(self.index(a), self.index(b)))
 
-    def irem(self, a: Index, b: int) -> Index:
-        if isinstance(a, int):
+    def irem(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
             return a % b
         if b == 1:
             return 0
-        return self.add(arith.RemSIOp(a, self.index(b)))
+        return self.add(arith.RemSIOp(self.index(a), self.index(b)))
+
+    def ceil_div(self, a: Index, b: int) -> Index:
+        """ceil(a / b) of non-negative a and positive b."""
+        if isinstance(a, int):
+            return -(-a // b)
+        return self.idiv(self.iadd(a, b - 1), b)
 
     def ixor(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):
@@ -147,7 +185,7 @@ class Emitter:
         return self.add(arith.SelectOp(cond, a, b))
 
 
-def unravel(e: Emitter, linear: Index, shape: Sequence[int]) -> list[Index]:
+def unravel(e: Emitter, linear: Index, shape: Sequence[Extent]) -> list[Index]:
     """The row-major multi-index of `linear` (< the size of `shape`) in `shape`."""
     index: list[Index] = []
     for axis in range(len(shape) - 1, -1, -1):
@@ -155,13 +193,13 @@ def unravel(e: Emitter, linear: Index, shape: Sequence[int]) -> list[Index]:
         if axis == 0:
             index.append(linear if d != 1 else 0)
             break
-        index.append(e.irem(linear, d) if d != 1 else 0)
-        linear = e.idiv(linear, d)
+        index.append(e.irem(linear, e.extent(d)) if d != 1 else 0)
+        linear = e.idiv(linear, e.extent(d))
     return list(reversed(index))
 
 
 def unravel_vector(
-    e: Emitter, base: Index, shape: Sequence[int], width: int
+    e: Emitter, base: Index, shape: Sequence[Extent], width: int
 ) -> list[list[Index]]:
     """The multi-indices of elements `base` ... `base + width - 1` of `shape`,
     where `width` divides the innermost dimension and `base` is a multiple
@@ -172,16 +210,16 @@ def unravel_vector(
     return [[*first[:-1], e.iadd(first[-1], i)] for i in range(width)]
 
 
-def ravel(e: Emitter, index: Sequence[Index], shape: Sequence[int]) -> Index:
+def ravel(e: Emitter, index: Sequence[Index], shape: Sequence[Extent]) -> Index:
     linear: Index = 0
-    for i, s, d in zip(index, strides(shape), shape, strict=True):
+    for i, s, d in zip(index, extent_strides(e, shape), shape, strict=True):
         if d != 1:
             linear = e.iadd(linear, e.imul(i, s))
     return linear
 
 
 def broadcast_index(
-    index: Sequence[Index], from_shape: Sequence[int], to_shape: Sequence[int]
+    index: Sequence[Index], from_shape: Sequence[Extent], to_shape: Sequence[Extent]
 ) -> list[Index]:
     """The index of `from_shape` that numpy broadcasting reads for `index`
     of `to_shape` (leading axes dropped, size-1 axes read at 0)."""

@@ -16,8 +16,8 @@ from xdsl.dialects.builtin import Float32Type
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from molten.dialects import cuda, molten
-from molten.dialects.molten import shape_of
-from molten.errors import UnsupportedError
+from molten.dialects.molten import value_dims
+from molten.errors import StaticShapeNeeded, UnsupportedError
 from molten.passes.lowering.emitter import (
     F32,
     Emitter,
@@ -68,7 +68,9 @@ class Evaluator:
     @staticmethod
     def _canonical(value: SSAValue, index: Sequence[Index]) -> list[Index]:
         # An axis of size 1 is only ever read at 0, whatever index reached it.
-        return [0 if d == 1 else i for i, d in zip(index, shape_of(value), strict=True)]
+        return [
+            0 if d == 1 else i for i, d in zip(index, value_dims(value), strict=True)
+        ]
 
     def define(self, value: SSAValue, index: Sequence[Index], scalar: SSAValue):
         self.known[(value, _key(self._canonical(value, index)))] = scalar
@@ -134,7 +136,7 @@ class Evaluator:
         """The request for operand `i` of `op` where its result is at `index`."""
         operand = op.operands[i]
         return operand, broadcast_index(
-            index, shape_of(operand), shape_of(op.results[0])
+            index, value_dims(operand), value_dims(op.results[0])
         )
 
     def _compute(self, value: SSAValue, index: list[Index]) -> Rule:
@@ -150,7 +152,7 @@ class Evaluator:
         return rule(self, op, index)
 
     def _load_input(self, value: SSAValue, index: list[Index]) -> Rule:
-        offset = ravel(self.e, index, shape_of(value))
+        offset = ravel(self.e, index, value_dims(value))
         if isinstance(offset, SSAValue) and offset.name_hint is None:
             offset.name_hint = f"{value.name_hint or 'input'}_offset"
         return self.load(self.pointers[value], offset)
@@ -214,8 +216,8 @@ def _broadcast_to(ev: Evaluator, op: molten.BroadcastToOp, index: list[Index]):
 
 
 def _reshape(ev: Evaluator, op: molten.ReshapeOp, index: list[Index]) -> Rule:
-    linear = ravel(ev.e, index, shape_of(op.result))
-    return (yield op.input, unravel(ev.e, linear, shape_of(op.input)))
+    linear = ravel(ev.e, index, value_dims(op.result))
+    return (yield op.input, unravel(ev.e, linear, value_dims(op.input)))
 
 
 def _transpose(ev: Evaluator, op: molten.TransposeOp, index: list[Index]) -> Rule:
@@ -228,7 +230,13 @@ def _transpose(ev: Evaluator, op: molten.TransposeOp, index: list[Index]) -> Rul
 
 def _rotate_half(ev: Evaluator, op: molten.RotateHalfOp, index: list[Index]) -> Rule:
     e = ev.e
-    half = shape_of(op.result)[-1] // 2
+    last = value_dims(op.result)[-1]
+    if isinstance(last, str):
+        raise StaticShapeNeeded(
+            f"lower-kernel-to-cuda: {op.name} along a dimension named {last} "
+            "(its size known at run time only)"
+        )
+    half = last // 2
     j = index[-1]
     if isinstance(j, int):
         source = j + half if j < half else j - half
@@ -252,7 +260,12 @@ def _reduction(ev: Evaluator, op: molten.ReductionOp, index: list[Index]) -> Rul
             "computed per element (one axis can)"
         )
     (axis,) = axes
-    extent = shape_of(op.input)[axis]
+    extent = value_dims(op.input)[axis]
+    if isinstance(extent, str):
+        raise StaticShapeNeeded(
+            f"lower-kernel-to-cuda: {op.name} over a dimension named {extent} "
+            "(its size known at run time only)"
+        )
     outer = list(index)
     if op.keepdim is None:
         outer.insert(axis, 0)

@@ -11,14 +11,16 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import Float32Type, FunctionType
+from xdsl.dialects.builtin import Float32Type, FunctionType, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from molten.dialects import cuda, kernel, molten
-from molten.dialects.molten import shape_of
+from molten.dialects.molten import dims_of, shape_of, value_dims
+from molten.errors import StaticShapeNeeded
 from molten.ir import sanitize_name
 from molten.passes.fusion import LAYOUTS
 from molten.passes.lowering.emitter import (
+    INDEX,
     Emitter,
     Index,
     broadcast_index,
@@ -45,6 +47,15 @@ class Scratch(NamedTuple):
     launches on one stream."""
 
 
+class GridOf(NamedTuple):
+    """A grid along x of ceil(the product of the `dims`' sizes x `scale` /
+    `divisor`) blocks: a kernel's work over named dimensions."""
+
+    dims: tuple[str, ...]
+    scale: int
+    divisor: int
+
+
 @dataclass
 class LoweredKernel:
     op: cuda.KernelOp
@@ -57,6 +68,9 @@ class LoweredKernel:
     tensor_maps: tuple = ()
     """TMA tensor maps (`gemm_wgmma_tma.TensorMapSpec`) the launcher makes and
     passes after the outputs, before the scratch buffers."""
+    grid_of: GridOf | None = None
+    """Where the kernel's work grows with named sizes: its grid along x,
+    at most `grid[0]` (the kernel loops over what its grid leaves)."""
     fallback: LoweredKernel | None = None
     """The kernel launched instead when a pointer at a position in `aligned`
     is not aligned to `cuda.VECTOR_BYTES` (it has the same parameters)."""
@@ -79,27 +93,41 @@ def store_scalar(ev: Evaluator, scalar: SSAValue, ptr: SSAValue, offset: Index):
     e.add(cuda.StoreOp(stored, ptr, e.index(offset)))
 
 
+def size_names(values: Sequence[SSAValue]) -> list[str]:
+    """The named dimensions of `values`' types, in the order they appear."""
+    names: list[str] = []
+    for value in values:
+        assert isinstance(value.type, TensorType)
+        names += [d for d in dims_of(value.type) if isinstance(d, str)]
+    return list(dict.fromkeys(names))
+
+
 def kernel_shell(
     kfunc: kernel.FuncOp,
 ) -> tuple[Region, Emitter, dict[SSAValue, SSAValue], list[SSAValue], list[SSAValue]]:
     """The cuda.kernel's region and emitter, the pointer of each input tensor,
-    the kernel's output tensors and their pointers."""
+    the kernel's output tensors and their pointers. A named dimension of
+    the tensors' types is an `index` parameter after the pointers (the
+    emitter's `sizes`)."""
     body_block = kfunc.body.block
     yield_op = body_block.last_op
     assert isinstance(yield_op, kernel.YieldOp)
     outputs = list(yield_op.values)
+    dims = size_names([*body_block.args, *outputs])
     param_types = [pointer_type(a) for a in body_block.args] + [
         pointer_type(v) for v in outputs
     ]
-    entry = Block(arg_types=param_types)
+    entry = Block(arg_types=[*param_types, *(INDEX for _ in dims)])
     names = [a.name_hint for a in body_block.args] + [
         f"out{i}" if v.name_hint is None else v.name_hint for i, v in enumerate(outputs)
     ]
-    for arg, name in zip(entry.args, names, strict=True):
+    for arg, name in zip(entry.args, [*names, *dims], strict=True):
         arg.name_hint = sanitize_name(name) if name else None
     pointers = dict(zip(body_block.args, entry.args, strict=False))
-    out_pointers = list(entry.args[len(body_block.args) :])
-    return Region(entry), Emitter(entry, {}, entry), pointers, outputs, out_pointers
+    out_pointers = list(entry.args[len(body_block.args) : len(param_types)])
+    sizes = dict(zip(dims, entry.args[len(param_types) :], strict=True))
+    e = Emitter(entry, {}, entry, sizes)
+    return Region(entry), e, pointers, outputs, out_pointers
 
 
 def scratch_params(region: Region, buffers: Sequence[Scratch]) -> list[SSAValue]:
@@ -192,7 +220,7 @@ def store_output(
     """Stores `value` at `index` of `domain`; an output smaller than the domain
     (broadcast into it) is stored once, by the indices where it is read at 0."""
     e = ev.e
-    shape = shape_of(value)
+    shape = value_dims(value)
     source = broadcast_index(index, shape, domain)
     scalar = ev.at(value, source)
     offset = ravel(e, source, shape)
@@ -215,11 +243,20 @@ def store_output(
 
 
 def checked_vector_width(
-    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, inner: int
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, inner: int | str
 ):
     """The schedule's vector width, which must divide the innermost dimension
-    `inner` that each run of consecutive elements lies along."""
+    `inner` that each run of consecutive elements lies along (a named one
+    takes width 1: its size is not known to divide)."""
     width = schedule.vector.data
+    if isinstance(inner, str):
+        if width == 1:
+            return width
+        raise StaticShapeNeeded(
+            f"lower-kernel-to-cuda: @{kfunc.sym_name.data}'s schedule has vector = "
+            f"{width} along its innermost dimension {inner}, whose size is known "
+            "at run time only"
+        )
     if inner % width:
         raise NotImplementedError(
             f"lower-kernel-to-cuda: @{kfunc.sym_name.data}'s schedule has vector = "

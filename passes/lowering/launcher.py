@@ -13,11 +13,19 @@ from xdsl.dialects.builtin import DenseArrayBase, SymbolRefAttr, i64
 from xdsl.ir import Block, Region, SSAValue
 
 from molten.dialects import cuda, kernel
-from molten.dialects.molten import shape_of
-from molten.errors import GraphError
+from molten.dialects.molten import value_dims
+from molten.errors import GraphError, StaticShapeNeeded
 from molten.ir import input_name, output_name, sanitize_name
-from molten.passes.lowering.emitter import element_of
-from molten.passes.lowering.kernels import LoweredKernel, pointer_type
+from molten.passes.lowering.emitter import INDEX, element_of
+from molten.passes.lowering.kernels import LoweredKernel, pointer_type, size_names
+
+
+def _extent(value: SSAValue, sizes: dict[str, SSAValue]) -> tuple[int, list[SSAValue]]:
+    """A tensor's element count: its static part and the launcher's sizes of
+    its named dimensions."""
+    dims = value_dims(value)
+    static = math.prod(d for d in dims if isinstance(d, int))
+    return static, [sizes[d] for d in dims if isinstance(d, str)]
 
 
 def lower_graph(
@@ -38,15 +46,19 @@ def lower_graph(
         for i, value in enumerate(returned)
     ]
     params = [pointer_type(a) for a in block.args] + [pointer_type(v) for v in returned]
+    dims = size_names([*block.args, *returned])
+    params += [INDEX] * len(dims)
     entry = Block(arg_types=params)
-    param_names = [sanitize_name(name) for name in names + out_names]
+    param_names = [sanitize_name(name) for name in [*names, *out_names, *dims]]
     for arg, name in zip(entry.args, param_names, strict=True):
         arg.name_hint = name
+    sizes = dict(zip(dims, entry.args[len(entry.args) - len(dims) :], strict=True))
     buffers: dict[SSAValue, SSAValue] = dict(zip(block.args, entry.args, strict=False))
     # An output that is an input, or a value returned again, is copied into
     # its output buffer after the kernels.
     copies: list[tuple[SSAValue, SSAValue]] = []
-    for value, arg in zip(returned, entry.args[len(block.args) :], strict=True):
+    outputs = entry.args[len(block.args) : len(block.args) + len(returned)]
+    for value, arg in zip(returned, outputs, strict=True):
         if value in buffers:
             copies.append((arg, value))
         else:
@@ -62,13 +74,16 @@ def lower_graph(
             )
         for result in op.results:
             if result not in buffers:
-                alloc = cuda.AllocOp(element_of(result), math.prod(shape_of(result)))
+                alloc = cuda.AllocOp(element_of(result), *_extent(result, sizes))
                 alloc.result.name_hint = result.name_hint
                 entry.add_op(alloc)
                 buffers[result] = alloc.result
                 temporaries.append(alloc.result)
         lowered = kernels[op.callee.string_value()]
         args = [buffers[v] for v in (*op.inputs, *op.results)]
+        pointers = len(args)
+        kernel_dims = size_names([*op.inputs, *op.results])
+        args += [sizes[d] for d in kernel_dims]
         for spec in lowered.tensor_maps:
             tensor_map = cuda.MakeTensorMapOp(
                 buffers[op.inputs[spec.operand]], spec.shape, spec.box
@@ -89,16 +104,30 @@ def lower_graph(
         )
         if lowered.cooperative is not None:
             launch.cooperative = DenseArrayBase.from_list(i64, [lowered.cooperative])
+        if lowered.grid_of is not None:
+            positions = [pointers + kernel_dims.index(d) for d in lowered.grid_of.dims]
+            launch.grid_of = DenseArrayBase.from_list(i64, positions)
+            launch.grid_scale = DenseArrayBase.from_list(
+                i64, [lowered.grid_of.scale, lowered.grid_of.divisor]
+            )
         if lowered.fallback is not None:
             fallback = lowered.fallback
             launch.aligned = DenseArrayBase.from_list(i64, list(lowered.aligned))
             launch.fallback = SymbolRefAttr(fallback.op.sym_name.data)
-            if (fallback.grid, fallback.block) != (lowered.grid, lowered.block):
+            if lowered.grid_of is not None:
+                # A grid computed from sizes serves the fallback too: both
+                # loop over what their grid does not cover.
+                if fallback.block != lowered.block:
+                    raise StaticShapeNeeded(
+                        f"lower-kernel-to-cuda: @{fallback.op.sym_name.data} takes "
+                        "sizes at run time and a block of its own"
+                    )
+            elif (fallback.grid, fallback.block) != (lowered.grid, lowered.block):
                 launch.fallback_grid = DenseArrayBase.from_list(i64, fallback.grid)
                 launch.fallback_block = DenseArrayBase.from_list(i64, fallback.block)
         entry.add_op(launch)
     for target, value in copies:
-        entry.add_op(cuda.CopyOp(target, buffers[value], math.prod(shape_of(value))))
+        entry.add_op(cuda.CopyOp(target, buffers[value], *_extent(value, sizes)))
     for buffer in temporaries:
         entry.add_op(cuda.FreeOp(buffer))
     entry.add_op(cuda.ReturnOp())
@@ -110,5 +139,6 @@ def lower_graph(
         len(returned),
         Region(entry),
         None if exact else param_names,
-        [shape_of(a) for a in block.args] + [shape_of(v) for v in returned],
+        [value_dims(a) for a in block.args] + [value_dims(v) for v in returned],
+        dims,
     )

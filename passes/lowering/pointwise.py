@@ -12,6 +12,7 @@ from molten.dialects import cuda, kernel
 from molten.passes.lowering.emitter import MAX_GRID_X, emit_for, unravel_vector
 from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.kernels import (
+    GridOf,
     LoweredKernel,
     checked_vector_width,
     kernel_op,
@@ -27,13 +28,19 @@ def lower_pointwise(
     grid that gives each thread about `elements_per_thread` elements."""
     region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
     domain = kernel.iteration_domain(outputs)
-    n = math.prod(domain)
     block = schedule.block.data
     width = checked_vector_width(kfunc, schedule, domain[-1] if domain else 1)
     # The grid gives each thread about elements_per_thread elements in all.
-    runs = n // width
+    runs = e.idiv(e.count(domain), width)  # width divides the innermost size
     runs_per_thread = max(1, schedule.elements_per_thread.data // width)
-    grid = min(math.ceil(runs / (block * runs_per_thread)), MAX_GRID_X)
+    per_block = block * runs_per_thread
+    grid_of = None
+    if isinstance(runs, int):
+        grid = min(math.ceil(runs / per_block), MAX_GRID_X)
+    else:  # runs = (the named sizes) x static runs
+        static = math.prod(d for d in domain if isinstance(d, int)) // width
+        named = tuple(d for d in domain if isinstance(d, str))
+        grid, grid_of = MAX_GRID_X, GridOf(named, static, per_block)
 
     tid = e.add(cuda.ThreadIdxOp())
     bid = e.add(cuda.BlockIdxOp())
@@ -49,4 +56,9 @@ def lower_pointwise(
             store_output(ev, value, ptr, index, domain)
     loop_block.add_op(scf.YieldOp())
     e.add(cuda.ReturnOp())
-    return LoweredKernel(kernel_op(kfunc, region, block), (grid, 1, 1), (block, 1, 1))
+    return LoweredKernel(
+        kernel_op(kfunc, region, block),
+        (grid, 1, 1),
+        (block, 1, 1),
+        grid_of=grid_of,
+    )

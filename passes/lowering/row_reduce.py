@@ -11,7 +11,8 @@ from xdsl.dialects import math as mathd
 from xdsl.ir import Block, Region, SSAValue
 
 from molten.dialects import cuda, kernel, molten
-from molten.dialects.molten import shape_of
+from molten.dialects.molten import value_dims
+from molten.errors import StaticShapeNeeded
 from molten.passes.lowering.emitter import (
     F32,
     INDEX,
@@ -28,6 +29,7 @@ from molten.passes.lowering.emitter import (
 )
 from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.kernels import (
+    GridOf,
     LoweredKernel,
     Scratch,
     checked_vector_width,
@@ -58,10 +60,19 @@ def lower_row_reduce(
     name = f"@{kfunc.sym_name.data}"
     body_ops = list(kfunc.body.block.ops)
     reductions = [op for op in body_ops if isinstance(op, molten.ReductionOp)]
-    full = shape_of(reductions[0].input)
+    full = value_dims(reductions[0].input)
     k = len(reductions[0].axes.get_values())
     row_shape, col_shape = full[: len(full) - k], full[len(full) - k :]
-    rows, n = math.prod(row_shape), math.prod(col_shape)
+    if any(isinstance(d, str) for d in col_shape):
+        raise StaticShapeNeeded(
+            f"lower-kernel-to-cuda: {name} reduces over a named dimension "
+            f"({', '.join(d for d in col_shape if isinstance(d, str))}); rows of a "
+            "size known at run time only are not lowered yet"
+        )
+    n = math.prod(col_shape)
+    rows = e.count(row_shape)
+    named_rows = tuple(d for d in row_shape if isinstance(d, str))
+    static_rows = math.prod(d for d in row_shape if isinstance(d, int))
     block = schedule.block.data
     rows_per_block = schedule.rows_per_block.data
     split = schedule.split.data
@@ -103,8 +114,15 @@ def lower_row_reduce(
     group: Index = bid
     part: Index = 0
     row_valid: SSAValue | None = None
+    grid_of: GridOf | None = None
     if split > 1:
         # Blocks come in groups of `split`, one group per row at a time.
+        if not isinstance(rows, int):
+            raise StaticShapeNeeded(
+                f"lower-kernel-to-cuda: {name}'s schedule splits rows across "
+                f"blocks, and its number of rows is known at run time only "
+                f"({', '.join(named_rows)})"
+            )
         if rows * split > MAX_GRID_X:
             raise NotImplementedError(
                 f"lower-kernel-to-cuda: {name}: {rows} rows of {split} blocks each"
@@ -130,18 +148,25 @@ def lower_row_reduce(
         row = row_block.args[0]
         iteration = rb.add(arith.DivSIOp(rb.index(rb.isub(row, group)), groups))
     elif rows_per_block > 1:
-        row_blocks = math.ceil(rows / rows_per_block)
-        grid = min(row_blocks, MAX_GRID_X)
+        row_blocks = e.ceil_div(rows, rows_per_block)
+        if isinstance(row_blocks, int):
+            grid = min(row_blocks, MAX_GRID_X)
+        else:
+            grid = MAX_GRID_X
+            grid_of = GridOf(named_rows, static_rows, rows_per_block)
         rb, row_block = emit_for(e, bid, row_blocks, gdim)
         row = rb.iadd(rb.imul(row_block.args[0], rows_per_block), rb.idiv(tid, lanes))
-        if rows % rows_per_block:
+        if not isinstance(rows, int) or rows % rows_per_block:
             # The block's last rows may lie past the end: their threads work on
             # the last row (so that every lane takes part in the shuffles)
             # and store nothing.
             row_valid = rb.icmp(row, rows, "slt")
-            row = rb.imin(row, rows - 1)
+            row = rb.imin(row, rb.isub(rows, 1))
     else:
-        grid = min(rows, MAX_GRID_X)
+        if isinstance(rows, int):
+            grid = min(rows, MAX_GRID_X)
+        else:
+            grid, grid_of = MAX_GRID_X, GridOf(named_rows, static_rows, 1)
         rb, row_block = emit_for(e, bid, rows, gdim)
         row = row_block.args[0]
     if isinstance(row, SSAValue):
@@ -263,7 +288,7 @@ def lower_row_reduce(
     sb = rb if row_valid is None else emit_if(rb, row_valid)
     stores = ev if row_valid is None else ev.scoped(sb)
     for value, ptr in zip(outputs, out_ptrs, strict=True):
-        shape = shape_of(value)
+        shape = value_dims(value)
         if shape == full:
             if cached:
                 for indices, valid in runs:
@@ -305,7 +330,10 @@ def lower_row_reduce(
     resident = kernel.SPLIT_THREADS_PER_SM // block
     min_blocks = resident if split > 1 and resident > 1 else None
     lowered = LoweredKernel(
-        kernel_op(kfunc, region, block, min_blocks), (grid, 1, 1), (block, 1, 1)
+        kernel_op(kfunc, region, block, min_blocks),
+        (grid, 1, 1),
+        (block, 1, 1),
+        grid_of=grid_of,
     )
     if split_row is not None:
         lowered.cooperative = split

@@ -221,9 +221,49 @@ cuda.kernel @shared_param(%x: !cuda.ptr<f32>, %s: !cuda.ptr<f32, shared>) block 
 
 // -----
 
-// a scalar parameter (sizes are static; kernels take pointers only)
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: parameter index is not a global pointer{{$}}
-cuda.kernel @index_param(%n: index, %x: !cuda.ptr<f32>) block 32 {
+// a launcher's size before its pointers
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: pointers come first, then one index size per name in `dims`{{$}}
+cuda.host_func @size_first(%T: index, %x: !cuda.ptr<f32>) outputs 1 dims ["T"] {
+  cuda.return
+}
+
+// -----
+
+// a launcher's size that `dims` does not name
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: pointers come first, then one index size per name in `dims`{{$}}
+cuda.host_func @unnamed_size(%x: !cuda.ptr<f32>, %T: index) outputs 1 {
+  cuda.return
+}
+
+// -----
+
+// a shape naming a dimension the launcher does not take
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:90: error: dimension S is not one of `dims` (T){{$}}
+cuda.host_func @other_name(%x: !cuda.ptr<f32>, %T: index) outputs 1 dims ["T"] shapes [[S, 8]] {
+  cuda.return
+}
+
+// -----
+
+// a grid computed from an argument that is not a size
+cuda.kernel @k(%x: !cuda.ptr<f32>, %T: index) block 32 {
+  cuda.return
+}
+cuda.host_func @grid_of_pointer(%x: !cuda.ptr<f32>, %T: index) outputs 1 dims ["T"] {
+  // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: `grid_of` lists the positions of index arguments{{$}}
+  cuda.launch @k grid [65535, 1, 1] block [32, 1, 1] (%x, %T) grid_of [0] scale [1, 32] : !cuda.ptr<f32>, index
+  cuda.return
+}
+
+// -----
+
+// a grid computed with a zero divisor
+cuda.kernel @k(%x: !cuda.ptr<f32>, %T: index) block 32 {
+  cuda.return
+}
+cuda.host_func @zero_divisor(%x: !cuda.ptr<f32>, %T: index) outputs 1 dims ["T"] {
+  // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: a grid's `scale` is [scale, divisor], each >= 1{{$}}
+  cuda.launch @k grid [65535, 1, 1] block [32, 1, 1] (%x, %T) grid_of [1] scale [1, 0] : !cuda.ptr<f32>, index
   cuda.return
 }
 
@@ -290,7 +330,7 @@ cuda.kernel @shared_over_227k_padded(%x: !cuda.ptr<f32>) block 32 {
 // -- cuda.host_func ----------------------------------------------------------
 
 // no output
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 3]]:1: error: cuda.host_func: outputs must count trailing params{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 3]]:1: error: cuda.host_func: outputs must count trailing pointer params{{$}}
 // CHECK-NEXT: {{^}}cuda.host_func @no_outputs(%x: !cuda.ptr<f32>) outputs 0 {{[{]$}}
 // CHECK-NEXT: {{^}}^{{$}}
 cuda.host_func @no_outputs(%x: !cuda.ptr<f32>) outputs 0 {
@@ -301,7 +341,7 @@ cuda.host_func @no_outputs(%x: !cuda.ptr<f32>) outputs 0 {
 // -----
 
 // a shape for each parameter
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: shapes must give every param's{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: shapes must give every pointer param's{{$}}
 cuda.host_func @too_few_shapes(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 shapes [[4]] {
   cuda.return
 }
@@ -309,7 +349,7 @@ cuda.host_func @too_few_shapes(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1
 // -----
 
 // more outputs than parameters
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: outputs must count trailing params{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: outputs must count trailing pointer params{{$}}
 cuda.host_func @too_many_outputs(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 3 {
   cuda.return
 }
@@ -324,9 +364,9 @@ cuda.host_func @shared_param(%x: !cuda.ptr<f32>, %y: !cuda.ptr<bf16, shared>) ou
 
 // -----
 
-// a scalar parameter
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: parameter index is not a global pointer{{$}}
-cuda.host_func @index_param(%n: index, %y: !cuda.ptr<f32>) outputs 1 {
+// a scalar parameter that is not a size
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: parameter f32 is not a global pointer{{$}}
+cuda.host_func @f32_param(%n: f32, %y: !cuda.ptr<f32>) outputs 1 {
   cuda.return
 }
 

@@ -1,0 +1,62 @@
+// RUN: molten-opt %s --split-input-file -p lower-kernel-to-cuda | filecheck %s
+
+// Kernels over a named dimension T take its size at run time: an `index`
+// parameter after their pointers, bounding their grid-stride loops; the
+// launcher takes it after its pointers (`dims`), passes it to the kernels,
+// sizes the buffers between them by it and launches a grid computed from it
+// (`grid_of`: the argument positions of the sizes, `scale`: [scale, divisor]).
+
+// Several rows a block (rows_per_block = 4, 8 lanes each): the last block's
+// rows past T are guarded by `row < T` (the rows' count is known at run time
+// only), the grid is ceil(T / 4) blocks. The rows' sums reach the pointwise
+// kernel through a buffer of T x 1 elements.
+kernel.func @norm(%x: tensor<?x32xf32, ["T"]>) -> (tensor<?x1xf32, ["T"]>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 4, elements_per_thread = 4> {
+  %s = molten.reduce_sum %x axes = [1] keepdim : tensor<?x32xf32, ["T"]> -> tensor<?x1xf32, ["T"]>
+  kernel.yield %s : tensor<?x1xf32, ["T"]>
+}
+kernel.func @scale(%x: tensor<?x32xf32, ["T"]>, %s: tensor<?x1xf32, ["T"]>) -> (tensor<?x32xf32, ["T"]>) pointwise schedule #kernel.schedule<block = 64, elements_per_thread = 2> {
+  %y = molten.div %x, %s : (tensor<?x32xf32, ["T"]>, tensor<?x1xf32, ["T"]>) -> tensor<?x32xf32, ["T"]>
+  kernel.yield %y : tensor<?x32xf32, ["T"]>
+}
+func.func @normalize(%x: tensor<?x32xf32, ["T"]>) -> (tensor<?x32xf32, ["T"]> {molten.name = "y"}) {
+  %s = kernel.launch @norm(%x) : (tensor<?x32xf32, ["T"]>) -> tensor<?x1xf32, ["T"]>
+  %y = kernel.launch @scale(%x, %s) : (tensor<?x32xf32, ["T"]>, tensor<?x1xf32, ["T"]>) -> tensor<?x32xf32, ["T"]>
+  func.return %y : tensor<?x32xf32, ["T"]>
+}
+
+// CHECK-LABEL: cuda.kernel @norm(%x: !cuda.ptr<f32>, %s: !cuda.ptr<f32>, %T: index) block 32 {
+// CHECK:         [[BLOCKS:%[^ ]+]] = arith.divsi {{%[^ ]+}}, %{{[^ ]+}} : index
+// CHECK:         scf.for [[I:%[^ ]+]] = %{{[^ ]+}} to [[BLOCKS]] step %{{[^ ]+}} {
+// CHECK:           [[ROW:%[^ ]+]] = arith.addi
+// CHECK:           [[VALID:%[^ ]+]] = arith.cmpi slt, [[ROW]], %T : index
+// CHECK:           [[LAST:%[^ ]+]] = arith.subi %T, %{{[^ ]+}} : index
+// CHECK:           %{{[^ ]+}} = arith.minsi [[ROW]], [[LAST]] : index
+// CHECK:           scf.if [[VALID]] {
+
+// The pointwise kernel loops over T x 32 elements (the count a product with T).
+// CHECK-LABEL: cuda.kernel @scale(%x: !cuda.ptr<f32>, %s: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %T: index) block 64 {
+// CHECK:         [[COUNT:%[^ ]+]] = arith.muli %T, %{{[^ ]+}} : index
+// CHECK:         scf.for %{{[^ ]+}} = %{{[^ ]+}} to [[COUNT]] step
+
+// CHECK-LABEL: cuda.host_func @normalize(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %T: index) outputs 1 dims ["T"] shapes {{\[\[}}T, 32], [T, 32]] {
+// CHECK-NEXT:    %s = cuda.alloc 1 x %T : !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.launch @norm grid [2147483647, 1, 1] block [32, 1, 1](%x, %s, %T) grid_of [2] scale [1, 4] : !cuda.ptr<f32>, !cuda.ptr<f32>, index
+// CHECK-NEXT:    cuda.launch @scale grid [2147483647, 1, 1] block [64, 1, 1](%x, %s, %y, %T) grid_of [3] scale [32, 128] : !cuda.ptr<f32>, !cuda.ptr<f32>, !cuda.ptr<f32>, index
+// CHECK-NEXT:    cuda.free %s : !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.return
+
+// -----
+
+// An input that is also the output is copied into it: T x 8 elements.
+kernel.func @double(%x: tensor<?x8xf32, ["T"]>) -> (tensor<?x8xf32, ["T"]>) pointwise schedule #kernel.schedule<block = 32, elements_per_thread = 1> {
+  %y = molten.add %x, %x : (tensor<?x8xf32, ["T"]>, tensor<?x8xf32, ["T"]>) -> tensor<?x8xf32, ["T"]>
+  kernel.yield %y : tensor<?x8xf32, ["T"]>
+}
+func.func @both(%x: tensor<?x8xf32, ["T"]>) -> (tensor<?x8xf32, ["T"]>, tensor<?x8xf32, ["T"]>) {
+  %y = kernel.launch @double(%x) : (tensor<?x8xf32, ["T"]>) -> tensor<?x8xf32, ["T"]>
+  func.return %y, %x : tensor<?x8xf32, ["T"]>, tensor<?x8xf32, ["T"]>
+}
+
+// CHECK-LABEL: cuda.host_func @both(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %x_1: !cuda.ptr<f32>, %T: index) outputs 2 dims ["T"] shapes {{\[\[}}T, 8], [T, 8], [T, 8]] {
+// CHECK-NEXT:    cuda.launch @double grid [2147483647, 1, 1] block [32, 1, 1](%x, %y, %T) grid_of [2] scale [8, 32] : !cuda.ptr<f32>, !cuda.ptr<f32>, index
+// CHECK-NEXT:    cuda.copy %x_1, %x, 8 x %T : !cuda.ptr<f32>
