@@ -71,6 +71,40 @@ def test_standalone_runs_and_matches_the_cpu_loop(tmp_path):
     assert "PASS" in run.stdout
 
 
+def _build_any_tokens(tmp_path: Path, arch: str) -> Path:
+    """Compiles examples/rmsnorm_any_tokens.mlir (T named) and builds
+    examples/standalone/any_tokens.cpp against it, in a copy."""
+    work = _copy_examples(tmp_path, "rmsnorm_any_tokens.mlir")
+    result = subprocess.run(
+        ["make", "-C", str(work / "standalone"), "any-tokens", f"ARCH={arch}"]
+        + [f"NVCC={NVCC}", f"PYTHON={sys.executable}"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return work / "standalone" / "any_tokens" / "any_tokens"
+
+
+@needs_nvcc
+def test_the_any_tokens_driver_builds_against_a_launcher_taking_t(tmp_path):
+    binary = _build_any_tokens(tmp_path, "sm_80")
+    header = (binary.parent / "rmsnorm_any_tokens.h").read_text()
+    assert "const int64_t T, cudaStream_t stream);" in header
+    assert binary.exists()
+
+
+@pytest.mark.gpu
+@needs_nvcc
+def test_one_launcher_runs_every_token_count_from_cpp(tmp_path):
+    arch = _gpu_arch()
+    if arch is None:
+        pytest.skip("no CUDA GPU or driver")
+    binary = _build_any_tokens(tmp_path, arch)
+    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "T = 4099" in run.stdout and "PASS" in run.stdout
+
+
 def _build_layer(tmp_path: Path, model: str, tokens: int) -> Path:
     """Compiles the decoder layer (examples/decoder_layer.py, for sm_90a)
     and builds examples/standalone/decoder_layer.cpp against it, in a copy."""
