@@ -1,5 +1,7 @@
 // RUN: molten-opt %S/../../examples/fused_rmsnorm.mlir -p MOLTEN_DEFAULT_PIPELINE -t cuda | filecheck %s --check-prefix=RMS
 // RUN: molten-opt %S/../../examples/fused_rmsnorm.mlir -p MOLTEN_DEFAULT_PIPELINE -t cuda-header | filecheck %s --check-prefix=RMS-H
+// RUN: molten-opt %S/../../examples/rmsnorm_any_tokens.mlir -p MOLTEN_DEFAULT_PIPELINE -t cuda | filecheck %s --check-prefix=ANY
+// RUN: molten-opt %S/../../examples/rmsnorm_any_tokens.mlir -p MOLTEN_DEFAULT_PIPELINE -t cuda-header | filecheck %s --check-prefix=ANY-H
 // RUN: sed '/^\/\/ CUDA-LEVEL INPUT$/,$d' %s | molten-opt --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | filecheck %s
 // RUN: sed '/^\/\/ CUDA-LEVEL INPUT$/,$d' %s | molten-opt --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda-header | filecheck %s --check-prefix=HEADER
 // RUN: sed -n '/^\/\/ CUDA-LEVEL INPUT$/,/^\/\/ TENSOR-CORE INPUT$/p' %s | molten-opt -t cuda | filecheck %s --check-prefix=DIRECT
@@ -7,6 +9,22 @@
 // RUN: sed -n '/^\/\/ WGMMA INPUT$/,/^\/\/ WGMMA CUDA-LEVEL INPUT$/p' %s | molten-opt -p 'MOLTEN_SM90A_PIPELINE' -t cuda | filecheck %s --check-prefix=WGMMA
 // RUN: sed -n '/^\/\/ WGMMA CUDA-LEVEL INPUT$/,/^\/\/ TMA CUDA-LEVEL INPUT$/p' %s | molten-opt -t cuda | filecheck %s --check-prefix=WGMMA-DIRECT
 // RUN: sed -n '/^\/\/ TMA CUDA-LEVEL INPUT$/,$p' %s | molten-opt -t cuda | filecheck %s --check-prefix=TMA
+
+// A spec with T named (ANY, ANY-H): the kernel takes T, its row loop is
+// bounded by it; the launcher takes it after its pointers, refuses T < 1 and
+// computes the grid from it; the header's macros take it.
+// ANY:       extern "C" __global__ void __launch_bounds__({{[0-9]+}}) rmsnorm_any_tokens_row_reduce0(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ norm, const int64_t T) {
+// ANY-NEXT:    for (int64_t row = (int64_t)blockIdx.x; row < T; row += (int64_t)gridDim.x) {
+// ANY:       static inline unsigned int molten_grid(int64_t work, int64_t per_block, int64_t cap) {
+// ANY:       extern "C" cudaError_t rmsnorm_any_tokens(const float* x, const float* w, float* norm, const int64_t T, cudaStream_t stream) {
+// ANY-NEXT:    cudaError_t err = cudaSuccess;
+// ANY-NEXT:    if (T < 1) return cudaErrorInvalidValue;
+// ANY:           rmsnorm_any_tokens_row_reduce0<<<dim3(molten_grid(T, 1, 2147483647), 1, 1), dim3({{[0-9]+}}, 1, 1), 0, stream>>>(x, w, norm, T);
+// ANY-H:     //   T: the size of dimension T, at least 1
+// ANY-H:     cudaError_t rmsnorm_any_tokens(const float* x, const float* w, float* norm, const int64_t T, cudaStream_t stream);
+// ANY-H:     #define RMSNORM_ANY_TOKENS_X_ELEMENTS(T) ((T) * 5120LL)
+// ANY-H-NEXT: #define RMSNORM_ANY_TOKENS_X_SHAPE(T) {(T), 5120}
+// ANY-H:     #define RMSNORM_ANY_TOKENS_DIMS "T"
 
 // The `-t cuda` and `-t cuda-header` targets: the seed spec (RMS, RMS-H), a
 // pointwise f16 spec and a gemm spec whose launcher allocates a temporary

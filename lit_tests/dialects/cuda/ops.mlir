@@ -357,6 +357,32 @@ cuda.host_func @vector_graph(%x: !cuda.ptr<f32>, %h: !cuda.ptr<f16>, %b: !cuda.p
 
 // -----
 
+// A launcher over a named dimension T: its size after the pointers (`dims`),
+// shapes by name, a kernel taking it as an `index` parameter, a buffer and a
+// copy sized by it, a grid computed from it (`grid_of`, `scale`).
+cuda.kernel @rows(%x: !cuda.ptr<f32>, %t: !cuda.ptr<f32>, %T: index) block 64 {
+  cuda.return
+}
+cuda.host_func @sized(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %T: index) outputs 1 dims ["T"] shapes [[T, 8], [T, 8]] {
+  %t = cuda.alloc 8 x %T : !cuda.ptr<f32>
+  cuda.launch @rows grid [65535, 1, 1] block [64, 1, 1] (%x, %t, %T) grid_of [2] scale [8, 64] : !cuda.ptr<f32>, !cuda.ptr<f32>, index
+  cuda.copy %y, %t, 8 x %T : !cuda.ptr<f32>
+  cuda.free %t : !cuda.ptr<f32>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @rows(%x: !cuda.ptr<f32>, %t: !cuda.ptr<f32>, %T: index) block 64 {
+// CHECK:       cuda.host_func @sized(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %T: index) outputs 1 dims ["T"] shapes {{\[\[}}T, 8], [T, 8]] {
+// CHECK-NEXT:    %t = cuda.alloc 8 x %T : !cuda.ptr<f32>
+// CHECK-NEXT:    cuda.launch @rows grid [65535, 1, 1] block [64, 1, 1](%x, %t, %T) grid_of [2] scale [8, 64] : !cuda.ptr<f32>, !cuda.ptr<f32>, index
+// CHECK-NEXT:    cuda.copy %y, %t, 8 x %T : !cuda.ptr<f32>
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "rows", function_type = (!cuda.ptr<f32>, !cuda.ptr<f32>, index) -> (), block = #builtin.int<64>}> ({
+// CHECK-GENERIC:       "cuda.host_func"() <{sym_name = "sized", function_type = (!cuda.ptr<f32>, !cuda.ptr<f32>, index) -> (), outputs = #builtin.int<1>, dims = ["T"], shapes = [array<i64: -1, 8>, array<i64: -1, 8>]}> ({
+// CHECK-GENERIC:         %t = "cuda.alloc"(%T) <{size = 8 : i64}> : (index) -> !cuda.ptr<f32>
+// CHECK-GENERIC-NEXT:    "cuda.launch"(%x, %t, %T) <{callee = @rows, grid = array<i64: 65535, 1, 1>, block = array<i64: 64, 1, 1>, grid_of = array<i64: 2>, grid_scale = array<i64: 8, 64>}> : (!cuda.ptr<f32>, !cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.copy"(%y, %t, %T) <{size = 8 : i64}> : (!cuda.ptr<f32>, !cuda.ptr<f32>, index) -> ()
+
 // A launcher: two inputs and two outputs (`outputs 2`: the trailing two
 // parameters), a buffer between two launches (alloc, free), launches with
 // grids and blocks in three dimensions; a kernel of each pointer type.
