@@ -59,16 +59,22 @@ def test_standalone_builds(tmp_path):
     assert _build(tmp_path, "sm_80").exists()
 
 
-@pytest.mark.gpu
-@needs_nvcc
-def test_standalone_runs_and_matches_the_cpu_loop(tmp_path):
+def _run_on_gpu(build, tmp_path: Path) -> str:
+    """The output of the binary `build` makes for this GPU, which must exit
+    0 (a skip without a GPU)."""
     arch = _gpu_arch()
     if arch is None:
         pytest.skip("no CUDA GPU or driver")
-    binary = _build(tmp_path, arch)
+    binary = build(tmp_path, arch)
     run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "PASS" in run.stdout
+    return run.stdout
+
+
+@pytest.mark.gpu
+@needs_nvcc
+def test_standalone_runs_and_matches_the_cpu_loop(tmp_path):
+    assert "PASS" in _run_on_gpu(_build, tmp_path)
 
 
 def _build_any_tokens(tmp_path: Path, arch: str) -> Path:
@@ -96,13 +102,8 @@ def test_the_any_tokens_driver_builds_against_a_launcher_taking_t(tmp_path):
 @pytest.mark.gpu
 @needs_nvcc
 def test_one_launcher_runs_every_token_count_from_cpp(tmp_path):
-    arch = _gpu_arch()
-    if arch is None:
-        pytest.skip("no CUDA GPU or driver")
-    binary = _build_any_tokens(tmp_path, arch)
-    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "T = 4099" in run.stdout and "PASS" in run.stdout
+    output = _run_on_gpu(_build_any_tokens, tmp_path)
+    assert "T = 4099" in output and "PASS" in output
 
 
 def _build_layer(tmp_path: Path, model: str, tokens: int) -> Path:
