@@ -237,6 +237,7 @@ CALL_COLUMNS = (
     ("molten", "Molten"),
     ("molten-graph", "Molten graph"),
     ("molten-graphed", "Molten graphed"),
+    ("molten-out", "Molten out="),
     ("eager", "eager"),
     ("compile", "compile"),
     ("compile-reduce-overhead", "compile CUDA graphs"),

@@ -207,3 +207,34 @@ def test_graphed_calls_capture_once_per_input_addresses(torch):
     assert len(step) == 2  # x's capture, the least recently used, dropped
     with pytest.raises(InputError, match=r"input 'x' .* has shape"):
         step(torch.randn(5, 1024, device="cuda"), w)
+
+
+def test_calls_into_the_same_out_are_captured_and_replayed(torch):
+    """A call with `out=` at addresses the call before used too is captured
+    (running it) and replayed from then on; each call still computes the
+    values its inputs hold then. New addresses run as usual until seen
+    twice; `auto_graphs = 0` turns it off."""
+    graph = _rms_norm(4, 1024, "float32")
+    compiled = ZeroCompiler().compile(graph)
+    executable = compiled.executable()
+    x, w = torch.randn(4, 1024, device="cuda"), torch.randn(1024, device="cuda")
+    out = torch.empty(4, 1024, device="cuda")
+    for call in range(4):
+        x.copy_(torch.randn_like(x))
+        out.fill_(float("nan"))
+        assert compiled(x, w, out=out) is out
+        torch.cuda.synchronize()
+        assert _relative(out, _interpreted(graph, x, w)) < 1e-5
+        assert len(executable._graphs) == (0 if call == 0 else 1)
+    other = torch.empty_like(out)
+    compiled(x, w, out=other)  # new addresses: a plain call
+    torch.cuda.synchronize()
+    assert len(executable._graphs) == 1
+    assert _relative(other, _interpreted(graph, x, w)) < 1e-5
+    executable.auto_graphs = 0
+    for _ in range(2):
+        other.fill_(float("nan"))
+        compiled(x, w, out=other)
+        torch.cuda.synchronize()
+        assert _relative(other, _interpreted(graph, x, w)) < 1e-5
+    assert len(executable._graphs) == 1

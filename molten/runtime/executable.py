@@ -14,6 +14,7 @@ import ctypes
 import operator
 import struct
 import sys
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +43,12 @@ from molten.runtime.device import (
 from molten.runtime.nvrtc import SourceMap, compile_cubin
 from molten.runtime.program import ITEMSIZES, TensorSpec
 from molten.runtime.torch_path import SLOW, TorchPath
+
+AUTO_GRAPHS = 4
+"""How many sets of `out=` and input addresses an Executable keeps captured
+as CUDA graphs (`Executable.auto_graphs`; 0 turns the capture off)."""
+AUTO_SEEN = 64
+"""How many sets of addresses it remembers having seen once."""
 
 
 class _PreparedLaunch:
@@ -247,6 +254,13 @@ class Executable:
         self._capture_arena = steps.arena(compiled.program)
         """The same with the kept buffers, as a capture makes them."""
         self._torch_path: TorchPath | None = None
+        self.auto_graphs = AUTO_GRAPHS
+        """A call with `out=` whose arrays (and stream) were all seen at the
+        same addresses by the call before is captured as a CUDA graph and
+        replayed from then on: the same launches on the same memory, for one
+        driver call (the most recently used `auto_graphs` kept)."""
+        self._graphs: OrderedDict[tuple[int, ...], Any] = OrderedDict()
+        self._seen: OrderedDict[tuple[int, ...], None] = OrderedDict()
         self._kept: dict[tuple[int, int], Any] = {}
         """(slot, stream) -> a buffer the kernels leave zeroed (counters),
         allocated and zeroed at its first call on the stream."""
@@ -262,8 +276,48 @@ class Executable:
         framework (`DeviceArray` when there is none), or the arrays in `out`;
         one output is returned as itself, several as a tuple."""
         slots, handle, results = self._bind(inputs, out, stream)
-        self._run(slots, handle)
-        return _returned(out, results)
+        if out is None or not self.auto_graphs:
+            self._run(slots, handle)
+            return _returned(out, results)
+        self._run_captured(slots, handle)
+        return out
+
+    def _run_captured(self, slots: list[int], handle: int) -> None:
+        """The call on `slots` (every array given) as a CUDA graph: replayed
+        where one was captured at these addresses, captured (running it)
+        where the addresses were seen before, else run as usual. Only the
+        addresses and the stream decide, never the arrays' lifetimes: a
+        replay does what a call at those addresses does."""
+        key = (handle, *slots[: len(self.inputs) + len(self.outputs)])
+        graph = self._graphs.get(key)
+        if (graph is not None or key in self._seen) and is_capturing(
+            self._cu_stream(handle)
+        ):  # within someone's capture: launch into it, as a call does
+            self._run(slots, handle)
+            return
+        if graph is not None:
+            self._graphs.move_to_end(key)
+            graph.replay(handle)
+            return
+        if key not in self._seen:
+            self._seen[key] = None
+            if len(self._seen) > AUTO_SEEN:
+                self._seen.popitem(last=False)
+            self._run(slots, handle)
+            return
+        from molten.runtime.cuda_graph import CudaGraph
+
+        del self._seen[key]
+        self._graphs[key] = CudaGraph(self, slots, handle, (), None)  # runs it
+        while len(self._graphs) > self.auto_graphs:
+            self._graphs.popitem(last=False)
+
+    def _cu_stream(self, handle: int) -> Any:
+        """The driver's stream object of a stream handle (made once)."""
+        cu_stream = self._cu_streams.get(handle)
+        if cu_stream is None:
+            cu_stream = self._cu_streams[handle] = _driver().CUstream(handle)
+        return cu_stream
 
     def for_inputs(self, inputs: Sequence[Any]) -> Executable:
         """The executable that runs `inputs`: this one (a `SizedExecutable`
@@ -451,9 +505,7 @@ class Executable:
                 launch(slots, handle)
             return
         driver = _driver()
-        cu_stream = self._cu_streams.get(handle)
-        if cu_stream is None:
-            cu_stream = self._cu_streams[handle] = driver.CUstream(handle)
+        cu_stream = self._cu_stream(handle)
         kept_slots, layout = self._kept_slots, self._arena
         allocate = self.device.allocate
         if self._has_buffers and (capturing or is_capturing(cu_stream)):
