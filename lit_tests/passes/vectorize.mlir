@@ -248,3 +248,41 @@ cuda.host_func @graph(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 {
 // CHECK-NEXT:  }
 // CHECK-NEXT:  cuda.host_func @graph(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 {
 // CHECK-NEXT:    cuda.launch @paired grid [1, 1, 1] block [64, 1, 1](%x, %y) aligned [0, 1] else @paired_simt : !cuda.ptr<f32>, !cuda.ptr<f32>
+
+// -----
+
+// A kernel over T rows of 32 (T a parameter): the row's offset row * 32 is a
+// multiple of 4 whatever T is, so the four loads of a thread are one.
+// CHECK-LABEL: cuda.kernel @rows(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %T: index) block 8 {
+// CHECK:         scf.for %row = %bid to %T step %gdim {
+// CHECK:           %a, %b, %c, %d = cuda.load %x[%o0] : !cuda.ptr<f32> -> f32, f32, f32, f32
+// CHECK-NEXT:      cuda.store %a, %b, %c, %d, %y[%o0] : f32, f32, f32, f32, !cuda.ptr<f32>
+// CHECK-LABEL: cuda.kernel @rows_scalar(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %T: index) block 8 {
+cuda.kernel @rows(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %T: index) block 8 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %tid = cuda.thread_idx x
+  %bid = cuda.block_idx x
+  %gdim = cuda.grid_dim x
+  %col = arith.muli %tid, %c4 : index
+  scf.for %row = %bid to %T step %gdim {
+    %base = arith.muli %row, %c32 : index
+    %o0 = arith.addi %base, %col : index
+    %o1 = arith.addi %o0, %c1 : index
+    %o2 = arith.addi %o0, %c2 : index
+    %o3 = arith.addi %o0, %c3 : index
+    %a = cuda.load %x[%o0] : !cuda.ptr<f32> -> f32
+    %b = cuda.load %x[%o1] : !cuda.ptr<f32> -> f32
+    %c = cuda.load %x[%o2] : !cuda.ptr<f32> -> f32
+    %d = cuda.load %x[%o3] : !cuda.ptr<f32> -> f32
+    cuda.store %a, %y[%o0] : f32, !cuda.ptr<f32>
+    cuda.store %b, %y[%o1] : f32, !cuda.ptr<f32>
+    cuda.store %c, %y[%o2] : f32, !cuda.ptr<f32>
+    cuda.store %d, %y[%o3] : f32, !cuda.ptr<f32>
+  }
+  cuda.return
+}

@@ -97,8 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     compile_.add_argument("--entry", help="the graph to compile, if several")
     compile_.add_argument(
         "--sizes",
-        help="sizes of the spec's named dimensions, NAME=SIZE separated by commas "
-        "(T=17)",
+        help="fix the spec's named dimensions, NAME=SIZE separated by commas "
+        "(T=17); without it the launcher takes them at run time, where every "
+        "kernel can (row and pointwise kernels)",
     )
     tune = commands.add_parser(
         "tune", help="time each kernel's candidate schedules on this GPU, keep the best"
