@@ -504,8 +504,9 @@ class ZeroCompiler:
         if isinstance(compiled, SizedPerCall):
             raise NotImplementedError(
                 f"graph '{compiled.name}' has named dimensions "
-                f"({', '.join(compiled.dims)}); a .cu that takes them at run time "
-                "is not built yet: save compiled.specialize("
+                f"({', '.join(compiled.dims)}) and a kernel that takes static sizes "
+                "(a .cu takes them at run time for row and pointwise kernels "
+                "only so far): save compiled.specialize("
                 + ", ".join(f"{d}=..." for d in compiled.dims)
                 + ")"
             )

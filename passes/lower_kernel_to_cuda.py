@@ -6,8 +6,9 @@ of a tensor at an index is computed from its operands at the indices its op
 maps to (broadcasting drops or zeroes axes; reshape, transpose and
 rotate_half remap them), loading inputs and reusing what was already
 computed. Arithmetic is f32: f16/bf16 are converted on load, rounded at a
-molten.cast to them and on store. Every size is static; `index` values are
-64-bit.
+molten.cast to them and on store. `index` values are 64-bit; a named
+dimension's size is an `index` parameter of the kernels and the launcher
+(row and pointwise kernels; the others take static sizes).
 
 * pointwise: a grid-stride loop over the elements of the kernel's shape.
 * row_reduce: a grid-stride loop over rows, as the schedule says: several
