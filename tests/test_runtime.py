@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -754,3 +755,55 @@ def test_the_torch_path_takes_only_what_the_general_path_accepts():
     slots = [0] * 4
     assert path.arguments([x, w], None, slots, allocate=False) == (77, [])
     assert slots == [4096, 8192, 0, 0]
+
+
+_SIZED_LAUNCHERS = (
+    Path(__file__).parent.parent
+    / "lit_tests"
+    / "passes"
+    / "lower-kernel-to-cuda"
+    / "dynamic.mlir"
+)
+"""Two kernel-level graphs over T (lit's input): @normalize, a row kernel
+whose result a pointwise kernel reads through a buffer; @both, returning
+its input as an output too (a copy)."""
+
+
+def _sized_program(section: int) -> tuple[steps.Step, ...]:
+    from molten.context import parse_module
+    from molten.dialects import cuda
+    from molten.pipeline import run_pipeline
+    from molten.targets.cuda import print_cuda
+
+    text = _SIZED_LAUNCHERS.read_text().split("// -----")[section]
+    module = run_pipeline(parse_module(text), "lower-kernel-to-cuda")
+    (launcher,) = (op for op in module.ops if isinstance(op, cuda.HostFuncOp))
+    return steps.host_program(launcher, print_cuda(module).kernel_names)
+
+
+@pytest.mark.parametrize("tokens", [1, 5, 4099])
+def test_program_of_a_launcher_taking_sizes(tokens):
+    """A launcher over T: its buffer and copy are sized by T's slot (after
+    the pointers), its grids computed from it; at a size, `sized_program`
+    leaves nothing that depends on it, and the arena fits."""
+    program = _sized_program(0)  # x, y, then T
+    (alloc,) = (s for s in program if isinstance(s, steps.Alloc))
+    norm, scale = (s for s in program if isinstance(s, steps.Launch))
+    assert (alloc.nbytes, alloc.factors) == (4, (2,))  # T x 1 floats
+    assert norm.grid_of == scale.grid_of == (2,) and 2 in norm.args
+    sized = steps.sized_program(program, [0, 0, tokens])
+    (alloc,) = (s for s in sized if isinstance(s, steps.Alloc))
+    norm, scale = (s for s in sized if isinstance(s, steps.Launch))
+    assert (alloc.nbytes, alloc.factors) == (4 * tokens, ())
+    assert norm.grid == (-(-tokens // 4), 1, 1) and not norm.grid_of  # 4 rows a block
+    assert scale.grid == (-(-tokens * 32 // 128), 1, 1)  # 64 threads x 2 elements
+    assert steps.arena(sized).size >= 4 * tokens
+    program = _sized_program(1)  # x, y, the returned x, then T
+    (copy,) = (s for s in program if isinstance(s, steps.Copy))
+    assert (copy.nbytes, copy.factors) == (8 * 4, (3,))
+    (copy,) = (
+        s
+        for s in steps.sized_program(program, [0, 0, 0, tokens])
+        if isinstance(s, steps.Copy)
+    )
+    assert (copy.nbytes, copy.factors) == (8 * 4 * tokens, ())
