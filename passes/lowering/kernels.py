@@ -21,6 +21,7 @@ from molten.ir import sanitize_name
 from molten.passes.fusion import LAYOUTS
 from molten.passes.lowering.emitter import (
     INDEX,
+    MAX_GRID_X,
     Emitter,
     Index,
     broadcast_index,
@@ -54,6 +55,19 @@ class GridOf(NamedTuple):
     dims: tuple[str, ...]
     scale: int
     divisor: int
+
+
+def grid_for(
+    dims: Sequence[int | str], per_block: int, unit: int = 1
+) -> tuple[int, GridOf | None]:
+    """A grid of one block per `per_block` units of work over `dims`' elements
+    (`unit` elements a unit): its static x, and how it grows with the named
+    sizes where some are (the static x then only its cap)."""
+    static = math.prod(d for d in dims if isinstance(d, int)) // unit
+    named = tuple(d for d in dims if isinstance(d, str))
+    if named:
+        return MAX_GRID_X, GridOf(named, static, per_block)
+    return min(math.ceil(static / per_block), MAX_GRID_X), None
 
 
 @dataclass

@@ -4,17 +4,15 @@ elements of the kernel's iteration domain.
 
 from __future__ import annotations
 
-import math
-
 from xdsl.dialects import scf
 
 from molten.dialects import cuda, kernel
-from molten.passes.lowering.emitter import MAX_GRID_X, emit_for, unravel_vector
+from molten.passes.lowering.emitter import emit_for, unravel_vector
 from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.kernels import (
-    GridOf,
     LoweredKernel,
     checked_vector_width,
+    grid_for,
     kernel_op,
     kernel_shell,
     store_output,
@@ -33,14 +31,7 @@ def lower_pointwise(
     # The grid gives each thread about elements_per_thread elements in all.
     runs = e.idiv(e.count(domain), width)  # width divides the innermost size
     runs_per_thread = max(1, schedule.elements_per_thread.data // width)
-    per_block = block * runs_per_thread
-    grid_of = None
-    if isinstance(runs, int):
-        grid = min(math.ceil(runs / per_block), MAX_GRID_X)
-    else:  # runs = (the named sizes) x static runs
-        static = math.prod(d for d in domain if isinstance(d, int)) // width
-        named = tuple(d for d in domain if isinstance(d, str))
-        grid, grid_of = MAX_GRID_X, GridOf(named, static, per_block)
+    grid, grid_of = grid_for(domain, block * runs_per_thread, width)
 
     tid = e.add(cuda.ThreadIdxOp())
     bid = e.add(cuda.BlockIdxOp())

@@ -33,6 +33,7 @@ from molten.passes.lowering.kernels import (
     LoweredKernel,
     Scratch,
     checked_vector_width,
+    grid_for,
     kernel_op,
     kernel_shell,
     scratch_params,
@@ -71,8 +72,6 @@ def lower_row_reduce(
         )
     n = math.prod(col_shape)
     rows = e.count(row_shape)
-    named_rows = tuple(d for d in row_shape if isinstance(d, str))
-    static_rows = math.prod(d for d in row_shape if isinstance(d, int))
     block = schedule.block.data
     rows_per_block = schedule.rows_per_block.data
     split = schedule.split.data
@@ -120,8 +119,7 @@ def lower_row_reduce(
         if not isinstance(rows, int):
             raise StaticShapeNeeded(
                 f"lower-kernel-to-cuda: {name}'s schedule splits rows across "
-                f"blocks, and its number of rows is known at run time only "
-                f"({', '.join(named_rows)})"
+                "blocks, and its number of rows is known at run time only"
             )
         if rows * split > MAX_GRID_X:
             raise NotImplementedError(
@@ -149,11 +147,7 @@ def lower_row_reduce(
         iteration = rb.add(arith.DivSIOp(rb.index(rb.isub(row, group)), groups))
     elif rows_per_block > 1:
         row_blocks = e.ceil_div(rows, rows_per_block)
-        if isinstance(row_blocks, int):
-            grid = min(row_blocks, MAX_GRID_X)
-        else:
-            grid = MAX_GRID_X
-            grid_of = GridOf(named_rows, static_rows, rows_per_block)
+        grid, grid_of = grid_for(row_shape, rows_per_block)
         rb, row_block = emit_for(e, bid, row_blocks, gdim)
         row = rb.iadd(rb.imul(row_block.args[0], rows_per_block), rb.idiv(tid, lanes))
         if not isinstance(rows, int) or rows % rows_per_block:
@@ -163,10 +157,7 @@ def lower_row_reduce(
             row_valid = rb.icmp(row, rows, "slt")
             row = rb.imin(row, rb.isub(rows, 1))
     else:
-        if isinstance(rows, int):
-            grid = min(rows, MAX_GRID_X)
-        else:
-            grid, grid_of = MAX_GRID_X, GridOf(named_rows, static_rows, 1)
+        grid, grid_of = grid_for(row_shape, 1)
         rb, row_block = emit_for(e, bid, rows, gdim)
         row = row_block.args[0]
     if isinstance(row, SSAValue):
