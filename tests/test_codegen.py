@@ -23,6 +23,7 @@ from kernel_cases import (
     WGMMA_CASES,
     WGMMA_DTYPES,
     WGMMA_REPRESENTATIVES,
+    case_group,
     case_params,
     compiled_case,
     gemm_bias_gelu,
@@ -253,7 +254,18 @@ def test_wgmma_source_refuses_other_archs(tmp_path):
 @pytest.mark.sweep
 @pytest.mark.parametrize(
     ("cases", "arch"),
-    [(REPRESENTATIVES, "sm_90"), (WGMMA_REPRESENTATIVES, WGMMA_ARCH)],
+    [
+        (REPRESENTATIVES, "sm_90"),
+        # In the xdist group of the bf16 sm_90a cases: their compiles are
+        # that worker's already (kernel_cases.compiled_case).
+        pytest.param(
+            WGMMA_REPRESENTATIVES,
+            WGMMA_ARCH,
+            marks=pytest.mark.xdist_group(
+                case_group(WGMMA_REPRESENTATIVES[0], "bfloat16")
+            ),
+        ),
+    ],
 )
 def test_launchers_compile_as_host_code(cases, arch, tmp_path):
     """The host launchers of the representative cases (one per distinct set
