@@ -735,10 +735,14 @@ WGMMA_REPRESENTATIVES = (
 )
 """REPRESENTATIVES of the sm_90a cases."""
 
-NVCC_BATCH = 8
+NVCC_BATCH = 22
 """Cases of one dtype that test_codegen hands nvcc in one translation unit:
-nvcc's fixed cost (its headers parsed three times, the host compile) is
-about 1.7 s a unit on the 2-core CI machine, more than most kernels."""
+nvcc's fixed cost (its headers preprocessed and parsed once per arch) is
+about 2 CPU-seconds a unit on the 2-core development machine, more than most
+kernels; the time of the kernels themselves grows linearly with the unit
+(two units of 8 cases 28.3 CPU-seconds, the same 16 in one 26.9). Three
+units a dtype (22, 22 and 21 of the 65 cases), each case's checks in its
+unit's xdist group: 9 groups to spread over the workers, not 27."""
 
 
 @functools.cache

@@ -23,6 +23,7 @@ from kernel_cases import (
     WGMMA_CASES,
     WGMMA_DTYPES,
     WGMMA_REPRESENTATIVES,
+    case_group,
     case_params,
     compiled_case,
     gemm_bias_gelu,
@@ -110,39 +111,49 @@ def split_includes(source: str) -> tuple[str, str]:
 @pytest.fixture(scope="session")
 def nvcc_batches(tmp_path_factory):
     """`report(key, sources, archs)`: ptxas's report of the units `sources`
-    compiled by nvcc in one run (once per `key`), or None where nvcc failed.
+    compiled by nvcc (once per `key`), or None where nvcc failed.
 
-    The batch is one translation unit: the units' #include block (the same
-    in each, byte for byte) once, then the rest of each unit, unchanged, in
-    a namespace of its own. Every kernel and launcher name starts with its
-    graph's name, so the units cannot collide; a unit's test compiles it
-    alone when its batch fails, so that the failure names its case."""
+    The units of one #include block (the same, byte for byte) are one
+    translation unit, compiled by one nvcc run: their #include block once,
+    then the rest of each unit, unchanged, in a namespace of its own; the
+    report is those runs' reports, one after another. Every kernel and
+    launcher name starts with its graph's name, so the units cannot
+    collide; a unit's test compiles it alone when its batch fails, so that
+    the failure names its case."""
     reports: dict[str, str | None] = {}
 
     def report(key: str, sources: list[str], archs: tuple[str, ...]) -> str | None:
         if key in reports:
             return reports[key]
-        units = [split_includes(source) for source in sources]
+        by_head: dict[str, list[str]] = {}
+        for head, body in map(split_includes, sources):
+            by_head.setdefault(head, []).append(body)
         reports[key] = None
-        if len({head for head, _ in units}) != 1:
-            return None
-        source = units[0][0] + "".join(
-            f"namespace molten_unit{i} {{\n{body}}}  // molten_unit{i}\n"
-            for i, (_, body) in enumerate(units)
-        )
         directory = tmp_path_factory.mktemp("nvcc-" + re.sub(r"\W", "-", key))
-        try:
-            # Spills are checked per kernel by the tests (some may spill a
-            # little); any other ptxas warning fails the batch.
-            reports[key] = compile_unit(
-                source, directory, archs=archs, ptxas="-v,-Werror", device_only=True
+        found = []
+        for n, (head, bodies) in enumerate(by_head.items()):
+            source = head + "".join(
+                f"namespace molten_unit{i} {{\n{body}}}  // molten_unit{i}\n"
+                for i, body in enumerate(bodies)
             )
-        except AssertionError as error:
-            warnings.warn(
-                f"nvcc failed on the batch {key}; its cases compile alone: "
-                f"{str(error)[:2000]}",
-                stacklevel=1,
-            )
+            unit = directory / f"head{n}"
+            unit.mkdir()
+            try:
+                # Spills are checked per kernel by the tests (some may spill
+                # a little); any other ptxas warning fails the batch.
+                found.append(
+                    compile_unit(
+                        source, unit, archs=archs, ptxas="-v,-Werror", device_only=True
+                    )
+                )
+            except AssertionError as error:
+                warnings.warn(
+                    f"nvcc failed on the batch {key}; its cases compile alone: "
+                    f"{str(error)[:2000]}",
+                    stacklevel=1,
+                )
+                return None
+        reports[key] = "".join(found)
         return reports[key]
 
     return report
@@ -243,7 +254,18 @@ def test_wgmma_source_refuses_other_archs(tmp_path):
 @pytest.mark.sweep
 @pytest.mark.parametrize(
     ("cases", "arch"),
-    [(REPRESENTATIVES, "sm_90"), (WGMMA_REPRESENTATIVES, WGMMA_ARCH)],
+    [
+        (REPRESENTATIVES, "sm_90"),
+        # In the xdist group of the bf16 sm_90a cases: their compiles are
+        # that worker's already (kernel_cases.compiled_case).
+        pytest.param(
+            WGMMA_REPRESENTATIVES,
+            WGMMA_ARCH,
+            marks=pytest.mark.xdist_group(
+                case_group(WGMMA_REPRESENTATIVES[0], "bfloat16")
+            ),
+        ),
+    ],
 )
 def test_launchers_compile_as_host_code(cases, arch, tmp_path):
     """The host launchers of the representative cases (one per distinct set

@@ -1,11 +1,15 @@
-// RUN: molten-opt %s --split-input-file -p MOLTEN_KERNEL_LEVEL_PIPELINE | filecheck %s
-// RUN: molten-opt %s --split-input-file -p MOLTEN_KERNEL_LEVEL_PIPELINE | filecheck %s --check-prefix=ONE
-// RUN: molten-opt %s --split-input-file -p MOLTEN_KERNEL_LEVEL_PIPELINE | grep -c "kernel.func @" | filecheck %s --check-prefix=KERNELS
-// RUN: molten-opt %s --split-input-file -p MOLTEN_KERNEL_LEVEL_PIPELINE | grep -c "kernel.launch @" | filecheck %s --check-prefix=KERNELS
-// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | filecheck %s --check-prefix=CUDA
-// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep __global__ | grep -Evc "_(scalar|simt)\(" | filecheck %s --check-prefix=KERNELS
-// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep "<<<" | grep -Evc "_(scalar|simt)<<<" | filecheck %s --check-prefix=KERNELS
-// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda | grep -Ec "_(scalar|simt)<<<" | filecheck %s --check-prefix=VARIANTS
+// The kernel-level IR and the CUDA of the cases, each made once (%t.kernel,
+// %t.cu), then checked by every prefix below.
+// RUN: molten-opt %s --split-input-file -p MOLTEN_KERNEL_LEVEL_PIPELINE > %t.kernel
+// RUN: filecheck %s < %t.kernel
+// RUN: filecheck %s --check-prefix=ONE < %t.kernel
+// RUN: grep -c "kernel.func @" %t.kernel | filecheck %s --check-prefix=KERNELS
+// RUN: grep -c "kernel.launch @" %t.kernel | filecheck %s --check-prefix=KERNELS
+// RUN: molten-opt %s --split-input-file -p MOLTEN_DEFAULT_PIPELINE -t cuda > %t.cu
+// RUN: filecheck %s --check-prefix=CUDA < %t.cu
+// RUN: grep __global__ %t.cu | grep -Evc "_(scalar|simt)\(" | filecheck %s --check-prefix=KERNELS
+// RUN: grep "<<<" %t.cu | grep -Evc "_(scalar|simt)<<<" | filecheck %s --check-prefix=KERNELS
+// RUN: grep -Ec "_(scalar|simt)<<<" %t.cu | filecheck %s --check-prefix=VARIANTS
 
 // The default pipeline up to the kernel level (KERNEL_LEVEL_PIPELINE of
 // molten/pipeline.py: the molten-level passes, then fuse-attention, fuse-reduction,

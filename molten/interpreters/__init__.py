@@ -8,7 +8,6 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter
-from xdsl.interpreters.func import FuncFunctions
 
 from molten.dialects.molten import dims_of, is_dynamic
 from molten.errors import GraphError, InputError
@@ -115,6 +114,10 @@ def interpret(
     arrays = tuple(
         _prepare_input(func, i, value, reference) for i, value in enumerate(inputs)
     )
+    # Imported here: xdsl.interpreters' package imports every interpreter
+    # xDSL has (RISC-V's among them), a second of start-up for molten-opt.
+    from xdsl.interpreters.func import FuncFunctions
+
     interpreter = Interpreter(module)
     interpreter.register_implementations(FuncFunctions())
     interpreter.register_implementations(MoltenFunctions(reference))

@@ -1,13 +1,14 @@
-// RUN: molten-opt %s --split-input-file --parsing-diagnostics --verify-diagnostics | filecheck %s
-// RUN: molten-opt %s --split-input-file --parsing-diagnostics --verify-diagnostics | filecheck %s --check-prefix=NOMODULE
+// RUN: molten-opt %s --split-input-file --parsing-diagnostics --verify-diagnostics > %t
+// RUN: filecheck %s < %t
+// RUN: filecheck %s --check-prefix=NOMODULE < %t
 
 // One case per verifier rule of the cuda dialect. Each CHECK line matches the
 // whole located diagnostic, `file:LINE:COL: error: message`, of the op right
 // after it (an op nested in a kernel is at column 3, a kernel or launcher at
 // column 1). The !cuda.ptr type is verified as it is parsed, so a bad element
 // type is an error while parsing, reported at the op that holds the type:
-// --parsing-diagnostics reports it and goes on with the next case. The second
-// run makes sure that every case fails: no module is printed.
+// --parsing-diagnostics reports it and goes on with the next case. The NOMODULE
+// check makes sure that every case fails: no module is printed.
 // NOMODULE-NOT: builtin.module
 
 // -- cuda.load and cuda.store ------------------------------------------------

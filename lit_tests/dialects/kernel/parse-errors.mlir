@@ -1,5 +1,6 @@
-// RUN: molten-opt %s --split-input-file --parsing-diagnostics | filecheck %s
-// RUN: molten-opt %s --split-input-file --parsing-diagnostics | filecheck %s --check-prefix=NOMODULE
+// RUN: molten-opt %s --split-input-file --parsing-diagnostics > %t
+// RUN: filecheck %s < %t
+// RUN: filecheck %s --check-prefix=NOMODULE < %t
 // RUN: not molten-opt %s --split-input-file 2>&1 | filecheck %s --check-prefix=FIRST
 
 // The kernel dialect's errors found while parsing, under --parsing-diagnostics

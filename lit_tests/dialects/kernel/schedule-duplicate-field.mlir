@@ -1,5 +1,6 @@
-// RUN: molten-opt %s --split-input-file --parsing-diagnostics | filecheck %s
-// RUN: molten-opt %s --split-input-file --parsing-diagnostics | filecheck %s --check-prefix=NOMODULE
+// RUN: molten-opt %s --split-input-file --parsing-diagnostics > %t
+// RUN: filecheck %s < %t
+// RUN: filecheck %s --check-prefix=NOMODULE < %t
 
 // A #kernel.schedule field written twice is an error, as an unknown field is
 // (the last value used to win silently: `#kernel.schedule<block = 256,

@@ -1,5 +1,6 @@
-// RUN: molten-opt %s --split-input-file --verify-diagnostics | filecheck %s
-// RUN: molten-opt %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=NOMODULE
+// RUN: molten-opt %s --split-input-file --verify-diagnostics > %t
+// RUN: filecheck %s < %t
+// RUN: filecheck %s --check-prefix=NOMODULE < %t
 
 // The rules of named dimensions, one case each: a name matches itself or
 // 1, never another name or a fixed size; every ? is named.

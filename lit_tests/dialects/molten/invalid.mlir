@@ -1,9 +1,10 @@
-// RUN: molten-opt %s --split-input-file --verify-diagnostics | filecheck %s
-// RUN: molten-opt %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=NOMODULE
+// RUN: molten-opt %s --split-input-file --verify-diagnostics > %t
+// RUN: filecheck %s < %t
+// RUN: filecheck %s --check-prefix=NOMODULE < %t
 
 // One case per verifier rule of the molten dialect. Each CHECK line matches
 // the whole located diagnostic, `file:LINE:COL: error: message`, of the op
-// right after it. The second run makes sure that every case fails: no module
+// right after it. The NOMODULE check makes sure that every case fails: no module
 // is printed.
 // NOMODULE-NOT: builtin.module
 
