@@ -196,12 +196,18 @@ def element_count(dims: Sequence[Dim]) -> float:
     return math.prod(math.inf if isinstance(d, str) else d for d in dims)
 
 
+def split_dims(dims: Sequence[Dim]) -> tuple[int, tuple[str, ...]]:
+    """The product of `dims`' fixed sizes, and their names in order (a name
+    as often as it appears): the element count is their product."""
+    static = math.prod(d for d in dims if isinstance(d, int))
+    return static, tuple(d for d in dims if isinstance(d, str))
+
+
 def _elements(dims: Sequence[Dim]) -> str | int:
     """The element count of `dims`: a number, or (where some are named) the
     names times the static count, in a canonical text (T*S*128)."""
-    static = math.prod(d for d in dims if isinstance(d, int))
-    names = sorted(d for d in dims if isinstance(d, str))
-    return "*".join([*names, str(static)]) if names else static
+    static, names = split_dims(dims)
+    return "*".join([*sorted(names), str(static)]) if names else static
 
 
 def _int_array(values: Sequence[int]) -> DenseArrayBase:

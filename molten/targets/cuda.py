@@ -39,6 +39,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.target import Target
 
 from molten.dialects import cuda
+from molten.dialects.molten import Dim, split_dims
 
 CPP_KEYWORDS = frozenset(
     [
@@ -881,7 +882,7 @@ def _stored_pointers(body: Block) -> set[SSAValue]:
 def _size_macros(
     launcher: str,
     param: str,
-    shape: Sequence[int | str],
+    shape: Sequence[Dim],
     taken: set[str],
     dims: dict[str, str],
 ) -> list[str]:
@@ -896,14 +897,11 @@ def _size_macros(
     while prefix in taken:
         prefix, suffix = f"{base}_{suffix}", suffix + 1
     taken.add(prefix)
-    named = list(dict.fromkeys(dims[d] for d in shape if isinstance(d, str)))
+    static, named = split_dims(shape)
     extents = [f"({dims[d]})" if isinstance(d, str) else str(d) for d in shape]
-    static = math.prod(d for d in shape if isinstance(d, int))
     if named:
-        arguments = f"({', '.join(named)})"
-        count = " * ".join(
-            [*(f"({dims[d]})" for d in shape if isinstance(d, str)), f"{static}LL"]
-        )
+        arguments = f"({', '.join(dict.fromkeys(dims[d] for d in named))})"
+        count = " * ".join([*(f"({dims[d]})" for d in named), f"{static}LL"])
         lines = [f"#define {prefix}_ELEMENTS{arguments} ({count})"]
     else:
         arguments = ""

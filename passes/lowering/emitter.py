@@ -19,6 +19,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from molten.dialects.molten import Dim
+
 F32 = Float32Type()
 INDEX = IndexType()
 MAX_GRID_X = 2**31 - 1
@@ -26,9 +28,6 @@ WARP = 32
 
 Index = int | SSAValue
 """An index component: a value known at compile time, or computed."""
-Extent = int | str
-"""A dimension's size: known at compile time, or named (a size the kernel
-takes as a parameter, `Emitter.size`)."""
 
 
 def element_of(value: SSAValue) -> Attribute:
@@ -36,7 +35,7 @@ def element_of(value: SSAValue) -> Attribute:
     return value.type.element_type
 
 
-def extent_strides(e: Emitter, shape: Sequence[Extent]) -> list[Index]:
+def extent_strides(e: Emitter, shape: Sequence[Dim]) -> list[Index]:
     """The row-major strides of `shape`, named sizes among them (an
     outermost name enters none)."""
     if not shape:
@@ -66,8 +65,9 @@ class Emitter:
     def nested(self, block: Block) -> Emitter:
         return Emitter(block, self.constants, self.entry, self.sizes)
 
-    def extent(self, d: Extent) -> Index:
-        """A dimension's size: `d` itself, or the parameter of its name."""
+    def extent(self, d: Dim) -> Index:
+        """A dimension's size: `d` itself, or the kernel's parameter of its
+        name."""
         if isinstance(d, int):
             return d
         if d not in self.sizes:
@@ -77,7 +77,7 @@ class Emitter:
             )
         return self.sizes[d]
 
-    def count(self, shape: Sequence[Extent]) -> Index:
+    def count(self, shape: Sequence[Dim]) -> Index:
         """How many elements `shape` holds (a value where a size is named)."""
         total: Index = 1
         for d in shape:
@@ -185,7 +185,7 @@ class Emitter:
         return self.add(arith.SelectOp(cond, a, b))
 
 
-def unravel(e: Emitter, linear: Index, shape: Sequence[Extent]) -> list[Index]:
+def unravel(e: Emitter, linear: Index, shape: Sequence[Dim]) -> list[Index]:
     """The row-major multi-index of `linear` (< the size of `shape`) in `shape`."""
     index: list[Index] = []
     for axis in range(len(shape) - 1, -1, -1):
@@ -199,7 +199,7 @@ def unravel(e: Emitter, linear: Index, shape: Sequence[Extent]) -> list[Index]:
 
 
 def unravel_vector(
-    e: Emitter, base: Index, shape: Sequence[Extent], width: int
+    e: Emitter, base: Index, shape: Sequence[Dim], width: int
 ) -> list[list[Index]]:
     """The multi-indices of elements `base` ... `base + width - 1` of `shape`,
     where `width` divides the innermost dimension and `base` is a multiple
@@ -210,7 +210,7 @@ def unravel_vector(
     return [[*first[:-1], e.iadd(first[-1], i)] for i in range(width)]
 
 
-def ravel(e: Emitter, index: Sequence[Index], shape: Sequence[Extent]) -> Index:
+def ravel(e: Emitter, index: Sequence[Index], shape: Sequence[Dim]) -> Index:
     linear: Index = 0
     for i, s, d in zip(index, extent_strides(e, shape), shape, strict=True):
         if d != 1:
@@ -219,7 +219,7 @@ def ravel(e: Emitter, index: Sequence[Index], shape: Sequence[Extent]) -> Index:
 
 
 def broadcast_index(
-    index: Sequence[Index], from_shape: Sequence[Extent], to_shape: Sequence[Extent]
+    index: Sequence[Index], from_shape: Sequence[Dim], to_shape: Sequence[Dim]
 ) -> list[Index]:
     """The index of `from_shape` that numpy broadcasting reads for `index`
     of `to_shape` (leading axes dropped, size-1 axes read at 0)."""

@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import Float32Type, FunctionType, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from molten.dialects import cuda, kernel, molten
-from molten.dialects.molten import dims_of, shape_of, value_dims
+from molten.dialects.molten import Dim, dims_of, shape_of, split_dims, value_dims
 from molten.errors import StaticShapeNeeded
 from molten.ir import sanitize_name
 from molten.passes.fusion import LAYOUTS
@@ -58,16 +58,15 @@ class GridOf(NamedTuple):
 
 
 def grid_for(
-    dims: Sequence[int | str], per_block: int, unit: int = 1
+    dims: Sequence[Dim], per_block: int, unit: int = 1
 ) -> tuple[int, GridOf | None]:
     """A grid of one block per `per_block` units of work over `dims`' elements
     (`unit` elements a unit): its static x, and how it grows with the named
     sizes where some are (the static x then only its cap)."""
-    static = math.prod(d for d in dims if isinstance(d, int)) // unit
-    named = tuple(d for d in dims if isinstance(d, str))
+    static, named = split_dims(dims)
     if named:
-        return MAX_GRID_X, GridOf(named, static, per_block)
-    return min(math.ceil(static / per_block), MAX_GRID_X), None
+        return MAX_GRID_X, GridOf(named, static // unit, per_block)
+    return min(math.ceil(static // unit / per_block), MAX_GRID_X), None
 
 
 @dataclass
@@ -257,7 +256,7 @@ def store_output(
 
 
 def checked_vector_width(
-    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, inner: int | str
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, inner: Dim
 ):
     """The schedule's vector width, which must divide the innermost dimension
     `inner` that each run of consecutive elements lies along (a named one

@@ -6,14 +6,12 @@ inputs or returned twice.
 
 from __future__ import annotations
 
-import math
-
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, SymbolRefAttr, i64
 from xdsl.ir import Block, Region, SSAValue
 
 from molten.dialects import cuda, kernel
-from molten.dialects.molten import value_dims
+from molten.dialects.molten import split_dims, value_dims
 from molten.errors import GraphError, StaticShapeNeeded
 from molten.ir import input_name, output_name, sanitize_name
 from molten.passes.lowering.emitter import INDEX, element_of
@@ -23,9 +21,8 @@ from molten.passes.lowering.kernels import LoweredKernel, pointer_type, size_nam
 def _extent(value: SSAValue, sizes: dict[str, SSAValue]) -> tuple[int, list[SSAValue]]:
     """A tensor's element count: its static part and the launcher's sizes of
     its named dimensions."""
-    dims = value_dims(value)
-    static = math.prod(d for d in dims if isinstance(d, int))
-    return static, [sizes[d] for d in dims if isinstance(d, str)]
+    static, named = split_dims(value_dims(value))
+    return static, [sizes[d] for d in named]
 
 
 def lower_graph(
