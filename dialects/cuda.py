@@ -1738,7 +1738,14 @@ class LaunchOp(IRDLOperation):
     arguments) is launched on a grid computed from them:
     `grid_of [2] scale [896, 256]` launches ceil(arg 2 x 896 / 256) blocks
     along x (the product of the arguments listed, where several), at most
-    `grid`'s x.
+    `grid`'s x; `scale [1, 64, 16, 1]` gives [scale, divisor, times, axis]:
+    ceil(arg x 1 / 64) x 16 blocks along y (axis 1), at most `grid`'s y. An
+    `else` kernel's own grid is computed from the same sizes where it gives
+    its own scale (`else_scale`).
+
+    One of several variants of a kernel, each for a range of a size, runs
+    only there: `when [2, 9, 32]` launches it where arg 2 is 9 to 32 (a
+    most of 0: any size from the least on).
     """
 
     name = "cuda.launch"
@@ -1752,14 +1759,18 @@ class LaunchOp(IRDLOperation):
     fallback_block = opt_prop_def(DenseArrayBase.constr(i64))
     grid_of = opt_prop_def(DenseArrayBase.constr(i64))
     grid_scale = opt_prop_def(DenseArrayBase.constr(i64))
+    fallback_scale = opt_prop_def(DenseArrayBase.constr(i64))
+    when = opt_prop_def(DenseArrayBase.constr(i64))
     args = var_operand_def(PointerType | TensorMapType | IndexType)
     traits = traits_def(HasParent(HostFuncOp), LaunchedKernel())
     assembly_format = (
         "$callee `grid` $grid `block` $block `(` $args `)` "
+        "(`when` $when^)? "
         "(`grid_of` $grid_of^ `scale` $grid_scale)? "
         "(`cooperative` $cooperative^)? "
         "(`aligned` $aligned^ `else` $fallback)? "
-        "(`grid` $fallback_grid^ `block` $fallback_block)? attr-dict `:` type($args)"
+        "(`grid` $fallback_grid^ `block` $fallback_block)? "
+        "(`else_scale` $fallback_scale^)? attr-dict `:` type($args)"
     )
 
     def launch_shape(
@@ -1811,15 +1822,36 @@ class LaunchOp(IRDLOperation):
                 raise VerifyException(
                     "cuda.launch: `grid_of` lists the positions of index arguments"
                 )
-            scale = self.grid_scale.get_values()
-            if len(scale) != 2 or min(scale) < 1:
+            for scale in (self.grid_scale, self.fallback_scale):
+                if scale is not None and not _is_grid_scale(scale.get_values()):
+                    raise VerifyException(
+                        "cuda.launch: a grid's `scale` is [scale, divisor] or "
+                        "[scale, divisor, times, axis], each >= 1 but the axis "
+                        "(0 or 1)"
+                    )
+            if self.cooperative is not None:
                 raise VerifyException(
-                    "cuda.launch: a grid's `scale` is [scale, divisor], each >= 1"
+                    "cuda.launch: a grid computed from sizes is not cooperative"
                 )
-            if self.cooperative is not None or self.fallback_grid is not None:
+        if self.fallback_scale is not None and (
+            self.grid_of is None or self.fallback_grid is None
+        ):
+            raise VerifyException(
+                "cuda.launch: `else_scale` follows the `else` kernel's own grid, "
+                "of a launch whose grid is computed (`grid_of`)"
+            )
+        if self.when is not None:
+            when = self.when.get_values()
+            if (
+                len(when) != 3
+                or not 0 <= when[0] < len(self.args)
+                or not isinstance(self.args[when[0]].type, IndexType)
+                or when[1] < 1
+                or (when[2] and when[2] < when[1])
+            ):
                 raise VerifyException(
-                    "cuda.launch: a grid computed from sizes is not cooperative, "
-                    "and its `else` kernel takes the same grid"
+                    "cuda.launch: `when` is [position of an index argument, least, "
+                    "most] with 1 <= least <= most (most 0: no bound)"
                 )
         if self.cooperative is not None:
             sizes = self.cooperative.get_values()
@@ -1864,6 +1896,13 @@ class LaunchOp(IRDLOperation):
                     "cuda.launch: `aligned` lists argument positions, ascending, "
                     "each once"
                 )
+
+
+def _is_grid_scale(values: Sequence[int]) -> bool:
+    """[scale, divisor] or [scale, divisor, times, axis]."""
+    if len(values) not in (2, 4) or min(values[:3]) < 1:
+        return False
+    return len(values) == 2 or values[3] in (0, 1)
 
 
 @irdl_op_definition

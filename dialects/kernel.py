@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     StringAttr,
     SymbolRefAttr,
+    TensorType,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
@@ -387,11 +388,60 @@ _TILING_LENGTHS = {"grid": 3, "block": 3, "fragment": 3, "lhs": 3, "rhs": 3}
 
 
 @irdl_attr_definition
+class VariantAttr(ParametrizedAttribute):
+    """One schedule of a kernel whose size along a named dimension is known
+    at run time only (a gemm's M): the schedule it runs under while that
+    size is at most `most` (0: any size above the variants before it). A
+    kernel.func's `variants` are in increasing order; the launcher runs the
+    first whose bound holds.
+
+    ```mlir
+    #kernel.variant<T <= 8, #kernel.schedule<block = 256, ...>>
+    #kernel.variant<T, #kernel.schedule<block = 384, ...>>
+    ```
+    """
+
+    name = "kernel.variant"
+
+    dim: StringAttr = param_def()
+    most: IntAttr = param_def()
+    schedule: ScheduleAttr = param_def()
+
+    def __init__(self, dim: str, most: int, schedule: ScheduleAttr):
+        super().__init__(StringAttr(dim), IntAttr(most), schedule)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        dim = parser.parse_identifier()
+        most = 0
+        if parser.parse_optional_punctuation("<="):
+            most = parser.parse_integer(allow_negative=False)
+        parser.parse_punctuation(",")
+        schedule = parser.parse_attribute()
+        parser.parse_punctuation(">")
+        return (StringAttr(dim), IntAttr(most), schedule)
+
+    def print_parameters(self, printer: Printer) -> None:
+        bound = f" <= {self.most.data}" if self.most.data else ""
+        printer.print_string(f"<{self.dim.data}{bound}, ")
+        printer.print_attribute(self.schedule)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        if not self.dim.data.isidentifier():
+            raise VerifyException(
+                f"#kernel.variant: {self.dim.data!r} is not a dimension name"
+            )
+
+
+@irdl_attr_definition
 class TilingAttr(ParametrizedAttribute):
     """How the `tile` pass tiles a gemm kernel's iteration space
     S[b, i, j, k] (batch, M, N, K), derived from its schedule:
 
-    * `grid`: blocks along x (N tiles), y (M tiles) and z (batches);
+    * `grid`: blocks along x (N tiles), y (M tiles; 0 where M is named:
+      the launch counts them from its size) and z (batches);
     * `block`, `warp`, `fragment`: the tile M, N, K of a block, of a warp
       (tensor cores only; omitted otherwise) and of one mma.sync, one
       thread's SIMT micro-tile or one GEMV thread's share (the block's rows,
@@ -527,8 +577,12 @@ class TilingAttr(ParametrizedAttribute):
                 "sizes (warp tile M, N) or none"
             )
         for f in ("grid", "block", "warp", "fragment", "lhs", "rhs"):
-            if any(v.data < 1 for v in getattr(self, f)):
+            sizes = list(getattr(self, f))
+            if f == "grid":  # y: 0 where M is named (counted at launch)
+                sizes = [sizes[0], sizes[2]]
+            if any(v.data < 1 for v in sizes):
                 raise VerifyException(f"#kernel.tiling: {f} sizes must be >= 1")
+
         for f in ("stages", "k_steps", "split"):
             if getattr(self, f).data < 1:
                 raise VerifyException(f"#kernel.tiling: {f} must be >= 1")
@@ -658,6 +712,17 @@ class FuncOp(IRDLOperation):
     computes, for the comment above the generated CUDA kernel. A gemm kernel
     gets a `tiling #kernel.tiling<...>` after its schedule from the `tile`
     pass, which derives it from the schedule.
+
+    A kernel whose work grows with a size known at run time only (a gemm
+    over a named M) may have `variants` instead of a schedule: a schedule
+    per size class, each lowered to a kernel of its own, the launcher
+    picking one by the size:
+
+    ```mlir
+    kernel.func @mm(%x: tensor<?x4096xbf16, ["T"]>, ...) -> (...) gemm
+        variants [#kernel.variant<T <= 8, #kernel.schedule<...>>,
+                  #kernel.variant<T, #kernel.schedule<...>>] {
+    ```
     """
 
     name = "kernel.func"
@@ -667,6 +732,7 @@ class FuncOp(IRDLOperation):
     kind = prop_def(KernelKindAttr)
     schedule = opt_prop_def(ScheduleAttr)
     tiling = opt_prop_def(TilingAttr)
+    variants = opt_prop_def(ArrayAttr[VariantAttr])
     fused_ops = opt_prop_def(ArrayAttr[StringAttr])
     body = region_def("single_block")
 
@@ -699,6 +765,43 @@ class FuncOp(IRDLOperation):
         _verify_yield_types(self.name, self.body, self.function_type.outputs.data)
         if self.tiling is not None:
             self._verify_tiling(self.tiling)
+        if self.variants is not None:
+            self._verify_variants(list(self.variants))
+
+    def _verify_variants(self, variants: list[VariantAttr]) -> None:
+        """Variants replace the schedule: bounds increasing along one named
+        dimension of the kernel's types, the last open-ended."""
+        where = f"kernel.func @{self.sym_name.data}"
+        if self.schedule is not None or self.tiling is not None:
+            raise VerifyException(
+                f"{where}: a kernel has a schedule (and tiling) or variants, not both"
+            )
+        if not variants:
+            raise VerifyException(f"{where}: variants must give at least one")
+        dims = {v.dim.data for v in variants}
+        named = {
+            d
+            for t in [*self.function_type.inputs.data, *self.function_type.outputs.data]
+            if isinstance(t, TensorType)
+            for d in molten.dims_of(t)
+            if isinstance(d, str)
+        }
+        if len(dims) != 1 or not dims <= named:
+            raise VerifyException(
+                f"{where}: variants choose by one named dimension of the kernel's "
+                f"types ({', '.join(sorted(named)) or 'none'}), not "
+                f"{', '.join(sorted(dims))}"
+            )
+        bounds = [v.most.data for v in variants]
+        if (
+            bounds[-1] != 0
+            or 0 in bounds[:-1]
+            or bounds[:-1] != sorted(set(bounds[:-1]))
+        ):
+            raise VerifyException(
+                f"{where}: variants' bounds must increase, the last open-ended "
+                f"(no bound), not {bounds}"
+            )
 
     def _verify_tiling(self, tiling: TilingAttr) -> None:
         """A tiling is the schedule's, of a gemm kernel."""
@@ -742,6 +845,9 @@ class FuncOp(IRDLOperation):
         if self.tiling is not None:
             printer.print_string(" tiling ")
             printer.print_attribute(self.tiling)
+        if self.variants is not None:
+            printer.print_string(" variants ")
+            printer.print_attribute(self.variants)
         extra = {"fused_ops": self.fused_ops} if self.fused_ops is not None else {}
         printer.print_op_attributes({**self.attributes, **extra}, print_keyword=True)
         printer.print_string(" ")
@@ -764,6 +870,9 @@ class FuncOp(IRDLOperation):
         tiling = None
         if parser.parse_optional_keyword("tiling"):
             tiling = parser.parse_attribute()
+        variants = None
+        if parser.parse_optional_keyword("variants"):
+            variants = parser.parse_attribute()
         attributes = parser.parse_optional_attr_dict_with_keyword()
         extra = dict(attributes.data) if attributes is not None else {}
         body = parser.parse_region(args)
@@ -776,6 +885,8 @@ class FuncOp(IRDLOperation):
             properties["schedule"] = schedule
         if tiling is not None:
             properties["tiling"] = tiling
+        if variants is not None:
+            properties["variants"] = variants
         if "fused_ops" in extra:
             properties["fused_ops"] = extra.pop("fused_ops")
         return cls.create(properties=properties, attributes=extra, regions=[body])
@@ -838,5 +949,5 @@ class LaunchOp(IRDLOperation):
 Kernel = Dialect(
     "kernel",
     [FusedOp, YieldOp, FuncOp, LaunchOp],
-    [KernelKindAttr, ScheduleAttr, TilingAttr],
+    [KernelKindAttr, ScheduleAttr, TilingAttr, VariantAttr],
 )

@@ -41,7 +41,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from molten.dialects import kernel, molten
-from molten.dialects.molten import shape_of
+from molten.dialects.molten import value_dims
 from molten.passes.fusion import (
     ELEMENTWISE,
     LAYOUTS,
@@ -148,9 +148,9 @@ def epilogue_admits(
         ):
             return False
         # Over the result of a matmul of the group (each sibling's own).
-        shape = shape_of(candidate.results[0])
+        shape = value_dims(candidate.results[0])
         domains = {
-            tuple(shape_of(o.result)) for o in group if isinstance(o, molten.MatmulOp)
+            value_dims(o.result) for o in group if isinstance(o, molten.MatmulOp)
         }
         return tuple(shape) in domains or any(
             recomputable_into(candidate, list(d)) for d in domains

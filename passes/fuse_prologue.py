@@ -54,7 +54,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from molten.dialects import kernel, molten
-from molten.dialects.molten import broadcasts_to, shape_of
+from molten.dialects.molten import broadcasts_to, shape_of, value_dims
 from molten.passes.factor_row_scale import factor_row_scale
 from molten.passes.fuse_epilogue import epilogue_admits, persistent_takes
 from molten.passes.fusion import ELEMENTWISE, fuse, grow, is_fusible_root
@@ -86,8 +86,10 @@ def takes_prologue(matmul: molten.MatmulOp, arch: str) -> bool:
     bounds)."""
     from molten.passes.kernel_schedule import H100_SMS, SWIZZLE_K, wgmma_schedule
 
+    rows = value_dims(matmul.result)[-2]
     if not (
-        shape_of(matmul.result)[-2] <= PROLOGUE_MAX_ROWS
+        isinstance(rows, int)  # a named M: no prologue (the kernel takes it alone)
+        and rows <= PROLOGUE_MAX_ROWS
         and shape_of(matmul.lhs)[-1] % SWIZZLE_K == 0
         and persistent_takes([matmul], arch)
     ):

@@ -78,6 +78,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     BFloat16Type,
     Float16Type,
     Float32Type,
@@ -107,6 +108,7 @@ from molten.dialects.cuda import (
 )
 from molten.dialects.molten import shape_of, value_dims
 from molten.passes.fuse_attention import attention_in, query_group
+from molten.passes.specialize_dims import specialize_types
 
 H100_SMS = 132
 WARP = 32
@@ -1225,6 +1227,8 @@ def takes_persistent(matmul: molten.MatmulOp) -> bool:
     batch axes) of f16 or bf16 operands, A stored [M, K], more than one
     row, at least 128 columns, and each operand's stored rows
     whole 16-byte units (TMA's rule)."""
+    if named_rows([matmul]) is not None:
+        return False  # its size classes are scheduled as matmuls of their own
     result = shape_of(matmul.result)
     element = matmul.lhs.type.element_type  # type: ignore
     return (
@@ -1238,6 +1242,51 @@ def takes_persistent(matmul: molten.MatmulOp) -> bool:
     )
 
 
+GEMM_SIZE_CLASSES = (1, 4, 8, 32, 128, 512)
+"""The bounds of the size classes of a gemm over a named M (its rows known
+at run time only): a schedule each, picked at the class's bound (the
+kernel of a class serves every M up to it); the kind of kernel changes
+across them (a GEMV up to GEMV_MAX_M, split-K while few row tiles leave
+SMs idle), and within a class the heuristic's pick at the bound holds."""
+GEMM_OPEN_ROWS = 4096
+"""The rows the schedule of a gemm's open-ended class (above the last of
+GEMM_SIZE_CLASSES) is picked at: a prefill's."""
+
+
+def named_rows(body_ops: Sequence[Operation]) -> str | None:
+    """The name of a gemm kernel's M where it is named, else None."""
+    matmuls = [op for op in body_ops if isinstance(op, molten.MatmulOp)]
+    rows = value_dims(matmuls[0].result)[-2] if matmuls else None
+    return rows if isinstance(rows, str) else None
+
+
+def gemm_variants(
+    kfunc: kernel.FuncOp, sm_count: int = H100_SMS, arch: str = "sm_90"
+) -> list[kernel.VariantAttr]:
+    """The schedules of a gemm kernel over a named M, one per size class
+    (GEMM_SIZE_CLASSES, then the rest): each the heuristic's at the class's
+    bound; a class whose schedule is the one before's joins it."""
+    dim = named_rows(list(kfunc.body.block.ops))
+    assert dim is not None
+    variants: list[kernel.VariantAttr] = []
+    for most in (*GEMM_SIZE_CLASSES, 0):
+        at = kfunc.clone()
+        specialize_types(at, {dim: most or GEMM_OPEN_ROWS})
+        body = at.body.block
+        results = body.last_op
+        assert isinstance(results, kernel.YieldOp)
+        schedule = gemm_schedule(list(body.ops), sm_count, arch)
+        if schedule.persistent.data:
+            # The persistent TMA kernel does not take a named M yet: the
+            # cp.async kernel's best schedule instead.
+            (matmul,) = [op for op in body.ops if isinstance(op, molten.MatmulOp)]
+            schedule = wgmma_schedule_of(wgmma_candidates(matmul, sm_count)[0])
+        if variants and variants[-1].schedule == schedule:
+            variants.pop()
+        variants.append(kernel.VariantAttr(dim, most, schedule))
+    return variants
+
+
 @dataclass
 class ScheduleKernel(RewritePattern):
     sm_count: int
@@ -1247,9 +1296,17 @@ class ScheduleKernel(RewritePattern):
     def match_and_rewrite(
         self, op: kernel.FuncOp | kernel.FusedOp, rewriter: PatternRewriter
     ):
-        if op.schedule is not None:
+        if op.schedule is not None or getattr(op, "variants", None) is not None:
             return
         body = op.body.block
+        if (
+            isinstance(op, kernel.FuncOp)
+            and op.kind.data == kernel.KernelKind.GEMM
+            and named_rows(list(body.ops)) is not None
+        ):
+            op.variants = ArrayAttr(gemm_variants(op, self.sm_count, self.arch))
+            rewriter.notify_op_modified(op)
+            return
         results = body.last_op
         assert isinstance(results, kernel.YieldOp)
         op.schedule = schedule_for(

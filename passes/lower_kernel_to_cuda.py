@@ -58,7 +58,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel
 from molten.passes.lowering.attention import lower_attention
-from molten.passes.lowering.gemm import lower_gemm
+from molten.passes.lowering.gemm import lower_gemm, lower_gemm_variants
 from molten.passes.lowering.gemm_mma import MMA_SHAPE
 from molten.passes.lowering.kernels import LoweredKernel
 from molten.passes.lowering.launcher import lower_graph
@@ -76,8 +76,11 @@ LOWERINGS = {
 """The lowering of each kernel kind."""
 
 
-def lower_kernel(kfunc: kernel.FuncOp) -> LoweredKernel:
+def lower_kernel(kfunc: kernel.FuncOp) -> list[LoweredKernel]:
+    """The cuda kernels of a kernel.func: one, or one per variant."""
     kind = kfunc.kind.data
+    if kfunc.variants is not None and kind == kernel.KernelKind.GEMM:
+        return lower_gemm_variants(kfunc)
     if kfunc.schedule is None:
         raise PassFailedException(
             f"lower-kernel-to-cuda: @{kfunc.sym_name.data} has no schedule; run "
@@ -88,7 +91,7 @@ def lower_kernel(kfunc: kernel.FuncOp) -> LoweredKernel:
             f"lower-kernel-to-cuda: {kind.value} kernels (@{kfunc.sym_name.data}) "
             "are not lowered yet"
         )
-    return LOWERINGS[kind](kfunc, kfunc.schedule)
+    return [LOWERINGS[kind](kfunc, kfunc.schedule)]
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,10 @@ class LowerKernelToCuda(ModulePass):
         for graph in [g for g in op.ops if isinstance(g, func.FuncOp)]:
             Rewriter.replace_op(graph, lower_graph(graph, kernels))
         for k in [k for k in op.ops if isinstance(k, kernel.FuncOp)]:
-            lowered = kernels[k.sym_name.data]
-            Rewriter.replace_op(k, lowered.op)
-            if lowered.fallback is not None:
-                op.body.block.insert_op_after(lowered.fallback.op, lowered.op)
+            ops = [
+                o
+                for lowered in kernels[k.sym_name.data]
+                for o in (lowered.op, lowered.fallback and lowered.fallback.op)
+                if o is not None
+            ]
+            Rewriter.replace_op(k, ops, [])

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
@@ -42,7 +42,14 @@ def specialize(module: ModuleOp, sizes: Mapping[str, int]) -> None:
                 f"specialize-dims: {name} = {size}: a dimension name takes a "
                 "positive size"
             )
-    for op in module.walk():
+    specialize_types(module, sizes)
+    module.verify()
+
+
+def specialize_types(root: Operation, sizes: Mapping[str, int]) -> None:
+    """Gives the dimensions named in `sizes` their sizes in every type within
+    `root` (in place; not verified)."""
+    for op in root.walk():
         for region in op.regions:
             for block in region.blocks:
                 for arg in block.args:
@@ -59,7 +66,6 @@ def specialize(module: ModuleOp, sizes: Mapping[str, int]) -> None:
                 [specialized_type(t, sizes) for t in signature.inputs.data],
                 [specialized_type(t, sizes) for t in signature.outputs.data],
             )
-    module.verify()
 
 
 def parse_sizes(text: str) -> dict[str, int]:

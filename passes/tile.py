@@ -63,7 +63,8 @@ from molten.dialects.cuda import (
     element_bytes,
     tma_reads_rows,
 )
-from molten.dialects.molten import shape_of
+from molten.dialects.molten import Dim, shape_of, value_dims
+from molten.errors import StaticShapeNeeded
 from molten.passes.fuse_attention import attention_in, query_group
 from molten.passes.kernel_schedule import MMA_ELEMENT_TYPES, WARP, side_by_side
 
@@ -84,10 +85,11 @@ class Gemm:
     """The matmul of a gemm kernel, as the polyhedral model needs it."""
 
     batch_shape: tuple[int, ...]
-    m: int
+    m: Dim
+    """The rows: a size, or the name of one known at run time."""
     n: int
     k: int
-    a_shape: tuple[int, ...]
+    a_shape: tuple[Dim, ...]
     b_shape: tuple[int, ...]
     transpose_a: bool
     transpose_b: bool
@@ -95,14 +97,23 @@ class Gemm:
 
     @staticmethod
     def of(matmul: molten.MatmulOp) -> Gemm:
-        result = tuple(shape_of(matmul.result))
-        a_shape, b_shape = tuple(shape_of(matmul.lhs)), tuple(shape_of(matmul.rhs))
+        """The gemm of `matmul`. M may be named (its size an `index` of the
+        kernel), where A is stored [M, K] and nothing else is named."""
+        result, a_shape = value_dims(matmul.result), value_dims(matmul.lhs)
         transpose_a = matmul.transpose_a is not None
+        named = [i for i, d in enumerate(result) if isinstance(d, str)]
+        if named and (named != [len(result) - 2] or len(result) != 2 or transpose_a):
+            raise StaticShapeNeeded(
+                f"a matmul of result {list(result)}{' (A transposed)' * transpose_a}"
+                " takes a size known at run time only as its M, with no batch "
+                "axes and A stored [M, K]"
+            )
+        b_shape = tuple(shape_of(matmul.rhs))
         return Gemm(
             result[:-2],
             result[-2],
             result[-1],
-            a_shape[-2] if transpose_a else a_shape[-1],
+            a_shape[-2] if transpose_a else a_shape[-1],  # type: ignore[arg-type]
             a_shape,
             b_shape,
             transpose_a,
@@ -126,11 +137,35 @@ class Gemm:
 # --------------------------------------------------------------------------
 
 
-def iteration_domain(gemm: Gemm) -> isl.Set:
-    """{ S[b, i, j, k] } over the gemm's batches, M, N and K."""
-    bounds = zip(DOMAIN_DIMS, (gemm.batches, gemm.m, gemm.n, gemm.k), strict=True)
-    constraints = " and ".join(f"0 <= {d} < {size}" for d, size in bounds)
-    return isl.Set(f"{{ S[{', '.join(DOMAIN_DIMS)}] : {constraints} }}")
+def iteration_domain(gemm: Gemm, rows_most: int = 0) -> isl.Set:
+    """{ S[b, i, j, k] } over the gemm's batches, M, N and K; a named M is a
+    parameter ([M] -> { ... : 0 <= i < M ... }), at most `rows_most` where
+    given."""
+    sizes = (gemm.batches, _isl_size(gemm.m), gemm.n, gemm.k)
+    constraints = " and ".join(
+        f"0 <= {d} < {size}" for d, size in zip(DOMAIN_DIMS, sizes, strict=True)
+    ) + _rows_bound(gemm, rows_most)
+    return isl.Set(f"{_params(gemm)}{{ S[{', '.join(DOMAIN_DIMS)}] : {constraints} }}")
+
+
+NAMED_M = "M"
+"""The isl parameter of a named M (whatever the user named it: the model's
+own names would clash with the domain's)."""
+
+
+def _isl_size(size: Dim) -> str | int:
+    return NAMED_M if isinstance(size, str) else size
+
+
+def _params(gemm: Gemm) -> str:
+    """The isl parameters of the gemm's named sizes."""
+    return f"[{NAMED_M}] -> " if isinstance(gemm.m, str) else ""
+
+
+def _rows_bound(gemm: Gemm, rows_most: int) -> str:
+    """The constraint of a named M of at most `rows_most` rows."""
+    named = isinstance(gemm.m, str) and rows_most
+    return f" and {NAMED_M} <= {rows_most}" if named else ""
 
 
 def batch_index(batch_shape: Sequence[int], operand_batch: Sequence[int]) -> list[str]:
@@ -215,12 +250,17 @@ def illegality(dependences: isl.Map, sizes: Sequence[int]) -> str | None:
 
 
 def tile_counts(domain: isl.Set, tiling: isl.Map) -> tuple[int, ...]:
-    """The tiles along b, i, j and k: the extent of the domain's image."""
+    """The tiles along b, i, j and k: the extent of the domain's image (0
+    along one that grows with a named size: the launch computes it)."""
     image = domain.apply(tiling)
-    return tuple(
-        image.dim_max_val(d).to_python() - image.dim_min_val(d).to_python() + 1
-        for d in range(len(DOMAIN_DIMS))
-    )
+    counts = []
+    for d in range(len(DOMAIN_DIMS)):
+        lowest, highest = image.dim_min_val(d), image.dim_max_val(d)
+        if not (lowest.is_int() and highest.is_int()):
+            counts.append(0)
+            continue
+        counts.append(highest.to_python() - lowest.to_python() + 1)
+    return tuple(counts)
 
 
 def partial_dims(domain: isl.Set, tiling: isl.Map, gemm: Gemm) -> list[str]:
@@ -233,7 +273,10 @@ def partial_dims(domain: isl.Set, tiling: isl.Map, gemm: Gemm) -> list[str]:
     for name, dim, size in zip(
         kernel.GEMM_DIMS, DOMAIN_DIMS[1:], (gemm.m, gemm.n, gemm.k), strict=True
     ):
-        inside_dim = isl.Set(f"{{ S[{', '.join(DOMAIN_DIMS)}] : 0 <= {dim} < {size} }}")
+        inside_dim = isl.Set(
+            f"{_params(gemm)}{{ S[{', '.join(DOMAIN_DIMS)}] : "
+            f"0 <= {dim} < {_isl_size(size)} }}"
+        )
         if not outside.intersect_range(inside_dim.complement()).is_empty():
             partial.append(name)
     return partial
@@ -477,9 +520,11 @@ def gemm_of(kfunc: kernel.FuncOp) -> Gemm:
 
 
 def tiling_for(
-    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, rows_most: int = 0
 ) -> kernel.TilingAttr:
-    """The tiling of a gemm kernel under its schedule."""
+    """The tiling of a gemm kernel under its schedule; over a named M, of at
+    most `rows_most` rows where given (its grid along M the most tiles,
+    else 0: counted at launch)."""
     matmuls = gemm_matmuls(kfunc)
     siblings = [Gemm.of(mm) for mm in matmuls]
     gemm = siblings[0]
@@ -544,7 +589,7 @@ def tiling_for(
     else:
         fragment = simt_fragment(kfunc, schedule, sizes)
 
-    domain = iteration_domain(gemm)
+    domain = iteration_domain(gemm, rows_most)
     read_a, read_b, accumulate = access_relations(gemm)
     dependences = accumulation_dependences(domain, accumulate, accumulate)
     if reason := illegality(dependences, sizes):
@@ -594,7 +639,7 @@ def tiling_for(
                 dim
                 for sibling in set(siblings)
                 for dim in partial_dims(
-                    iteration_domain(sibling), cluster_tiles, sibling
+                    iteration_domain(sibling, rows_most), cluster_tiles, sibling
                 )
             },
             key=kernel.GEMM_DIMS.index,
@@ -621,6 +666,11 @@ class Tile(ModulePass):
                     raise _fail(kfunc, f"schedule {kfunc.schedule} ({problem})")
                 continue
             if kfunc.kind.data != kernel.KernelKind.GEMM or kfunc.tiling is not None:
+                continue
+            if kfunc.variants is not None:
+                # Each variant is tiled as it is lowered (a kernel of its own).
+                for variant in kfunc.variants:
+                    tiling_for(kfunc, variant.schedule, variant.most.data)
                 continue
             if kfunc.schedule is None:
                 raise PassFailedException(

@@ -355,3 +355,77 @@ def test_row_and_pointwise_graphs_run_any_size_on_the_gpu(build):
     for tokens in (3, 40, 3):
         arrays = inputs_at(tokens)
         check(arrays, graphed(*arrays))
+
+
+def _linear_gelu(
+    rows, k: int = 256, n: int = 192, dtype: str = "float32", nk: bool = False
+) -> DataflowGraph:
+    """gelu(x @ w + b), w stored [K, N] or (`nk`, nn.Linear's) [N, K]."""
+    g = DataflowGraph("linear_gelu")
+    x = g.add_input("x", [rows, k], dtype)
+    w = g.add_input("w", [n, k] if nk else [k, n], dtype)
+    b = g.add_input("b", [n], dtype)
+    g.add_output(ops.gelu(g.matmul(x, w, transpose_b=nk) + b), "y")
+    return g
+
+
+GEMM_TOKENS = (1, 2, 3, 4, 5, 8, 9, 17, 64, 100, 128, 129, 512, 513, 1100)
+"""Token counts at and around each size class's bounds
+(kernel_schedule.GEMM_SIZE_CLASSES)."""
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_90a"])
+@pytest.mark.parametrize("nk", [False, True], ids=["kn", "nk"])
+def test_a_gemm_over_named_rows_compiles_once_a_kernel_per_size_class(
+    arch, nk, tmp_path
+):
+    """A gemm whose M is named compiles once: a kernel per size class (a
+    GEMV up to 8 rows, then tiled kernels), each launched where T is in its
+    class, and nvcc builds it with every warning an error."""
+    from test_codegen import NVCC, compile_unit
+
+    compiled = ZeroCompiler(arch=arch).compile(
+        _linear_gelu("T", dtype="bfloat16", nk=nk)
+    )
+    assert isinstance(compiled, molten.CompiledGraph) and compiled.dims == ("T",)
+    source = compiled.source
+    assert "if (T == 1) {  // this variant's sizes" in source
+    assert "if (T >= 2 && T <= 4) {" in source
+    assert "linear_gelu_gemm0_rest<<<" in source
+    if NVCC is None:
+        pytest.skip("nvcc is not installed")
+    compile_unit(source, tmp_path, archs=(arch,), device_only=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "dtype,nk", [("bfloat16", False), ("bfloat16", True), ("float32", False)]
+)
+def test_a_gemm_over_named_rows_runs_every_size_class_on_the_gpu(dtype, nk):
+    """One compile of gelu(x @ w + b) over T, run at and around each size
+    class's bounds (at one, x misaligned: the SIMT variants), outputs
+    poisoned first, against the float64 interpreter."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU or driver")
+    graph = _linear_gelu("T", dtype=dtype, nk=nk)
+    compiled = ZeroCompiler().compile(graph)
+    assert isinstance(compiled, molten.CompiledGraph)
+    kind = getattr(torch, dtype)
+    w = (0.1 * torch.randn(*graph.inputs[1].shape.dims, device="cuda")).to(kind)
+    b = torch.randn(graph.inputs[2].shape.dims[0], device="cuda").to(kind)
+    for tokens in GEMM_TOKENS:
+        x = torch.randn(tokens, 256, device="cuda").to(kind)
+        if tokens == 17:  # misaligned by an element
+            x = torch.randn(tokens * 256 + 1, device="cuda").to(kind)[1:].view(
+                tokens, 256
+            )
+        out = torch.full((tokens, 192), float("nan"), device="cuda").to(kind)
+        compiled(x, w, b, out=out)
+        want = molten.interpret(
+            graph, *(t.double().cpu().numpy() for t in (x, w, b)), reference=True
+        )
+        got = out.double().cpu().numpy()
+        assert not np.isnan(got).any(), tokens
+        error = np.linalg.norm(got - want) / np.linalg.norm(want)
+        assert error < (1e-2 if dtype != "float32" else 1e-5), (tokens, error)

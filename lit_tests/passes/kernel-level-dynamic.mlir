@@ -34,8 +34,15 @@ func.func @affine(%x: tensor<?x96xbf16, ["T"]>, %a: tensor<96xbf16>) -> tensor<?
 
 // -----
 
-// A matmul with a named M is not fused yet: refused with the reason.
-// CHECK: kernel-level-dynamic.mlir: error: tensor<?x32xf32, ["T"]> has a dynamic dimension, which this pass takes only in row and pointwise kernels above the cuda level so far
+// A matmul over a named M: a schedule per size class, each picked at the
+// class's bound (a GEMV up to 8 rows, then the tiled kernel), none tiled
+// yet (each variant is tiled as it is lowered).
+// CHECK-LABEL: kernel.func @linear_gemm0(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64x32xf32>) -> (tensor<?x32xf32, ["T"]>) gemm variants [
+// CHECK-SAME: #kernel.variant<T <= 1, #kernel.schedule<{{.*}}tile = [1, 16, 256], stages = 4, k_lanes = 256>>,
+// CHECK-SAME: #kernel.variant<T <= 4, #kernel.schedule<{{.*}}tile = [4, 16, 256], stages = 4, k_lanes = 256>>,
+// CHECK-SAME: #kernel.variant<T <= 8, #kernel.schedule<{{.*}}tile = [8, 16, 128], stages = 4, k_lanes = 128>>,
+// CHECK-SAME: #kernel.variant<T, #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]>>]
+// CHECK-NOT: tiling
 func.func @linear(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64x32xf32>) -> tensor<?x32xf32, ["T"]> {
   %y = molten.matmul %x, %w : (tensor<?x64xf32, ["T"]>, tensor<64x32xf32>) -> tensor<?x32xf32, ["T"]>
   func.return %y : tensor<?x32xf32, ["T"]>

@@ -15,7 +15,7 @@
 // computes the grid from it; the header's macros take it.
 // ANY:       extern "C" __global__ void __launch_bounds__({{[0-9]+}}) rmsnorm_any_tokens_row_reduce0(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ norm, const int64_t T) {
 // ANY-NEXT:    for (int64_t row = (int64_t)blockIdx.x; row < T; row += (int64_t)gridDim.x) {
-// ANY:       static inline unsigned int molten_grid(int64_t work, int64_t per_block, int64_t cap) {
+// ANY:       static inline unsigned int molten_grid(int64_t work, int64_t per_block, int64_t cap,
 // ANY:       extern "C" cudaError_t rmsnorm_any_tokens(const float* x, const float* w, float* norm, const int64_t T, cudaStream_t stream) {
 // ANY-NEXT:    cudaError_t err = cudaSuccess;
 // ANY-NEXT:    if (T < 1) return cudaErrorInvalidValue;

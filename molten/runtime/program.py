@@ -93,10 +93,16 @@ class Launch:
     fallback_shared_bytes: int = 0
     """The fallback's own dynamic shared memory."""
     grid_of: tuple[int, ...] = ()
-    grid_scale: tuple[int, int] = (1, 1)
+    grid_scale: tuple[int, ...] = (1, 1)
     """Where the grid grows with sizes: the slots of those sizes, and
-    (scale, divisor): ceil(their product x scale / divisor) blocks along
-    x, at most `grid`'s x (`cuda.launch`'s `grid_of`)."""
+    (scale, divisor[, times, axis]): ceil(their product x scale / divisor)
+    x times blocks along the axis (x unless given), at most `grid`'s there
+    (`cuda.launch`'s `grid_of`)."""
+    fallback_scale: tuple[int, ...] = ()
+    """The fallback's own scale of the same sizes, where it has one."""
+    when: tuple[int, int, int] | None = None
+    """(slot of a size, least, most): the launch runs only at those sizes
+    (most 0: no bound), one variant of several."""
 
 
 @dataclass(frozen=True)
@@ -181,7 +187,9 @@ def host_program(
                     ),
                     _dynamic_shared_bytes(op, op.fallback) if op.fallback else 0,
                     tuple(slots[v] for v in op.grid_sizes()),
-                    tuple(op.grid_scale.get_values()) if op.grid_scale else (1, 1),  # type: ignore[arg-type]
+                    tuple(op.grid_scale.get_values()) if op.grid_scale else (1, 1),
+                    tuple(op.fallback_scale.get_values()) if op.fallback_scale else (),
+                    _when(op, slots),
                 )
             )
         elif isinstance(op, cuda.MakeTensorMapOp):
@@ -223,13 +231,50 @@ def sized_program(program: Sequence[Step], values: Sequence[int]) -> tuple[Step,
     for step in program:
         if isinstance(step, Alloc | Copy) and step.factors:
             step = replace(step, nbytes=step.nbytes * product(step.factors), factors=())
-        elif isinstance(step, Launch) and step.grid_of:
-            scale, divisor = step.grid_scale
-            blocks = -(-product(step.grid_of) * scale // divisor)
-            grid = (min(blocks, step.grid[0]), *step.grid[1:])
-            step = replace(step, grid=grid, grid_of=(), grid_scale=(1, 1))  # type: ignore[arg-type]
+        elif isinstance(step, Launch):
+            if step.when is not None:
+                slot, least, most = step.when
+                if not least <= values[slot] <= (most or values[slot]):
+                    continue  # another variant's sizes
+                step = replace(step, when=None)
+            if step.grid_of:
+                work = product(step.grid_of)
+                fallback_grid = step.fallback_grid
+                if step.fallback_scale:
+                    assert fallback_grid is not None
+                    fallback_grid = computed_grid(
+                        fallback_grid, work, step.fallback_scale
+                    )
+                step = replace(
+                    step,
+                    grid=computed_grid(step.grid, work, step.grid_scale),
+                    fallback_grid=fallback_grid,
+                    grid_of=(),
+                    grid_scale=(1, 1),
+                    fallback_scale=(),
+                )
         sized.append(step)
     return tuple(sized)
+
+
+def computed_grid(
+    grid: tuple[int, int, int], work: int, scale: tuple[int, ...]
+) -> tuple[int, int, int]:
+    """`grid` with ceil(work x scale / divisor) x times blocks along the
+    axis, at most `grid`'s there (`Launch.grid_scale`)."""
+    factor, divisor, times, axis = (*scale, 1, 0) if len(scale) == 2 else scale
+    blocks = -(-work * factor // divisor) * times
+    sized = list(grid)
+    sized[axis] = min(blocks, grid[axis])
+    return tuple(sized)  # type: ignore[return-value]
+
+
+def _when(op: cuda.LaunchOp, slots: dict) -> tuple[int, int, int] | None:
+    """A variant's launch's (slot of its size, least, most)."""
+    if op.when is None:
+        return None
+    position, least, most = op.when.get_values()
+    return slots[op.args[position]], least, most
 
 
 def _dynamic_shared_bytes(launch: cuda.LaunchOp, callee) -> int:

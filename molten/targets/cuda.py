@@ -795,6 +795,14 @@ class BodyPrinter:
 
     def _launch(self, op: cuda.LaunchOp) -> None:
         args = ", ".join(self.name(a) for a in op.args)
+        if op.when is not None:
+            position, least, most = op.when.get_values()
+            size = self.name(op.args[position])
+            bounds = [f"{size} >= {least}"] + ([f"{size} <= {most}"] if most else [])
+            if least == most:
+                bounds = [f"{size} == {least}"]
+            self.emit(f"if ({' && '.join(bounds)}) {{  // this variant's sizes")
+            self.depth += 1
 
         arguments = ""
         if op.cooperative is not None:
@@ -824,16 +832,22 @@ class BodyPrinter:
             name = self.kernel_names[callee.string_value()]
             grid_shape, block_shape = op.launch_shape(callee)
             grid = ", ".join(str(g) for g in grid_shape)
-            if op.grid_of is not None:
-                assert op.grid_scale is not None
-                scale, divisor = op.grid_scale.get_values()
+            scale = op.grid_scale
+            if callee == op.fallback and op.fallback_grid is not None:
+                scale = op.fallback_scale
+            if op.grid_of is not None and scale is not None:
+                factor, divisor, *rest = scale.get_values()
+                times, axis = rest or (1, 0)
                 work = " * ".join(
                     [*(self.name(v) for v in op.grid_sizes())]
-                    + ([f"{scale}LL"] if scale != 1 else [])
+                    + ([f"{factor}LL"] if factor != 1 else [])
                 )
-                grid = f"molten_grid({work}, {divisor}, {grid_shape[0]}), " + ", ".join(
-                    str(g) for g in grid_shape[1:]
+                extra = f", {times}" if times != 1 else ""
+                sizes = [str(g) for g in grid_shape]
+                sizes[axis] = (
+                    f"molten_grid({work}, {divisor}, {grid_shape[axis]}{extra})"
                 )
+                grid = ", ".join(sizes)
             block = ", ".join(str(b) for b in block_shape)
             if op.cooperative is None:
                 shared = self.shared_bytes.get(name, 0)
@@ -863,6 +877,9 @@ class BodyPrinter:
         if op.cooperative is None:
             self.emit("err = cudaGetLastError();")
         self.check_error()
+        if op.when is not None:
+            self.depth -= 1
+            self.emit("}")
 
 
 def _vector_type(pointer: Attribute, width: int) -> str:

@@ -100,9 +100,13 @@ class Emitter:
             self.constants[key] = op.results[0]
         return self.constants[key]
 
-    def index(self, value: Index) -> SSAValue:
+    def index(self, value: Index | str) -> SSAValue:
+        """`value` as an index value; a name is its size's parameter (so a
+        named dimension serves wherever a size does)."""
         if isinstance(value, SSAValue):
             return value
+        if isinstance(value, str):
+            return self.index(self.extent(value))
         return self._constant(
             ("index", value), lambda: arith.ConstantOp(IntegerAttr(value, INDEX))
         )

@@ -13,7 +13,7 @@ from xdsl.dialects import scf
 from xdsl.ir import Region, SSAValue
 
 from molten.dialects import cuda, kernel
-from molten.dialects.molten import shape_of
+from molten.dialects.molten import value_dims
 from molten.passes.lowering.emitter import (
     Emitter,
     Index,
@@ -147,7 +147,7 @@ def staging_tiles(
         layout = Layout.of(output, gemm.result_shape)
         if gemm.n % width:
             continue
-        if layout is None and list(shape_of(output)) != gemm.result_shape:
+        if layout is None and list(value_dims(output)) != gemm.result_shape:
             continue
         if layout is not None and layout.contiguous % width:
             continue
@@ -226,7 +226,7 @@ def epilogue(
                 if tile is None and layout is not None:
                     source = scoped.at(layout.source, index)
                     place = _run_place(layout, inner, index, j, run, run_places, output)
-                    offset = ravel(inner, place, shape_of(output))
+                    offset = ravel(inner, place, value_dims(output))
                     store_scalar(scoped, source, ptr, offset)
                     continue
                 if tile is None:
@@ -310,7 +310,7 @@ def store_staged(
             offset = ravel(stores, index, gemm.result_shape)
         else:
             place = tile.layout.place(stores, index)
-            offset = ravel(stores, place, shape_of(tile.output))
+            offset = ravel(stores, place, value_dims(tile.output))
         stores.add(cuda.StoreOp(list(load.values), tile.ptr, stores.index(offset)))
         if guard is not None:
             close_if(stores)

@@ -14,7 +14,7 @@ from molten.passes.lowering.gemm_simt import lower_gemm_simt
 from molten.passes.lowering.gemm_wgmma import lower_gemm_wgmma
 from molten.passes.lowering.gemm_wgmma_tma import lower_gemm_wgmma_tma
 from molten.passes.lowering.gemv import lower_gemv
-from molten.passes.lowering.kernels import LoweredKernel, take_arguments_of
+from molten.passes.lowering.kernels import LoweredKernel, SizeRange, take_arguments_of
 from molten.passes.lowering.matmul import GemmShape
 from molten.passes.tile import tiling_for
 
@@ -22,19 +22,46 @@ SIMT_SUFFIX = "_simt"
 """The name of a tensor-core gemm's SIMT variant ends so."""
 
 
-def gemm_tiling(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr):
+def gemm_tiling(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, rows_most: int = 0
+):
     """The kernel's #kernel.tiling where the `tile` pass gave it one for this
-    schedule, else the one it would give."""
+    schedule, else the one it would give (for a named M of at most
+    `rows_most` rows, where given)."""
     if kfunc.tiling is not None and kfunc.schedule == schedule:
         return kfunc.tiling
-    return tiling_for(kfunc, schedule)
+    return tiling_for(kfunc, schedule, rows_most)
 
 
-def lower_gemm(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKernel:
+def lower_gemm_variants(kfunc: kernel.FuncOp) -> list[LoweredKernel]:
+    """A gemm kernel over a named M with `variants`: a kernel per variant,
+    named by its class (`_upto8`, the last `_rest`), each serving the sizes
+    above the one before's bound up to its own."""
+    assert kfunc.variants is not None
+    lowered = []
+    least = 1
+    for variant in kfunc.variants:
+        most = variant.most.data
+        one = kfunc.clone()
+        one.variants = None
+        one.sym_name = StringAttr(
+            kfunc.sym_name.data + (f"_upto{most}" if most else "_rest")
+        )
+        kernel_lowered = lower_gemm(one, variant.schedule, most)
+        kernel_lowered.when = SizeRange(variant.dim.data, least, most)
+        lowered.append(kernel_lowered)
+        least = most + 1
+    return lowered
+
+
+def lower_gemm(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, rows_most: int = 0
+) -> LoweredKernel:
     """A gemm kernel, tiled as its #kernel.tiling says: a GEMV where K is
     split across threads (`k_lanes`), on tensor cores where it gives warp
-    tiles, else on the SIMT cores, each thread a fragment of outputs."""
-    tiling = gemm_tiling(kfunc, schedule)
+    tiles, else on the SIMT cores, each thread a fragment of outputs. Over
+    a named M, of at most `rows_most` rows where given."""
+    tiling = gemm_tiling(kfunc, schedule, rows_most)
     if schedule.k_lanes.data > 1:
         return lower_gemv(kfunc, schedule, tiling)
     if tiling.warp.data:

@@ -54,7 +54,7 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
             f"tiles {wm}x{wn} (ldmatrix x4 reads two n8 fragments of B) and "
             f"{stages} stages (cp.async needs two or more)"
         )
-    grid = gemm.grid(tiling)
+    grid, grid_of = gemm.launch_grid(tiling, bm)
     tid = e.add(cuda.ThreadIdxOp())
     tid.name_hint = "tid"
     lane, warp = e.irem(tid, WARP), e.idiv(tid, WARP)
@@ -214,7 +214,7 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
         for j in range(n_frags)
         for r in range(4)
     ]
-    return finish(
+    lowered = finish(
         gemm,
         kfunc,
         region,
@@ -230,6 +230,8 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
         staging=Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid),
         run=2,
     )
+    lowered.grid_of = grid_of
+    return lowered
 
 
 def fragment_offset_const(operand: StagedOperand, outer: int, k: int) -> int:

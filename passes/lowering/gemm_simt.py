@@ -79,7 +79,7 @@ def lower_gemm_simt(
             f"lower-kernel-to-cuda: gemm tile {bm}x{bn}x{bk} with {block} threads "
             f"(each thread computes {fm}x{fn} outputs)"
         )
-    grid = gemm.grid(tiling)
+    grid, grid_of = gemm.launch_grid(tiling, bm)
     a_pitch = bm + SIMT_A_SKEW
     a_stage, b_stage = bk * a_pitch, bk * bn
     last_k0 = (math.ceil(k / bk) - 1) * bk
@@ -158,9 +158,9 @@ def lower_gemm_simt(
                         em.icmp(gcol, cols, "slt") if guard_cols else None,
                     )
                     if guard_rows:
-                        grow = em.imin(grow, rows - 1)
+                        grow = em.imin(grow, em.isub(rows, 1))
                     if guard_cols:
-                        gcol = em.imin(gcol, cols - 1)
+                        gcol = em.imin(gcol, em.isub(cols, 1))
                     if computed is not None:
                         value = loads.at(computed, [grow, gcol])
                     else:
@@ -325,7 +325,7 @@ def lower_gemm_simt(
 
     if origin is not None:
         accumulators, batch_index = tile_of(e, gemm, origin)
-        return finish(
+        lowered = finish(
             gemm,
             kfunc,
             region,
@@ -340,6 +340,8 @@ def lower_gemm_simt(
             grid,
             SIMT_MIN_BLOCKS,
         )
+        lowered.grid_of = grid_of
+        return lowered
 
     def sibling_tile(branch, sibling, tile, own, own_ptrs) -> None:
         at = sibling.block_origin(branch, bm, bn, col_tile=tile)
@@ -361,4 +363,4 @@ def lower_gemm_simt(
     each_sibling(gemm, e, column_tile, bn, outputs, out_ptrs, sibling_tile)
     e.add(cuda.ReturnOp())
     op = kernel_op(kfunc, region, block, SIMT_MIN_BLOCKS)
-    return LoweredKernel(op, grid, (block, 1, 1))
+    return LoweredKernel(op, grid, (block, 1, 1), grid_of=grid_of)

@@ -172,7 +172,7 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
             f"of {SWIZZLE_ELEMENTS}, an MN-major operand's tiles whole 64-column "
             "blocks, three or more stages, copies shared evenly by the threads)"
         )
-    grid = gemm.grid(tiling)
+    grid, grid_of = gemm.launch_grid(tiling, bm)
     tid = e.add(cuda.ThreadIdxOp())
     tid.name_hint = "tid"
     group, in_group = e.idiv(tid, WARPGROUP), e.irem(tid, WARPGROUP)
@@ -304,6 +304,7 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
     )
     if split > 1:
         lowered.scratch = parts.scratch
+    lowered.grid_of = grid_of
     return lowered
 
 

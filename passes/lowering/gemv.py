@@ -42,7 +42,7 @@ def lower_gemv(
     gemm = GemmShape.of(kfunc)
     mm = gemm.matmul
     name = kfunc.sym_name.data
-    m, n, k = gemm.m, gemm.n, gemm.k
+    m, n, k = gemm.rows(e), gemm.n, gemm.k
     a_shape, trans_a = gemm.a_shape, gemm.transpose_a
     block = schedule.block.data
     lanes, in_flight = schedule.k_lanes.data, schedule.stages.data
@@ -64,7 +64,7 @@ def lower_gemv(
             "the block be whole warps and have a thread per row and run)"
         )
     partial = {d.data for d in tiling.partial}
-    grid = gemm.grid(tiling)
+    grid, grid_of = gemm.launch_grid(tiling, bm)
 
     tid = e.add(cuda.ThreadIdxOp())
     row0, col0, a_base, b_base, batch_index = gemm.block_origin(e, bm, bn)
@@ -79,7 +79,7 @@ def lower_gemv(
     for r in range(bm):
         row = e.iadd(row0, r)
         if "m" in partial:
-            row = e.imin(row, m - 1)
+            row = e.imin(row, e.isub(m, 1))
         a_starts.append(e.iadd(a_base, gemm_offset(e, row, 0, a_shape, trans_a)))
     for value, hint in ((run, "run"), (k_lane, "k_lane"), (col, "col")):
         if isinstance(value, SSAValue):
@@ -169,7 +169,9 @@ def lower_gemv(
         close_if(final)
     close_if(reader)
     e.add(cuda.ReturnOp())
-    return LoweredKernel(kernel_op(kfunc, region, block), grid, (block, 1, 1))
+    return LoweredKernel(
+        kernel_op(kfunc, region, block), grid, (block, 1, 1), grid_of=grid_of
+    )
 
 
 Accumulate = Callable[[Emitter, list[Index], list[SSAValue]], list[SSAValue]]
@@ -224,13 +226,16 @@ def _lower_gemv_nk(
     bm, bn, _ = (t.data for t in tiling.block)
     columns = tiling.fragment.data[1].data
     partial = {d.data for d in tiling.partial}
-    if WARP % lanes or k % width or "m" in partial:
+    if WARP % lanes or k % width or ("m" in partial and isinstance(gemm.m, int)):
         raise NotImplementedError(
             f"lower-kernel-to-cuda: @{kfunc.sym_name.data}: a GEMV of B stored "
             f"[N, K] with k_lanes = {lanes} (a divisor of a warp), vector = "
             f"{width} (a divisor of K = {k}) and every row in one block"
         )
-    grid = gemm.grid(tiling)
+    grid, grid_of = gemm.launch_grid(tiling, bm)
+    # Over a named M (at most bm rows), the rows past it read the last row
+    # and store nothing.
+    m = gemm.rows(e) if "m" in partial else None
 
     tid = e.add(cuda.ThreadIdxOp())
     row0, col0, a_base, b_base, batch_index = gemm.block_origin(e, bm, bn)
@@ -246,11 +251,12 @@ def _lower_gemv_nk(
         for col in cols
     ]
     # offset(row, kk) = offset(row, 0) + offset(0, kk), A transposed or not.
+    a_rows = [e.iadd(row0, r) for r in range(bm)]
+    if m is not None:
+        a_rows = [e.imin(row, e.isub(m, 1)) for row in a_rows]
     a_starts = [
-        e.iadd(
-            a_base, gemm_offset(e, e.iadd(row0, r), 0, gemm.a_shape, gemm.transpose_a)
-        )
-        for r in range(bm)
+        e.iadd(a_base, gemm_offset(e, row, 0, gemm.a_shape, gemm.transpose_a))
+        for row in a_rows
     ]
     zero = e.f32(0.0)
     step = lanes * width  # elements of K a round
@@ -323,9 +329,26 @@ def _lower_gemv_nk(
         accumulators = [
             (final.iadd(row0, r), col, acc[r * columns + c]) for r in range(bm)
         ]
-        epilogue(gemm, final, pointers, outputs, out_ptrs, batch_index, accumulators)
+        if m is None:
+            epilogue(
+                gemm, final, pointers, outputs, out_ptrs, batch_index, accumulators
+            )
+        for row, *_ in accumulators if m is not None else ():
+            stored = emit_if(final, final.icmp(row, m, "slt"))
+            epilogue(
+                gemm,
+                stored,
+                pointers,
+                outputs,
+                out_ptrs,
+                batch_index,
+                [a for a in accumulators if a[0] is row],
+            )
+            close_if(stored)
         if inside is not None:
             close_if(final)
     close_if(writer)
     e.add(cuda.ReturnOp())
-    return LoweredKernel(kernel_op(kfunc, region, block), grid, (block, 1, 1))
+    return LoweredKernel(
+        kernel_op(kfunc, region, block), grid, (block, 1, 1), grid_of=grid_of
+    )

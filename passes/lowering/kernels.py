@@ -49,12 +49,24 @@ class Scratch(NamedTuple):
 
 
 class GridOf(NamedTuple):
-    """A grid along x of ceil(the product of the `dims`' sizes x `scale` /
-    `divisor`) blocks: a kernel's work over named dimensions."""
+    """A grid along `axis` (0: x, 1: y) of ceil(the product of the `dims`'
+    sizes x `scale` / `divisor`) x `times` blocks: a kernel's work over
+    named dimensions."""
 
     dims: tuple[str, ...]
     scale: int
     divisor: int
+    times: int = 1
+    axis: int = 0
+
+
+class SizeRange(NamedTuple):
+    """The sizes of a named dimension a kernel variant runs at: from `least`
+    to `most` (0: any above `least`)."""
+
+    dim: str
+    least: int
+    most: int
 
 
 def grid_for(
@@ -84,6 +96,9 @@ class LoweredKernel:
     grid_of: GridOf | None = None
     """Where the kernel's work grows with named sizes: its grid along x,
     at most `grid[0]` (the kernel loops over what its grid leaves)."""
+    when: SizeRange | None = None
+    """Where the kernel is one variant of several (`kernel.func`'s
+    `variants`): the sizes it runs at."""
     fallback: LoweredKernel | None = None
     """The kernel launched instead when a pointer at a position in `aligned`
     is not aligned to `cuda.VECTOR_BYTES` (it has the same parameters)."""

@@ -15,7 +15,12 @@ from molten.dialects.molten import split_dims, value_dims
 from molten.errors import GraphError, StaticShapeNeeded
 from molten.ir import input_name, output_name, sanitize_name
 from molten.passes.lowering.emitter import INDEX, element_of
-from molten.passes.lowering.kernels import LoweredKernel, pointer_type, size_names
+from molten.passes.lowering.kernels import (
+    GridOf,
+    LoweredKernel,
+    pointer_type,
+    size_names,
+)
 
 
 def _extent(value: SSAValue, sizes: dict[str, SSAValue]) -> tuple[int, list[SSAValue]]:
@@ -26,7 +31,7 @@ def _extent(value: SSAValue, sizes: dict[str, SSAValue]) -> tuple[int, list[SSAV
 
 
 def lower_graph(
-    graph: func.FuncOp, kernels: dict[str, LoweredKernel]
+    graph: func.FuncOp, kernels: dict[str, list[LoweredKernel]]
 ) -> cuda.HostFuncOp:
     block = graph.body.block
     ret = block.last_op
@@ -76,53 +81,8 @@ def lower_graph(
                 entry.add_op(alloc)
                 buffers[result] = alloc.result
                 temporaries.append(alloc.result)
-        lowered = kernels[op.callee.string_value()]
-        args = [buffers[v] for v in (*op.inputs, *op.results)]
-        pointers = len(args)
-        kernel_dims = size_names([*op.inputs, *op.results])
-        args += [sizes[d] for d in kernel_dims]
-        for spec in lowered.tensor_maps:
-            tensor_map = cuda.MakeTensorMapOp(
-                buffers[op.inputs[spec.operand]], spec.shape, spec.box
-            )
-            tensor_map.result.name_hint = "tensor_map"
-            entry.add_op(tensor_map)
-            args.append(tensor_map.result)
-        for buffer in lowered.scratch:
-            alloc = cuda.AllocOp(buffer.element, buffer.size)
-            alloc.result.name_hint = buffer.name
-            entry.add_op(alloc)
-            if buffer.zeroed:
-                entry.add_op(cuda.ZeroOp(alloc.result, buffer.size, buffer.restored))
-            args.append(alloc.result)
-            temporaries.append(alloc.result)
-        launch = cuda.LaunchOp(
-            op.callee.string_value(), lowered.grid, lowered.block, args
-        )
-        if lowered.cooperative is not None:
-            launch.cooperative = DenseArrayBase.from_list(i64, [lowered.cooperative])
-        if lowered.grid_of is not None:
-            positions = [pointers + kernel_dims.index(d) for d in lowered.grid_of.dims]
-            launch.grid_of = DenseArrayBase.from_list(i64, positions)
-            launch.grid_scale = DenseArrayBase.from_list(
-                i64, [lowered.grid_of.scale, lowered.grid_of.divisor]
-            )
-        if lowered.fallback is not None:
-            fallback = lowered.fallback
-            launch.aligned = DenseArrayBase.from_list(i64, list(lowered.aligned))
-            launch.fallback = SymbolRefAttr(fallback.op.sym_name.data)
-            if lowered.grid_of is not None:
-                # A grid computed from sizes serves the fallback too: both
-                # loop over what their grid does not cover.
-                if fallback.block != lowered.block:
-                    raise StaticShapeNeeded(
-                        f"lower-kernel-to-cuda: @{fallback.op.sym_name.data} takes "
-                        "sizes at run time and a block of its own"
-                    )
-            elif (fallback.grid, fallback.block) != (lowered.grid, lowered.block):
-                launch.fallback_grid = DenseArrayBase.from_list(i64, fallback.grid)
-                launch.fallback_block = DenseArrayBase.from_list(i64, fallback.block)
-        entry.add_op(launch)
+        for lowered in kernels[op.callee.string_value()]:
+            entry.add_op(_launch(op, lowered, buffers, sizes, entry, temporaries))
     for target, value in copies:
         entry.add_op(cuda.CopyOp(target, buffers[value], *_extent(value, sizes)))
     for buffer in temporaries:
@@ -139,3 +99,77 @@ def lower_graph(
         [value_dims(a) for a in block.args] + [value_dims(v) for v in returned],
         dims,
     )
+
+
+def _launch(
+    op: kernel.LaunchOp,
+    lowered: LoweredKernel,
+    buffers: dict[SSAValue, SSAValue],
+    sizes: dict[str, SSAValue],
+    entry: Block,
+    temporaries: list[SSAValue],
+) -> cuda.LaunchOp:
+    """The launch of `lowered` (the kernel of `op`, or one of its variants),
+    after the tensor maps and scratch buffers it takes."""
+    args = [buffers[v] for v in (*op.inputs, *op.results)]
+    pointers = len(args)
+    kernel_dims = size_names([*op.inputs, *op.results])
+    args += [sizes[d] for d in kernel_dims]
+    for spec in lowered.tensor_maps:
+        tensor_map = cuda.MakeTensorMapOp(
+            buffers[op.inputs[spec.operand]], spec.shape, spec.box
+        )
+        tensor_map.result.name_hint = "tensor_map"
+        entry.add_op(tensor_map)
+        args.append(tensor_map.result)
+    for buffer in lowered.scratch:
+        alloc = cuda.AllocOp(buffer.element, buffer.size)
+        alloc.result.name_hint = buffer.name
+        entry.add_op(alloc)
+        if buffer.zeroed:
+            entry.add_op(cuda.ZeroOp(alloc.result, buffer.size, buffer.restored))
+        args.append(alloc.result)
+        temporaries.append(alloc.result)
+    launch = cuda.LaunchOp(lowered.op.sym_name.data, lowered.grid, lowered.block, args)
+    if lowered.when is not None:
+        dim, least, most = lowered.when
+        launch.when = DenseArrayBase.from_list(
+            i64, [pointers + kernel_dims.index(dim), least, most]
+        )
+    if lowered.cooperative is not None:
+        launch.cooperative = DenseArrayBase.from_list(i64, [lowered.cooperative])
+    if lowered.grid_of is not None:
+        positions = [pointers + kernel_dims.index(d) for d in lowered.grid_of.dims]
+        launch.grid_of = DenseArrayBase.from_list(i64, positions)
+        launch.grid_scale = _grid_scale(lowered.grid_of)
+    if lowered.fallback is not None:
+        fallback = lowered.fallback
+        launch.aligned = DenseArrayBase.from_list(i64, list(lowered.aligned))
+        launch.fallback = SymbolRefAttr(fallback.op.sym_name.data)
+        if (fallback.grid, fallback.block, fallback.grid_of) != (
+            lowered.grid,
+            lowered.block,
+            lowered.grid_of,
+        ):
+            launch.fallback_grid = DenseArrayBase.from_list(i64, fallback.grid)
+            launch.fallback_block = DenseArrayBase.from_list(i64, fallback.block)
+            if fallback.grid_of is not None:
+                if (
+                    lowered.grid_of is None
+                    or fallback.grid_of.dims != lowered.grid_of.dims
+                ):
+                    raise StaticShapeNeeded(
+                        f"lower-kernel-to-cuda: @{fallback.op.sym_name.data}'s grid "
+                        "grows with sizes other than its kernel's"
+                    )
+                launch.fallback_scale = _grid_scale(fallback.grid_of)
+    return launch
+
+
+def _grid_scale(grid_of: GridOf) -> DenseArrayBase:
+    """`cuda.launch`'s `scale` of a grid computed from sizes: [scale,
+    divisor], with [times, axis] after where either is not the default."""
+    scale = [grid_of.scale, grid_of.divisor]
+    if (grid_of.times, grid_of.axis) != (1, 0):
+        scale += [grid_of.times, grid_of.axis]
+    return DenseArrayBase.from_list(i64, scale)

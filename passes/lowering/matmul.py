@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from molten.dialects import cuda, kernel, molten
-from molten.dialects.molten import shape_of
+from molten.dialects.molten import Dim, shape_of
 from molten.passes.lowering.emitter import (
     Emitter,
     Index,
@@ -21,7 +21,11 @@ from molten.passes.lowering.emitter import (
     ravel,
     unravel,
 )
+from molten.passes.lowering.kernels import GridOf
 from molten.passes.tile import Gemm, gemm_matmuls
+
+MAX_GRID_Y = 65535
+"""The most blocks a grid has along y (and z)."""
 
 
 @dataclass(frozen=True)
@@ -150,9 +154,25 @@ class GemmShape(Gemm):
     @staticmethod
     def grid(tiling: kernel.TilingAttr) -> tuple[int, int, int]:
         grid = tuple(g.data for g in tiling.grid)
-        if grid[1] > 65535 or grid[2] > 65535:
+        if grid[1] > MAX_GRID_Y or grid[2] > MAX_GRID_Y:
             raise NotImplementedError(f"lower-kernel-to-cuda: a gemm grid of {grid}")
         return grid  # type: ignore[return-value]
+
+    def launch_grid(
+        self, tiling: kernel.TilingAttr, bm: int
+    ) -> tuple[tuple[int, int, int], GridOf | None]:
+        """The grid of a kernel whose blocks' y is their tile of M: the
+        tiling's; over a named M, its y counted at launch (ceil(M / bm), at
+        most the tiling's, which bounds it where the kernel's rows are
+        bounded)."""
+        x, y, z = self.grid(tiling)
+        if isinstance(self.m, int):
+            return (x, y, z), None
+        return (x, y or MAX_GRID_Y, z), GridOf((self.m,), 1, bm, 1, 1)
+
+    def rows(self, e: Emitter) -> Index:
+        """M: its size, or the kernel's parameter where it is named."""
+        return e.extent(self.m)
 
     def block_origin(
         self,
@@ -171,7 +191,9 @@ class GemmShape(Gemm):
         batch = e.idiv(e.add(cuda.BlockIdxOp(cuda.Dim.Z)), split)
         batch_index = unravel(e, batch, self.batch_shape) if self.batch_shape else []
 
-        def matrix_base(shape: Sequence[int]) -> Index:
+        def matrix_base(shape: Sequence[Dim]) -> Index:
+            if not self.batch_shape:
+                return 0
             index = broadcast_index(batch_index, shape[:-2], self.batch_shape)
             return e.imul(ravel(e, index, shape[:-2]), math.prod(shape[-2:]))
 

@@ -13,6 +13,7 @@ from xdsl.dialects import arith, scf
 from xdsl.ir import Block, Region, SSAValue
 
 from molten.dialects import cuda, kernel
+from molten.errors import StaticShapeNeeded
 from molten.passes.lowering.emitter import F32, INDEX, Emitter, Index, close_if, emit_if
 from molten.passes.lowering.kernels import Scratch, scratch_params
 
@@ -67,6 +68,11 @@ class SplitK:
         (with `among`, the block's first threads, not all of them)."""
         grid = [g.data for g in tiling.grid]
         split = tiling.split.data
+        if 0 in grid:
+            raise StaticShapeNeeded(
+                "lower-kernel-to-cuda: split-K over a named M of no bound (its "
+                "parts' scratch is sized by the most tiles)"
+            )
         if tiles is None:
             tiles = grid[0] * grid[1] * grid[2] // split
         scratch = (

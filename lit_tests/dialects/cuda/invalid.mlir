@@ -263,7 +263,7 @@ cuda.kernel @k(%x: !cuda.ptr<f32>, %T: index) block 32 {
   cuda.return
 }
 cuda.host_func @zero_divisor(%x: !cuda.ptr<f32>, %T: index) outputs 1 dims ["T"] {
-  // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: a grid's `scale` is [scale, divisor], each >= 1{{$}}
+  // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: a grid's `scale` is [scale, divisor] or [scale, divisor, times, axis], each >= 1 but the axis (0 or 1){{$}}
   cuda.launch @k grid [65535, 1, 1] block [32, 1, 1] (%x, %T) grid_of [1] scale [1, 0] : !cuda.ptr<f32>, index
   cuda.return
 }
