@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from molten import ops
@@ -90,7 +90,7 @@ class Case:
         token count, so that the cases of other token counts share it."""
         tokens = self.shape[0]
         operands = [
-            (o.name, ("T", *o.shape[1:]) if o.shape[0] == tokens else o.shape)
+            (o.name, ("T", *o.shape[1:]) if _takes_tokens(o, tokens) else o.shape)
             for o in self.operands
         ]
         rest = "x".join(map(str, self.shape[1:]))
@@ -570,6 +570,28 @@ LLM_F16_LAYERS = (1, 2, 6, 7)
 """The layers also timed in f16."""
 
 
+LLM_DYNAMIC_LAYERS = (1, 6)
+"""The layers timed as one graph for every token count (`llm-dynamic`):
+Llama's o projection (residual) and Qwen's up projection (bias + gelu)."""
+LLM_DYNAMIC_TOKENS = (1, 4, 16, 64, 128, 512, 2048)
+
+
+def llm_dynamic_suite() -> list[Case]:
+    """Two linear layers (bf16, weight [N, K]) at decode to prefill token
+    counts, each also as one graph over T compiled once (`molten-dynamic`,
+    its size classes' kernels) against the graph compiled for the count;
+    torch.compile at its default mode (the suite is about Molten's two)."""
+    return [
+        replace(
+            llm_case(LLM_LAYERS[i], m, "bfloat16", True),
+            dynamic=True,
+            compile_mode="default",
+        )
+        for i in LLM_DYNAMIC_LAYERS
+        for m in LLM_DYNAMIC_TOKENS
+    ]
+
+
 def llm_suite() -> list[Case]:
     """The linear layers of Llama-3-8B and Qwen2.5-7B with their epilogues
     (none, bias, silu, residual add; bias + gelu at Qwen's MLP width), from
@@ -957,6 +979,7 @@ SUITES: dict[str, Callable[[], list[Case]]] = {
     "elementwise": elementwise_suite,
     "gemm": gemm_suite,
     "llm": llm_suite,
+    "llm-dynamic": llm_dynamic_suite,
     "attention": attention_suite,
     "decode": decode_suite,
     "layer": layer_suite,
@@ -976,3 +999,9 @@ MAIN_SUITES = (
     "layer",
     "calls",
 )
+
+
+def _takes_tokens(operand: Operand, tokens: int) -> bool:
+    """Whether an operand's first dimension is the token count: it leads
+    with it and is not a weight (a weight of as many rows is not)."""
+    return operand.shape[0] == tokens and not operand.init.startswith("scaled")

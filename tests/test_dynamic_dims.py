@@ -417,8 +417,10 @@ def test_a_gemm_over_named_rows_runs_every_size_class_on_the_gpu(dtype, nk):
     for tokens in GEMM_TOKENS:
         x = torch.randn(tokens, 256, device="cuda").to(kind)
         if tokens == 17:  # misaligned by an element
-            x = torch.randn(tokens * 256 + 1, device="cuda").to(kind)[1:].view(
-                tokens, 256
+            x = (
+                torch.randn(tokens * 256 + 1, device="cuda")
+                .to(kind)[1:]
+                .view(tokens, 256)
             )
         out = torch.full((tokens, 192), float("nan"), device="cuda").to(kind)
         compiled(x, w, b, out=out)
