@@ -415,7 +415,8 @@ class VariantAttr(ParametrizedAttribute):
         parser.parse_punctuation("<")
         dim = parser.parse_identifier()
         most = 0
-        if parser.parse_optional_punctuation("<="):
+        if parser.parse_optional_punctuation("<"):
+            parser.parse_punctuation("=")
             most = parser.parse_integer(allow_negative=False)
         parser.parse_punctuation(",")
         schedule = parser.parse_attribute()

@@ -807,3 +807,33 @@ def test_program_of_a_launcher_taking_sizes(tokens):
         if isinstance(s, steps.Copy)
     )
     assert (copy.nbytes, copy.factors) == (8 * 4 * tokens, ())
+
+
+@pytest.mark.parametrize(
+    "tokens,kernel,grid_y",
+    [
+        (1, "upto1", 1),
+        (3, "upto4", 1),
+        (8, "upto8", 1),
+        (9, "rest", 1),
+        (4099, "rest", 65),
+    ],
+)
+def test_program_of_a_gemm_with_a_variant_per_size_class(tokens, kernel, grid_y):
+    """A gemm over T with a kernel per size class: at a size, the launch of
+    its class alone is left, its grid along y (M tiles) computed from T."""
+    program = _sized_program(-1)  # x, w, y, then T
+    launches = [s for s in program if isinstance(s, steps.Launch)]
+    assert [s.when for s in launches] == [
+        (3, 1, 1),
+        (3, 2, 4),
+        (3, 5, 8),
+        (3, 9, 0),
+    ]
+    (launch,) = (
+        s
+        for s in steps.sized_program(program, [0, 0, 0, tokens])
+        if isinstance(s, steps.Launch)
+    )
+    assert launch.kernel.endswith(kernel) and launch.when is None
+    assert launch.grid[1] == grid_y and not launch.grid_of

@@ -1369,3 +1369,30 @@ cuda.kernel @bad_remote_expect(%map: !cuda.tensor_map<bf16>) block 128 cluster 2
   cuda.mbarrier_arrive %b[%c0] cta %c0 expect_tx 64 : !cuda.ptr<i64, shared>
   cuda.return
 }
+
+// -----
+
+// a variant's sizes from a pointer
+cuda.kernel @k(%x: !cuda.ptr<f32>, %T: index) block 32 {
+  cuda.return
+}
+cuda.host_func @when_pointer(%x: !cuda.ptr<f32>, %T: index) outputs 1 dims ["T"] {
+  // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: `when` is [position of an index argument, least, most] with 1 <= least <= most (most 0: no bound){{$}}
+  cuda.launch @k grid [1, 1, 1] block [32, 1, 1] (%x, %T) when [0, 1, 8] : !cuda.ptr<f32>, index
+  cuda.return
+}
+
+// -----
+
+// an `else` kernel's computed grid where the launch's is not
+cuda.kernel @k(%x: !cuda.ptr<f32>, %T: index) block 32 {
+  cuda.return
+}
+cuda.kernel @k_simt(%x: !cuda.ptr<f32>, %T: index) block 64 {
+  cuda.return
+}
+cuda.host_func @else_scale_alone(%x: !cuda.ptr<f32>, %T: index) outputs 1 dims ["T"] {
+  // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: `else_scale` follows the `else` kernel's own grid, of a launch whose grid is computed (`grid_of`){{$}}
+  cuda.launch @k grid [1, 1, 1] block [32, 1, 1] (%x, %T) aligned [0] else @k_simt grid [2, 1, 1] block [64, 1, 1] else_scale [1, 32] : !cuda.ptr<f32>, index
+  cuda.return
+}

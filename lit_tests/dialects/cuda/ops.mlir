@@ -383,6 +383,32 @@ cuda.host_func @sized(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %T: index) outputs
 // CHECK-GENERIC-NEXT:    "cuda.launch"(%x, %t, %T) <{callee = @rows, grid = array<i64: 65535, 1, 1>, block = array<i64: 64, 1, 1>, grid_of = array<i64: 2>, grid_scale = array<i64: 8, 64>}> : (!cuda.ptr<f32>, !cuda.ptr<f32>, index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.copy"(%y, %t, %T) <{size = 8 : i64}> : (!cuda.ptr<f32>, !cuda.ptr<f32>, index) -> ()
 
+// Variants of a kernel over T, each launched at its sizes (`when`), the
+// second's grid along y computed (`scale [scale, divisor, times, axis]`)
+// and its `else` kernel's from the same size by a scale of its own
+// (`else_scale`).
+cuda.kernel @small(%x: !cuda.ptr<f32>, %T: index) block 64 {
+  cuda.return
+}
+cuda.kernel @large(%x: !cuda.ptr<f32>, %T: index) block 128 {
+  cuda.return
+}
+cuda.kernel @large_simt(%x: !cuda.ptr<f32>, %T: index) block 256 {
+  cuda.return
+}
+cuda.host_func @classes(%x: !cuda.ptr<f32>, %T: index) outputs 1 dims ["T"] shapes [[T, 8]] {
+  cuda.launch @small grid [4, 1, 1] block [64, 1, 1] (%x, %T) when [1, 1, 8] : !cuda.ptr<f32>, index
+  cuda.launch @large grid [4, 65535, 1] block [128, 1, 1] (%x, %T) when [1, 9, 0] grid_of [1] scale [1, 64, 1, 1] aligned [0] else @large_simt grid [2, 65535, 1] block [256, 1, 1] else_scale [1, 32, 1, 1] : !cuda.ptr<f32>, index
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.host_func @classes(%x: !cuda.ptr<f32>, %T: index) outputs 1 dims ["T"] shapes {{\[\[}}T, 8]] {
+// CHECK-NEXT:    cuda.launch @small grid [4, 1, 1] block [64, 1, 1](%x, %T) when [1, 1, 8] : !cuda.ptr<f32>, index
+// CHECK-NEXT:    cuda.launch @large grid [4, 65535, 1] block [128, 1, 1](%x, %T) when [1, 9, 0] grid_of [1] scale [1, 64, 1, 1] aligned [0] else @large_simt grid [2, 65535, 1] block [256, 1, 1] else_scale [1, 32, 1, 1] : !cuda.ptr<f32>, index
+// CHECK-GENERIC-LABEL: "cuda.host_func"() <{sym_name = "classes"
+// CHECK-GENERIC:         "cuda.launch"(%x, %T) <{callee = @small, grid = array<i64: 4, 1, 1>, block = array<i64: 64, 1, 1>, when = array<i64: 1, 1, 8>}> : (!cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.launch"(%x, %T) <{callee = @large, grid = array<i64: 4, 65535, 1>, block = array<i64: 128, 1, 1>, when = array<i64: 1, 9, 0>, grid_of = array<i64: 1>, grid_scale = array<i64: 1, 64, 1, 1>, aligned = array<i64: 0>, fallback = @large_simt, fallback_grid = array<i64: 2, 65535, 1>, fallback_block = array<i64: 256, 1, 1>, fallback_scale = array<i64: 1, 32, 1, 1>}> : (!cuda.ptr<f32>, index) -> ()
+
 // A launcher: two inputs and two outputs (`outputs 2`: the trailing two
 // parameters), a buffer between two launches (alloc, free), launches with
 // grids and blocks in three dimensions; a kernel of each pointer type.

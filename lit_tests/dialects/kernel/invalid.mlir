@@ -331,3 +331,30 @@ kernel.func @tiled_other(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<
   %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
   kernel.yield %m : tensor<16x16xf32>
 }
+
+// -----
+
+// kernel.func: variants whose bounds do not increase
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @variants_unordered: variants' bounds must increase, the last open-ended (no bound), not [8, 4, 0]{{$}}
+kernel.func @variants_unordered(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm variants [#kernel.variant<T <= 8, #kernel.schedule<block = 256, tile = [64, 64, 16]>>, #kernel.variant<T <= 4, #kernel.schedule<block = 256, tile = [64, 64, 16]>>, #kernel.variant<T, #kernel.schedule<block = 256, tile = [64, 64, 16]>>] {
+  %m = molten.matmul %a, %b : (tensor<?x8xf32, ["T"]>, tensor<8x16xf32>) -> tensor<?x16xf32, ["T"]>
+  kernel.yield %m : tensor<?x16xf32, ["T"]>
+}
+
+// -----
+
+// kernel.func: variants by a name none of its types has
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @variants_by_other: variants choose by one named dimension of the kernel's types (T), not S{{$}}
+kernel.func @variants_by_other(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm variants [#kernel.variant<S, #kernel.schedule<block = 256, tile = [64, 64, 16]>>] {
+  %m = molten.matmul %a, %b : (tensor<?x8xf32, ["T"]>, tensor<8x16xf32>) -> tensor<?x16xf32, ["T"]>
+  kernel.yield %m : tensor<?x16xf32, ["T"]>
+}
+
+// -----
+
+// kernel.func: variants and a schedule
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @variants_and_schedule: a kernel has a schedule (and tiling) or variants, not both{{$}}
+kernel.func @variants_and_schedule(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> variants [#kernel.variant<T, #kernel.schedule<block = 256, tile = [64, 64, 16]>>] {
+  %m = molten.matmul %a, %b : (tensor<?x8xf32, ["T"]>, tensor<8x16xf32>) -> tensor<?x16xf32, ["T"]>
+  kernel.yield %m : tensor<?x16xf32, ["T"]>
+}

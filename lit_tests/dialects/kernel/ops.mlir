@@ -320,3 +320,15 @@ func.func @tilings() attributes {t = #kernel.tiling<grid = [2, 2, 3], block = [6
 // CHECK-NEXT:  func.func @tilings() attributes {t = #kernel.tiling<grid = [2, 2, 3], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [16, 64, 64], rhs = [64, 16, 16]>, split_k = #kernel.tiling<grid = [4, 1, 3], block = [64, 64, 64], warp = [64, 64], fragment = [64, 64, 16], stages = 8, k_steps = 16, partial = [m, k], lhs = [64, 64, 64], rhs = [64, 64, 64], split = 3>} {
 
 // CHECK-GENERIC-LABEL: "kernel.func"() <{sym_name = "tiled", function_type = (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>, kind = #kernel<kind gemm>, schedule = #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4>, tiling = #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]>, fused_ops = ["matmul"]}> ({
+
+// -----
+
+// A gemm kernel over a named M with a schedule per size class (`variants`,
+// the last open-ended) instead of one schedule.
+kernel.func @classes(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm variants [#kernel.variant<T <= 8, #kernel.schedule<block = 64, vector = 4, tile = [8, 16, 8], stages = 4, k_lanes = 16>>, #kernel.variant<T, #kernel.schedule<block = 256, tile = [64, 64, 16]>>] {
+  %m = molten.matmul %a, %b : (tensor<?x8xf32, ["T"]>, tensor<8x16xf32>) -> tensor<?x16xf32, ["T"]>
+  kernel.yield %m : tensor<?x16xf32, ["T"]>
+}
+
+// CHECK-LABEL: kernel.func @classes(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm variants [#kernel.variant<T <= 8, #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [8, 16, 8], stages = 4, k_lanes = 16>>, #kernel.variant<T, #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]>>] {
+// CHECK-GENERIC-LABEL: "kernel.func"() <{sym_name = "classes", {{.*}}variants = [#kernel.variant<T <= 8, #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [8, 16, 8], stages = 4, k_lanes = 16>>, #kernel.variant<T, #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]>>]}> ({

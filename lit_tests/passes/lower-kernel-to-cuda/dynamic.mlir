@@ -60,3 +60,30 @@ func.func @both(%x: tensor<?x8xf32, ["T"]>) -> (tensor<?x8xf32, ["T"]>, tensor<?
 // CHECK-LABEL: cuda.host_func @both(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %x_1: !cuda.ptr<f32>, %T: index) outputs 2 dims ["T"] shapes {{\[\[}}T, 8], [T, 8], [T, 8]] {
 // CHECK-NEXT:    cuda.launch @double grid [2147483647, 1, 1] block [32, 1, 1](%x, %y, %T) grid_of [2] scale [8, 32] : !cuda.ptr<f32>, !cuda.ptr<f32>, index
 // CHECK-NEXT:    cuda.copy %x_1, %x, 8 x %T : !cuda.ptr<f32>
+
+// -----
+
+// A gemm over a named M with a schedule per size class: a kernel per
+// variant, each taking T, launched where T is in its class (`when`), its
+// grid along y (the M tiles) computed from T, at most the tiles of its
+// class's bound (the open-ended class: the most a grid holds).
+kernel.func @linear_gemm0(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64x32xf32>) -> (tensor<?x32xf32, ["T"]>) gemm variants [#kernel.variant<T <= 1, #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [1, 16, 256], stages = 4, k_lanes = 256>>, #kernel.variant<T <= 4, #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [4, 16, 256], stages = 4, k_lanes = 256>>, #kernel.variant<T <= 8, #kernel.schedule<block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [8, 16, 128], stages = 4, k_lanes = 128>>, #kernel.variant<T, #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]>>] attributes {fused_ops = ["matmul"]} {
+  %y = molten.matmul %x, %w : (tensor<?x64xf32, ["T"]>, tensor<64x32xf32>) -> tensor<?x32xf32, ["T"]>
+  kernel.yield %y : tensor<?x32xf32, ["T"]>
+}
+func.func @linear(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64x32xf32>) -> tensor<?x32xf32, ["T"]> {
+  %y = kernel.launch @linear_gemm0(%x, %w) : (tensor<?x64xf32, ["T"]>, tensor<64x32xf32>) -> tensor<?x32xf32, ["T"]>
+  func.return %y : tensor<?x32xf32, ["T"]>
+}
+
+
+// CHECK-LABEL: cuda.kernel @linear_gemm0_upto1(%x: !cuda.ptr<f32>, %w: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %T: index) block 1024
+// CHECK:       cuda.kernel @linear_gemm0_upto4(
+// CHECK:       cuda.kernel @linear_gemm0_upto8(
+// CHECK:       cuda.kernel @linear_gemm0_rest(%x: !cuda.ptr<f32>, %w: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %T: index) block 256 min_blocks 2
+// CHECK:       arith.cmpi slt, %{{.*}}, %T : index
+// CHECK:       cuda.host_func @linear(%x: !cuda.ptr<f32>, %w: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %T: index) outputs 1 dims ["T"]
+// CHECK-NEXT:    cuda.launch @linear_gemm0_upto1 grid [2, 1, 1] block [1024, 1, 1](%x, %w, %y, %T) when [3, 1, 1] grid_of [3] scale [1, 1, 1, 1]
+// CHECK-NEXT:    cuda.launch @linear_gemm0_upto4 grid [2, 1, 1] block [1024, 1, 1](%x, %w, %y, %T) when [3, 2, 4] grid_of [3] scale [1, 4, 1, 1]
+// CHECK-NEXT:    cuda.launch @linear_gemm0_upto8 grid [2, 1, 1] block [512, 1, 1](%x, %w, %y, %T) when [3, 5, 8] grid_of [3] scale [1, 8, 1, 1]
+// CHECK-NEXT:    cuda.launch @linear_gemm0_rest grid [1, 65535, 1] block [256, 1, 1](%x, %w, %y, %T) when [3, 9, 0] grid_of [3] scale [1, 64, 1, 1]
