@@ -581,14 +581,14 @@ def llm_dynamic_suite() -> list[Case]:
     counts, each also as one graph over T compiled once (`molten-dynamic`,
     its size classes' kernels) against the graph compiled for the count;
     torch.compile at its default mode (the suite is about Molten's two)."""
-    return [
-        replace(
-            llm_case(LLM_LAYERS[i], m, "bfloat16", True),
-            dynamic=True,
-            compile_mode="default",
-        )
+    cases = [
+        llm_case(LLM_LAYERS[i], m, "bfloat16", True)
         for i in LLM_DYNAMIC_LAYERS
         for m in LLM_DYNAMIC_TOKENS
+    ]
+    return [
+        replace(c, op=f"{c.op} over T", dynamic=True, compile_mode="default")
+        for c in cases
     ]
 
 
