@@ -1949,22 +1949,33 @@ class MakeTensorMapOp(IRDLOperation):
     ```
 
     A pointer not aligned to 16 bytes gives a map of zeros: the launch then
-    takes its variant for misaligned pointers, which ignores the map."""
+    takes its variant for misaligned pointers, which ignores the map.
+
+    Rows known at run time only are the first size times a size argument:
+    `cuda.make_tensor_map %x [1, 4096] x %T box [128, 64]`."""
 
     name = "cuda.make_tensor_map"
     source = operand_def(PointerType)
+    rows = opt_operand_def(IndexType)
     shape = prop_def(DenseArrayBase.constr(i64))
     box = prop_def(DenseArrayBase.constr(i64))
     result = result_def(TensorMapType)
     traits = traits_def(HasParent(HostFuncOp))
     assembly_format = (
-        "$source $shape `box` $box attr-dict `:` type($source) `->` type($result)"
+        "$source $shape (`x` $rows^)? `box` $box attr-dict `:` type($source) "
+        "`->` type($result)"
     )
 
-    def __init__(self, source: SSAValue, shape: Sequence[int], box: Sequence[int]):
+    def __init__(
+        self,
+        source: SSAValue,
+        shape: Sequence[int],
+        box: Sequence[int],
+        rows: SSAValue | None = None,
+    ):
         assert isinstance(source.type, PointerType)
         super().__init__(
-            operands=[source],
+            operands=[source, [rows] if rows is not None else []],
             properties={
                 "shape": DenseArrayBase.from_list(i64, list(shape)),
                 "box": DenseArrayBase.from_list(i64, list(box)),

@@ -1276,11 +1276,6 @@ def gemm_variants(
         results = body.last_op
         assert isinstance(results, kernel.YieldOp)
         schedule = gemm_schedule(list(body.ops), sm_count, arch)
-        if schedule.persistent.data:
-            # The persistent TMA kernel does not take a named M yet: the
-            # cp.async kernel's best schedule instead.
-            (matmul,) = [op for op in body.ops if isinstance(op, molten.MatmulOp)]
-            schedule = wgmma_schedule_of(wgmma_candidates(matmul, sm_count)[0])
         if variants and variants[-1].schedule == schedule:
             variants.pop()
         variants.append(kernel.VariantAttr(dim, most, schedule))

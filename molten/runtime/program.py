@@ -146,6 +146,9 @@ class TensorMap:
     dtype: str
     shape: tuple[int, int]
     box: tuple[int, int]
+    rows: int | None = None
+    """The slot of a size the rows are `shape`'s first times, where they
+    are known at run time only."""
 
 
 Step = Alloc | Launch | Copy | Zero | Free | TensorMap
@@ -202,6 +205,7 @@ def host_program(
                     dtype_name(element),
                     tuple(op.shape.get_values()),  # type: ignore[arg-type]
                     tuple(op.box.get_values()),  # type: ignore[arg-type]
+                    slots[op.rows] if op.rows is not None else None,
                 )
             )
         elif isinstance(op, cuda.ZeroOp):
@@ -231,6 +235,9 @@ def sized_program(program: Sequence[Step], values: Sequence[int]) -> tuple[Step,
     for step in program:
         if isinstance(step, Alloc | Copy) and step.factors:
             step = replace(step, nbytes=step.nbytes * product(step.factors), factors=())
+        elif isinstance(step, TensorMap) and step.rows is not None:
+            rows, cols = step.shape
+            step = replace(step, shape=(rows * values[step.rows], cols), rows=None)
         elif isinstance(step, Launch):
             if step.when is not None:
                 slot, least, most = step.when
@@ -254,7 +261,11 @@ def sized_program(program: Sequence[Step], values: Sequence[int]) -> tuple[Step,
                     fallback_scale=(),
                 )
         sized.append(step)
-    return tuple(sized)
+    # The tensor maps of variants not launched at these sizes are not made.
+    passed = {a for step in sized if isinstance(step, Launch) for a in step.args}
+    return tuple(
+        step for step in sized if not isinstance(step, TensorMap) or step.slot in passed
+    )
 
 
 def computed_grid(

@@ -589,21 +589,13 @@ class BodyPrinter:
         elif isinstance(op, cuda.LaunchOp):
             self._launch(op)
         elif isinstance(op, cuda.MakeTensorMapOp):
-            name = self.scope.fresh(op.result.name_hint, "map")
-            self.names[op.result] = name
-            (rows, cols), (box_rows, box_cols) = (
-                op.shape.get_values(),
-                op.box.get_values(),
-            )
-            element = op.result.type.element_type
-            kind = "BFLOAT16" if isinstance(element, BFloat16Type) else "FLOAT16"
-            self.emit(f"MoltenTensorMap {name};")
-            self.emit(
-                f"err = molten_make_tensor_map(&{name}, {self.name(op.source)}, "
-                f"{rows}, {cols}, {box_rows}, {box_cols}, "
-                f"CU_TENSOR_MAP_DATA_TYPE_{kind});"
-            )
-            self.check_error()
+            # A map only variants of a launch use is made where one runs.
+            if not all(
+                isinstance(use.operation, cuda.LaunchOp)
+                and use.operation.when is not None
+                for use in op.result.uses
+            ):
+                self._tensor_map(op)
         elif isinstance(op, cuda.ZeroOp):
             element = c_type(op.target.type.element_type)
             self.emit(
@@ -793,8 +785,28 @@ class BodyPrinter:
         self.emit("  return err;")
         self.emit("}")
 
+    def _tensor_map(self, op: cuda.MakeTensorMapOp) -> None:
+        """The tensor map's encoding on the host."""
+        name = self.scope.fresh(op.result.name_hint, "map")
+        self.names[op.result] = name
+        (rows, cols), (box_rows, box_cols) = (
+            op.shape.get_values(),
+            op.box.get_values(),
+        )
+        element = op.result.type.element_type
+        kind = "BFLOAT16" if isinstance(element, BFloat16Type) else "FLOAT16"
+        if op.rows is not None:
+            size = self.name(op.rows)
+            rows = size if rows == 1 else f"{rows} * {size}"
+        self.emit(f"MoltenTensorMap {name};")
+        self.emit(
+            f"err = molten_make_tensor_map(&{name}, {self.name(op.source)}, "
+            f"{rows}, {cols}, {box_rows}, {box_cols}, "
+            f"CU_TENSOR_MAP_DATA_TYPE_{kind});"
+        )
+        self.check_error()
+
     def _launch(self, op: cuda.LaunchOp) -> None:
-        args = ", ".join(self.name(a) for a in op.args)
         if op.when is not None:
             position, least, most = op.when.get_values()
             size = self.name(op.args[position])
@@ -803,6 +815,11 @@ class BodyPrinter:
                 bounds = [f"{size} == {least}"]
             self.emit(f"if ({' && '.join(bounds)}) {{  // this variant's sizes")
             self.depth += 1
+            for arg in op.args:
+                made = arg.owner
+                if isinstance(made, cuda.MakeTensorMapOp) and arg not in self.names:
+                    self._tensor_map(made)
+        args = ", ".join(self.name(a) for a in op.args)
 
         arguments = ""
         if op.cooperative is not None:

@@ -31,7 +31,7 @@ from xdsl.dialects import arith, scf
 from xdsl.ir import SSAValue
 
 from molten.dialects import cuda, kernel, molten
-from molten.dialects.molten import shape_of
+from molten.dialects.molten import value_dims
 from molten.passes.lowering.emitter import (
     F32,
     WARP,
@@ -58,7 +58,12 @@ from molten.passes.lowering.gemm_wgmma import (
     accumulator_places,
     lane_origin,
 )
-from molten.passes.lowering.kernels import LoweredKernel, kernel_op, kernel_shell
+from molten.passes.lowering.kernels import (
+    GridOf,
+    LoweredKernel,
+    kernel_op,
+    kernel_shell,
+)
 from molten.passes.lowering.matmul import GemmShape
 from molten.passes.lowering.split_k import SplitK
 
@@ -169,7 +174,7 @@ def lower_gemm_wgmma_tma(
             else TensorMapSpec(
                 args.index(rhs), (gemm.k, n), (SWIZZLE_ELEMENTS, SWIZZLE_ELEMENTS)
             )
-            for rhs, n in ((mm.rhs, shape_of(mm.result)[-1]) for mm in gemm.matmuls)
+            for rhs, n in ((mm.rhs, value_dims(mm.result)[-1]) for mm in gemm.matmuls)
         ),
     )
     map_a, *b_maps = (
@@ -223,13 +228,22 @@ def lower_gemm_wgmma_tma(
     # Cluster tiles of cluster x bm rows, block `rank` of a cluster taking
     # its rank-th bm rows. A work unit is a cluster tile's part of K (its
     # `split` parts consecutive, so that they run at the same time).
-    tiles_m, tiles_n = -(-gemm.m // (bm * cluster)), -(-gemm.n // bn)
+    tiles_n = -(-gemm.n // bn)
     if gemm.concatenated:
         tiles_n = gemm.sibling_tiles(bn)[-1]
     split = tiling.split.data
-    units = tiles_m * tiles_n * split
-    grid = min(persistent, units * cluster)
-    clusters = grid // cluster
+    # Over a named M the units are counted from it, and the grid (at most
+    # `persistent` blocks) is the launch's: the clusters from gridDim.
+    tiles_m = e.ceil_div(gemm.rows(e), bm * cluster)
+    units = e.imul(tiles_m, tiles_n * split)
+    grid_of = None
+    if isinstance(units, int):
+        grid = min(persistent, units * cluster)
+        clusters: Index = grid // cluster
+    else:
+        grid = persistent
+        grid_of = GridOf((gemm.m,), 1, bm * cluster, tiles_n * split * cluster)
+        clusters = e.idiv(e.add(cuda.GridDimOp(cuda.Dim.X)), cluster)
     k_steps = tiling.k_steps.data // split
     block_id = e.add(cuda.BlockIdxOp(cuda.Dim.X))
     cluster_id: Index = block_id
@@ -237,7 +251,7 @@ def lower_gemm_wgmma_tma(
     if cluster > 1:
         cluster_id, rank = e.idiv(block_id, cluster), e.irem(block_id, cluster)
     # The units of this cluster: cluster_id, cluster_id + clusters, ...
-    own_units = e.idiv(e.iadd(e.isub(units, cluster_id), clusters - 1), clusters)
+    own_units = e.idiv(e.iadd(e.isub(units, cluster_id), e.isub(clusters, 1)), clusters)
 
     def unit_origin(em: Emitter, i: Index) -> tuple[Index, Index, Index, Index, Index]:
         """The first row and column of the block's i-th unit, its part of K,
@@ -531,12 +545,16 @@ def lower_gemm_wgmma_tma(
     parts = None
     if split > 1:
         # The last of a tile's parts to arrive adds them and runs the epilogue.
+        # Over a named M, scratch for the most tiles its class has.
+        most_tiles_m = tiles_m
+        if not isinstance(most_tiles_m, int):
+            most_tiles_m = -(-tiling.grid.data[1].data * bm // (bm * cluster))
         parts = SplitK.of(
             region,
             tiling,
             consumers * WARPGROUP,
             count * in_tile,
-            tiles_m * cluster * tiles_n,
+            most_tiles_m * cluster * tiles_n,
             among=True,
         )
         last_e, done = parts.combined(tile_loop, (block_tile, part, tid), done, None)
@@ -583,7 +601,7 @@ def lower_gemm_wgmma_tma(
         e.add(cuda.ClusterSyncOp())
     e.add(cuda.ReturnOp())
     op = kernel_op(kfunc, region, block, 1, cluster if cluster > 1 else None)
-    lowered = LoweredKernel(op, (grid, 1, 1), (block, 1, 1))
+    lowered = LoweredKernel(op, (grid, 1, 1), (block, 1, 1), grid_of=grid_of)
     lowered.tensor_maps = maps
     if parts is not None:
         lowered.scratch = parts.scratch

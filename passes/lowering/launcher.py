@@ -116,8 +116,12 @@ def _launch(
     kernel_dims = size_names([*op.inputs, *op.results])
     args += [sizes[d] for d in kernel_dims]
     for spec in lowered.tensor_maps:
+        rows, cols = spec.shape
         tensor_map = cuda.MakeTensorMapOp(
-            buffers[op.inputs[spec.operand]], spec.shape, spec.box
+            buffers[op.inputs[spec.operand]],
+            (1, cols) if isinstance(rows, str) else spec.shape,
+            spec.box,
+            sizes[rows] if isinstance(rows, str) else None,
         )
         tensor_map.result.name_hint = "tensor_map"
         entry.add_op(tensor_map)

@@ -396,16 +396,19 @@ cuda.kernel @large(%x: !cuda.ptr<f32>, %T: index) block 128 {
 cuda.kernel @large_simt(%x: !cuda.ptr<f32>, %T: index) block 256 {
   cuda.return
 }
-cuda.host_func @classes(%x: !cuda.ptr<f32>, %T: index) outputs 1 dims ["T"] shapes [[T, 8]] {
+cuda.host_func @classes(%x: !cuda.ptr<f32>, %a: !cuda.ptr<bf16>, %T: index) outputs 1 dims ["T"] shapes [[T, 4096], [T, 8]] {
+  %map = cuda.make_tensor_map %a [1, 4096] x %T box [128, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
   cuda.launch @small grid [4, 1, 1] block [64, 1, 1] (%x, %T) when [1, 1, 8] : !cuda.ptr<f32>, index
   cuda.launch @large grid [4, 65535, 1] block [128, 1, 1] (%x, %T) when [1, 9, 0] grid_of [1] scale [1, 64, 1, 1] aligned [0] else @large_simt grid [2, 65535, 1] block [256, 1, 1] else_scale [1, 32, 1, 1] : !cuda.ptr<f32>, index
   cuda.return
 }
 
-// CHECK-LABEL: cuda.host_func @classes(%x: !cuda.ptr<f32>, %T: index) outputs 1 dims ["T"] shapes {{\[\[}}T, 8]] {
+// CHECK-LABEL: cuda.host_func @classes(%x: !cuda.ptr<f32>, %a: !cuda.ptr<bf16>, %T: index) outputs 1 dims ["T"] shapes {{\[\[}}T, 4096], [T, 8]] {
+// CHECK-NEXT:    %map = cuda.make_tensor_map %a [1, 4096] x %T box [128, 64] : !cuda.ptr<bf16> -> !cuda.tensor_map<bf16>
 // CHECK-NEXT:    cuda.launch @small grid [4, 1, 1] block [64, 1, 1](%x, %T) when [1, 1, 8] : !cuda.ptr<f32>, index
 // CHECK-NEXT:    cuda.launch @large grid [4, 65535, 1] block [128, 1, 1](%x, %T) when [1, 9, 0] grid_of [1] scale [1, 64, 1, 1] aligned [0] else @large_simt grid [2, 65535, 1] block [256, 1, 1] else_scale [1, 32, 1, 1] : !cuda.ptr<f32>, index
 // CHECK-GENERIC-LABEL: "cuda.host_func"() <{sym_name = "classes"
+// CHECK-GENERIC:         %map = "cuda.make_tensor_map"(%a, %T) <{shape = array<i64: 1, 4096>, box = array<i64: 128, 64>}> : (!cuda.ptr<bf16>, index) -> !cuda.tensor_map<bf16>
 // CHECK-GENERIC:         "cuda.launch"(%x, %T) <{callee = @small, grid = array<i64: 4, 1, 1>, block = array<i64: 64, 1, 1>, when = array<i64: 1, 1, 8>}> : (!cuda.ptr<f32>, index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.launch"(%x, %T) <{callee = @large, grid = array<i64: 4, 65535, 1>, block = array<i64: 128, 1, 1>, when = array<i64: 1, 9, 0>, grid_of = array<i64: 1>, grid_scale = array<i64: 1, 64, 1, 1>, aligned = array<i64: 0>, fallback = @large_simt, fallback_grid = array<i64: 2, 65535, 1>, fallback_block = array<i64: 256, 1, 1>, fallback_scale = array<i64: 1, 32, 1, 1>}> : (!cuda.ptr<f32>, index) -> ()
 
