@@ -397,32 +397,36 @@ def test_a_gemm_over_named_rows_compiles_once_a_kernel_per_size_class(
     compile_unit(source, tmp_path, archs=(arch,), device_only=True)
 
 
+GEMM_CASES = [
+    ("bfloat16", False, 256, 192),
+    ("bfloat16", True, 256, 192),
+    ("float32", False, 256, 192),
+    ("bfloat16", False, 1024, 4096),  # the persistent TMA kernel above 128 rows
+    ("bfloat16", True, 1024, 4096),
+]
+"""(dtype, B stored [N, K], K, N) of the gemms over a named M run on the GPU."""
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize(
-    "dtype,nk", [("bfloat16", False), ("bfloat16", True), ("float32", False)]
-)
-def test_a_gemm_over_named_rows_runs_every_size_class_on_the_gpu(dtype, nk):
+@pytest.mark.parametrize("dtype,nk,k,n", GEMM_CASES)
+def test_a_gemm_over_named_rows_runs_every_size_class_on_the_gpu(dtype, nk, k, n):
     """One compile of gelu(x @ w + b) over T, run at and around each size
     class's bounds (at one, x misaligned: the SIMT variants), outputs
     poisoned first, against the float64 interpreter."""
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("no CUDA GPU or driver")
-    graph = _linear_gelu("T", dtype=dtype, nk=nk)
+    graph = _linear_gelu("T", k=k, n=n, dtype=dtype, nk=nk)
     compiled = ZeroCompiler().compile(graph)
     assert isinstance(compiled, molten.CompiledGraph)
     kind = getattr(torch, dtype)
     w = (0.1 * torch.randn(*graph.inputs[1].shape.dims, device="cuda")).to(kind)
     b = torch.randn(graph.inputs[2].shape.dims[0], device="cuda").to(kind)
     for tokens in GEMM_TOKENS:
-        x = torch.randn(tokens, 256, device="cuda").to(kind)
-        if tokens == 17:  # misaligned by an element
-            x = (
-                torch.randn(tokens * 256 + 1, device="cuda")
-                .to(kind)[1:]
-                .view(tokens, 256)
-            )
-        out = torch.full((tokens, 192), float("nan"), device="cuda").to(kind)
+        x = torch.randn(tokens * k + 1, device="cuda").to(kind)
+        # at 17 tokens misaligned by an element: the SIMT variants
+        x = (x[1:] if tokens == 17 else x[:-1]).view(tokens, k)
+        out = torch.full((tokens, n), float("nan"), device="cuda").to(kind)
         compiled(x, w, b, out=out)
         want = molten.interpret(
             graph, *(t.double().cpu().numpy() for t in (x, w, b)), reference=True

@@ -242,7 +242,15 @@ class Executable:
         """Whether a call is its launches alone (no buffers, maps or copies)."""
         allocations = sum(isinstance(s, steps.Alloc) for s in compiled.program)
         self._template = [0] * (len(self.inputs) + len(self.outputs))
-        self._template += [*sizes, *(0 for _ in range(allocations + len(maps)))]
+        self._template += sizes
+        # Slots past the sizes: buffers and maps (those of variants not run
+        # at these sizes are gone, their slots left unused).
+        made = [
+            s.slot
+            for s in compiled.program
+            if isinstance(s, steps.Alloc | steps.TensorMap)
+        ]
+        self._template += [0] * max(0, max(made, default=-1) + 1 - len(self._template))
         """A call's slots before its arrays: the sizes in theirs."""
         self._has_buffers = allocations > 0
         self._cu_streams: dict[int, Any] = {}
