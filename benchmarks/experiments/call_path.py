@@ -2,8 +2,10 @@
 
 Times, in a loop of back-to-back calls with the L2 warm (as the harness's
 call latency does), each step of `Executable.__call__` on its own and the
-whole call, beside eager PyTorch's op and the bare `cuLaunchKernel`. The
-numbers are host microseconds per call (median of 7 loops).
+whole call, beside eager PyTorch's op and the bare `cuLaunchKernel`; the
+call and the launch also through cuda.bindings, beside Molten's ctypes
+launch (`molten.runtime.launch`). The numbers are host microseconds per
+call (median of 7 loops).
 
     python benchmarks/experiments/call_path.py
 """
@@ -20,6 +22,7 @@ import torch.nn.functional as F
 import molten
 from molten import ops
 from molten.ir import DataflowGraph, TensorShape
+from molten.runtime import launch as launching
 from molten.runtime.arrays import view_of
 from molten.runtime.device import (
     _driver,
@@ -27,7 +30,7 @@ from molten.runtime.device import (
     current_stream,
     empty_like_framework,
 )
-from molten.runtime.executable import _PreparedLaunch
+from molten.runtime.executable import Executable, _PreparedLaunch
 
 
 def per_call_us(fn, calls: int = 2000, loops: int = 7) -> tuple[float, float]:
@@ -72,12 +75,18 @@ def main() -> None:
     prepared = next(s for s in exe._steps if isinstance(s, _PreparedLaunch))
     prepared.values[:3] = slots
     bound = _driver().cuLaunchKernel
+    ctypes_launch = prepared.launch
+    launching.enabled = False  # the same graph launched through cuda.bindings
+    exe_bindings = Executable(exe.compiled, exe.device_id, exe.loaded)
+    launching.enabled = True
+    prepared_bindings = exe_bindings._steps[0]
     rows = {
         "eager F.rms_norm": lambda: F.rms_norm(tx, (hidden,), tw, eps=1e-6),
         "torch.empty_like": lambda: torch.empty_like(tx),
         "molten compiled(x, w)": lambda: compiled(tx, tw),
         "molten exe(x, w)": lambda: exe(tx, tw),
         "molten exe(x, w, out=)": lambda: exe(tx, tw, out=out),
+        "exe(x, w), cuda.bindings": lambda: exe_bindings(tx, tw),
         "exe._bind(x, w)": lambda: exe._bind((tx, tw), None, None),
         "exe._bind(x, w, out=)": lambda: exe._bind((tx, tw), out, None),
         "view_of(x)": lambda: view_of(tx, handle),
@@ -95,6 +104,8 @@ def main() -> None:
             tx, memory_format=torch.contiguous_format
         ),
         "prepared launch": lambda: prepared(slots, handle),
+        "prepared launch, bindings": lambda: prepared_bindings(slots, handle),
+        "launch via ctypes (Ex)": lambda: ctypes_launch.start(handle),
         "launch via cuda.bindings": lambda: bound(
             prepared.handle,
             *prepared.grid,

@@ -2,10 +2,12 @@
 
 `Executable(compiled, device_id)` JIT-compiles `compiled.source` with NVRTC
 for the device's arch (cached on disk), loads the cubin, and prepares each
-launch once: the kernel's function handle and a parameter block whose
-pointer slots are overwritten in place on every call, so a call costs the
-input checks, the output allocations and one `cuLaunchKernel` per kernel
-(cuda.core's own `launch` packs its arguments anew each time).
+launch once: the kernel's function handle, a parameter block whose
+pointer slots are overwritten in place on every call, and the driver
+call's arguments (`launch.KernelLaunch`), so a call costs the input
+checks, the output allocations and one `cuLaunchKernelEx` per kernel
+(cuda.core's own `launch` packs its arguments anew each time, and
+cuda.bindings converts each argument of a call).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import struct
 import sys
 from collections import OrderedDict
 from collections.abc import Sequence
+from math import gcd
 from typing import Any
 
 from molten.dialects.cuda import VECTOR_BYTES
@@ -35,10 +38,15 @@ from molten.runtime.device import (
     empty_like_framework,
     framework_of,
     from_dlpack,
-    is_capturing,
     native_arch,
     runtime_device,
     stream_handle,
+)
+from molten.runtime.launch import (
+    KernelLaunch,
+    failed,
+    graph_launch,
+    kernel_launch,
 )
 from molten.runtime.nvrtc import SourceMap, compile_cubin
 from molten.runtime.program import ITEMSIZES, TensorSpec
@@ -56,7 +64,7 @@ class _PreparedLaunch:
     variant's function for calls whose pointers are too misaligned for the
     kernel's vector accesses. Calling it writes a call's pointers into the
     block and launches: the per-call work is those writes and one driver
-    call."""
+    call (`launch.KernelLaunch`: ctypes, its arguments made here)."""
 
     def __init__(
         self,
@@ -65,6 +73,7 @@ class _PreparedLaunch:
         step: steps.Launch,
         device,
         map_slots: set[int] = frozenset(),  # type: ignore[assignment]
+        slot_count: int | None = None,
     ):
         self.maps = [i for i, slot in enumerate(step.args) if slot in map_slots]
         """The positions of the tensor maps among the arguments."""
@@ -74,10 +83,28 @@ class _PreparedLaunch:
         # One C call gathers the arguments' addresses from the slots and one
         # writes them into the parameter block (a Python loop costs 1 us);
         # itemgetter of one item returns it bare, so one is gathered twice.
+        # Where the arguments are the slots, all and in order (a one-kernel
+        # graph's inputs and outputs), the slots are the values as they are.
         padded = step.args * 2 if len(step.args) == 1 else step.args
-        self.gather = operator.itemgetter(*padded) if padded else (lambda _: ())
+        whole = len(padded) == slot_count and padded == tuple(range(len(padded)))
+        self.gather = (
+            None
+            if whole
+            else operator.itemgetter(*padded)
+            if padded
+            else (lambda _: ())
+        )
         self.pack = struct.Struct(f"={len(padded)}Q").pack_into
         self.aligned = step.aligned
+        self._aligned_of: Any = (
+            None
+            if not step.aligned
+            else True
+            if set(step.aligned) == set(range(len(step.args)))
+            else operator.itemgetter(*(step.aligned * 2)[: max(2, len(step.aligned))])
+        )
+        """How a call finds the values that must be vector-aligned: None
+        (none), True (all of them), or an itemgetter of at least two."""
         self._fallback_grid = step.fallback_grid or (
             step.grid if step.cooperative is None else None
         )
@@ -114,20 +141,42 @@ class _PreparedLaunch:
         base = ctypes.addressof(self.values)
         self.pointers = (ctypes.c_uint64 * count)(*(base + 8 * i for i in range(count)))
         self.pointers_address = ctypes.addressof(self.pointers)
+        self.launch = kernel_launch(
+            self.handle,
+            grid,
+            step.block,
+            step.shared_bytes,
+            self.pointers_address,
+            step.cooperative is not None,
+        )
+        """The launch through ctypes, or None where the driver's function
+        cannot be had: then through cuda.bindings (`start`)."""
+        self._fallback_launch: KernelLaunch | None = None
 
     def __call__(self, slots: list[int], stream: int) -> None:
         """Launches on `stream` with the buffers in `slots`."""
-        values = self.gather(slots)
+        gather = self.gather
+        values = slots if gather is None else gather(slots)
         self.pack(self.values, 0, *values)
-        for i in self.maps:  # passed by value: the map's own bytes
-            self.pointers[i] = values[i]
-        if self.aligned:
-            misaligned = 0
-            for i in self.aligned:
-                misaligned |= values[i]
-            if misaligned % VECTOR_BYTES:
-                self._launch_fallback(stream)
-                return
+        if self.maps:
+            for i in self.maps:  # passed by value: the map's own bytes
+                self.pointers[i] = values[i]
+        aligned = self._aligned_of
+        # All aligned to the vector width iff their gcd is: one C call.
+        if (
+            aligned is not None
+            and gcd(*(values if aligned is True else aligned(values))) % VECTOR_BYTES
+        ):
+            self._launch_fallback(stream)
+            return
+        launch = self.launch
+        if launch is not None:
+            if stream != launch.stream:
+                launch.use_stream(stream)
+            status = launch.function(*launch.arguments)
+            if status:  # CUDA_SUCCESS is 0
+                failed(status, self.what)
+            return
         result = self.start(
             self.handle, *self.dimensions, stream, self.pointers_address, *self.extra
         )
@@ -136,17 +185,35 @@ class _PreparedLaunch:
 
     def _launch_fallback(self, stream: int) -> None:
         step = self.step
+        what = f"launching {step.fallback}"
+        block = step.fallback_block or step.block
+        if self.launch is not None:
+            launch = self._fallback_launch
+            if launch is None:
+                launch = self._fallback_launch = kernel_launch(
+                    int(self.fallback),
+                    self.fallback_grid,
+                    block,
+                    step.fallback_shared_bytes,
+                    self.pointers_address,
+                    step.cooperative is not None,
+                )
+            if launch is not None:
+                status = launch.start(stream)
+                if status:
+                    failed(status, what)
+                return
         check(
             self.start(
                 int(self.fallback),
                 *self.fallback_grid,
-                *(step.fallback_block or step.block),
+                *block,
                 step.fallback_shared_bytes,
                 stream,
                 self.pointers_address,
                 *self.extra,
             ),
-            f"launching {step.fallback}",
+            what,
         )
 
     @property
@@ -228,18 +295,6 @@ class Executable:
         self.source_map = self.loaded.source_map
         functions = self.loaded.functions
         maps = {s.slot for s in compiled.program if isinstance(s, steps.TensorMap)}
-        self._steps: list[Any] = [
-            _PreparedLaunch(
-                functions[s.kernel], functions.get(s.fallback), s, self.device, maps
-            )
-            if isinstance(s, steps.Launch)
-            else _PreparedTensorMap(s)
-            if isinstance(s, steps.TensorMap)
-            else s
-            for s in compiled.program
-        ]
-        self._launches_only = all(isinstance(s, _PreparedLaunch) for s in self._steps)
-        """Whether a call is its launches alone (no buffers, maps or copies)."""
         allocations = sum(isinstance(s, steps.Alloc) for s in compiled.program)
         self._template = [0] * (len(self.inputs) + len(self.outputs))
         self._template += sizes
@@ -252,6 +307,23 @@ class Executable:
         ]
         self._template += [0] * max(0, max(made, default=-1) + 1 - len(self._template))
         """A call's slots before its arrays: the sizes in theirs."""
+        self._steps: list[Any] = [
+            _PreparedLaunch(
+                functions[s.kernel],
+                functions.get(s.fallback),
+                s,
+                self.device,
+                maps,
+                len(self._template),
+            )
+            if isinstance(s, steps.Launch)
+            else _PreparedTensorMap(s)
+            if isinstance(s, steps.TensorMap)
+            else s
+            for s in compiled.program
+        ]
+        self._launches_only = all(isinstance(s, _PreparedLaunch) for s in self._steps)
+        """Whether a call is its launches alone (no buffers, maps or copies)."""
         self._has_buffers = allocations > 0
         self._cu_streams: dict[int, Any] = {}
         self._kept_slots = frozenset(
@@ -267,7 +339,9 @@ class Executable:
         same addresses by the call before is captured as a CUDA graph and
         replayed from then on: the same launches on the same memory, for one
         driver call (the most recently used `auto_graphs` kept)."""
-        self._graphs: OrderedDict[tuple[int, ...], Any] = OrderedDict()
+        self._graphs: OrderedDict[tuple[int, ...], tuple[Any, int]] = OrderedDict()
+        """(stream, arrays' addresses) -> (their CudaGraph, its CUgraphExec
+        handle)."""
         self._seen: OrderedDict[tuple[int, ...], None] = OrderedDict()
         self._kept: dict[tuple[int, int], Any] = {}
         """(slot, stream) -> a buffer the kernels leave zeroed (counters),
@@ -283,7 +357,23 @@ class Executable:
         device's default stream). Outputs are new arrays of the inputs'
         framework (`DeviceArray` when there is none), or the arrays in `out`;
         one output is returned as itself, several as a tuple."""
-        slots, handle, results = self._bind(inputs, out, stream)
+        path = self._torch_path
+        if path is not None and out is None and stream is None and inputs:
+            # The common call (torch tensors, new outputs) with `_bind`,
+            # `_run` and `_returned` inlined: each call is some 0.1 us.
+            slots = self._template.copy()
+            prepared = path.arguments(inputs, None, slots)
+            if prepared is not SLOW:
+                handle, results = prepared
+                if self._launches_only:
+                    for launch in self._steps:
+                        launch(slots, handle)
+                else:
+                    self._run(slots, handle)
+                return results[0] if len(results) == 1 else tuple(results)
+            slots, handle, results = self._bind_general(inputs, out, stream)
+        else:
+            slots, handle, results = self._bind(inputs, out, stream)
         if out is None or not self.auto_graphs:
             self._run(slots, handle)
             return _returned(out, results)
@@ -297,15 +387,20 @@ class Executable:
         addresses and the stream decide, never the arrays' lifetimes: a
         replay does what a call at those addresses does."""
         key = (handle, *slots[: len(self.inputs) + len(self.outputs)])
-        graph = self._graphs.get(key)
-        if (graph is not None or key in self._seen) and is_capturing(
-            self._cu_stream(handle)
+        captured = self._graphs.get(key)
+        if (captured is not None or key in self._seen) and self._capturing(
+            handle
         ):  # within someone's capture: launch into it, as a call does
             self._run(slots, handle)
             return
-        if graph is not None:
+        if captured is not None:
             self._graphs.move_to_end(key)
-            graph.replay(handle)
+            graph, graph_exec = captured
+            status = graph_launch(graph_exec, handle)
+            if status is None:  # no ctypes function: cuda.bindings
+                graph.replay(handle)
+            elif status:
+                failed(status, "replaying a CUDA graph")
             return
         if key not in self._seen:
             self._seen[key] = None
@@ -316,9 +411,19 @@ class Executable:
         from molten.runtime.cuda_graph import CudaGraph
 
         del self._seen[key]
-        self._graphs[key] = CudaGraph(self, slots, handle, (), None)  # runs it
+        graph = CudaGraph(self, slots, handle, (), None)  # runs it
+        self._graphs[key] = (graph, int(graph._exec))
         while len(self._graphs) > self.auto_graphs:
             self._graphs.popitem(last=False)
+
+    def _capturing(self, handle: int) -> bool:
+        """Whether the stream `handle` is being captured into a CUDA graph
+        (`device.is_capturing` without its generic checks: half the cost)."""
+        cu_stream = self._cu_streams.get(handle) or self._cu_stream(handle)
+        status, capture = _driver().cuStreamIsCapturing(cu_stream)
+        if status:
+            check((status,), "asking about a capture")
+        return capture != 0  # CU_STREAM_CAPTURE_STATUS_NONE
 
     def _cu_stream(self, handle: int) -> Any:
         """The driver's stream object of a stream handle (made once)."""
@@ -365,6 +470,14 @@ class Executable:
             if prepared is not SLOW:
                 handle, results = prepared
                 return slots, handle, results
+        return self._bind_general(inputs, out, stream, allocate)
+
+    def _bind_general(
+        self, inputs: Sequence[Any], out: Any, stream: Any, allocate: bool = True
+    ) -> tuple[list[int], int, list[Any]]:
+        """`_bind` of arrays that the torch path does not take as they are:
+        read through DLPack (or the CUDA array interface), which accepts them
+        or names what is wrong."""
         if len(inputs) != len(self.inputs):
             raise InputError(
                 f"graph '{self.name}' takes {len(self.inputs)} inputs "
@@ -516,7 +629,7 @@ class Executable:
         cu_stream = self._cu_stream(handle)
         kept_slots, layout = self._kept_slots, self._arena
         allocate = self.device.allocate
-        if self._has_buffers and (capturing or is_capturing(cu_stream)):
+        if self._has_buffers and (capturing or self._capturing(handle)):
             kept_slots, layout = frozenset(), self._capture_arena
             allocate = self.device.allocate_in_capture
         stream = self.device.stream(handle) if self._has_buffers else None
