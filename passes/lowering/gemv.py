@@ -251,12 +251,13 @@ def _lower_gemv_nk(
         for col in cols
     ]
     # offset(row, kk) = offset(row, 0) + offset(0, kk), A transposed or not.
-    a_rows = [e.iadd(row0, r) for r in range(bm)]
-    if m is not None:
-        a_rows = [e.imin(row, e.isub(m, 1)) for row in a_rows]
+    def a_row(r: int) -> Index:
+        row = e.iadd(row0, r)
+        return row if m is None else e.imin(row, e.isub(m, 1))
+
     a_starts = [
-        e.iadd(a_base, gemm_offset(e, row, 0, gemm.a_shape, gemm.transpose_a))
-        for row in a_rows
+        e.iadd(a_base, gemm_offset(e, a_row(r), 0, gemm.a_shape, gemm.transpose_a))
+        for r in range(bm)
     ]
     zero = e.f32(0.0)
     step = lanes * width  # elements of K a round
