@@ -274,6 +274,7 @@ func.func @scores(%q: tensor<100x32xf32>, %k: tensor<32x130xf32>, %bias: tensor<
 // CHECK-COUNT-16: {{^    }}{{[A-Za-z_][A-Za-z0-9_]*}} = {{[A-Za-z_][A-Za-z0-9_]*}};
 // CHECK-NEXT:   }
 // CHECK-COUNT-16: s[{{[A-Za-z_][A-Za-z0-9_]*}}] = {{[A-Za-z_][A-Za-z0-9_]*}};
+// CHECK-NEXT:     }
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
 // CHECK-EMPTY:

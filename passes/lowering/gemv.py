@@ -250,6 +250,7 @@ def _lower_gemv_nk(
         e.iadd(b_base, e.imul(e.imin(col, n - 1) if "n" in partial else col, k))
         for col in cols
     ]
+
     # offset(row, kk) = offset(row, 0) + offset(0, kk), A transposed or not.
     def a_row(r: int) -> Index:
         row = e.iadd(row0, r)

@@ -243,14 +243,21 @@ class Layout:
 
 
 def store_output(
-    ev: Evaluator, value: SSAValue, ptr: SSAValue, index: list[Index], domain
+    ev: Evaluator,
+    value: SSAValue,
+    ptr: SSAValue,
+    index: list[Index],
+    domain,
+    scalar: SSAValue | None = None,
 ):
-    """Stores `value` at `index` of `domain`; an output smaller than the domain
-    (broadcast into it) is stored once, by the indices where it is read at 0."""
+    """Stores `value` at `index` of `domain` (its `scalar` there, where
+    evaluated already); an output smaller than the domain (broadcast into
+    it) is stored once, by the indices where it is read at 0."""
     e = ev.e
     shape = value_dims(value)
     source = broadcast_index(index, shape, domain)
-    scalar = ev.at(value, source)
+    if scalar is None:
+        scalar = ev.at(value, source)
     offset = ravel(e, source, shape)
     guards = [
         i

@@ -67,8 +67,8 @@ func.func @linear_mma(%a: tensor<40x32xf16>, %w: tensor<32x32xf16>, %b: tensor<3
 // CHECK-NOT:     arith.andi
 // CHECK:         cuda.sync_threads
 // CHECK:         [[INSIDE:%[^ ]+]] = arith.cmpi slt, {{%[^ ]+}}, [[C40]] : index
-// CHECK-NEXT:    scf.if [[INSIDE]] {
-// CHECK:           cuda.load %b
+// CHECK:         cuda.load %b
+// CHECK:         scf.if [[INSIDE]] {
 // CHECK:           cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16, shared>
 // CHECK-NOT:       scf.if
 // CHECK:           cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : f16, !cuda.ptr<f16, shared>

@@ -183,8 +183,8 @@ kernel.func @wgmma_one_step(%a: tensor<64x100xbf16>, %w: tensor<128x64xbf16>) ->
 // CHECK-NOT:     {{scf.for|cuda.wgmma}}
 // CHECK:         cuda.sync_threads
 // CHECK:         [[INSIDE:%[^ ]+]] = arith.cmpi slt, {{%[^ ]+}}, [[C100]] : index
-// CHECK-NEXT:    scf.if [[INSIDE]] {
-// CHECK-NEXT:      {{%[^ ]+}} = arith.truncf [[DONE]] : f32 to bf16
+// CHECK:         {{%[^ ]+}} = arith.truncf [[DONE]] : f32 to bf16
+// CHECK:         scf.if [[INSIDE]] {
 // CHECK:           cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : bf16, !cuda.ptr<bf16, shared>
 // CHECK-NOT:       scf.if
 // CHECK:           cuda.store {{%[^ ]+}}, %b_tile{{\[}}{{%[^ ]+}}{{\]}} : bf16, !cuda.ptr<bf16, shared>
