@@ -1274,10 +1274,7 @@ def gemm_variants(
     for most in (*GEMM_SIZE_CLASSES, 0):
         at = kfunc.clone()
         specialize_types(at, {dim: most or GEMM_OPEN_ROWS})
-        body = at.body.block
-        results = body.last_op
-        assert isinstance(results, kernel.YieldOp)
-        schedule = gemm_schedule(list(body.ops), sm_count, arch)
+        schedule = gemm_schedule(list(at.body.block.ops), sm_count, arch)
         if variants and variants[-1].schedule == schedule:
             variants.pop()
         variants.append(kernel.VariantAttr(dim, most, schedule))

@@ -668,7 +668,8 @@ class Tile(ModulePass):
             if kfunc.kind.data != kernel.KernelKind.GEMM or kfunc.tiling is not None:
                 continue
             if kfunc.variants is not None:
-                # Each variant is tiled as it is lowered (a kernel of its own).
+                # Each variant is tiled again as it is lowered (a kernel of its
+                # own); here its schedule is only checked to tile.
                 for variant in kfunc.variants:
                     tiling_for(kfunc, variant.schedule, variant.most.data)
                 continue

@@ -335,18 +335,19 @@ def _lower_gemv_nk(
             epilogue(
                 gemm, final, pointers, outputs, out_ptrs, batch_index, accumulators
             )
-        for row, *_ in accumulators if m is not None else ():
-            stored = emit_if(final, final.icmp(row, m, "slt"))
-            epilogue(
-                gemm,
-                stored,
-                pointers,
-                outputs,
-                out_ptrs,
-                batch_index,
-                [a for a in accumulators if a[0] is row],
-            )
-            close_if(stored)
+        else:  # over a named M: each row's store guarded
+            for accumulator in accumulators:
+                stored = emit_if(final, final.icmp(accumulator[0], m, "slt"))
+                epilogue(
+                    gemm,
+                    stored,
+                    pointers,
+                    outputs,
+                    out_ptrs,
+                    batch_index,
+                    [accumulator],
+                )
+                close_if(stored)
         if inside is not None:
             close_if(final)
     close_if(writer)
