@@ -2,6 +2,7 @@
 every fusion pattern and kernel kind that lowers today, at awkward sizes."""
 
 import functools
+import gc
 import itertools
 from collections.abc import Callable
 
@@ -745,16 +746,32 @@ units a dtype (22, 22 and 21 of the 65 cases), each case's checks in its
 unit's xdist group: 9 groups to spread over the workers, not 27."""
 
 
-@functools.cache
 def compiled_case(case: str, dtype: str, arch: str = "sm_90"):
     """`ZeroCompiler(arch).compile` of a kernel case (CASES, or WGMMA_CASES
-    for sm_90a), once per process."""
+    for sm_90a), once per process.
+
+    One cache entry per (case, dtype, arch) however it is called:
+    functools.cache keys `f(case, dtype)` and `f(case, dtype, "sm_90")`
+    apart, and the golden digests (which name the arch) compiled every sm_90
+    case a second time after the nvcc sweep (which does not)."""
+    return _compiled_case(case, dtype, arch)
+
+
+@functools.cache
+def _compiled_case(case: str, dtype: str, arch: str):
     from molten import ZeroCompiler
 
     build = (WGMMA_CASES if arch == WGMMA_ARCH else CASES)[case]
     g = DataflowGraph(case)
     build(g, dtype)
-    return ZeroCompiler(arch=arch).compile(g, schedules=hand_schedules(case))
+    compiled = ZeroCompiler(arch=arch).compile(g, schedules=hand_schedules(case))
+    # Kept for the rest of the session: frozen out of the garbage
+    # collector's walks at once (as conftest.py does after each test), not
+    # after the test that compiles a whole nvcc batch of them (22 to 49
+    # cases, whose later compiles each walked the earlier ones' objects).
+    gc.collect()
+    gc.freeze()
+    return compiled
 
 
 def nvcc_batch(case: str) -> tuple[str, ...]:

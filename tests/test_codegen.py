@@ -255,9 +255,14 @@ def test_wgmma_source_refuses_other_archs(tmp_path):
 @pytest.mark.parametrize(
     ("cases", "arch"),
     [
-        (REPRESENTATIVES, "sm_90"),
-        # In the xdist group of the bf16 sm_90a cases: their compiles are
-        # that worker's already (kernel_cases.compiled_case).
+        # In the xdist group of most of the representatives' bf16 cases (5
+        # of the sm_90 ones, all the sm_90a ones): their compiles are that
+        # worker's already (kernel_cases.compiled_case).
+        pytest.param(
+            REPRESENTATIVES,
+            "sm_90",
+            marks=pytest.mark.xdist_group(case_group(REPRESENTATIVES[0], "bfloat16")),
+        ),
         pytest.param(
             WGMMA_REPRESENTATIVES,
             WGMMA_ARCH,
@@ -270,9 +275,12 @@ def test_wgmma_source_refuses_other_archs(tmp_path):
 def test_launchers_compile_as_host_code(cases, arch, tmp_path):
     """The host launchers of the representative cases (one per distinct set
     of runtime calls and device helpers: kernel_cases.REPRESENTATIVES), bf16,
-    compile as C++ with warnings as errors, in one unit (the device code
-    only to PTX: the sweeps run ptxas on every case), a unit per distinct
-    #include block."""
+    compile as C++ with warnings as errors, in one unit, a unit per distinct
+    #include block. Their device code goes through nvcc's front end alone
+    (-fdevice-syntax-only, its warnings still errors): the sweeps above
+    compile every case's device code, these included, for the same virtual
+    archs (compute_90, compute_90a); generating it again here was nearly
+    half of this test's time (sm_90 unit: 10.0 CPU-seconds, 6.1 without)."""
     by_head: dict[str, list[str]] = {}
     for case in cases:
         head, body = split_includes(compiled_case(case, "bfloat16", arch).source)
@@ -291,6 +299,7 @@ def test_launchers_compile_as_host_code(cases, arch, tmp_path):
             [
                 NVCC,
                 f"-gencode=arch={virtual},code={virtual}",
+                "-fdevice-syntax-only",
                 "-c",
                 "-Werror",
                 "all-warnings",
