@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -70,6 +70,12 @@ class Case:
     """Whether Molten is also timed as one graph for every token count
     (`molten-dynamic`: `dynamic_graph`, compiled once for all the cases
     of its op, width and dtype)."""
+    tokens_axis: int = 0
+    """Where the token count is in `shape`, and in the operands that take
+    it (an attention's [batch, heads, sequence, head dim]: 2)."""
+    build_over_tokens: Callable[[str], DataflowGraph] | None = None
+    """Builds the graph over a named token count T (given its name) where
+    `build` builds it at the case's count: `dynamic_graph`'s."""
 
     @property
     def id(self) -> str:
@@ -85,16 +91,26 @@ class Case:
         )
 
     def dynamic_graph(self) -> DataflowGraph:
-        """The graph with its token dimension (the leading one of operands
-        that lead with the case's first size) named T; named without the
-        token count, so that the cases of other token counts share it."""
-        tokens = self.shape[0]
+        """The graph with its token dimension (axis `tokens_axis` of the
+        operands that have the case's token count there) named T; named
+        without the token count, so that the cases of other token counts
+        share it."""
+        axis = self.tokens_axis
+        tokens = self.shape[axis]
+        rest = "x".join(map(str, self.shape[:axis] + self.shape[axis + 1 :]))
+        name = f"{self.op}_T_{rest}_{SHORT_DTYPE[self.dtype]}".replace("*", "_")
+        name = name.replace("-", "_").replace(".", "_")
+        if self.build_over_tokens is not None:
+            return self.build_over_tokens(name)
         operands = [
-            (o.name, ("T", *o.shape[1:]) if _takes_tokens(o, tokens) else o.shape)
+            (
+                o.name,
+                (*o.shape[:axis], "T", *o.shape[axis + 1 :])
+                if _takes_tokens(o, tokens, axis)
+                else o.shape,
+            )
             for o in self.operands
         ]
-        rest = "x".join(map(str, self.shape[1:]))
-        name = f"{self.op}_T_{rest}_{SHORT_DTYPE[self.dtype]}".replace("*", "_")
         return DataflowGraph.trace(
             self.molten, [(n, shape, self.dtype) for n, shape in operands], name
         )
@@ -574,18 +590,39 @@ LLM_DYNAMIC_LAYERS = (1, 6)
 """The layers timed as one graph for every token count (`llm-dynamic`):
 Llama's o projection (residual) and Qwen's up projection (bias + gelu)."""
 LLM_DYNAMIC_TOKENS = (1, 4, 16, 64, 128, 512, 2048)
+LLM_DYNAMIC_ATTENTION = (28, 128)
+"""(heads, head dim) of the causal attention timed over T: Qwen2.5-7B's."""
+LLM_DYNAMIC_ATTENTION_TOKENS = (128, 512, 2048, 4096)
+LLM_DYNAMIC_LAYER_TOKENS = (1, 16, 128, 512, 2048)
+"""Where Qwen2.5-7B's whole layer is timed over T."""
 
 
 def llm_dynamic_suite() -> list[Case]:
     """Two linear layers (bf16, weight [N, K]) at decode to prefill token
-    counts, each also as one graph over T compiled once (`molten-dynamic`,
-    its size classes' kernels) against the graph compiled for the count;
-    torch.compile at its default mode (the suite is about Molten's two)."""
+    counts, Qwen2.5-7B's causal attention over one sequence and its whole
+    decoder layer, each also as one graph over T compiled once
+    (`molten-dynamic`, its size classes' kernels) against the graph
+    compiled for the count; torch.compile at its default mode (the suite
+    is about Molten's two)."""
     cases = [
         llm_case(LLM_LAYERS[i], m, "bfloat16", True)
         for i in LLM_DYNAMIC_LAYERS
         for m in LLM_DYNAMIC_TOKENS
     ]
+    heads, dim = LLM_DYNAMIC_ATTENTION
+    cases += [
+        replace(
+            next(
+                c
+                for c in attention_suite_at([(1, heads, tokens, dim)], ("bfloat16",))
+                if c.op == "attention-causal"
+            ),
+            references={},
+            tokens_axis=2,
+        )
+        for tokens in LLM_DYNAMIC_ATTENTION_TOKENS
+    ]
+    cases += [layer_case("qwen2.5-7b", t) for t in LLM_DYNAMIC_LAYER_TOKENS]
     return [
         replace(c, op=f"{c.op} over T", dynamic=True, compile_mode="default")
         for c in cases
@@ -626,9 +663,17 @@ def attention_suite() -> list[Case]:
     """Prefill: softmax(q @ kᵀ / sqrt(d) [+ causal mask]) @ v against
     torch's scaled_dot_product_attention, and FlexAttention beside it; FLOPs
     4 B H S² D, half of it when causal (the masked half is not computed)."""
+    return attention_suite_at(ATTENTION_SHAPES, ("float16", "bfloat16"))
+
+
+def attention_suite_at(
+    shapes: Sequence[tuple[int, int, int, int]], dtypes: Sequence[str]
+) -> list[Case]:
+    """The attention suite's cases at these (batch, heads, sequence, head
+    dim) shapes and dtypes, each without and with the causal mask."""
     cases = []
-    for dtype in ("float16", "bfloat16"):
-        for b, h, s, d in ATTENTION_SHAPES:
+    for dtype in dtypes:
+        for b, h, s, d in shapes:
             for causal in (False, True):
                 shape = (b, h, s, d)
                 cases.append(
@@ -839,6 +884,7 @@ def layer_case(model: str, tokens: int, dtype: str = "bfloat16") -> Case:
         flops=2 * tokens * linear_macs + attention_flops,
         references=references,
         build=lambda name: example.decoder_layer(config, tokens, dtype, name),
+        build_over_tokens=lambda name: example.decoder_layer(config, "T", dtype, name),
     )
 
 
@@ -1001,7 +1047,11 @@ MAIN_SUITES = (
 )
 
 
-def _takes_tokens(operand: Operand, tokens: int) -> bool:
-    """Whether an operand's first dimension is the token count: it leads
-    with it and is not a weight (a weight of as many rows is not)."""
-    return operand.shape[0] == tokens and not operand.init.startswith("scaled")
+def _takes_tokens(operand: Operand, tokens: int, axis: int = 0) -> bool:
+    """Whether an operand's dimension `axis` is the token count: it has it
+    there and is not a weight (a weight of as many rows is not)."""
+    return (
+        len(operand.shape) > axis
+        and operand.shape[axis] == tokens
+        and not operand.init.startswith("scaled")
+    )

@@ -92,11 +92,12 @@ def _repeat_kv(g: DataflowGraph, x: Tensor, groups: int) -> Tensor:
 
 def decoder_layer(
     config: LayerConfig,
-    tokens: int,
+    tokens: int | str,
     dtype: str = "bfloat16",
     name: str = "decoder_layer",
 ) -> DataflowGraph:
-    """One decoder layer over `tokens` tokens of one sequence: inputs
+    """One decoder layer over `tokens` tokens of one sequence (a count, or
+    a name such as "T": one compile serves every count): inputs
     `hidden_states` [T, hidden], `cos` and `sin` [T, head_dim] (of the
     tokens' positions) and the weights of `weights(config)`; output the
     layer's hidden states [T, hidden]."""

@@ -54,7 +54,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from molten.dialects import kernel, molten
-from molten.dialects.molten import shape_of
+from molten.dialects.molten import Dim, value_dims
 from molten.passes.fusion import (
     ELEMENTWISE,
     LAYOUTS,
@@ -105,7 +105,7 @@ def _last_axis_keepdim(op: Operation | None, x: SSAValue) -> bool:
     return (
         isinstance(op, molten.ReductionOp)
         and op.operands[0] is x
-        and list(op.axes.get_values()) == [len(shape_of(x)) - 1]
+        and list(op.axes.get_values()) == [len(value_dims(x)) - 1]
         and op.keepdim is not None
     )
 
@@ -153,7 +153,7 @@ def _score_path(x: SSAValue, depth: int = 0) -> list[Operation] | None:
     if depth >= MAX_SCORE_OPS or not isinstance(op, ELEMENTWISE):
         return None
     for operand in op.operands:
-        if _only_user(operand) is not op or shape_of(operand) != shape_of(x):
+        if _only_user(operand) is not op or value_dims(operand) != value_dims(x):
             continue
         path = _score_path(operand, depth + 1)
         if path is not None:
@@ -209,7 +209,8 @@ def _stored(
         source = op.operands[0]
         if not all(use.operation in users for use in operand.uses):
             break
-        if shape_of(source)[-2:] != shape_of(operand)[-2:] or len(shape_of(source)) < 2:
+        source_dims = value_dims(source)
+        if source_dims[-2:] != value_dims(operand)[-2:] or len(source_dims) < 2:
             break
         if isinstance(op, molten.CastOp) and not isinstance(
             operand.type.element_type,  # type: ignore[attr-defined]
@@ -251,8 +252,17 @@ def match_attention(weighted: molten.MatmulOp) -> AttentionPattern | None:
         next(iter(elements)), Float16Type | BFloat16Type
     ):
         return None
-    q_shape, v_shape = shape_of(query), shape_of(value)
-    if q_shape[-1] % HEAD_DIM_MULTIPLE or v_shape[-1] % HEAD_DIM_MULTIPLE:
+    head, value_head = value_dims(query)[-1], value_dims(value)[-1]
+    if not isinstance(head, int) or not isinstance(value_head, int):
+        return None
+    if head % HEAD_DIM_MULTIPLE or value_head % HEAD_DIM_MULTIPLE:
+        return None
+    # Named sizes only in the sequences' axes: the batch axes (heads) fixed.
+    if any(
+        isinstance(d, str)
+        for t in (query, key, value, weighted.result)
+        for d in value_dims(t)[:-2]
+    ):
         return None
     output, out_ops = weighted.result, []
     cast = _only_user(weighted.result)
@@ -287,8 +297,8 @@ def stored_offset(
     stored: SSAValue,
     batch_index: Sequence[Any],
     batch_shape: Sequence[int],
-    ravel: Callable[[list[Any], Sequence[int]], Any],
-    unravel: Callable[[Any, Sequence[int]], list[Any]],
+    ravel: Callable[[list[Any], Sequence[Dim]], Any],
+    unravel: Callable[[Any, Sequence[Dim]], list[Any]],
 ) -> Any:
     """Where the matrix a matmul `operand` reads at `batch_index` (of the
     matmul's `batch_shape`) starts in the `stored` tensor it comes from:
@@ -297,18 +307,24 @@ def stored_offset(
     axes). `ravel(index, shape)` and `unravel(linear, shape)` do the index
     arithmetic: on a kernel's index values, or on numpy arrays of every
     batch at once."""
-    shape = shape_of(operand)
+    shape = value_dims(operand)
     index = [*broadcast_index(batch_index, shape[:-2], batch_shape), 0, 0]
     value = operand
     while value is not stored:
         op = value.owner
         source = op.operands[0]  # type: ignore[union-attr]
         if isinstance(op, molten.BroadcastToOp):
-            index = broadcast_index(index, shape_of(source), shape_of(value))
+            index = broadcast_index(index, value_dims(source), value_dims(value))
         elif isinstance(op, molten.ReshapeOp):
-            index = unravel(ravel(index, shape_of(value)), shape_of(source))
+            index = unravel(ravel(index, value_dims(value)), value_dims(source))
         value = source
-    return ravel(index, shape_of(stored))
+    return ravel(index, value_dims(stored))
+
+
+SEQUENCE_STAND_IN = 7
+"""The size `query_group` gives a named sequence axis: which matrices share K
+and V follows from the batch axes alone (the ops between a stored tensor
+and its matmul keep the last two axes), whatever the sequences' length."""
 
 
 def query_group(found: AttentionPattern) -> int:
@@ -316,11 +332,14 @@ def query_group(found: AttentionPattern) -> int:
     matrices while their queries are consecutive in memory (one matrix of
     q after another): the query rows an attention kernel's block may run
     through for each K and V tile it reads. 1 where none are shared."""
-    batch_shape = list(shape_of(found.weighted.result)[:-2])
+    batch_shape = [int(d) for d in value_dims(found.weighted.result)[:-2]]
     batches = math.prod(batch_shape)
     if batches == 1:
         return 1
     every_batch = list(np.indices(batch_shape).reshape(len(batch_shape), -1))
+
+    def sized(shape: Sequence[Dim]) -> list[int]:
+        return [d if isinstance(d, int) else SEQUENCE_STAND_IN for d in shape]
 
     def offsets(operand: SSAValue, stored: SSAValue) -> np.ndarray:
         found_offsets = stored_offset(
@@ -328,12 +347,12 @@ def query_group(found: AttentionPattern) -> int:
             stored,
             every_batch,
             batch_shape,
-            np.ravel_multi_index,
-            lambda linear, shape: list(np.unravel_index(linear, shape)),
+            lambda index, shape: np.ravel_multi_index(index, sized(shape)),
+            lambda linear, shape: list(np.unravel_index(linear, sized(shape))),
         )
         return np.broadcast_to(found_offsets, (batches,))
 
-    sq, d = shape_of(found.scores.lhs)[-2:]
+    sq, d = sized(value_dims(found.scores.lhs)[-2:])
     queries = offsets(found.scores.lhs, found.query)
     if not np.array_equal(queries, np.arange(batches) * sq * d):
         return 1

@@ -73,7 +73,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -107,6 +107,7 @@ from molten.dialects.cuda import (
     tma_reads_rows,
 )
 from molten.dialects.molten import shape_of, value_dims
+from molten.errors import StaticShapeNeeded
 from molten.passes.fuse_attention import attention_in, query_group
 from molten.passes.specialize_dims import specialize_types
 
@@ -239,7 +240,7 @@ def reduced_rows(body_ops: list[Operation]) -> tuple[int | None, tuple[int, ...]
             axes = set(op.axes.get_values())
             row = tuple(dims[i] for i in sorted(axes))
             if any(isinstance(d, str) for d in row):
-                raise NotImplementedError(
+                raise StaticShapeNeeded(
                     "kernel-schedule: a reduction over a named dimension "
                     f"({op.input.type})"
                 )
@@ -1055,14 +1056,18 @@ and the kernel issues more instructions than the tensor cores wait for."""
 
 
 def attention_schedule(
-    body_ops: list[Operation], sm_count: int = H100_SMS, arch: str = "sm_90"
+    body_ops: list[Operation],
+    sm_count: int = H100_SMS,
+    arch: str = "sm_90",
+    may_split: bool = True,
 ) -> kernel.ScheduleAttr:
     """An attention kernel's: a block of four warps takes 64 query rows
     (tile M) against K and V tiles of 64 keys (tile N; 32 above head
     dimension 128, where each warp's output accumulators are larger, when
     the head dims are multiples of 32), the
     whole head dimension (tile K) at once, two tiles of K and V in flight;
-    each warp's tile is 16 rows by the value head dimension."""
+    each warp's tile is 16 rows by the value head dimension. The keys
+    split (attention_split) where `may_split`."""
     found = attention_in(body_ops, "kernel-schedule")
     head = shape_of(found.query)[-1]
     value_head = shape_of(found.value)[-1]
@@ -1077,13 +1082,14 @@ def attention_schedule(
     # for all of them. (Not causal: its tiles of keys follow the rows.)
     pack = query_group(found) if queries < rows and not found.causal else 1
     if pack == 1 and arch in WGMMA_ARCHS and takes_wgmma_attention(head, value_head):
-        return wgmma_attention_schedule(found, sm_count)
+        return wgmma_attention_schedule(found, sm_count, may_split)
     groups = math.prod(batch) // pack * -(-pack * queries // rows)
     key_tiles = -(-shape_of(found.key)[-2] // keys)
+    split = attention_split(groups, key_tiles, found.causal, sm_count)
     return kernel.ScheduleAttr(
         WARP * ATTENTION_WARPS,
         tile=[rows, keys, head],
-        split=attention_split(groups, key_tiles, found.causal, sm_count),
+        split=split if may_split else 1,
         warp=[ATTENTION_WARP_ROWS, value_head],
         stages=2,
         pack=pack,
@@ -1101,7 +1107,9 @@ def stages_bytes(rows: int, keys: int, head: int, value_head: int, stages: int) 
     return 2 * (rows * head + stages * keys * (head + value_head))
 
 
-def wgmma_attention_schedule(found, sm_count: int) -> kernel.ScheduleAttr:
+def wgmma_attention_schedule(
+    found, sm_count: int, may_split: bool = True
+) -> kernel.ScheduleAttr:
     """An attention on sm_90a's wgmma: `ATTENTION_WARPGROUPS` warpgroups of 64
     query rows (one at head dimension 64) against tiles of
     `ATTENTION_WGMMA_KEYS` keys (64 at head dimension 64 and above 128),
@@ -1119,10 +1127,11 @@ def wgmma_attention_schedule(found, sm_count: int) -> kernel.ScheduleAttr:
     *batch, queries, _ = shape_of(found.weighted.result)
     groups = math.prod(batch) * -(-queries // rows)
     key_tiles = -(-shape_of(found.key)[-2] // keys)
+    split = attention_split(groups, key_tiles, found.causal, sm_count)
     return kernel.ScheduleAttr(
         WARP * kernel.WARPGROUP_WARPS * groups_of_rows,
         tile=[rows, keys, head],
-        split=attention_split(groups, key_tiles, found.causal, sm_count),
+        split=split if may_split else 1,
         warp=[WGMMA_M, value_head],
         stages=stages,
         mma_warps=kernel.WARPGROUP_WARPS,
@@ -1150,7 +1159,7 @@ def schedule_for(
         domain = kernel.iteration_domain(outputs)
         inner = domain[-1] if domain else 1
         if isinstance(inner, str):
-            raise NotImplementedError(
+            raise StaticShapeNeeded(
                 f"kernel-schedule: a pointwise kernel whose innermost dimension is "
                 f"named ({inner})"
             )
@@ -1262,23 +1271,88 @@ def named_rows(body_ops: Sequence[Operation]) -> str | None:
     return rows if isinstance(rows, str) else None
 
 
+ATTENTION_SIZE_CLASSES = (32, 128, 512, 2048)
+"""The bounds of the size classes of an attention over a named sequence:
+a block's 64 query rows pack the query heads that share K and V below
+them (not causal), and the keys split while the blocks leave SMs idle."""
+ATTENTION_OPEN_ROWS = 8192
+"""The sequence an attention's open-ended class is scheduled at."""
+
+
+def named_sequence(body_ops: Sequence[Operation]) -> str | None:
+    """The name of an attention kernel's sequence axes (its queries' and
+    keys') where one is named, else None; two names are refused."""
+    found = attention_in(body_ops, "kernel-schedule")
+    names = {
+        d
+        for t in (found.query, found.key)
+        for d in value_dims(t)[-2:]
+        if isinstance(d, str)
+    }
+    if len(names) > 1:
+        raise StaticShapeNeeded(
+            f"an attention whose queries and keys are named apart "
+            f"({', '.join(sorted(names))}) is scheduled at one of them known "
+            "only: give the sizes of all but one"
+        )
+    return names.pop() if names else None
+
+
+def size_class_variants(
+    kfunc: kernel.FuncOp,
+    dim: str,
+    classes: Sequence[int],
+    open_size: int,
+    pick: Callable[[list[Operation]], kernel.ScheduleAttr],
+) -> list[kernel.VariantAttr]:
+    """The schedules of a kernel over the named `dim`, one per size class
+    (`classes`' bounds, then the rest, picked at `open_size`): each `pick`'s
+    on the kernel's ops with `dim` at the class's bound; a class whose
+    schedule is the one before's joins it."""
+    variants: list[kernel.VariantAttr] = []
+    for most in (*classes, 0):
+        at = kfunc.clone()
+        specialize_types(at, {dim: most or open_size})
+        schedule = pick(list(at.body.block.ops))
+        if variants and variants[-1].schedule == schedule:
+            variants.pop()
+        variants.append(kernel.VariantAttr(dim, most, schedule))
+    return variants
+
+
 def gemm_variants(
     kfunc: kernel.FuncOp, sm_count: int = H100_SMS, arch: str = "sm_90"
 ) -> list[kernel.VariantAttr]:
     """The schedules of a gemm kernel over a named M, one per size class
     (GEMM_SIZE_CLASSES, then the rest): each the heuristic's at the class's
-    bound; a class whose schedule is the one before's joins it."""
+    bound."""
     dim = named_rows(list(kfunc.body.block.ops))
     assert dim is not None
-    variants: list[kernel.VariantAttr] = []
-    for most in (*GEMM_SIZE_CLASSES, 0):
-        at = kfunc.clone()
-        specialize_types(at, {dim: most or GEMM_OPEN_ROWS})
-        schedule = gemm_schedule(list(at.body.block.ops), sm_count, arch)
-        if variants and variants[-1].schedule == schedule:
-            variants.pop()
-        variants.append(kernel.VariantAttr(dim, most, schedule))
-    return variants
+    return size_class_variants(
+        kfunc,
+        dim,
+        GEMM_SIZE_CLASSES,
+        GEMM_OPEN_ROWS,
+        lambda ops: gemm_schedule(ops, sm_count, arch),
+    )
+
+
+def attention_variants(
+    kfunc: kernel.FuncOp, dim: str, sm_count: int = H100_SMS, arch: str = "sm_90"
+) -> list[kernel.VariantAttr]:
+    """The schedules of an attention over a named sequence, one per size
+    class (ATTENTION_SIZE_CLASSES, then the rest): each the heuristic's at
+    the class's bound, its keys unsplit (a split's parts in scratch are
+    sized by its grid, not yet by a class's bound; a self-attention over
+    few tokens has few keys, and a causal one is never split)."""
+
+    return size_class_variants(
+        kfunc,
+        dim,
+        ATTENTION_SIZE_CLASSES,
+        ATTENTION_OPEN_ROWS,
+        lambda ops: attention_schedule(ops, sm_count, arch, may_split=False),
+    )
 
 
 @dataclass
@@ -1299,6 +1373,18 @@ class ScheduleKernel(RewritePattern):
             and named_rows(list(body.ops)) is not None
         ):
             op.variants = ArrayAttr(gemm_variants(op, self.sm_count, self.arch))
+            rewriter.notify_op_modified(op)
+            return
+        if (
+            isinstance(op, kernel.FuncOp)
+            and op.kind.data == kernel.KernelKind.ATTENTION
+            and (dim := named_sequence(list(body.ops))) is not None
+        ):
+            variants = attention_variants(op, dim, self.sm_count, self.arch)
+            if len(variants) == 1:  # one schedule serves every size
+                op.schedule = variants[0].schedule
+            else:
+                op.variants = ArrayAttr(variants)
             rewriter.notify_op_modified(op)
             return
         results = body.last_op

@@ -58,9 +58,9 @@ from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel
 from molten.passes.lowering.attention import lower_attention
-from molten.passes.lowering.gemm import lower_gemm, lower_gemm_variants
+from molten.passes.lowering.gemm import lower_gemm
 from molten.passes.lowering.gemm_mma import MMA_SHAPE
-from molten.passes.lowering.kernels import LoweredKernel
+from molten.passes.lowering.kernels import LoweredKernel, lower_variants
 from molten.passes.lowering.launcher import lower_graph
 from molten.passes.lowering.pointwise import lower_pointwise
 from molten.passes.lowering.row_reduce import lower_row_reduce
@@ -74,13 +74,19 @@ LOWERINGS = {
     kernel.KernelKind.ATTENTION: lower_attention,
 }
 """The lowering of each kernel kind."""
+VARIANT_LOWERINGS = {
+    kernel.KernelKind.GEMM: lower_gemm,
+    kernel.KernelKind.ATTENTION: lower_attention,
+}
+"""The kinds whose kernels over a named size may have `variants`: their
+lowerings take the class's bound too."""
 
 
 def lower_kernel(kfunc: kernel.FuncOp) -> list[LoweredKernel]:
     """The cuda kernels of a kernel.func: one, or one per variant."""
     kind = kfunc.kind.data
-    if kfunc.variants is not None and kind == kernel.KernelKind.GEMM:
-        return lower_gemm_variants(kfunc)
+    if kfunc.variants is not None and kind in VARIANT_LOWERINGS:
+        return lower_variants(kfunc, VARIANT_LOWERINGS[kind])
     if kfunc.schedule is None:
         raise PassFailedException(
             f"lower-kernel-to-cuda: @{kfunc.sym_name.data} has no schedule; run "

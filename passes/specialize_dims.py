@@ -2,8 +2,9 @@
 
 A graph over `tensor<?x3584xbf16, ["T"]>` holds for any T; given `T=17`
 every type of it becomes static (`tensor<17x3584xbf16>`), the function's
-signature too, and the ops check their rules again at those sizes. Names
-not given stay dynamic.
+signature too, and the ops check their rules again at those sizes. A
+kernel with `variants` by a size given keeps the one whose class holds it
+as its schedule. Names not given stay dynamic.
 
     molten-opt -p 'specialize-dims{sizes="T=17"}' layer.mlir
 """
@@ -20,7 +21,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from molten.dialects import molten
+from molten.dialects import kernel, molten
 
 
 def specialized_type(t: Attribute, sizes: Mapping[str, int]) -> Attribute:
@@ -43,7 +44,22 @@ def specialize(module: ModuleOp, sizes: Mapping[str, int]) -> None:
                 "positive size"
             )
     specialize_types(module, sizes)
+    for kfunc in module.walk():
+        if isinstance(kfunc, kernel.FuncOp) and kfunc.variants is not None:
+            _keep_variant(kfunc, sizes)
     module.verify()
+
+
+def _keep_variant(kfunc: kernel.FuncOp, sizes: Mapping[str, int]) -> None:
+    """The kernel's schedule: its variant for the size given its dimension
+    (the first whose bound holds it; the last is open-ended)."""
+    variants = list(kfunc.variants or ())
+    size = sizes.get(variants[0].dim.data)
+    if size is None:
+        return
+    kept = next(v for v in variants if not v.most.data or size <= v.most.data)
+    kfunc.variants = None
+    kfunc.schedule = kept.schedule
 
 
 def specialize_types(root: Operation, sizes: Mapping[str, int]) -> None:

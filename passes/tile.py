@@ -96,26 +96,32 @@ class Gemm:
     element: Attribute
 
     @staticmethod
-    def of(matmul: molten.MatmulOp) -> Gemm:
+    def of(matmul: molten.MatmulOp, result_only: bool = False) -> Gemm:
         """The gemm of `matmul`. M may be named (its size an `index` of the
-        kernel), where A is stored [M, K] and nothing else is named."""
+        kernel), where A is stored [M, K] and nothing else is named; any
+        size but the batch axes may be where only the result's shape is
+        read (`result_only`: an attention's P V, whose epilogue it is)."""
         result, a_shape = value_dims(matmul.result), value_dims(matmul.lhs)
         transpose_a = matmul.transpose_a is not None
         named = [i for i, d in enumerate(result) if isinstance(d, str)]
-        if named and (named != [len(result) - 2] or len(result) != 2 or transpose_a):
+        if (
+            named
+            and not result_only
+            and (named != [len(result) - 2] or len(result) != 2 or transpose_a)
+        ):
             raise StaticShapeNeeded(
                 f"a matmul of result {list(result)}{' (A transposed)' * transpose_a}"
                 " takes a size known at run time only as its M, with no batch "
                 "axes and A stored [M, K]"
             )
-        b_shape = tuple(shape_of(matmul.rhs))
+        b_shape = value_dims(matmul.rhs) if result_only else shape_of(matmul.rhs)
         return Gemm(
-            result[:-2],
+            result[:-2],  # type: ignore[arg-type]
             result[-2],
-            result[-1],
+            result[-1],  # type: ignore[arg-type]
             a_shape[-2] if transpose_a else a_shape[-1],  # type: ignore[arg-type]
             a_shape,
-            b_shape,
+            tuple(b_shape),  # type: ignore[arg-type]
             transpose_a,
             matmul.transpose_b is not None,
             matmul.lhs.type.element_type,  # type: ignore[attr-defined]
@@ -442,8 +448,8 @@ def attention_schedule_problem(found, schedule: kernel.ScheduleAttr) -> str | No
     64 and at most 256 keys and value head dims. Either way two or more
     stages, tiles that the block's 16-byte copies divide, no split or pack
     of a causal attention, a pack of query heads that share K and V."""
-    head = shape_of(found.query)[-1]
-    value_head = shape_of(found.value)[-1]
+    head = value_dims(found.query)[-1]
+    value_head = value_dims(found.value)[-1]
     bm, bn, bd = (
         (t.data for t in schedule.tile) if len(schedule.tile) == 3 else (0,) * 3
     )

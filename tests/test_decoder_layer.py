@@ -198,3 +198,58 @@ def test_layer_kernels(model):
         "gemm2",  # silu(gate) * up: both products in one kernel
         "gemm3",  # down + residual
     ]
+
+
+# ---------------------------------------------------------------------------
+# Over a named token count T: one compile for every T.
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", sorted(CONFIGS))
+def test_layer_over_t_keeps_its_meaning_at_every_size(model, rng):
+    """The layer with T named, fused, outlined and scheduled once (T in its
+    kernels' types, the gemms' and the attention's schedules by size
+    class), then interpreted in float64 at several T against the reference."""
+    from molten.dialects import kernel
+
+    config = CONFIGS[model]
+    module = run_pipeline(decoder_layer(config, "T").to_module(), KERNEL_LEVEL_PIPELINE)
+    kinds = [op.kind.data for op in module.walk() if isinstance(op, kernel.FuncOp)]
+    assert kernel.KernelKind.ATTENTION in kinds
+    for tokens in (1, 17, 40):
+        inputs, params = layer_inputs(config, tokens, "bfloat16", rng)
+        want = reference_layer(config, *inputs[:3], params)
+        got = molten.interpret(module, *inputs, reference=True)
+        assert rel_l2(got, want) < 1e-12, tokens
+
+
+GPU_LAYER_OVER_T = LayerConfig(256, 512, 4, 2, qkv_bias=True)
+"""A layer small enough to compile over T in seconds, with the head
+dimension (64) that the wgmma attention takes on sm_90a."""
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["bfloat16"])
+def test_layer_over_t_on_the_gpu_matches_hugging_face(dtype, rng):
+    """One compile of the layer over T (every kernel taking T, the gemms and
+    the attention a variant per size class), run at token counts in each
+    class, outputs poisoned with NaN before the launch, against the float64
+    reference."""
+    torch = _gpu_torch()
+    config = GPU_LAYER_OVER_T
+    compiled = molten.ZeroCompiler().compile(decoder_layer(config, "T", dtype))
+    assert isinstance(compiled, molten.CompiledGraph) and compiled.dims == ("T",)
+    for tokens in (1, 5, 17, 33, 130, 700):
+        inputs, params = layer_inputs(config, tokens, dtype, rng)
+        device = [torch.tensor(a).to(getattr(torch, dtype)).cuda() for a in inputs]
+        out = torch.full(
+            (tokens, config.hidden_size),
+            float("nan"),
+            dtype=device[0].dtype,
+            device="cuda",
+        )
+        compiled(*device, out=out)
+        want = reference_layer(config, *inputs[:3], params)
+        got = out.double().cpu().numpy()
+        assert not np.isnan(got).any(), tokens
+        assert rel_l2(got, want) < NATIVE_ERROR[dtype], tokens

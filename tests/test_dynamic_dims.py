@@ -153,11 +153,13 @@ def test_a_row_graph_compiles_once_for_every_size(tmp_path):
 
 
 def test_a_graph_with_static_kernels_compiles_per_call_sizes():
-    """A matmul or an attention takes static sizes so far: such a graph is
-    compiled once per set of sizes a call brings (SizedPerCall, saying why)."""
+    """A reduction over a named dimension takes static sizes so far (here an
+    f32 attention's softmax over T: the attention kernel multiplies f16 and
+    bf16): such a graph is compiled once per set of sizes a call brings
+    (SizedPerCall, saying why)."""
     compiled = ZeroCompiler().compile(_attention_block("T"))
     assert isinstance(compiled, SizedPerCall) and compiled.dims == ("T",)
-    assert "dynamic dimension" in compiled.reason
+    assert "a reduction over a named dimension" in compiled.reason
     at_5 = compiled.specialize(T=5)
     assert at_5 is compiled.specialize(T=5)  # compiled once
     assert at_5.source == ZeroCompiler().compile(_attention_block(5)).source
@@ -435,3 +437,109 @@ def test_a_gemm_over_named_rows_runs_every_size_class_on_the_gpu(dtype, nk, k, n
         assert not np.isnan(got).any(), tokens
         error = np.linalg.norm(got - want) / np.linalg.norm(want)
         assert error < (1e-2 if dtype != "float32" else 1e-5), (tokens, error)
+
+
+def _self_attention(
+    rows, causal: bool, heads: int = 4, kv_heads: int = 2, dim: int = 64
+) -> DataflowGraph:
+    """softmax(q kᵀ / sqrt(d) [+ the causal mask]) v over [heads, T, dim] in
+    bf16, each of the `kv_heads` K and V heads repeated for the query heads
+    that share it (Hugging Face's repeat_kv: a broadcast and reshapes)."""
+    g = DataflowGraph("self_attention")
+    q = g.add_input("q", [heads, rows, dim], "bfloat16")
+    k = g.add_input("k", [kv_heads, rows, dim], "bfloat16")
+    v = g.add_input("v", [kv_heads, rows, dim], "bfloat16")
+    groups = heads // kv_heads
+
+    def repeated(x):
+        spread = g.broadcast_to(
+            g.reshape(x, [kv_heads, 1, rows, dim]), [kv_heads, groups, rows, dim]
+        )
+        return g.reshape(spread, [heads, rows, dim])
+
+    g.add_output(g.attention(q, repeated(k), repeated(v), causal=causal), "o")
+    return g
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_90a"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_an_attention_over_a_named_sequence_compiles_once(arch, causal, tmp_path):
+    """Self-attention over T compiles once into the attention kernel, its
+    grid counted at launch from T. Not causal, few tokens pack the query
+    heads that share K and V into a block's rows: a variant of its own up
+    to 32 tokens; causal, one kernel serves every T. nvcc builds it with
+    every warning an error."""
+    from test_codegen import NVCC, compile_unit
+
+    compiled = ZeroCompiler(arch=arch).compile(_self_attention("T", causal))
+    assert isinstance(compiled, molten.CompiledGraph) and compiled.dims == ("T",)
+    names = [k.name for k in compiled.kernels]
+    if causal:
+        assert names == ["self_attention_attention0"]
+    else:
+        assert names == [
+            "self_attention_attention0_upto32",
+            "self_attention_attention0_rest",
+        ]
+        assert "if (T >= 1 && T <= 32) {  // this variant's sizes" in compiled.source
+    # The blocks along x: ceil(T x the rows' heads packed / 64 rows a block).
+    assert "molten_grid(T" in compiled.source
+    if NVCC is None:
+        pytest.skip("nvcc is not installed")
+    compile_unit(compiled.source, tmp_path, archs=(arch,), device_only=True)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_an_attention_kernel_over_t_keeps_the_meaning_at_every_size(causal):
+    """The attention kernel over T, fused, outlined and scheduled once, then
+    interpreted at sizes in either variant against the molten-level graph."""
+    from molten.dialects import kernel
+    from molten.pipeline import KERNEL_LEVEL_PIPELINE, run_pipeline
+
+    graph = _self_attention("T", causal)
+    module = run_pipeline(graph.to_module(), KERNEL_LEVEL_PIPELINE)
+    kernels = [op for op in module.walk() if isinstance(op, kernel.FuncOp)]
+    assert [k.kind.data for k in kernels] == [kernel.KernelKind.ATTENTION]
+    rng = np.random.default_rng(11)
+    for tokens in (1, 5, 33, 70):
+        arrays = [
+            rng.standard_normal(t.shape.dims)
+            for t in _self_attention(tokens, causal).inputs
+        ]
+        got = molten.interpret(module, *arrays, reference=True)
+        want = molten.interpret(graph, *arrays, reference=True)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+ATTENTION_TOKENS = (1, 2, 17, 31, 32, 33, 64, 65, 128, 129, 700, 2049)
+"""Sequence lengths at and around the attention's size class (32), its
+tiles of 64 query rows and 64 or 128 keys."""
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dim", [16, 64, 128])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_an_attention_over_a_named_sequence_runs_every_size_on_the_gpu(causal, dim):
+    """One compile of self-attention over T (on sm_90a, wgmma above head
+    dimension 16), run at and around its tiles' and classes' bounds,
+    outputs poisoned first, against the float64 interpreter."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU or driver")
+    graph = _self_attention("T", causal, dim=dim)
+    compiled = ZeroCompiler().compile(graph)
+    assert isinstance(compiled, molten.CompiledGraph)
+    for tokens in ATTENTION_TOKENS:
+        shapes = [t.shape.dims for t in _self_attention(tokens, causal, dim=dim).inputs]
+        q, k, v = (torch.randn(s, device="cuda").to(torch.bfloat16) for s in shapes)
+        out = torch.full(
+            (4, tokens, dim), float("nan"), device="cuda", dtype=torch.bfloat16
+        )
+        compiled(q, k, v, out=out)
+        want = molten.interpret(
+            graph, *(t.double().cpu().numpy() for t in (q, k, v)), reference=True
+        )
+        got = out.double().cpu().numpy()
+        assert not np.isnan(got).any(), tokens
+        error = np.linalg.norm(got - want) / np.linalg.norm(want)
+        assert error < 1e-2, (tokens, error)

@@ -30,6 +30,37 @@ kernel.func @attention_kernel(%q: tensor<2x100x64xf16>, %k: tensor<2x130x64xf16>
 
 // WGMMA: kernel.func @attention_kernel({{.*}}) -> (tensor<2x100x64xf16>) attention schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 2, mma_warps = 4> {
 
+// Over a named T, a schedule per size class, each the heuristic's at the
+// class's bound: up to 32 tokens a block's rows pack the two query heads
+// that share a KV head; the rest one head each. (Equal schedules would
+// merge: a causal attention, never packed, gets one schedule.)
+
+kernel.func @attention_over_t(%k: tensor<1x?x16xbf16, ["T"]>, %v: tensor<1x?x16xbf16, ["T"]>, %q: tensor<2x?x16xbf16, ["T"]>) -> (tensor<2x?x16xbf16, ["T"]>) attention {
+  %cst = molten.constant dense<2.500000e-01> : tensor<f32>
+  %0 = molten.reshape %k : tensor<1x?x16xbf16, ["T"]> -> tensor<1x1x?x16xbf16, ["T"]>
+  %1 = molten.broadcast_to %0 : tensor<1x1x?x16xbf16, ["T"]> -> tensor<1x2x?x16xbf16, ["T"]>
+  %2 = molten.reshape %1 : tensor<1x2x?x16xbf16, ["T"]> -> tensor<2x?x16xbf16, ["T"]>
+  %3 = molten.reshape %v : tensor<1x?x16xbf16, ["T"]> -> tensor<1x1x?x16xbf16, ["T"]>
+  %4 = molten.broadcast_to %3 : tensor<1x1x?x16xbf16, ["T"]> -> tensor<1x2x?x16xbf16, ["T"]>
+  %5 = molten.reshape %4 : tensor<1x2x?x16xbf16, ["T"]> -> tensor<2x?x16xbf16, ["T"]>
+  %q_f32 = molten.cast %q : tensor<2x?x16xbf16, ["T"]> to tensor<2x?x16xf32, ["T"]>
+  %k_f32 = molten.cast %2 : tensor<2x?x16xbf16, ["T"]> to tensor<2x?x16xf32, ["T"]>
+  %v_f32 = molten.cast %5 : tensor<2x?x16xbf16, ["T"]> to tensor<2x?x16xf32, ["T"]>
+  %s = molten.matmul %q_f32, %k_f32 transpose_b : (tensor<2x?x16xf32, ["T"]>, tensor<2x?x16xf32, ["T"]>) -> tensor<2x?x?xf32, ["T", "T"]>
+  %t = molten.mul %s, %cst : (tensor<2x?x?xf32, ["T", "T"]>, tensor<f32>) -> tensor<2x?x?xf32, ["T", "T"]>
+  %m = molten.reduce_max %t axes = [2] keepdim : tensor<2x?x?xf32, ["T", "T"]> -> tensor<2x?x1xf32, ["T"]>
+  %d = molten.sub %t, %m : (tensor<2x?x?xf32, ["T", "T"]>, tensor<2x?x1xf32, ["T"]>) -> tensor<2x?x?xf32, ["T", "T"]>
+  %e = molten.exp %d : tensor<2x?x?xf32, ["T", "T"]>
+  %l = molten.reduce_sum %e axes = [2] keepdim : tensor<2x?x?xf32, ["T", "T"]> -> tensor<2x?x1xf32, ["T"]>
+  %p = molten.div %e, %l : (tensor<2x?x?xf32, ["T", "T"]>, tensor<2x?x1xf32, ["T"]>) -> tensor<2x?x?xf32, ["T", "T"]>
+  %o = molten.matmul %p, %v_f32 : (tensor<2x?x?xf32, ["T", "T"]>, tensor<2x?x16xf32, ["T"]>) -> tensor<2x?x16xf32, ["T"]>
+  %out = molten.cast %o : tensor<2x?x16xf32, ["T"]> to tensor<2x?x16xbf16, ["T"]>
+  kernel.yield %out : tensor<2x?x16xbf16, ["T"]>
+}
+
+// CHECK: kernel.func @attention_over_t({{.*}}) -> (tensor<2x?x16xbf16, ["T"]>) attention variants [#kernel.variant<T <= 32, #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16], warp = [16, 16], stages = 2, pack = 2>>, #kernel.variant<T, #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16], warp = [16, 16], stages = 2>>] {
+// WGMMA: kernel.func @attention_over_t({{.*}}) attention variants [#kernel.variant<T <= 32, {{.*}} pack = 2>>, #kernel.variant<T, #kernel.schedule<{{.*}} stages = 2>>] {
+
 // -----
 
 // A body that is not the attention pattern (the composite itself, on f32) is

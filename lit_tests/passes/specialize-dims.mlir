@@ -1,7 +1,7 @@
 // RUN: molten-opt %s --split-input-file -p 'specialize-dims{sizes="T=17"}' | filecheck %s
 // RUN: molten-opt %s --split-input-file -p 'specialize-dims{sizes="S=3"}' | filecheck %s --check-prefix=OTHER
 // RUN: not molten-opt %s --split-input-file -p 'specialize-dims{sizes="T=0"}' 2>&1 | filecheck %s --check-prefix=ZERO
-// RUN: molten-opt %s -p MOLTEN_DEFAULT_PIPELINE | filecheck %s --check-prefix=KERNELS
+// RUN: sed '/^\/\/ -----$/,$d' %s | molten-opt -p MOLTEN_DEFAULT_PIPELINE | filecheck %s --check-prefix=KERNELS
 
 // Every type, the signature too, takes the sizes given; other names stay.
 
@@ -25,4 +25,19 @@ func.func @gated_norm(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64xf32>, %g: tenso
   %m = molten.causal_mask : tensor<?x?xf32, ["T", "T"]>
   %y = molten.mul %n, %g : (tensor<?x64xf32, ["T"]>, tensor<?x64xf32, ["T"]>) -> tensor<?x64xf32, ["T"]>
   func.return %y : tensor<?x64xf32, ["T"]>
+}
+
+// -----
+
+// A kernel with variants by T keeps, given T = 17, the variant whose class
+// holds 17 as its schedule (at S = 3 the variants stay).
+
+// CHECK-LABEL: kernel.func @gemm_over_t(%x: tensor<17x32xf32>, %w: tensor<32x32xf32>) -> (tensor<17x32xf32>) gemm schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 1, elements_per_thread = 1> {
+
+// OTHER-LABEL: kernel.func @gemm_over_t
+// OTHER-SAME:    variants [#kernel.variant<T <= 8,
+
+kernel.func @gemm_over_t(%x: tensor<?x32xf32, ["T"]>, %w: tensor<32x32xf32>) -> (tensor<?x32xf32, ["T"]>) gemm variants [#kernel.variant<T <= 8, #kernel.schedule<block = 32, rows_per_block = 1, vector = 1, elements_per_thread = 1>>, #kernel.variant<T <= 32, #kernel.schedule<block = 64, rows_per_block = 1, vector = 1, elements_per_thread = 1>>, #kernel.variant<T, #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1>>] {
+  %y = molten.matmul %x, %w : (tensor<?x32xf32, ["T"]>, tensor<32x32xf32>) -> tensor<?x32xf32, ["T"]>
+  kernel.yield %y : tensor<?x32xf32, ["T"]>
 }

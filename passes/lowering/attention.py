@@ -34,12 +34,13 @@ from xdsl.dialects import math as mathd
 from xdsl.ir import Block, BlockArgument, Region, SSAValue
 
 from molten.dialects import cuda, kernel, molten
-from molten.dialects.molten import shape_of
+from molten.dialects.molten import value_dims
 from molten.passes.fuse_attention import attention_in, stored_offset
 from molten.passes.lowering.attention_wgmma import WgmmaProducts, swizzled_rows
 from molten.passes.lowering.emitter import (
     F32,
     INDEX,
+    MAX_GRID_X,
     WARP,
     Emitter,
     Index,
@@ -52,6 +53,7 @@ from molten.passes.lowering.emitter import (
 from molten.passes.lowering.epilogue import RowMap, Staging, finish
 from molten.passes.lowering.evaluator import Evaluator, round_to
 from molten.passes.lowering.kernels import (
+    GridOf,
     LoweredKernel,
     Scratch,
     kernel_shell,
@@ -98,7 +100,8 @@ def _positive_scale(found) -> tuple[SSAValue, float] | None:
         return None
     (factor,) = factors
     constant = factor.owner
-    if not isinstance(constant, molten.ConstantOp) or math.prod(shape_of(factor)) != 1:
+    one_element = all(d == 1 for d in value_dims(factor))
+    if not isinstance(constant, molten.ConstantOp) or not one_element:
         return None
     c = constant.splat_value()
     if c is None or not 0 < c < math.inf:
@@ -133,7 +136,7 @@ def _row_tile(
     stages: int,
     rows: int,
     cols: int,
-    total_rows: int,
+    total_rows: Index,
     name: str,
 ) -> StagedOperand:
     """`stages` tiles of `rows` consecutive rows of a [total_rows, cols]
@@ -534,13 +537,15 @@ def _for_parts(
 
 
 def lower_attention(
-    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr | None
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr | None, rows_most: int = 0
 ) -> LoweredKernel:
     """An attention kernel as its schedule has it: tile = [query rows, keys,
     head dim], `stages` K and V tiles in flight; on mma.sync (`mma_warps` =
     1), warp = [16 m, value head dim], each warp m fragments of 16 rows; on
     wgmma (`mma_warps` = 4, sm_90a), warp = [64, value head dim], a
-    warpgroup's (see the module docstring)."""
+    warpgroup's (see the module docstring). The sequences may be named
+    (their lengths parameters of the kernel, the grid counted at launch),
+    a variant's at most `rows_most` long (0: any)."""
     where = f"@{kfunc.sym_name.data}"
     found = attention_in(kfunc.body.block.ops, "lower-kernel-to-cuda")
     if schedule is None:
@@ -553,11 +558,13 @@ def lower_attention(
     region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
     element = found.query.type.element_type  # type: ignore[attr-defined]
     q_shape, k_shape, v_shape = (
-        shape_of(t) for t in (found.query, found.key, found.value)
+        value_dims(t) for t in (found.query, found.key, found.value)
     )
-    batch_shape = list(shape_of(found.weighted.result)[:-2])
-    sq, head = q_shape[-2:]
-    sk, value_head = k_shape[-2], v_shape[-1]
+    # fuse-attention names no batch axis nor head dimension.
+    batch_shape = [int(d) for d in value_dims(found.weighted.result)[:-2]]
+    head, value_head = int(q_shape[-1]), int(v_shape[-1])
+    # The sequences' lengths: sizes, or the kernel's parameters where named.
+    sq, sk = e.extent(q_shape[-2]), e.extent(k_shape[-2])
     bm, bn, _ = (t.data for t in schedule.tile)
     wm, _ = (t.data for t in schedule.warp)
     stages = schedule.stages.data
@@ -576,16 +583,31 @@ def lower_attention(
     # The query rows a block's tiles run through: those of `pack`
     # consecutive batch matrices (query heads sharing K and V), one after
     # another in memory.
-    query_rows = pack * sq
-    q_tiles = -(-query_rows // bm)
+    query_rows = e.imul(pack, sq)
+    q_tiles = e.idiv(e.iadd(query_rows, bm - 1), bm)
+    # Whether the last tile of query rows (of keys) sticks out: always,
+    # for all the kernel knows, where the sequence is named.
+    rows_partial = not isinstance(query_rows, int) or query_rows % bm != 0
+    keys_partial = not isinstance(sk, int) or sk % bn != 0
     if batches // pack > 65535:
         raise _not_supported(f"{where} over {batches} batches (grid y holds 65535)")
-    kv_tiles = -(-sk // bn)
-    if split > kv_tiles:
+    kv_tiles = e.idiv(e.iadd(sk, bn - 1), bn)
+    if split > 1 and not isinstance(kv_tiles, int):
+        raise _not_supported(
+            f"{where} split {split} ways over keys of a named length (its parts' "
+            "scratch is sized by the grid)"
+        )
+    if isinstance(kv_tiles, int) and split > kv_tiles:
         raise _not_supported(
             f"{where} split {split} ways over {kv_tiles} tiles of keys"
         )
-    grid = (q_tiles, batches // pack, split)
+    grid_of = None
+    if isinstance(q_tiles, int):
+        grid = (q_tiles, batches // pack, split)
+    else:  # ceil(pack T / bm) blocks along x, counted at launch
+        most = -(-pack * rows_most // bm) if rows_most else MAX_GRID_X
+        grid = (most, batches // pack, split)
+        grid_of = GridOf((str(q_shape[-2]),), pack, bm)
 
     tid = e.add(cuda.ThreadIdxOp())
     tid.name_hint = "tid"
@@ -593,7 +615,7 @@ def lower_attention(
     lane.name_hint, warp.name_hint = "lane", "warp"
     tile_x = e.add(cuda.BlockIdxOp(cuda.Dim.X))
     # Causal blocks further down see more keys: those are launched first.
-    tile_m = e.isub(q_tiles - 1, tile_x) if found.causal else tile_x
+    tile_m = e.isub(e.isub(q_tiles, 1), tile_x) if found.causal else tile_x
     batch = e.add(cuda.BlockIdxOp(cuda.Dim.Y))
     first = e.imul(batch, pack)  # the block's first batch matrix
     batch_index = unravel(e, first, batch_shape) if batch_shape else []
@@ -625,7 +647,7 @@ def lower_attention(
             element,
             tiles,
             rows,
-            shape_of(stored)[-1],
+            int(value_dims(stored)[-1]),
             total,
             name,
         )
@@ -709,7 +731,7 @@ def lower_attention(
     for h in range(2 * fragments):
         row = e.iadd(lane_row, 8 * h)
         lane_rows.append(
-            row_prefix(e, e.imin(row, query_rows - 1) if query_rows % bm else row)
+            row_prefix(e, e.imin(row, e.isub(query_rows, 1)) if rows_partial else row)
         )
 
     s_frags, o_frags = bn // 8, value_head // 8
@@ -764,7 +786,7 @@ def lower_attention(
         # decode's block) skips the products and the softmax; it only copies.
         # (A warpgroup's warps decide together: a wgmma is the warpgroup's.)
         busy_if = None
-        if units > 1 and query_rows % bm:
+        if units > 1 and rows_partial:
             busy = lb.icmp(lb.iadd(row0, products.tile_row), query_rows, "slt")
             busy_if = scf.IfOp(busy, carried_types, Region(Block()), Region(Block()))
             lb.block.add_op(busy_if)
@@ -777,6 +799,9 @@ def lower_attention(
         # element, at an index kept inside the tensors (rows and keys past the
         # end are not stored or are masked); keys past the end are masked.
         ev = Evaluator(lb, pointers)
+        # A causal self-attention's tiles before the block's rows hold no
+        # key past the end (they end at its first row, inside the keys).
+        keys_clipped = keys_partial and (masked or q_shape[-2] != k_shape[-2])
         log2e = lb.f32(log2_factor)
         minus_inf = lb.f32(-math.inf)
         key_col = lb.iadd(lb.imul(kv, bn), lane_col)
@@ -787,14 +812,14 @@ def lower_attention(
                     col = lb.iadd(key_col, f * 8 + r % 2)
                     index = [
                         *lane_rows[2 * i + r // 2],
-                        lb.imin(col, sk - 1) if sk % bn else col,
+                        lb.imin(col, lb.isub(sk, 1)) if keys_clipped else col,
                     ]
                     ev.define(given, index, round_to(lb, s[i][f][r], scores_type))
                     if not masked and causal_add is not None:  # the mask adds 0
                         sum_, unmasked = causal_add
                         ev.define(sum_, index, ev.at(unmasked, index))
                     value = ev.at(found.logits, index)
-                    if sk % bn:
+                    if keys_clipped:
                         value = lb.select(lb.icmp(col, sk, "sge"), minus_inf, value)
                     s[i][f][r] = value
 
@@ -916,7 +941,7 @@ def lower_attention(
         for (row, col), value in zip(places, o_final, strict=True)
     ]
     gemm = GemmShape(
-        **vars(Gemm.of(found.weighted)),
+        **vars(Gemm.of(found.weighted, result_only=True)),
         matmuls=(found.weighted,),
         source=found.weighted.lhs,
     )
@@ -930,7 +955,7 @@ def lower_attention(
         out_ptrs,
         RowMap(query_rows, row_prefix),
         accumulators,
-        {"m"} if query_rows % bm else set(),
+        {"m"} if rows_partial else set(),
         block,
         grid,
         staging=Staging(
@@ -939,4 +964,5 @@ def lower_attention(
         enclosing=enclosing,
     )
     lowered.scratch = parts.scratch if split > 1 else ()
+    lowered.grid_of = grid_of
     return lowered

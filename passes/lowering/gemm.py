@@ -14,7 +14,7 @@ from molten.passes.lowering.gemm_simt import lower_gemm_simt
 from molten.passes.lowering.gemm_wgmma import lower_gemm_wgmma
 from molten.passes.lowering.gemm_wgmma_tma import lower_gemm_wgmma_tma
 from molten.passes.lowering.gemv import lower_gemv
-from molten.passes.lowering.kernels import LoweredKernel, SizeRange, take_arguments_of
+from molten.passes.lowering.kernels import LoweredKernel, take_arguments_of
 from molten.passes.lowering.matmul import GemmShape
 from molten.passes.tile import tiling_for
 
@@ -31,27 +31,6 @@ def gemm_tiling(
     if kfunc.tiling is not None and kfunc.schedule == schedule:
         return kfunc.tiling
     return tiling_for(kfunc, schedule, rows_most)
-
-
-def lower_gemm_variants(kfunc: kernel.FuncOp) -> list[LoweredKernel]:
-    """A gemm kernel over a named M with `variants`: a kernel per variant,
-    named by its class (`_upto8`, the last `_rest`), each serving the sizes
-    above the one before's bound up to its own."""
-    assert kfunc.variants is not None
-    lowered = []
-    least = 1
-    for variant in kfunc.variants:
-        most = variant.most.data
-        one = kfunc.clone()
-        one.variants = None
-        one.sym_name = StringAttr(
-            kfunc.sym_name.data + (f"_upto{most}" if most else "_rest")
-        )
-        kernel_lowered = lower_gemm(one, variant.schedule, most)
-        kernel_lowered.when = SizeRange(variant.dim.data, least, most)
-        lowered.append(kernel_lowered)
-        least = most + 1
-    return lowered
 
 
 def lower_gemm(

@@ -6,16 +6,16 @@ the `LoweredKernel` the launcher is built from.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import Float32Type, FunctionType, TensorType
+from xdsl.dialects.builtin import Float32Type, FunctionType, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from molten.dialects import cuda, kernel, molten
-from molten.dialects.molten import Dim, dims_of, shape_of, split_dims, value_dims
+from molten.dialects.molten import Dim, dims_of, split_dims, value_dims
 from molten.errors import StaticShapeNeeded
 from molten.ir import sanitize_name
 from molten.passes.fusion import LAYOUTS
@@ -197,7 +197,7 @@ class Layout:
     contiguous: int
 
     @staticmethod
-    def of(output: SSAValue, domain: Sequence[int]) -> Layout | None:
+    def of(output: SSAValue, domain: Sequence[Dim]) -> Layout | None:
         """The layout of `output` over `domain`, or None where `output`
         is not a chain of reshapes and transposes of a value of `domain`."""
         chain: list[Operation] = []
@@ -205,18 +205,20 @@ class Layout:
         while isinstance(op := value.owner, LAYOUTS):
             chain.append(op)
             value = op.operands[0]
-        if not chain or list(shape_of(value)) != list(domain):
+        if not chain or list(value_dims(value)) != list(domain):
             return None
         chain.reverse()
-        contiguous = domain[-1] if domain else 1
+        last: Dim = domain[-1] if domain else 1
+        contiguous = last if isinstance(last, int) else 1
         for op in chain:
-            out_shape = shape_of(op.results[0])
+            out_shape = value_dims(op.results[0])
             if isinstance(op, molten.TransposeOp):
                 perm = list(op.permutation.get_values())
                 if perm and perm[-1] != len(perm) - 1:
                     contiguous = 1
             else:
-                contiguous = math.gcd(contiguous, out_shape[-1] if out_shape else 1)
+                last = out_shape[-1] if out_shape else 1
+                contiguous = math.gcd(contiguous, last) if isinstance(last, int) else 1
         return Layout(value, tuple(chain), contiguous)
 
     def place(self, e: Emitter, index: Sequence[Index]) -> list[Index]:
@@ -230,7 +232,7 @@ class Layout:
                 # The axes both shapes lead with keep their index: only the
                 # rest is raveled and unraveled (a split of the last axis
                 # divides the column alone).
-                before, after = shape_of(op.operands[0]), shape_of(op.results[0])
+                before, after = value_dims(op.operands[0]), value_dims(op.results[0])
                 kept = 0
                 while (
                     kept < min(len(before), len(after)) - 1
@@ -312,3 +314,28 @@ def kernel_op(
     return cuda.KernelOp(
         kfunc.sym_name.data, params, block, region, fused, min_blocks, cluster
     )
+
+
+def lower_variants(
+    kfunc: kernel.FuncOp,
+    lower: Callable[[kernel.FuncOp, kernel.ScheduleAttr, int], LoweredKernel],
+) -> list[LoweredKernel]:
+    """A kernel over a named size with `variants`: a kernel per variant,
+    `lower(kernel, its schedule, its bound)`, named by its class (`_upto8`,
+    the last `_rest`), each serving the sizes above the one before's bound
+    up to its own."""
+    assert kfunc.variants is not None
+    lowered = []
+    least = 1
+    for variant in kfunc.variants:
+        most = variant.most.data
+        one = kfunc.clone()
+        one.variants = None
+        one.sym_name = StringAttr(
+            kfunc.sym_name.data + (f"_upto{most}" if most else "_rest")
+        )
+        kernel_lowered = lower(one, variant.schedule, most)
+        kernel_lowered.when = SizeRange(variant.dim.data, least, most)
+        lowered.append(kernel_lowered)
+        least = most + 1
+    return lowered

@@ -273,7 +273,7 @@ class StagedOperand:
     outer0: Index
     """The first row (of M or N) of the block's tile."""
     outer_total: int
-    k_total: int
+    k_total: Index
     outer_partial: bool
     """Whether the last tile along M (or N) sticks out of the operand."""
     k_partial: bool
@@ -285,14 +285,15 @@ class StagedOperand:
         ptr: SSAValue,
         base: Index,
         element,
-        shape: tuple[int, int, int, int],
+        shape: tuple[int, int, int, Index],
         pitch: int,
         name: str,
     ):
         """`stages` tiles of `rows` consecutive rows of a [total_rows, cols]
         matrix (shape = (stages, rows, cols, total_rows)) in a new shared
         buffer, `pitch` elements a row; a tile moves along the rows (the K
-        of its copies)."""
+        of its copies). `total_rows` may be known at run time only (an
+        index value)."""
         stages, rows, cols, total_rows = shape
         buffer = e.add(cuda.SharedAllocOp(element, stages * rows * pitch))
         buffer.name_hint = name
@@ -308,7 +309,7 @@ class StagedOperand:
             outer_total=cols,
             k_total=total_rows,
             outer_partial=False,
-            k_partial=total_rows % rows != 0,
+            k_partial=not isinstance(total_rows, int) or total_rows % rows != 0,
         )
 
     @property
