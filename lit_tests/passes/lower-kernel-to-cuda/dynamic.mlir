@@ -87,3 +87,39 @@ func.func @linear(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64x32xf32>) -> tensor<
 // CHECK-NEXT:    cuda.launch @linear_gemm0_upto4 grid [2, 1, 1] block [1024, 1, 1](%x, %w, %y, %T) when [3, 2, 4] grid_of [3] scale [1, 4, 1, 1]
 // CHECK-NEXT:    cuda.launch @linear_gemm0_upto8 grid [2, 1, 1] block [512, 1, 1](%x, %w, %y, %T) when [3, 5, 8] grid_of [3] scale [1, 8, 1, 1]
 // CHECK-NEXT:    cuda.launch @linear_gemm0_rest grid [1, 65535, 1] block [256, 1, 1](%x, %w, %y, %T) when [3, 9, 0] grid_of [3] scale [1, 64, 1, 1]
+
+// -----
+
+// A causal attention over T: the kernel takes T, counts its tiles of query
+// rows and keys from it (ceil(T / 64)), the causal block stops at its last
+// row's tile of keys, and the grid along x is ceil(T / 64) blocks.
+
+kernel.func @attention_over_t(%q: tensor<2x?x16xbf16, ["T"]>, %k: tensor<2x?x16xbf16, ["T"]>, %v: tensor<2x?x16xbf16, ["T"]>) -> (tensor<2x?x16xbf16, ["T"]>) attention schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16], warp = [16, 16], stages = 2> {
+  %cst = molten.constant dense<2.500000e-01> : tensor<f32>
+  %q_f32 = molten.cast %q : tensor<2x?x16xbf16, ["T"]> to tensor<2x?x16xf32, ["T"]>
+  %k_f32 = molten.cast %k : tensor<2x?x16xbf16, ["T"]> to tensor<2x?x16xf32, ["T"]>
+  %v_f32 = molten.cast %v : tensor<2x?x16xbf16, ["T"]> to tensor<2x?x16xf32, ["T"]>
+  %s = molten.matmul %q_f32, %k_f32 transpose_b : (tensor<2x?x16xf32, ["T"]>, tensor<2x?x16xf32, ["T"]>) -> tensor<2x?x?xf32, ["T", "T"]>
+  %t = molten.mul %s, %cst : (tensor<2x?x?xf32, ["T", "T"]>, tensor<f32>) -> tensor<2x?x?xf32, ["T", "T"]>
+  %mask = molten.causal_mask : tensor<?x?xf32, ["T", "T"]>
+  %u = molten.add %t, %mask : (tensor<2x?x?xf32, ["T", "T"]>, tensor<?x?xf32, ["T", "T"]>) -> tensor<2x?x?xf32, ["T", "T"]>
+  %m = molten.reduce_max %u axes = [2] keepdim : tensor<2x?x?xf32, ["T", "T"]> -> tensor<2x?x1xf32, ["T"]>
+  %d = molten.sub %u, %m : (tensor<2x?x?xf32, ["T", "T"]>, tensor<2x?x1xf32, ["T"]>) -> tensor<2x?x?xf32, ["T", "T"]>
+  %e = molten.exp %d : tensor<2x?x?xf32, ["T", "T"]>
+  %l = molten.reduce_sum %e axes = [2] keepdim : tensor<2x?x?xf32, ["T", "T"]> -> tensor<2x?x1xf32, ["T"]>
+  %p = molten.div %e, %l : (tensor<2x?x?xf32, ["T", "T"]>, tensor<2x?x1xf32, ["T"]>) -> tensor<2x?x?xf32, ["T", "T"]>
+  %o = molten.matmul %p, %v_f32 : (tensor<2x?x?xf32, ["T", "T"]>, tensor<2x?x16xf32, ["T"]>) -> tensor<2x?x16xf32, ["T"]>
+  %out = molten.cast %o : tensor<2x?x16xf32, ["T"]> to tensor<2x?x16xbf16, ["T"]>
+  kernel.yield %out : tensor<2x?x16xbf16, ["T"]>
+}
+func.func @attention(%q: tensor<2x?x16xbf16, ["T"]>, %k: tensor<2x?x16xbf16, ["T"]>, %v: tensor<2x?x16xbf16, ["T"]>) -> (tensor<2x?x16xbf16, ["T"]> {molten.name = "o"}) {
+  %o = kernel.launch @attention_over_t(%q, %k, %v) : (tensor<2x?x16xbf16, ["T"]>, tensor<2x?x16xbf16, ["T"]>, tensor<2x?x16xbf16, ["T"]>) -> tensor<2x?x16xbf16, ["T"]>
+  func.return %o : tensor<2x?x16xbf16, ["T"]>
+}
+
+// CHECK-LABEL: cuda.kernel @attention_over_t(%q: !cuda.ptr<bf16>, %k: !cuda.ptr<bf16>, %v: !cuda.ptr<bf16>, %out: !cuda.ptr<bf16>, %T: index) block 128 min_blocks 1 {
+// CHECK:         [[ROUNDED:%[^ ]+]] = arith.addi %T, {{%[^ ]+}} : index
+// CHECK-NEXT:    [[Q_TILES:%[^ ]+]] = arith.divsi [[ROUNDED]], {{%[^ ]+}} : index
+// CHECK:         %kv_end = arith.minsi {{%[^ ]+}}, {{%[^ ]+}} : index
+// CHECK-LABEL: cuda.host_func @attention({{.*}}, %T: index) outputs 1 dims ["T"] shapes {{\[}}[2, T, 16], [2, T, 16], [2, T, 16], [2, T, 16]] {
+// CHECK-NEXT:    cuda.launch @attention_over_t grid [2147483647, 2, 1] block [128, 1, 1](%q, %k, %v, %o, %T) grid_of [4] scale [1, 64]
