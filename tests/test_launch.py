@@ -398,7 +398,8 @@ def test_a_torch_call_of_several_kernels_or_sizes(fake_driver):
         source = exe._torch_call.source
         assert "pack0(values0, 0, p2, p0, p1)" in source
         assert "pack1(values1, 0, p1, 7, p2)" in source
-        assert recorded()[1] == (6, 1, 1) and recorded()[4:] == (77, (0x20000, 7, y.ptr))
+        assert recorded()[1] == (6, 1, 1)
+        assert recorded()[4:] == (77, (0x20000, 7, y.ptr))
         value("fake_calls").value = 0
         y = exe(x, w)
         assert value("fake_calls").value == 2
@@ -408,10 +409,71 @@ def test_a_torch_call_of_several_kernels_or_sizes(fake_driver):
         exe(x, w)
         y = exe(x, w)
         assert "run([p0, p1, p2, 7], stream)" in exe._torch_call.source
-        assert recorded()[1] == (6, 1, 1) and recorded()[4:] == (77, (0x20000, 7, y.ptr))
+        assert recorded()[1] == (6, 1, 1)
+        assert recorded()[4:] == (77, (0x20000, 7, y.ptr))
         """
         ),
     )
+
+
+@needs_cc
+def test_a_compiled_graph_and_a_sized_one_call_the_function(fake_driver):
+    """`CompiledGraph(x, w)` calls its executable's function itself; a
+    graph over T calls that of the executable of the arrays' sizes, found
+    by their shapes once a call of those sizes wrote it (it leaves the
+    shapes unchecked: they found it). Arrays of other shapes go the
+    general way, which names what is wrong."""
+    out = _run(
+        fake_driver,
+        TORCH_CALLS
+        + textwrap.dedent(
+            """
+            from dataclasses import replace
+
+            import molten
+            from molten import ops
+            from molten.ir import DataflowGraph, TensorShape
+            from molten.runtime import sized
+
+            def graph(tokens):
+                g = DataflowGraph("g")
+                gx = g.add_input("x", TensorShape([tokens, 8]), "float32")
+                gw = g.add_input("w", TensorShape([8]), "float32")
+                g.add_output(ops.rms_norm(gx, gw))
+                return molten.ZeroCompiler(arch="sm_90").compile(g)
+
+            compiled = graph(4)
+            (step,) = compiled.program
+            exe = executable((replace(step, kernel="k", fallback="k_scalar"),))
+            compiled._executables[None] = exe
+            compiled(x, w)
+            assert exe._torch_call is not None
+            exe._torch_call = lambda inputs: ("the function", inputs)
+            assert compiled(x, w) == ("the function", (x, w))
+
+            over_t = graph("T")
+            loaded = types.SimpleNamespace(source_map=None, functions={
+                name: 0x1000 for s in over_t.program
+                for name in (s.kernel, s.fallback)})
+            sized.LoadedKernels = lambda compiled, device: loaded
+            sized.runtime_device = executables.runtime_device
+            calls = sized.SizedExecutable(over_t, 0)
+            over_t._executables[None] = calls
+            for tokens in (4, 5):
+                xt = Tensor((tokens, 8), 0x10000)
+                over_t(xt, w)  # writes the function of T
+                assert "shape" not in calls._torch_calls[(xt.shape, w.shape)].source
+                y = over_t(xt, w)
+                assert y.shape == (tokens, 8)
+                assert recorded()[4:] == (77, (0x10000, 0x20000, y.ptr))
+            try:
+                over_t(Tensor((4, 8), 0x10000), Tensor((9,), 0x20000))
+            except InputError as error:
+                print(error)
+            """
+        ),
+    )
+    assert out.splitlines() == ["input 'w' has shape (9,); expected (8,)"]
 
 
 @needs_cc

@@ -64,35 +64,54 @@ def setup() -> types.SimpleNamespace:
     from molten import ops
     from molten.ir import DataflowGraph, TensorShape
     from molten.runtime import executable as executables
+    from molten.runtime import sized
 
     ctypes.c_int.in_dll(ctypes.CDLL("libcuda.so.1"), "fake_param_count").value = 3
     hidden = 3584
-    g = DataflowGraph("rms")
-    x = g.add_input("x", TensorShape([1, hidden]), "bfloat16")
-    w = g.add_input("w", TensorShape([hidden]), "bfloat16")
-    g.add_output(ops.rms_norm(x, w, eps=1e-6))
-    compiled = molten.ZeroCompiler(arch="sm_90a").compile(g)
-    (launch,) = compiled.program
+
+    def rms_norm(tokens: int | str) -> Any:
+        g = DataflowGraph("rms")
+        x = g.add_input("x", TensorShape([tokens, hidden]), "bfloat16")
+        w = g.add_input("w", TensorShape([hidden]), "bfloat16")
+        g.add_output(ops.rms_norm(x, w, eps=1e-6))
+        return molten.ZeroCompiler(arch="sm_90a").compile(g)
+
+    compiled = rms_norm(1)
+    compiled_sized = rms_norm("T")  # one compile for any T
     device = types.SimpleNamespace(make_current=lambda: None)
-    executables.runtime_device = lambda device_id: device
+    executables.runtime_device = sized.runtime_device = lambda device_id: device
     loaded = types.SimpleNamespace(
         source_map=None,
-        functions={launch.kernel: 0x1000, launch.fallback: 0x2000},
+        functions={
+            name: 0x1000 + i
+            for program in (compiled.program, compiled_sized.program)
+            for launch in program
+            for i, name in enumerate((launch.kernel, launch.fallback))
+        },
     )
+    sized.LoadedKernels = lambda compiled, device: loaded
     # torch's current stream, on a CPU build: a builtin of about its cost.
     torch._C._cuda_getCurrentRawStream = abs
     exe = executables.Executable(compiled, -1, loaded)
     exe.auto_graphs = 0  # no capture here: out= calls run as calls
     compiled._executables[None] = exe
+    compiled_sized._executables[None] = sized.SizedExecutable(compiled_sized, -1)
     tx = torch.randn(1, hidden).to(torch.bfloat16)
     tw = torch.randn(hidden).to(torch.bfloat16)
     out = torch.empty_like(tx)
     real_device = torch.device
     torch.device = lambda kind, index=None: real_device("cpu")  # cuda:-1
     assert exe(tx, tw).shape == (1, hidden)  # makes the torch path
+    assert compiled_sized(tx, tw).shape == (1, hidden)  # the executable of T=1
     torch.device = real_device
     return types.SimpleNamespace(
-        torch=torch, compiled=compiled, exe=exe, tx=tx, tw=tw, out=out
+        torch=torch,
+        compiled=compiled,
+        compiled_sized=compiled_sized,
+        exe=exe,
+        tx=tx,
+        tw=tw,
+        out=out,
     )
 
 
@@ -102,6 +121,7 @@ def rows(s: types.SimpleNamespace) -> dict[str, Any]:
     is the loop's own cost)."""
     torch, compiled, exe, tx, tw, out = s.torch, s.compiled, s.exe, s.tx, s.tw, s.out
     path = exe._torch_path
+    sized_exe = s.compiled_sized._executables[None]
     slots = [tx.data_ptr(), tw.data_ptr(), out.data_ptr()]
     prepared = exe._steps[0]
     contiguous = torch.contiguous_format
@@ -110,6 +130,8 @@ def rows(s: types.SimpleNamespace) -> dict[str, Any]:
     return {
         "compiled(x, w)": lambda: compiled(tx, tw),
         "exe(x, w)": lambda: exe(tx, tw),
+        "compiled over T (x, w)": lambda: s.compiled_sized(tx, tw),
+        "its SizedExecutable(x, w)": lambda: sized_exe(tx, tw),
         "exe(x, w, out=)": lambda: exe(tx, tw, out=out),
         "path.arguments": lambda: path.arguments((tx, tw), None, [0, 0, 0]),
         "prepared(slots, 0)": lambda: prepared(slots, 0),

@@ -386,6 +386,10 @@ class Executable:
         self._torch_call: Any = None
         """The call on torch tensors and new outputs, written for this
         executable (`TorchPath.call_function`), once torch is imported."""
+        self._torch_call_of_shapes: Any = None
+        """The same without the shapes' checks, for a `SizedExecutable`
+        that finds this executable by the arrays' shapes (one of sizes)."""
+        self._of_sizes = bool(sizes)
         self.auto_graphs = AUTO_GRAPHS
         """A call with `out=` whose arrays (and stream) were all seen at the
         same addresses by the call before is captured as a CUDA graph and
@@ -555,6 +559,10 @@ class Executable:
         if self.inputs:  # without arrays no framework is called: the general way
             body, names = self._call_body()
             self._torch_call = path.call_function(body, names, repr(self.name))
+            if self._of_sizes:
+                self._torch_call_of_shapes = path.call_function(
+                    body, names, repr(self.name), shapes_known=True
+                )
         self._torch_path = path
         return path
 

@@ -119,14 +119,20 @@ class TorchPath:
         return self.stream(self.device_id), results
 
     def call_function(
-        self, body: Sequence[str], names: dict[str, Any], name: str = "graph"
+        self,
+        body: Sequence[str],
+        names: dict[str, Any],
+        name: str = "graph",
+        shapes_known: bool = False,
     ) -> Callable[[tuple[Any, ...]], Any]:
         """`call(inputs)` for the call on new outputs: SLOW where `arguments`
         would answer SLOW (the same checks, in the same order), else the
         call's result (its one output, or a tuple of them) once `body` ran.
         `body` is Python source, a line a statement at the function's own
         indent, that reads `p0`, `p1`... (the inputs' then the outputs'
-        addresses) and `stream` (the handle); `names` are its globals."""
+        addresses) and `stream` (the handle); `names` are its globals.
+        With `shapes_known` the function leaves the shapes unchecked: for a
+        caller that found it by the arrays' shapes, equal to the specs'."""
         n = len(self.inputs)
         lines = [
             "def call(inputs):",
@@ -146,9 +152,10 @@ class TorchPath:
         }
         for i, (shape, dtype, itemsize, _) in enumerate(self.inputs):
             constants[f"shape{i}"], constants[f"dtype{i}"] = shape, dtype
+            shape_checked = "" if shapes_known else f"a{i}.shape != shape{i} or "
             lines += [  # as `arguments` checks each input
                 f"    if (type(a{i}) is not Tensor or a{i}.dtype is not dtype{i}",
-                f"            or a{i}.shape != shape{i} or a{i}.requires_grad",
+                f"            or {shape_checked}a{i}.requires_grad",
                 f"            or a{i}.get_device() != device",
                 f"            or not a{i}.is_contiguous()):",
                 "        return SLOW",
