@@ -368,15 +368,28 @@ def test_a_torch_call_launches_from_its_own_function(fake_driver):
             else:
                 raise AssertionError("no error")
         assert value("fake_calls").value == calls  # nothing launched
+        into = Tensor((4, 8), 0x30000)
+        exe.auto_graphs = 0
+        assert exe(x, w, out=into) is into
+        assert recorded()[0] == 0x1000 and recorded()[5] == (0x10000, 0x20000, 0x30000)
+        exe.auto_graphs = 4
+        exe._graphs[(77, 0x10000, 0x20000, 0x30000)] = (None, 0x9999)
+        assert exe(x, w, out=into) is into
+        assert (last[0], last[8]) == (0x9999, 77)  # the capture at out='s address
+        try:
+            exe(x, w, out=Tensor((4, 8), 0x20000 - 4))  # overlaps w
+        except InputError as error:
+            print(error)
         """
         ),
     )
     lines = out.splitlines()
     assert lines[0].startswith("input 'x' (4x8 float32) is a Tensor, not a device")
-    assert lines[1:] == [
+    assert lines[1:3] == [
         f"graph 'g' takes 2 inputs ('x' (4x8 float32), 'w' (8 float32)), got {n}"
         for n in (1, 3)
     ]
+    assert lines[3] == lines[0]  # out= overlapping w: the general way too
 
 
 @needs_cc

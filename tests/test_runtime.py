@@ -795,6 +795,44 @@ def test_the_call_function_takes_what_the_torch_path_takes(outputs):
     assert len(ran) == 1  # nothing ran for what it refused
 
 
+def test_the_call_function_into_out_takes_what_the_torch_path_takes():
+    """The function written for a call into `out=` arrays checks them as
+    `TorchPath.arguments` does, their overlaps with the inputs and each
+    other too (SLOW where it refuses them, having run nothing), runs its
+    body on the arrays' addresses and returns `out` as given."""
+    from molten.runtime.program import TensorSpec
+    from molten.runtime.torch_path import SLOW, TorchPath
+
+    torch, made = _fake_torch()
+    specs = [TensorSpec("x", (4, 8), "float32"), TensorSpec("w", (8,), "float32")]
+    outs = [TensorSpec("y", (4, 8), "float32"), TensorSpec("m", (4, 1), "float32")]
+    ran = []
+    x = _FakeTensor((4, 8), "f32", 4096)
+    w = _FakeTensor((8,), "f32", 8192)
+    y = _FakeTensor((4, 8), "f32", 1 << 16)
+    m = _FakeTensor((4, 1), "f32", 1 << 17)
+    path = TorchPath(torch, specs, outs[:1], device_id=0)
+    into = path.call_function(
+        ["ran.append((p0, p1, p2, stream))"], {"ran": ran}, into=True
+    )
+    assert into((x, w), y) is y and into((x, w), [y]) == [y]
+    assert ran == [(4096, 8192, 1 << 16, 77)] * 2 and made == []
+    for array in _refused_as_x():  # each refused as y: y's spec is x's
+        assert path.arguments([x, w], array, [0] * 3) is SLOW
+        assert into((x, w), array) is SLOW
+    assert into((x, w), x) is SLOW  # is an input
+    assert into((x, w), _FakeTensor((4, 8), "f32", 8192 - 4)) is SLOW  # into w
+    assert into((x, w), (y, y)) is SLOW and into((x, w), ()) is SLOW
+    assert into((x,), y) is SLOW
+    path = TorchPath(torch, specs, outs, device_id=0)
+    into = path.call_function(["ran.append((p2, p3))"], {"ran": ran}, into=True)
+    assert into((x, w), (y, m)) == (y, m) and ran[-1] == (1 << 16, 1 << 17)
+    inside_y = _FakeTensor((4, 1), "f32", (1 << 16) + 64)
+    assert path.arguments([x, w], (y, inside_y), [0] * 4) is SLOW
+    assert into((x, w), (y, inside_y)) is SLOW and into((x, w), y) is SLOW
+    assert len(ran) == 3
+
+
 _SIZED_LAUNCHERS = (
     Path(__file__).parent.parent
     / "lit_tests"

@@ -94,6 +94,7 @@ def setup() -> types.SimpleNamespace:
     torch._C._cuda_getCurrentRawStream = abs
     exe = executables.Executable(compiled, -1, loaded)
     exe.auto_graphs = 0  # no capture here: out= calls run as calls
+    graphed = executables.Executable(compiled, -1, loaded)  # out= replays
     compiled._executables[None] = exe
     compiled_sized._executables[None] = sized.SizedExecutable(compiled_sized, -1)
     tx = torch.randn(1, hidden).to(torch.bfloat16)
@@ -103,12 +104,17 @@ def setup() -> types.SimpleNamespace:
     torch.device = lambda kind, index=None: real_device("cpu")  # cuda:-1
     assert exe(tx, tw).shape == (1, hidden)  # makes the torch path
     assert compiled_sized(tx, tw).shape == (1, hidden)  # the executable of T=1
+    graphed(tx, tw)
+    # A capture at out='s addresses on torch's stream (1 here): replayed.
+    key = (1, tx.data_ptr(), tw.data_ptr(), out.data_ptr())
+    graphed._graphs[key] = (None, 0x9999)
     torch.device = real_device
     return types.SimpleNamespace(
         torch=torch,
         compiled=compiled,
         compiled_sized=compiled_sized,
         exe=exe,
+        graphed=graphed,
         tx=tx,
         tw=tw,
         out=out,
@@ -133,7 +139,11 @@ def rows(s: types.SimpleNamespace) -> dict[str, Any]:
         "compiled over T (x, w)": lambda: s.compiled_sized(tx, tw),
         "its SizedExecutable(x, w)": lambda: sized_exe(tx, tw),
         "exe(x, w, out=)": lambda: exe(tx, tw, out=out),
+        "exe(x, w, out=), replayed": lambda: s.graphed(tx, tw, out=out),
         "path.arguments": lambda: path.arguments((tx, tw), None, [0, 0, 0]),
+        "path.arguments, out=": lambda: path.arguments((tx, tw), out, [0, 0, 0]),
+        "exe._capturing(stream)": lambda: s.graphed._capturing(1),
+        "exe._run_captured, replayed": lambda: s.graphed._run_captured(slots, 1),
         "prepared(slots, 0)": lambda: prepared(slots, 0),
         "launch ctypes call": lambda: prepared.launch.function(
             *prepared.launch.arguments

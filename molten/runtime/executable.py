@@ -389,6 +389,9 @@ class Executable:
         self._torch_call_of_shapes: Any = None
         """The same without the shapes' checks, for a `SizedExecutable`
         that finds this executable by the arrays' shapes (one of sizes)."""
+        self._torch_call_into: Any = None
+        """The call on torch tensors into `out=` tensors, written likewise
+        (made with `_torch_call`)."""
         self._of_sizes = bool(sizes)
         self.auto_graphs = AUTO_GRAPHS
         """A call with `out=` whose arrays (and stream) were all seen at the
@@ -413,11 +416,14 @@ class Executable:
         device's default stream). Outputs are new arrays of the inputs'
         framework (`DeviceArray` when there is none), or the arrays in `out`;
         one output is returned as itself, several as a tuple."""
-        call = self._torch_call
-        if call is not None and out is None and stream is None:
-            # The common call (torch tensors, new outputs): checked and run
-            # by the function written for it (`_make_torch_path`).
-            result = call(inputs)
+        if stream is None and self._torch_call is not None:
+            # The common calls (torch tensors, new outputs or out=): checked
+            # and run by the functions written for them (`_make_torch_path`).
+            result = (
+                self._torch_call(inputs)
+                if out is None
+                else self._torch_call_into(inputs, out)
+            )
             if result is not SLOW:
                 return result
             slots, handle, results = self._bind_general(inputs, out, stream)
@@ -558,11 +564,25 @@ class Executable:
         path = TorchPath(torch, self.inputs, self.outputs, self.device_id)
         if self.inputs:  # without arrays no framework is called: the general way
             body, names = self._call_body()
-            self._torch_call = path.call_function(body, names, repr(self.name))
+            name = repr(self.name)
+            self._torch_call = path.call_function(body, names, name)
             if self._of_sizes:
                 self._torch_call_of_shapes = path.call_function(
-                    body, names, repr(self.name), shapes_known=True
+                    body, names, name, shapes_known=True
                 )
+            # Into out=: replayed as a CUDA graph where `_run_captured` has
+            # one (`auto_graphs`), else as a call.
+            arrays = len(self.inputs) + len(self.outputs)
+            slots = ", ".join([f"p{i}" for i in range(arrays)])
+            slots += "".join(f", {value!r}" for value in self._template[arrays:])
+            into = [
+                "if executable.auto_graphs:",
+                f"    run_captured([{slots}], stream)",
+                "else:",
+                *(f"    {line}" for line in body),
+            ]
+            names = {**names, "executable": self, "run_captured": self._run_captured}
+            self._torch_call_into = path.call_function(into, names, name, into=True)
         self._torch_path = path
         return path
 

@@ -124,18 +124,22 @@ class TorchPath:
         names: dict[str, Any],
         name: str = "graph",
         shapes_known: bool = False,
-    ) -> Callable[[tuple[Any, ...]], Any]:
+        into: bool = False,
+    ) -> Callable[..., Any]:
         """`call(inputs)` for the call on new outputs: SLOW where `arguments`
         would answer SLOW (the same checks, in the same order), else the
         call's result (its one output, or a tuple of them) once `body` ran.
         `body` is Python source, a line a statement at the function's own
         indent, that reads `p0`, `p1`... (the inputs' then the outputs'
         addresses) and `stream` (the handle); `names` are its globals.
-        With `shapes_known` the function leaves the shapes unchecked: for a
-        caller that found it by the arrays' shapes, equal to the specs'."""
+        With `shapes_known` the function leaves the inputs' shapes
+        unchecked: for a caller that found it by them, equal to the specs'.
+        With `into`, `call(inputs, out)` for the call into `out=` arrays,
+        which it returns: checked as `arguments` checks them, and against
+        overlapping the inputs and each other."""
         n = len(self.inputs)
         lines = [
-            "def call(inputs):",
+            "def call(inputs, out):" if into else "def call(inputs):",
             f"    if len(inputs) != {n}:",
             "        return SLOW",
         ]
@@ -152,32 +156,52 @@ class TorchPath:
         }
         for i, (shape, dtype, itemsize, _) in enumerate(self.inputs):
             constants[f"shape{i}"], constants[f"dtype{i}"] = shape, dtype
-            shape_checked = "" if shapes_known else f"a{i}.shape != shape{i} or "
-            lines += [  # as `arguments` checks each input
-                f"    if (type(a{i}) is not Tensor or a{i}.dtype is not dtype{i}",
-                f"            or {shape_checked}a{i}.requires_grad",
-                f"            or a{i}.get_device() != device",
-                f"            or not a{i}.is_contiguous()):",
+            checked = None if shapes_known else f"shape{i}"
+            lines += _checks(f"a{i}", f"p{i}", f"dtype{i}", checked, itemsize)
+        if into:
+            m = len(self.outputs)
+            lines += [
+                "    given = out if isinstance(out, (tuple, list)) else (out,)",
+                f"    if len(given) != {m}:",
                 "        return SLOW",
-                f"    p{i} = a{i}.data_ptr()",
             ]
-            if itemsize > 1:
-                lines += [f"    if p{i} % {itemsize}:", "        return SLOW"]
-        for j, (shape, dtype, _, _) in enumerate(self.outputs):
-            like = self.like[j]
+            if m:
+                lines.append(f"    {', '.join(f'o{j}' for j in range(m))}, = given")
+        taken = [(f"p{i}", spec[3]) for i, spec in enumerate(self.inputs)]
+        for j, (shape, dtype, itemsize, nbytes) in enumerate(self.outputs):
             constants[f"out_shape{j}"], constants[f"out_dtype{j}"] = shape, dtype
+            pointer = f"p{n + j}"
+            if into:
+                lines += _checks(
+                    f"o{j}", pointer, f"out_dtype{j}", f"out_shape{j}", itemsize
+                )
+                overlaps = [  # `_overlaps`, with every size a constant
+                    f"({pointer} < {start} + {size} and {start} < {pointer} + {nbytes})"
+                    for start, size in taken
+                ]
+                if overlaps:
+                    lines += [f"    if {' or '.join(overlaps)}:", "        return SLOW"]
+                taken.append((pointer, nbytes))
+                continue
+            like = self.like[j]
             lines += [
                 f"    r{j} = empty_like(a{like})"
                 if like is not None
                 else f"    r{j} = empty(out_shape{j}, dtype=out_dtype{j}, "
                 "device=torch_device)",
-                f"    p{n + j} = r{j}.data_ptr()",
+                f"    {pointer} = r{j}.data_ptr()",
             ]
         lines.append("    stream = current_stream(device)")
         lines += [f"    {line}" for line in body]
         results = [f"r{j}" for j in range(len(self.outputs))]
         returned = results[0] if len(results) == 1 else f"({', '.join(results)},)"
-        lines.append(f"    return {returned}" if results else "    return ()")
+        lines.append(
+            "    return out"
+            if into
+            else f"    return {returned}"
+            if results
+            else "    return ()"
+        )
         source = "\n".join(lines) + "\n"
         namespace = {**names, **constants}
         exec(compile(source, f"<molten call of {name}>", "exec"), namespace)
@@ -198,6 +222,26 @@ class TorchPath:
             return None
         pointer = array.data_ptr()
         return None if pointer % itemsize else pointer
+
+
+def _checks(
+    array: str, pointer: str, dtype: str, shape: str | None, itemsize: int
+) -> list[str]:
+    """Source that returns SLOW unless `array` is a tensor as `arguments`
+    takes it (of the dtype and shape named by the globals `dtype` and
+    `shape`; any shape where None), with its address in `pointer`."""
+    shape_checked = "" if shape is None else f"{array}.shape != {shape} or "
+    lines = [
+        f"    if (type({array}) is not Tensor or {array}.dtype is not {dtype}",
+        f"            or {shape_checked}{array}.requires_grad",
+        f"            or {array}.get_device() != device",
+        f"            or not {array}.is_contiguous()):",
+        "        return SLOW",
+        f"    {pointer} = {array}.data_ptr()",
+    ]
+    if itemsize > 1:
+        lines += [f"    if {pointer} % {itemsize}:", "        return SLOW"]
+    return lines
 
 
 def _overlaps(pointer: int, nbytes: int, taken: list[tuple[int, int]]) -> bool:
