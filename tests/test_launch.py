@@ -278,6 +278,217 @@ def test_calls_into_the_same_out_replay_their_graph(fake_driver):
     )
 
 
+TORCH_CALLS = """
+import sys
+from molten.errors import InputError
+from molten.runtime import executable as executables
+from molten.runtime.program import TensorSpec
+
+class Tensor:
+    \"\"\"A stand-in torch tensor: what the torch call path reads.\"\"\"
+    def __init__(self, shape, ptr):
+        self.shape, self.dtype, self.ptr = tuple(shape), "f32", ptr
+        self.requires_grad = False
+    def data_ptr(self):
+        return self.ptr
+    def get_device(self):
+        return 0
+    def is_contiguous(self):
+        return True
+
+made = iter(range(0x90000, 0xA0000, 0x1000))
+sys.modules["torch"] = types.SimpleNamespace(
+    Tensor=Tensor,
+    empty=lambda shape, dtype, device: Tensor(shape, next(made)),
+    empty_like=lambda like: Tensor(like.shape, next(made)),
+    device=lambda kind, index: (kind, index),
+    float32="f32",
+    _C=types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 77),
+)
+DEVICE.device.default_stream = 0  # the general path's stream, for its errors
+executables.runtime_device = lambda device_id: types.SimpleNamespace(
+    make_current=lambda: None, device=DEVICE.device)
+
+def executable(program, sizes=()):
+    \"\"\"`program` as the executable of a graph x (4, 8), w (8,) -> y (4, 8)
+    on device 0, its kernels k (0x1000) and k_scalar (0x2000).\"\"\"
+    compiled = types.SimpleNamespace(
+        name="g", program=program,
+        inputs=(TensorSpec("x", (4, 8), "float32"), TensorSpec("w", (8,), "float32")),
+        outputs=(TensorSpec("y", (4, 8), "float32"),))
+    loaded = types.SimpleNamespace(
+        source_map=None, functions={"k": 0x1000, "k_scalar": 0x2000})
+    value("fake_param_count").value = 3
+    return executables.Executable(compiled, 0, loaded, sizes)
+
+x, w = Tensor((4, 8), 0x10000), Tensor((8,), 0x20000)
+"""
+
+
+@needs_cc
+def test_a_torch_call_launches_from_its_own_function(fake_driver):
+    """A one-kernel call on torch tensors and new outputs runs the function
+    written for it (after the first call, which writes it): the kernel on
+    the inputs' and the new output's addresses, on torch's stream; the
+    scalar variant where one is off the vector width; the driver's error
+    as a LaunchError; an array it does not take goes the general way,
+    which names what is wrong."""
+    out = _run(
+        fake_driver,
+        TORCH_CALLS
+        + textwrap.dedent(
+            """
+        step = steps.Launch("k", (5, 1, 1), (256, 1, 1), (0, 1, 2),
+                            aligned=(0, 1, 2), fallback="k_scalar")
+        exe = executable((step,))
+        assert exe._torch_call is None
+        first = exe(x, w)  # through `_bind`, which writes the function
+        assert recorded()[4:] == (77, (0x10000, 0x20000, first.ptr))
+        assert "start0(*arguments0)" in exe._torch_call.source
+        y = exe(x, w)
+        assert y.shape == (4, 8) and y.ptr not in (0x10000, 0x20000, first.ptr)
+        assert recorded() == (0x1000, (5, 1, 1), (256, 1, 1), 0, 77,
+                              (0x10000, 0x20000, y.ptr))
+        y = exe(Tensor((4, 8), 0x10008), w)  # aligned to a float, not to 16
+        assert recorded()[0] == 0x2000 and recorded()[5][2] == y.ptr
+        value("fake_result").value = 700
+        try:
+            exe(x, w)
+        except LaunchError as error:
+            assert str(error).startswith("launching k failed: an illegal")
+        else:
+            raise AssertionError("no error")
+        value("fake_result").value = 0
+        calls = value("fake_calls").value
+        for bad in ((Tensor((4, 9), 0x10000), w), (x,), (x, w, w)):
+            try:
+                exe(*bad)
+            except InputError as error:
+                print(error)
+            else:
+                raise AssertionError("no error")
+        assert value("fake_calls").value == calls  # nothing launched
+        into = Tensor((4, 8), 0x30000)
+        exe.auto_graphs = 0
+        assert exe(x, w, out=into) is into
+        assert recorded()[0] == 0x1000 and recorded()[5] == (0x10000, 0x20000, 0x30000)
+        exe.auto_graphs = 4
+        exe._graphs[(77, 0x10000, 0x20000, 0x30000)] = (None, 0x9999)
+        assert exe(x, w, out=into) is into
+        assert (last[0], last[8]) == (0x9999, 77)  # the capture at out='s address
+        try:
+            exe(x, w, out=Tensor((4, 8), 0x20000 - 4))  # overlaps w
+        except InputError as error:
+            print(error)
+        """
+        ),
+    )
+    lines = out.splitlines()
+    assert lines[0].startswith("input 'x' (4x8 float32) is a Tensor, not a device")
+    assert lines[1:3] == [
+        f"graph 'g' takes 2 inputs ('x' (4x8 float32), 'w' (8 float32)), got {n}"
+        for n in (1, 3)
+    ]
+    assert lines[3] == lines[0]  # out= overlapping w: the general way too
+
+
+@needs_cc
+def test_a_torch_call_of_several_kernels_or_sizes(fake_driver):
+    """The function written for a call launches each kernel on its own
+    arguments, a size (a launcher's slot past the arrays) as its value;
+    where a launch goes through cuda.bindings, the function runs the
+    program (`_run`) on the call's slots."""
+    _run(
+        fake_driver,
+        TORCH_CALLS
+        + textwrap.dedent(
+            """
+        program = (steps.Launch("k", (5, 1, 1), (256, 1, 1), (2, 0, 1)),
+                   steps.Launch("k", (6, 1, 1), (256, 1, 1), (1, 3, 2)))
+        exe = executable(program, sizes=(7,))
+        exe(x, w)
+        y = exe(x, w)
+        source = exe._torch_call.source
+        assert "pack0(values0, 0, p2, p0, p1)" in source
+        assert "pack1(values1, 0, p1, 7, p2)" in source
+        assert recorded()[1] == (6, 1, 1)
+        assert recorded()[4:] == (77, (0x20000, 7, y.ptr))
+        value("fake_calls").value = 0
+        y = exe(x, w)
+        assert value("fake_calls").value == 2
+        (ctypes.c_char * 64).in_dll(fake, "fake_hidden").value = b"cuLaunchKernelEx"
+        launching._functions.clear()
+        exe = executable(program, sizes=(7,))
+        exe(x, w)
+        y = exe(x, w)
+        assert "run([p0, p1, p2, 7], stream)" in exe._torch_call.source
+        assert recorded()[1] == (6, 1, 1)
+        assert recorded()[4:] == (77, (0x20000, 7, y.ptr))
+        """
+        ),
+    )
+
+
+@needs_cc
+def test_a_compiled_graph_and_a_sized_one_call_the_function(fake_driver):
+    """`CompiledGraph(x, w)` calls its executable's function itself; a
+    graph over T calls that of the executable of the arrays' sizes, found
+    by their shapes once a call of those sizes wrote it (it leaves the
+    shapes unchecked: they found it). Arrays of other shapes go the
+    general way, which names what is wrong."""
+    out = _run(
+        fake_driver,
+        TORCH_CALLS
+        + textwrap.dedent(
+            """
+            from dataclasses import replace
+
+            import molten
+            from molten import ops
+            from molten.ir import DataflowGraph, TensorShape
+            from molten.runtime import sized
+
+            def graph(tokens):
+                g = DataflowGraph("g")
+                gx = g.add_input("x", TensorShape([tokens, 8]), "float32")
+                gw = g.add_input("w", TensorShape([8]), "float32")
+                g.add_output(ops.rms_norm(gx, gw))
+                return molten.ZeroCompiler(arch="sm_90").compile(g)
+
+            compiled = graph(4)
+            (step,) = compiled.program
+            exe = executable((replace(step, kernel="k", fallback="k_scalar"),))
+            compiled._executables[None] = exe
+            compiled(x, w)
+            assert exe._torch_call is not None
+            exe._torch_call = lambda inputs: ("the function", inputs)
+            assert compiled(x, w) == ("the function", (x, w))
+
+            over_t = graph("T")
+            loaded = types.SimpleNamespace(source_map=None, functions={
+                name: 0x1000 for s in over_t.program
+                for name in (s.kernel, s.fallback)})
+            sized.LoadedKernels = lambda compiled, device: loaded
+            sized.runtime_device = executables.runtime_device
+            calls = sized.SizedExecutable(over_t, 0)
+            over_t._executables[None] = calls
+            for tokens in (4, 5):
+                xt = Tensor((tokens, 8), 0x10000)
+                over_t(xt, w)  # writes the function of T
+                assert "shape" not in calls._torch_calls[(xt.shape, w.shape)].source
+                y = over_t(xt, w)
+                assert y.shape == (tokens, 8)
+                assert recorded()[4:] == (77, (0x10000, 0x20000, y.ptr))
+            try:
+                over_t(Tensor((4, 8), 0x10000), Tensor((9,), 0x20000))
+            except InputError as error:
+                print(error)
+            """
+        ),
+    )
+    assert out.splitlines() == ["input 'w' has shape (9,); expected (8,)"]
+
+
 @needs_cc
 def test_the_launch_structures_match_cuda_h(tmp_path):
     """CUlaunchConfig and CUlaunchAttribute as ctypes lays them out here are

@@ -714,6 +714,21 @@ def _fake_torch():
     return torch, made
 
 
+def _refused_as_x() -> list[_FakeTensor]:
+    """Stand-ins for a (4, 8) float32 input on device 0 that the torch path
+    leaves to the general one, each for one reason."""
+    return [
+        _FakeTensor((4, 9), "f32", 4096),  # shape
+        _FakeTensor((4, 8), "bf16", 4096),  # dtype
+        _FakeTensor((4, 8), "f32", 4096, device=1),  # another device
+        _FakeTensor((4, 8), "f32", 4096, device=-1),  # host memory
+        _FakeTensor((4, 8), "f32", 4096, contiguous=False),
+        _FakeTensor((4, 8), "f32", 4096, grad=True),
+        _FakeTensor((4, 8), "f32", 4098),  # not aligned to its elements
+        _FakeSubclass((4, 8), "f32", 4096),
+    ]
+
+
 def test_the_torch_path_takes_only_what_the_general_path_accepts():
     """The torch call path (checked without a GPU, on stand-in tensors):
     arrays as the specs say are taken, with outputs made like a matching
@@ -732,17 +747,7 @@ def test_the_torch_path_takes_only_what_the_general_path_accepts():
     assert handle == 77 and slots[:2] == [4096, 8192]
     assert made == [("empty_like", x), ("empty", (4, 1))]
     assert slots[2:] == [r.data_ptr() for r in results]
-    bad = [
-        _FakeTensor((4, 9), "f32", 4096),  # shape
-        _FakeTensor((4, 8), "bf16", 4096),  # dtype
-        _FakeTensor((4, 8), "f32", 4096, device=1),  # another device
-        _FakeTensor((4, 8), "f32", 4096, device=-1),  # host memory
-        _FakeTensor((4, 8), "f32", 4096, contiguous=False),
-        _FakeTensor((4, 8), "f32", 4096, grad=True),
-        _FakeTensor((4, 8), "f32", 4098),  # not aligned to its elements
-        _FakeSubclass((4, 8), "f32", 4096),
-    ]
-    for array in bad:
+    for array in _refused_as_x():
         assert path.arguments([array, w], None, [0] * 4) is SLOW
     assert path.arguments([x], None, [0] * 4) is SLOW  # too few
     y = _FakeTensor((4, 8), "f32", 1 << 16)
@@ -755,6 +760,77 @@ def test_the_torch_path_takes_only_what_the_general_path_accepts():
     slots = [0] * 4
     assert path.arguments([x, w], None, slots, allocate=False) == (77, [])
     assert slots == [4096, 8192, 0, 0]
+
+
+@pytest.mark.parametrize("outputs", [1, 2])
+def test_the_call_function_takes_what_the_torch_path_takes(outputs):
+    """The function written for a call on new outputs checks the arrays as
+    `TorchPath.arguments` does (SLOW for each array it refuses), makes the
+    same outputs, then runs its body on their addresses and torch's
+    stream, and returns the one output or a tuple of them."""
+    from molten.runtime.program import TensorSpec
+    from molten.runtime.torch_path import SLOW, TorchPath
+
+    torch, made = _fake_torch()
+    specs = [TensorSpec("x", (4, 8), "float32"), TensorSpec("w", (8,), "float32")]
+    outs = [TensorSpec("y", (4, 8), "float32"), TensorSpec("m", (4, 1), "float32")]
+    path = TorchPath(torch, specs, outs[:outputs], device_id=0)
+    ran = []
+    call = path.call_function(
+        [f"ran.append(({', '.join(f'p{i}' for i in range(2 + outputs))}, stream))"],
+        {"ran": ran},
+    )
+    x = _FakeTensor((4, 8), "f32", 4096)
+    w = _FakeTensor((8,), "f32", 8192)
+    result = call((x, w))
+    results = (result,) if outputs == 1 else result
+    assert isinstance(results, tuple) and len(results) == outputs
+    assert made == [("empty_like", x), ("empty", (4, 1))][:outputs]
+    assert ran == [(4096, 8192, *(r.data_ptr() for r in results), 77)]
+    for array in _refused_as_x():
+        assert path.arguments([array, w], None, [0] * 4) is SLOW
+        assert call((array, w)) is SLOW
+        assert call((x, array)) is SLOW  # w's spec refuses it too
+    assert call((x,)) is SLOW and call((x, w, w)) is SLOW and call(()) is SLOW
+    assert len(ran) == 1  # nothing ran for what it refused
+
+
+def test_the_call_function_into_out_takes_what_the_torch_path_takes():
+    """The function written for a call into `out=` arrays checks them as
+    `TorchPath.arguments` does, their overlaps with the inputs and each
+    other too (SLOW where it refuses them, having run nothing), runs its
+    body on the arrays' addresses and returns `out` as given."""
+    from molten.runtime.program import TensorSpec
+    from molten.runtime.torch_path import SLOW, TorchPath
+
+    torch, made = _fake_torch()
+    specs = [TensorSpec("x", (4, 8), "float32"), TensorSpec("w", (8,), "float32")]
+    outs = [TensorSpec("y", (4, 8), "float32"), TensorSpec("m", (4, 1), "float32")]
+    ran = []
+    x = _FakeTensor((4, 8), "f32", 4096)
+    w = _FakeTensor((8,), "f32", 8192)
+    y = _FakeTensor((4, 8), "f32", 1 << 16)
+    m = _FakeTensor((4, 1), "f32", 1 << 17)
+    path = TorchPath(torch, specs, outs[:1], device_id=0)
+    into = path.call_function(
+        ["ran.append((p0, p1, p2, stream))"], {"ran": ran}, into=True
+    )
+    assert into((x, w), y) is y and into((x, w), [y]) == [y]
+    assert ran == [(4096, 8192, 1 << 16, 77)] * 2 and made == []
+    for array in _refused_as_x():  # each refused as y: y's spec is x's
+        assert path.arguments([x, w], array, [0] * 3) is SLOW
+        assert into((x, w), array) is SLOW
+    assert into((x, w), x) is SLOW  # is an input
+    assert into((x, w), _FakeTensor((4, 8), "f32", 8192 - 4)) is SLOW  # into w
+    assert into((x, w), (y, y)) is SLOW and into((x, w), ()) is SLOW
+    assert into((x,), y) is SLOW
+    path = TorchPath(torch, specs, outs, device_id=0)
+    into = path.call_function(["ran.append((p2, p3))"], {"ran": ran}, into=True)
+    assert into((x, w), (y, m)) == (y, m) and ran[-1] == (1 << 16, 1 << 17)
+    inside_y = _FakeTensor((4, 1), "f32", (1 << 16) + 64)
+    assert path.arguments([x, w], (y, inside_y), [0] * 4) is SLOW
+    assert into((x, w), (y, inside_y)) is SLOW and into((x, w), y) is SLOW
+    assert len(ran) == 3
 
 
 _SIZED_LAUNCHERS = (

@@ -87,6 +87,7 @@ def main() -> None:
         "molten exe(x, w)": lambda: exe(tx, tw),
         "molten exe(x, w, out=)": lambda: exe(tx, tw, out=out),
         "exe(x, w), cuda.bindings": lambda: exe_bindings(tx, tw),
+        "exe._torch_call((x, w))": lambda: exe._torch_call((tx, tw)),
         "exe._bind(x, w)": lambda: exe._bind((tx, tw), None, None),
         "exe._bind(x, w, out=)": lambda: exe._bind((tx, tw), out, None),
         "view_of(x)": lambda: view_of(tx, handle),

@@ -183,6 +183,55 @@ class _PreparedLaunch:
         if result[0]:  # a CUresult is an int, CUDA_SUCCESS is 0
             check(result, self.what)
 
+    def inline(
+        self, index: int, slot_values: Sequence[str]
+    ) -> tuple[list[str], dict[str, Any]]:
+        """This launch as Python source for a call function (see
+        `TorchPath.call_function`): the statements of `__call__` on slots
+        whose values are the expressions `slot_values` and the handle
+        `stream`, and the globals they read (suffixed with `index`, one
+        launch's apart from another's). Only for a launch through ctypes
+        that passes no tensor map (`inlinable`)."""
+        assert self.inlinable
+        padded = self.step.args * 2 if len(self.step.args) == 1 else self.step.args
+        values = [slot_values[slot] for slot in padded]
+        lines = [f"pack{index}(values{index}, 0, {', '.join(values)})"]
+        aligned = self.step.aligned
+        launch = [
+            f"if stream != config{index}.stream:",
+            f"    config{index}.use_stream(stream)",
+            f"status = start{index}(*arguments{index})",
+            "if status:",
+            f"    failed(status, what{index})",
+        ]
+        if aligned:  # all aligned to the vector width iff their gcd is
+            checked = ", ".join(values[i] for i in sorted(set(aligned)))
+            lines += [
+                f"if gcd({checked}) % {VECTOR_BYTES}:",
+                f"    fallback{index}(stream)",
+                "else:",
+                *(f"    {line}" for line in launch),
+            ]
+        else:
+            lines += launch
+        names = {
+            f"pack{index}": self.pack,
+            f"values{index}": self.values,
+            f"config{index}": self.launch,
+            f"start{index}": self.launch.function,
+            f"arguments{index}": self.launch.arguments,
+            f"what{index}": self.what,
+            f"fallback{index}": self._launch_fallback,
+            "gcd": gcd,
+            "failed": failed,
+        }
+        return lines, names
+
+    @property
+    def inlinable(self) -> bool:
+        """Whether `inline` writes this launch: through ctypes, no maps."""
+        return self.launch is not None and not self.maps
+
     def _launch_fallback(self, stream: int) -> None:
         step = self.step
         what = f"launching {step.fallback}"
@@ -334,6 +383,16 @@ class Executable:
         self._capture_arena = steps.arena(compiled.program)
         """The same with the kept buffers, as a capture makes them."""
         self._torch_path: TorchPath | None = None
+        self._torch_call: Any = None
+        """The call on torch tensors and new outputs, written for this
+        executable (`TorchPath.call_function`), once torch is imported."""
+        self._torch_call_of_shapes: Any = None
+        """The same without the shapes' checks, for a `SizedExecutable`
+        that finds this executable by the arrays' shapes (one of sizes)."""
+        self._torch_call_into: Any = None
+        """The call on torch tensors into `out=` tensors, written likewise
+        (made with `_torch_call`)."""
+        self._of_sizes = bool(sizes)
         self.auto_graphs = AUTO_GRAPHS
         """A call with `out=` whose arrays (and stream) were all seen at the
         same addresses by the call before is captured as a CUDA graph and
@@ -357,20 +416,16 @@ class Executable:
         device's default stream). Outputs are new arrays of the inputs'
         framework (`DeviceArray` when there is none), or the arrays in `out`;
         one output is returned as itself, several as a tuple."""
-        path = self._torch_path
-        if path is not None and out is None and stream is None and inputs:
-            # The common call (torch tensors, new outputs) with `_bind`,
-            # `_run` and `_returned` inlined: each call is some 0.1 us.
-            slots = self._template.copy()
-            prepared = path.arguments(inputs, None, slots)
-            if prepared is not SLOW:
-                handle, results = prepared
-                if self._launches_only:
-                    for launch in self._steps:
-                        launch(slots, handle)
-                else:
-                    self._run(slots, handle)
-                return results[0] if len(results) == 1 else tuple(results)
+        if stream is None and self._torch_call is not None:
+            # The common calls (torch tensors, new outputs or out=): checked
+            # and run by the functions written for them (`_make_torch_path`).
+            result = (
+                self._torch_call(inputs)
+                if out is None
+                else self._torch_call_into(inputs, out)
+            )
+            if result is not SLOW:
+                return result
             slots, handle, results = self._bind_general(inputs, out, stream)
         else:
             slots, handle, results = self._bind(inputs, out, stream)
@@ -506,8 +561,48 @@ class Executable:
         torch = sys.modules.get("torch")
         if torch is None:
             return None
-        self._torch_path = TorchPath(torch, self.inputs, self.outputs, self.device_id)
-        return self._torch_path
+        path = TorchPath(torch, self.inputs, self.outputs, self.device_id)
+        if self.inputs:  # without arrays no framework is called: the general way
+            body, names = self._call_body()
+            name = repr(self.name)
+            self._torch_call = path.call_function(body, names, name)
+            if self._of_sizes:
+                self._torch_call_of_shapes = path.call_function(
+                    body, names, name, shapes_known=True
+                )
+            # Into out=: replayed as a CUDA graph where `_run_captured` has
+            # one (`auto_graphs`), else as a call.
+            arrays = len(self.inputs) + len(self.outputs)
+            slots = ", ".join([f"p{i}" for i in range(arrays)])
+            slots += "".join(f", {value!r}" for value in self._template[arrays:])
+            into = [
+                "if executable.auto_graphs:",
+                f"    run_captured([{slots}], stream)",
+                "else:",
+                *(f"    {line}" for line in body),
+            ]
+            names = {**names, "executable": self, "run_captured": self._run_captured}
+            self._torch_call_into = path.call_function(into, names, name, into=True)
+        self._torch_path = path
+        return path
+
+    def _call_body(self) -> tuple[list[str], dict[str, Any]]:
+        """What a call runs once its arrays are checked, as source for
+        `TorchPath.call_function`: the launches themselves where the call
+        is launches through ctypes alone (one kernel, as a rule), else
+        `_run` on the slots."""
+        arrays = len(self.inputs) + len(self.outputs)
+        values = [f"p{i}" for i in range(arrays)]
+        values += [repr(value) for value in self._template[arrays:]]
+        if self._launches_only and all(s.inlinable for s in self._steps):
+            body: list[str] = []
+            names: dict[str, Any] = {}
+            for index, launch in enumerate(self._steps):
+                lines, more = launch.inline(index, values)
+                body += lines
+                names |= more
+            return body, names
+        return [f"run([{', '.join(values)}], stream)"], {"run": self._run}
 
     def _stream(self, stream: Any, framework: str | None) -> int:
         if stream is not None:

@@ -14,12 +14,16 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
+from operator import attrgetter
 from typing import Any
 
 from molten.dims import sizes_of
 from molten.runtime.device import runtime_device
 from molten.runtime.executable import Executable, LoadedKernels
 from molten.runtime.program import sized_program
+from molten.runtime.torch_path import SLOW
+
+_shape = attrgetter("shape")  # an array's shape, without a Python frame
 
 MAX_SIZES = 256
 """How many sets of sizes a SizedExecutable keeps prepared."""
@@ -44,6 +48,12 @@ class SizedExecutable:
         """The executable of each tuple of input shapes seen (a call's
         lookup: one dict access, the names bound once)."""
         self._named = [(f"input '{spec.name}'", spec.shape) for spec in self.inputs]
+        self._torch_calls: dict[tuple, Any] = {}
+        """`Executable._torch_call_of_shapes` by the tuple of input shapes
+        (filled by calls, emptied with `_by_shapes`)."""
+        self._torch_call = self._call_by_shapes
+        """As `Executable._torch_call` (a bound method made once: reading
+        it makes none)."""
 
     def at(self, **sizes: int) -> Executable:
         """The executable of these sizes (every name given), prepared once."""
@@ -65,6 +75,7 @@ class SizedExecutable:
         if len(self._sized) >= MAX_SIZES:
             self._sized.popitem(last=False)
             self._by_shapes.clear()
+            self._torch_calls.clear()
         self._sized[key] = executable
         return executable
 
@@ -72,8 +83,7 @@ class SizedExecutable:
         """The executable of the sizes `inputs` give (an InputError naming the
         dimension where they disagree or an array is not one)."""
         try:
-            key = tuple(array.shape for array in inputs)
-            return self._by_shapes[key]
+            return self._by_shapes[tuple(map(_shape, inputs))]
         except (AttributeError, KeyError, TypeError):
             pass
         sizes = sizes_of(self.name, self._named, inputs)
@@ -83,7 +93,26 @@ class SizedExecutable:
 
     def __call__(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
         """Runs the graph at the sizes of `inputs`: see `Executable.__call__`."""
-        return self.for_inputs(inputs)(*inputs, out=out, stream=stream)
+        if out is None and stream is None:
+            result = self._torch_call(inputs)
+            if result is not SLOW:
+                return result
+        executable = self.for_inputs(inputs)
+        result = executable(*inputs, out=out, stream=stream)
+        call = executable._torch_call_of_shapes  # made by its first call
+        if call is not None and len(self._torch_calls) < MAX_SIZES:
+            self._torch_calls[tuple(map(_shape, inputs))] = call
+        return result
+
+    def _call_by_shapes(self, inputs: tuple[Any, ...]) -> Any:
+        """The common call (torch tensors, new outputs) by the function
+        written for the executable of these shapes, where a call of them
+        made it; else SLOW. The shapes found it: it checks all but them."""
+        try:
+            call = self._torch_calls[tuple(map(_shape, inputs))]
+        except (AttributeError, KeyError, TypeError):
+            return SLOW
+        return call(inputs)
 
     def cuda_graph(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
         """`Executable.cuda_graph` at the sizes of `inputs`."""
