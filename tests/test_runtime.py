@@ -898,7 +898,7 @@ def test_program_of_a_launcher_taking_sizes(tokens):
 def test_program_of_a_gemm_with_a_variant_per_size_class(tokens, kernel, grid_y):
     """A gemm over T with a kernel per size class: at a size, the launch of
     its class alone is left, its grid along y (M tiles) computed from T."""
-    program = _sized_program(-1)  # x, w, y, then T
+    program = _sized_program(2)  # x, w, y, then T
     launches = [s for s in program if isinstance(s, steps.Launch)]
     assert [s.when for s in launches] == [
         (3, 1, 1),
