@@ -437,6 +437,11 @@ def test_a_gemm_over_named_rows_runs_every_size_class_on_the_gpu(dtype, nk, k, n
         assert not np.isnan(got).any(), tokens
         error = np.linalg.norm(got - want) / np.linalg.norm(want)
         assert error < (1e-2 if dtype != "float32" else 1e-5), (tokens, error)
+    # A new output (of no input's shape: made like a broadcast prototype) is
+    # a contiguous tensor of the output's shape, holding the same values.
+    made = compiled(x, w, b)
+    assert made.shape == out.shape and made.is_contiguous()
+    assert torch.equal(made, out)
 
 
 def _self_attention(

@@ -683,6 +683,9 @@ class _FakeTensor:
     def is_contiguous(self):
         return self._contiguous
 
+    def expand(self, shape):
+        return _FakeTensor(shape, self.dtype, self._ptr, contiguous=False)
+
 
 class _FakeSubclass(_FakeTensor):
     pass
@@ -745,7 +748,11 @@ def test_the_torch_path_takes_only_what_the_general_path_accepts():
     slots = [0] * 4
     handle, results = path.arguments([x, w], None, slots)
     assert handle == 77 and slots[:2] == [4096, 8192]
-    assert made == [("empty_like", x), ("empty", (4, 1))]
+    # The (4, 1) output, of no input's shape, is made like its prototype:
+    # one element, made once, broadcast to (4, 1).
+    prototype = path.prototypes[1]
+    assert prototype.shape == (4, 1) and path.prototypes[0] is None
+    assert made == [("empty", (1, 1)), ("empty_like", x), ("empty_like", prototype)]
     assert slots[2:] == [r.data_ptr() for r in results]
     for array in _refused_as_x():
         assert path.arguments([array, w], None, [0] * 4) is SLOW
@@ -785,7 +792,8 @@ def test_the_call_function_takes_what_the_torch_path_takes(outputs):
     result = call((x, w))
     results = (result,) if outputs == 1 else result
     assert isinstance(results, tuple) and len(results) == outputs
-    assert made == [("empty_like", x), ("empty", (4, 1))][:outputs]
+    made_here = [("empty_like", x), ("empty_like", path.prototypes[-1])]
+    assert made == [("empty", (1, 1))] * (outputs - 1) + made_here[:outputs]
     assert ran == [(4096, 8192, *(r.data_ptr() for r in results), 77)]
     for array in _refused_as_x():
         assert path.arguments([array, w], None, [0] * 4) is SLOW

@@ -42,7 +42,6 @@ class TorchPath:
         device_id: int,
     ):
         self.tensor = torch.Tensor
-        self.empty = torch.empty
         self.device = torch.device("cuda", device_id)
         self.device_id = device_id
         raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -67,6 +66,15 @@ class TorchPath:
         contiguous ones but where a dimension's size is 1 (there any
         stride is contiguous), so its `empty_like` is contiguous as it is
         (`memory_format=` would cost a fifth more)."""
+        self.prototypes = [
+            None if like is not None else _prototype(torch, spec, self.device)
+            for like, spec in zip(self.like, self.outputs, strict=True)
+        ]
+        """For each output of no input's shape and dtype, one element
+        broadcast to its shape: `empty_like` of it (a view that is not
+        dense) is a new contiguous tensor, for what `empty_like` of an
+        input costs (a gemm's output: `empty` costs the host half as much
+        again)."""
 
     def arguments(
         self, inputs: Sequence[Any], out: Any, slots: list[int], allocate: bool = True
@@ -96,12 +104,10 @@ class TorchPath:
         results: list[Any] = []
         if out is None:
             if allocate:
-                for j, (shape, dtype, _, _) in enumerate(self.outputs):
-                    like = self.like[j]
-                    if like is None:
-                        array = self.empty(shape, dtype=dtype, device=self.device)
-                    else:
-                        array = self.empty_like(inputs[like])
+                for j, like in enumerate(self.like):
+                    array = self.empty_like(
+                        self.prototypes[j] if like is None else inputs[like]
+                    )
                     slots[first + j] = array.data_ptr()
                     results.append(array)
         else:
@@ -149,9 +155,7 @@ class TorchPath:
             "SLOW": SLOW,
             "Tensor": self.tensor,
             "device": self.device_id,
-            "torch_device": self.device,
             "current_stream": self.stream,
-            "empty": self.empty,
             "empty_like": self.empty_like,
         }
         for i, (shape, dtype, itemsize, _) in enumerate(self.inputs):
@@ -184,11 +188,11 @@ class TorchPath:
                 taken.append((pointer, nbytes))
                 continue
             like = self.like[j]
+            constants[f"prototype{j}"] = self.prototypes[j]
             lines += [
                 f"    r{j} = empty_like(a{like})"
                 if like is not None
-                else f"    r{j} = empty(out_shape{j}, dtype=out_dtype{j}, "
-                "device=torch_device)",
+                else f"    r{j} = empty_like(prototype{j})",
                 f"    {pointer} = r{j}.data_ptr()",
             ]
         lines.append("    stream = current_stream(device)")
@@ -242,6 +246,14 @@ def _checks(
     if itemsize > 1:
         lines += [f"    if {pointer} % {itemsize}:", "        return SLOW"]
     return lines
+
+
+def _prototype(torch: Any, spec: tuple, device: Any) -> Any:
+    """One element on `device`, of the spec's dtype, broadcast to its shape
+    (`TorchPath.prototypes`)."""
+    shape, dtype, _, _ = spec
+    one = torch.empty((1,) * len(shape), dtype=dtype, device=device)
+    return one.expand(shape) if shape else one
 
 
 def _overlaps(pointer: int, nbytes: int, taken: list[tuple[int, int]]) -> bool:
