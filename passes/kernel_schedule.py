@@ -1018,13 +1018,16 @@ ATTENTION_TILES_PER_PART = 2
 the copy pipeline barely fills before the part is done."""
 
 
-def attention_split(groups: int, key_tiles: int, causal: bool, sm_count: int) -> int:
+def attention_split(
+    groups: int, key_tiles: int, causal: bool, sm_count: int, may_split: bool = True
+) -> int:
     """The parts the keys of each of `groups` blocks of query rows split
     into (flash-decoding): none while the groups fill the SMs, else as many
     as `ATTENTION_BLOCKS_PER_SM` blocks an SM take in one wave, each part
     at least `ATTENTION_TILES_PER_PART` tiles. A causal attention is not
-    split (its groups see different numbers of keys)."""
-    if causal or groups >= sm_count:
+    split (its groups see different numbers of keys), nor any unless
+    `may_split`."""
+    if causal or not may_split or groups >= sm_count:
         return 1
     wanted = ATTENTION_BLOCKS_PER_SM * sm_count // groups
     return max(1, min(wanted, key_tiles // ATTENTION_TILES_PER_PART))
@@ -1085,11 +1088,10 @@ def attention_schedule(
         return wgmma_attention_schedule(found, sm_count, may_split)
     groups = math.prod(batch) // pack * -(-pack * queries // rows)
     key_tiles = -(-shape_of(found.key)[-2] // keys)
-    split = attention_split(groups, key_tiles, found.causal, sm_count)
     return kernel.ScheduleAttr(
         WARP * ATTENTION_WARPS,
         tile=[rows, keys, head],
-        split=split if may_split else 1,
+        split=attention_split(groups, key_tiles, found.causal, sm_count, may_split),
         warp=[ATTENTION_WARP_ROWS, value_head],
         stages=2,
         pack=pack,
@@ -1127,11 +1129,10 @@ def wgmma_attention_schedule(
     *batch, queries, _ = shape_of(found.weighted.result)
     groups = math.prod(batch) * -(-queries // rows)
     key_tiles = -(-shape_of(found.key)[-2] // keys)
-    split = attention_split(groups, key_tiles, found.causal, sm_count)
     return kernel.ScheduleAttr(
         WARP * kernel.WARPGROUP_WARPS * groups_of_rows,
         tile=[rows, keys, head],
-        split=split if may_split else 1,
+        split=attention_split(groups, key_tiles, found.causal, sm_count, may_split),
         warp=[WGMMA_M, value_head],
         stages=stages,
         mma_warps=kernel.WARPGROUP_WARPS,
@@ -1345,7 +1346,6 @@ def attention_variants(
     the class's bound, its keys unsplit (a split's parts in scratch are
     sized by its grid, not yet by a class's bound; a self-attention over
     few tokens has few keys, and a causal one is never split)."""
-
     return size_class_variants(
         kfunc,
         dim,

@@ -475,7 +475,8 @@ def test_a_compiled_graph_and_a_sized_one_call_the_function(fake_driver):
             for tokens in (4, 5):
                 xt = Tensor((tokens, 8), 0x10000)
                 over_t(xt, w)  # writes the function of T
-                assert "shape" not in calls._torch_calls[(xt.shape, w.shape)].source
+                found = calls._by_shapes[(xt.shape, w.shape)]
+                assert "shape" not in found._torch_call_of_shapes.source
                 y = over_t(xt, w)
                 assert y.shape == (tokens, 8)
                 assert recorded()[4:] == (77, (0x10000, 0x20000, y.ptr))

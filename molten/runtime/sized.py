@@ -48,9 +48,6 @@ class SizedExecutable:
         """The executable of each tuple of input shapes seen (a call's
         lookup: one dict access, the names bound once)."""
         self._named = [(f"input '{spec.name}'", spec.shape) for spec in self.inputs]
-        self._torch_calls: dict[tuple, Any] = {}
-        """`Executable._torch_call_of_shapes` by the tuple of input shapes
-        (filled by calls, emptied with `_by_shapes`)."""
         self._torch_call = self._call_by_shapes
         """As `Executable._torch_call` (a bound method made once: reading
         it makes none)."""
@@ -75,7 +72,6 @@ class SizedExecutable:
         if len(self._sized) >= MAX_SIZES:
             self._sized.popitem(last=False)
             self._by_shapes.clear()
-            self._torch_calls.clear()
         self._sized[key] = executable
         return executable
 
@@ -97,22 +93,17 @@ class SizedExecutable:
             result = self._torch_call(inputs)
             if result is not SLOW:
                 return result
-        executable = self.for_inputs(inputs)
-        result = executable(*inputs, out=out, stream=stream)
-        call = executable._torch_call_of_shapes  # made by its first call
-        if call is not None and len(self._torch_calls) < MAX_SIZES:
-            self._torch_calls[tuple(map(_shape, inputs))] = call
-        return result
+        return self.for_inputs(inputs)(*inputs, out=out, stream=stream)
 
     def _call_by_shapes(self, inputs: tuple[Any, ...]) -> Any:
         """The common call (torch tensors, new outputs) by the function
         written for the executable of these shapes, where a call of them
         made it; else SLOW. The shapes found it: it checks all but them."""
         try:
-            call = self._torch_calls[tuple(map(_shape, inputs))]
+            call = self._by_shapes[tuple(map(_shape, inputs))]._torch_call_of_shapes
         except (AttributeError, KeyError, TypeError):
             return SLOW
-        return call(inputs)
+        return SLOW if call is None else call(inputs)
 
     def cuda_graph(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
         """`Executable.cuda_graph` at the sizes of `inputs`."""

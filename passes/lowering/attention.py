@@ -584,14 +584,14 @@ def lower_attention(
     # consecutive batch matrices (query heads sharing K and V), one after
     # another in memory.
     query_rows = e.imul(pack, sq)
-    q_tiles = e.idiv(e.iadd(query_rows, bm - 1), bm)
+    q_tiles = e.ceil_div(query_rows, bm)
     # Whether the last tile of query rows (of keys) sticks out: always,
     # for all the kernel knows, where the sequence is named.
     rows_partial = not isinstance(query_rows, int) or query_rows % bm != 0
     keys_partial = not isinstance(sk, int) or sk % bn != 0
     if batches // pack > 65535:
         raise _not_supported(f"{where} over {batches} batches (grid y holds 65535)")
-    kv_tiles = e.idiv(e.iadd(sk, bn - 1), bn)
+    kv_tiles = e.ceil_div(sk, bn)
     if split > 1 and not isinstance(kv_tiles, int):
         raise _not_supported(
             f"{where} split {split} ways over keys of a named length (its parts' "
