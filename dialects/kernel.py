@@ -393,7 +393,9 @@ class VariantAttr(ParametrizedAttribute):
     at run time only (a gemm's M): the schedule it runs under while that
     size is at most `most` (0: any size above the variants before it). A
     kernel.func's `variants` are in increasing order; the launcher runs the
-    first whose bound holds.
+    first whose bound holds. The last is open-ended, or bounded where the
+    copy of the graph that launches the kernel runs up to that size only
+    (`#molten.sizes`).
 
     ```mlir
     #kernel.variant<T <= 8, #kernel.schedule<block = 256, ...>>
@@ -794,14 +796,11 @@ class FuncOp(IRDLOperation):
                 f"{', '.join(sorted(dims))}"
             )
         bounds = [v.most.data for v in variants]
-        if (
-            bounds[-1] != 0
-            or 0 in bounds[:-1]
-            or bounds[:-1] != sorted(set(bounds[:-1]))
-        ):
+        bounded = bounds[:-1] if bounds[-1] == 0 else bounds
+        if 0 in bounded or bounded != sorted(set(bounded)):
             raise VerifyException(
                 f"{where}: variants' bounds must increase, the last open-ended "
-                f"(no bound), not {bounds}"
+                f"(no bound) or the most of its graph copy's sizes, not {bounds}"
             )
 
     def _verify_tiling(self, tiling: TilingAttr) -> None:

@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     FloatAttr,
+    IntAttr,
     IntegerAttr,
     NoneAttr,
     StringAttr,
@@ -46,20 +47,25 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     ParamAttrConstraint,
     VarConstraint,
     base,
+    irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
+    param_def,
     prop_def,
     result_def,
     traits_def,
 )
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, HasCanonicalizationPatternsTrait, Pure
+from xdsl.utils.exceptions import VerifyException
 
 from molten.errors import DTypeError, ShapeError, StaticShapeNeeded
 
@@ -1255,6 +1261,108 @@ ELEMENTWISE_UNARY_OPS: tuple[type[ElementwiseUnaryOp], ...] = (
 
 REDUCTION_OPS: tuple[type[ReductionOp], ...] = (ReduceSumOp, ReduceMaxOp, ReduceMeanOp)
 
+# --------------------------------------------------------------------------
+# Copies of a graph by size class.
+# --------------------------------------------------------------------------
+
+SIZES_ATTR = "molten.sizes"
+"""The attribute of a `func.func` that is one copy of a graph, for a range
+of a named size (`SizeRangeAttr`)."""
+
+
+@irdl_attr_definition
+class SizeRangeAttr(ParametrizedAttribute):
+    """The sizes of a named dimension at which one copy of a graph runs:
+    `split-size-classes` copies a graph whose fusion depends on the size
+    (matmuls of one lhs over a named M), one copy per size class, and
+    `merge-size-classes` joins neighbours fused alike. The launcher runs
+    the copy whose range holds the size (`most` 0: any size from `least`).
+
+    ```mlir
+    func.func @layer_T9(...)
+        attributes {molten.sizes = #molten.sizes<@layer, 9 <= T <= 32>} {...}
+    func.func @layer_T33(...)
+        attributes {molten.sizes = #molten.sizes<@layer, 33 <= T>} {...}
+    ```
+    """
+
+    name = "molten.sizes"
+
+    graph: StringAttr = param_def()
+    dim: StringAttr = param_def()
+    least: IntAttr = param_def()
+    most: IntAttr = param_def()
+
+    def __init__(self, graph: str, dim: str, least: int, most: int):
+        super().__init__(
+            StringAttr(graph), StringAttr(dim), IntAttr(least), IntAttr(most)
+        )
+
+    def holds(self, size: int) -> bool:
+        """Whether `size` is in the range."""
+        return self.least.data <= size and (
+            not self.most.data or size <= self.most.data
+        )
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        graph = parser.parse_symbol_name()
+        parser.parse_punctuation(",")
+        least = parser.parse_integer(allow_negative=False)
+        parser.parse_punctuation("<")
+        parser.parse_punctuation("=")
+        dim = parser.parse_identifier()
+        most = 0
+        if parser.parse_optional_punctuation("<"):
+            parser.parse_punctuation("=")
+            most = parser.parse_integer(allow_negative=False)
+        parser.parse_punctuation(">")
+        return (graph, StringAttr(dim), IntAttr(least), IntAttr(most))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_symbol_name(self.graph.data)
+        bound = f" <= {self.most.data}" if self.most.data else ""
+        printer.print_string(f", {self.least.data} <= {self.dim.data}{bound}>")
+
+    def verify(self) -> None:
+        if not is_dim_name(self.dim.data):
+            raise VerifyException(
+                f"#molten.sizes: {self.dim.data!r} is not a dimension name"
+            )
+        least, most = self.least.data, self.most.data
+        if least < 1 or (most and most < least):
+            raise VerifyException(
+                f"#molten.sizes: {least} <= {self.dim.data} <= {most} is no range "
+                "of sizes (least >= 1, most >= least or 0: no bound)"
+            )
+
+
+def size_range_of(op: Operation) -> SizeRangeAttr | None:
+    """The range of sizes of the graph copy that holds `op` (itself a
+    func.func or inside one), if it is one."""
+    found: Operation | None = op
+    while found is not None and not isinstance(
+        found.attributes.get(SIZES_ATTR), SizeRangeAttr
+    ):
+        found = found.parent_op()
+    if found is None:
+        return None
+    sizes = found.attributes[SIZES_ATTR]
+    assert isinstance(sizes, SizeRangeAttr)
+    return sizes
+
+
+def graph_name(graph: Operation) -> str:
+    """The name of the graph a `func.func` computes: its own, or for a copy
+    by size class, the graph's it is a copy of."""
+    sizes = graph.attributes.get(SIZES_ATTR)
+    if isinstance(sizes, SizeRangeAttr):
+        return sizes.graph.data
+    return graph.sym_name.data  # type: ignore[attr-defined]
+
+
 Molten = Dialect(
     "molten",
     [
@@ -1271,5 +1379,5 @@ Molten = Dialect(
         *COMPOSITE_OPS,
         CausalMaskOp,
     ],
-    [],
+    [SizeRangeAttr],
 )

@@ -582,7 +582,8 @@ def _signature(
     module: ModuleOp,
 ) -> tuple[tuple[TensorSpec, ...], tuple[TensorSpec, ...]]:
     """The graph's inputs and outputs (names as the graph gave them)."""
-    (graph,) = (op for op in module.ops if isinstance(op, func.FuncOp))
+    # The first copy of a graph split by size class: all share its signature.
+    graph = next(op for op in module.ops if isinstance(op, func.FuncOp))
     args = graph.body.block.args
     inputs = tuple(
         _spec(input_name(graph, i) or f"in{i}", a.type) for i, a in enumerate(args)

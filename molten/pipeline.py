@@ -9,11 +9,12 @@ MOLTEN_PIPELINE = "molten-decompose,canonicalize,cse,dce"
 """Level 1: composites decomposed into primitives, canonicalized."""
 
 KERNEL_PIPELINE = (
-    "fuse-attention,fuse-reduction,fuse-epilogue,fuse-elementwise,"
-    "kernel-outline,kernel-schedule,tile,dce"
+    "split-size-classes,fuse-attention,fuse-reduction,fuse-epilogue,"
+    "fuse-elementwise,merge-size-classes,kernel-outline,kernel-schedule,tile,dce"
 )
-"""Level 2: primitives fused into kernels, outlined, scheduled, and the gemm
-kernels tiled."""
+"""Level 2: primitives fused into kernels (a graph whose fusion depends on a
+named size, once per size class), outlined, scheduled, and the gemm kernels
+tiled."""
 
 CUDA_PIPELINE = "lower-kernel-to-cuda,cse,vectorize,dce"
 """Level 3: kernels lowered to the cuda dialect (accesses vectorized where

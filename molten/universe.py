@@ -63,6 +63,18 @@ def _fuse_epilogue():
     return FuseEpilogue
 
 
+def _split_size_classes():
+    from molten.passes.split_size_classes import SplitSizeClasses
+
+    return SplitSizeClasses
+
+
+def _merge_size_classes():
+    from molten.passes.merge_size_classes import MergeSizeClasses
+
+    return MergeSizeClasses
+
+
 def _fuse_elementwise():
     from molten.passes.fuse_elementwise import FuseElementwise
 
@@ -121,11 +133,13 @@ MOLTEN_UNIVERSE = Universe(
         "molten-decompose": _molten_decompose,
         "specialize-dims": _specialize_dims,
         "factor-row-scale": _factor_row_scale,
+        "split-size-classes": _split_size_classes,
         "fuse-attention": _fuse_attention,
         "fuse-prologue": _fuse_prologue,
         "fuse-reduction": _fuse_reduction,
         "fuse-epilogue": _fuse_epilogue,
         "fuse-elementwise": _fuse_elementwise,
+        "merge-size-classes": _merge_size_classes,
         "kernel-outline": _kernel_outline,
         "kernel-schedule": _kernel_schedule,
         "tile": _tile,

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -41,7 +41,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from molten.dialects import kernel, molten
-from molten.dialects.molten import value_dims
+from molten.dialects.molten import size_range_of, value_dims
 from molten.passes.fusion import (
     ELEMENTWISE,
     LAYOUTS,
@@ -52,6 +52,50 @@ from molten.passes.fusion import (
 )
 
 
+def sized_for_decision(
+    matmuls: list[molten.MatmulOp],
+) -> list[molten.MatmulOp] | None:
+    """`matmuls` as the fusion decides them: themselves where their sizes
+    are fixed; over a named M in a copy of the graph by size class
+    (split-size-classes), detached copies with M at the class's bound (the
+    size kernel-schedule schedules the class at); else None (a named M is
+    decided per class only)."""
+    from molten.passes.kernel_schedule import GEMM_OPEN_ROWS
+    from molten.passes.specialize_dims import specialized_type
+
+    names = {
+        d
+        for mm in matmuls
+        for v in (mm.lhs, mm.rhs, mm.result)
+        for d in value_dims(v)
+        if isinstance(d, str)
+    }
+    if not names:
+        return matmuls
+    sizes = size_range_of(matmuls[0])
+    if sizes is None or names != {sizes.dim.data}:
+        return None
+    bound = {sizes.dim.data: sizes.most.data or GEMM_OPEN_ROWS}
+    stand_ins: dict[SSAValue, SSAValue] = {}
+    operands = Block()
+
+    def stand_in(value: SSAValue) -> SSAValue:
+        if value not in stand_ins:
+            stand_ins[value] = operands.insert_arg(
+                specialized_type(value.type, bound), len(operands.args)
+            )
+        return stand_ins[value]
+
+    return [
+        molten.MatmulOp.create(
+            operands=[stand_in(mm.lhs), stand_in(mm.rhs)],
+            result_types=[specialized_type(mm.result.type, bound)],
+            properties=dict(mm.properties),
+        )
+        for mm in matmuls
+    ]
+
+
 def persistent_takes(
     matmuls: list[molten.MatmulOp], arch: str, side_by_side: bool | None = None
 ) -> bool:
@@ -59,7 +103,8 @@ def persistent_takes(
     computes several products of one lhs, and a prologue) takes a kernel
     of `matmuls`, alike: on sm_90a, where it takes the first, that is not
     a GEMV, and it has a tile for all of them (side by side or not:
-    kernel_schedule.siblings_schedules)."""
+    kernel_schedule.siblings_schedules), at the size the fusion decides
+    them at (sized_for_decision)."""
     from molten.passes.kernel_schedule import (
         H100_SMS,
         WGMMA_ARCHS,
@@ -68,12 +113,15 @@ def persistent_takes(
         takes_persistent,
     )
 
-    first = matmuls[0]
+    sized = sized_for_decision(matmuls)
+    if sized is None:
+        return False
+    first = sized[0]
     return (
         arch in WGMMA_ARCHS
         and takes_persistent(first)
         and not is_gemv(first)
-        and bool(siblings_schedules(matmuls, H100_SMS, side_by_side=side_by_side))
+        and bool(siblings_schedules(sized, H100_SMS, side_by_side=side_by_side))
     )
 
 
@@ -93,8 +141,11 @@ def siblings_fit(group: set[Operation], arch: str) -> bool:
         return all(mm.is_sibling_of(matmuls[0]) for mm in matmuls) and persistent_takes(
             matmuls, arch, side_by_side=True
         )
-    return persistent_takes(matmuls, arch, side_by_side=False) and siblings_pay(
-        matmuls, H100_SMS
+    sized = sized_for_decision(matmuls)
+    return (
+        sized is not None
+        and persistent_takes(sized, arch, side_by_side=False)
+        and siblings_pay(sized, H100_SMS)
     )
 
 

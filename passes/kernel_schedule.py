@@ -74,7 +74,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -1305,13 +1305,21 @@ def size_class_variants(
     classes: Sequence[int],
     open_size: int,
     pick: Callable[[list[Operation]], kernel.ScheduleAttr],
+    sizes: molten.SizeRangeAttr | None = None,
 ) -> list[kernel.VariantAttr]:
     """The schedules of a kernel over the named `dim`, one per size class
     (`classes`' bounds, then the rest, picked at `open_size`): each `pick`'s
     on the kernel's ops with `dim` at the class's bound; a class whose
-    schedule is the one before's joins it."""
+    schedule is the one before's joins it. In a copy of its graph for a
+    range of `dim` (`sizes`), only the classes in it, the last up to its
+    most."""
+    bounds = [*classes, 0]
+    if sizes is not None and sizes.dim.data == dim:
+        least, most = sizes.least.data, sizes.most.data
+        bounds = [b for b in classes if b >= least and (not most or b < most)]
+        bounds.append(most)
     variants: list[kernel.VariantAttr] = []
-    for most in (*classes, 0):
+    for most in bounds:
         at = kfunc.clone()
         specialize_types(at, {dim: most or open_size})
         schedule = pick(list(at.body.block.ops))
@@ -1322,10 +1330,14 @@ def size_class_variants(
 
 
 def gemm_variants(
-    kfunc: kernel.FuncOp, sm_count: int = H100_SMS, arch: str = "sm_90"
+    kfunc: kernel.FuncOp,
+    sm_count: int = H100_SMS,
+    arch: str = "sm_90",
+    sizes: molten.SizeRangeAttr | None = None,
 ) -> list[kernel.VariantAttr]:
     """The schedules of a gemm kernel over a named M, one per size class
-    (GEMM_SIZE_CLASSES, then the rest): each the heuristic's at the class's
+    (GEMM_SIZE_CLASSES, then the rest; those in `sizes`, the range of the
+    graph copy that launches it): each the heuristic's at the class's
     bound."""
     dim = named_rows(list(kfunc.body.block.ops))
     assert dim is not None
@@ -1335,23 +1347,30 @@ def gemm_variants(
         GEMM_SIZE_CLASSES,
         GEMM_OPEN_ROWS,
         lambda ops: gemm_schedule(ops, sm_count, arch),
+        sizes,
     )
 
 
 def attention_variants(
-    kfunc: kernel.FuncOp, dim: str, sm_count: int = H100_SMS, arch: str = "sm_90"
+    kfunc: kernel.FuncOp,
+    dim: str,
+    sm_count: int = H100_SMS,
+    arch: str = "sm_90",
+    sizes: molten.SizeRangeAttr | None = None,
 ) -> list[kernel.VariantAttr]:
     """The schedules of an attention over a named sequence, one per size
-    class (ATTENTION_SIZE_CLASSES, then the rest): each the heuristic's at
-    the class's bound, its keys unsplit (a split's parts in scratch are
-    sized by its grid, not yet by a class's bound; a self-attention over
-    few tokens has few keys, and a causal one is never split)."""
+    class (ATTENTION_SIZE_CLASSES, then the rest; those in `sizes`): each
+    the heuristic's at the class's bound, its keys unsplit (a split's
+    parts in scratch are sized by its grid, not yet by a class's bound; a
+    self-attention over few tokens has few keys, and a causal one is never
+    split)."""
     return size_class_variants(
         kfunc,
         dim,
         ATTENTION_SIZE_CLASSES,
         ATTENTION_OPEN_ROWS,
         lambda ops: attention_schedule(ops, sm_count, arch, may_split=False),
+        sizes,
     )
 
 
@@ -1359,6 +1378,9 @@ def attention_variants(
 class ScheduleKernel(RewritePattern):
     sm_count: int
     arch: str
+    sizes: dict[str, molten.SizeRangeAttr] = field(default_factory=dict)
+    """The range of sizes of the graph copy that launches a kernel, by its
+    name (split-size-classes)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(
@@ -1372,7 +1394,8 @@ class ScheduleKernel(RewritePattern):
             and op.kind.data == kernel.KernelKind.GEMM
             and named_rows(list(body.ops)) is not None
         ):
-            op.variants = ArrayAttr(gemm_variants(op, self.sm_count, self.arch))
+            sizes = self.sizes.get(op.sym_name.data)
+            op.variants = ArrayAttr(gemm_variants(op, self.sm_count, self.arch, sizes))
             rewriter.notify_op_modified(op)
             return
         if (
@@ -1380,7 +1403,8 @@ class ScheduleKernel(RewritePattern):
             and op.kind.data == kernel.KernelKind.ATTENTION
             and (dim := named_sequence(list(body.ops))) is not None
         ):
-            variants = attention_variants(op, dim, self.sm_count, self.arch)
+            sizes = self.sizes.get(op.sym_name.data)
+            variants = attention_variants(op, dim, self.sm_count, self.arch, sizes)
             if len(variants) == 1:  # one schedule serves every size
                 op.schedule = variants[0].schedule
             else:
@@ -1420,5 +1444,34 @@ class KernelSchedule(ModulePass):
                 f"{self.arch!r}"
             )
         PatternRewriteWalker(
-            ScheduleKernel(self.sm_count, self.arch), apply_recursively=False
+            ScheduleKernel(self.sm_count, self.arch, launched_in_ranges(op)),
+            apply_recursively=False,
         ).rewrite_module(op)
+
+
+def launched_in_ranges(module: ModuleOp) -> dict[str, molten.SizeRangeAttr]:
+    """The range of sizes of the graph copies (split-size-classes) that
+    launch each kernel launched by one: the least range that holds them
+    all (the launcher runs each launch in its own copy's only)."""
+    found: dict[str, molten.SizeRangeAttr] = {}
+    for graph in module.ops:
+        sizes = molten.size_range_of(graph)
+        if sizes is None:
+            continue
+        for launch in graph.walk():
+            if not isinstance(launch, kernel.LaunchOp):
+                continue
+            name = launch.callee.string_value()
+            other = found.get(name, sizes)
+            most = (
+                max(sizes.most.data, other.most.data)
+                if sizes.most.data and other.most.data
+                else 0
+            )
+            found[name] = molten.SizeRangeAttr(
+                sizes.graph.data,
+                sizes.dim.data,
+                min(sizes.least.data, other.least.data),
+                most,
+            )
+    return found

@@ -57,6 +57,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel
+from molten.dialects.molten import graph_name
 from molten.passes.lowering.attention import lower_attention
 from molten.passes.lowering.gemm import lower_gemm
 from molten.passes.lowering.gemm_mma import MMA_SHAPE
@@ -112,8 +113,14 @@ class LowerKernelToCuda(ModulePass):
             for k in op.ops
             if isinstance(k, kernel.FuncOp)
         }
-        for graph in [g for g in op.ops if isinstance(g, func.FuncOp)]:
-            Rewriter.replace_op(graph, lower_graph(graph, kernels))
+        graphs: dict[str, list[func.FuncOp]] = {}
+        for graph in op.ops:
+            if isinstance(graph, func.FuncOp):
+                graphs.setdefault(graph_name(graph), []).append(graph)
+        for copies in graphs.values():
+            Rewriter.replace_op(copies[0], lower_graph(copies, kernels))
+            for copy in copies[1:]:
+                Rewriter.erase_op(copy)
         for k in [k for k in op.ops if isinstance(k, kernel.FuncOp)]:
             ops = [
                 o

@@ -4,7 +4,9 @@ A graph over `tensor<?x3584xbf16, ["T"]>` holds for any T; given `T=17`
 every type of it becomes static (`tensor<17x3584xbf16>`), the function's
 signature too, and the ops check their rules again at those sizes. A
 kernel with `variants` by a size given keeps the one whose class holds it
-as its schedule. Names not given stay dynamic.
+as its schedule, and of a graph's copies by size class
+(split-size-classes) the one whose range holds it is the graph. Names not
+given stay dynamic.
 
     molten-opt -p 'specialize-dims{sizes="T=17"}' layer.mlir
 """
@@ -15,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -43,11 +45,45 @@ def specialize(module: ModuleOp, sizes: Mapping[str, int]) -> None:
                 f"specialize-dims: {name} = {size}: a dimension name takes a "
                 "positive size"
             )
+    _keep_copies(module, sizes)
     specialize_types(module, sizes)
     for kfunc in module.walk():
         if isinstance(kfunc, kernel.FuncOp) and kfunc.variants is not None:
             _keep_variant(kfunc, sizes)
     module.verify()
+
+
+def _keep_copies(module: ModuleOp, sizes: Mapping[str, int]) -> None:
+    """Of each graph split by size class (split-size-classes), the copy
+    whose range holds the size given, as the graph (its name, unmarked);
+    the other copies and the kernels only they launch are dropped."""
+    dropped: set[str] = set()
+    for graph in list(module.ops):
+        found = graph.attributes.get(molten.SIZES_ATTR)
+        if not isinstance(found, molten.SizeRangeAttr):
+            continue
+        size = sizes.get(found.dim.data)
+        if size is None:
+            continue
+        if found.holds(size):
+            graph.sym_name = StringAttr(found.graph.data)  # type: ignore[attr-defined]
+            del graph.attributes[molten.SIZES_ATTR]
+            continue
+        dropped |= {
+            o.callee.string_value()
+            for o in graph.walk()
+            if isinstance(o, kernel.LaunchOp)
+        }
+        Rewriter.erase_op(graph)
+    launched = {
+        o.callee.string_value() for o in module.walk() if isinstance(o, kernel.LaunchOp)
+    }
+    for kfunc in list(module.ops):
+        if (
+            isinstance(kfunc, kernel.FuncOp)
+            and kfunc.sym_name.data in dropped - launched
+        ):
+            Rewriter.erase_op(kfunc)
 
 
 def _keep_variant(kfunc: kernel.FuncOp, sizes: Mapping[str, int]) -> None:

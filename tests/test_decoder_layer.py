@@ -6,6 +6,7 @@ after the pipeline's kernel level, both run by the interpreter, in float64
 and natively (f16, bf16), at 1 and 17 tokens."""
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -223,6 +224,64 @@ def test_layer_over_t_keeps_its_meaning_at_every_size(model, rng):
         assert rel_l2(got, want) < 1e-12, tokens
 
 
+SPLIT_LAYER = LayerConfig(512, 4096, 8, 2, qkv_bias=True)
+"""A layer whose fusion on sm_90a changes with T as Qwen2.5-7B's does
+(hidden 512, intermediate 4096, head dim 64), small enough for float64."""
+
+
+@pytest.mark.parametrize("qkv_bias", [True, False])
+def test_layer_over_t_fuses_by_size_class_on_sm90a(qkv_bias, rng):
+    """On sm_90a the layer's fusion depends on T: each projection alone up
+    to 8 tokens (GEMVs), gate and up one kernel from 9, q, k and v one
+    from 33. The layer compiles once to a copy per range of T, kernels the
+    copies fuse alike shared, and keeps its meaning in each copy."""
+    from xdsl.dialects import func
+
+    from molten.dialects import kernel
+    from molten.dialects import molten as dialect
+
+    config = replace(SPLIT_LAYER, qkv_bias=qkv_bias)
+    module = molten.ZeroCompiler(arch="sm_90a").optimize(decoder_layer(config, "T"))
+    copies = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    ranges = [
+        (r.least.data, r.most.data)
+        for r in (dialect.size_range_of(copy) for copy in copies)
+        if r is not None
+    ]
+    assert ranges == [(1, 8), (9, 32), (33, 0)]
+
+    kernels = {
+        op.sym_name.data: op for op in module.ops if isinstance(op, kernel.FuncOp)
+    }
+
+    def products(copy):  # the matmuls of each gemm kernel the copy launches
+        launched = [
+            kernels[op.callee.string_value()]
+            for op in copy.walk()
+            if isinstance(op, kernel.LaunchOp)
+        ]
+        return [
+            sum(op.name == "molten.matmul" for op in k.walk())
+            for k in launched
+            if k.kind.data == kernel.KernelKind.GEMM
+        ]
+
+    assert [products(copy) for copy in copies] == [
+        [1, 1, 1, 1, 1, 1, 1],  # q, k, v, o, gate, up, down
+        [1, 1, 1, 1, 2, 1],  # gate and up one kernel
+        [3, 1, 2, 1],  # and q, k and v
+    ]
+    # One kernel each: the two norms, rope on q and on k, the attention;
+    # k and v (one kernel: alike), q, o, gate, up and down alone; gate with
+    # up; q with k and v: 13 kernels for the copies' 32 launches.
+    assert len(kernels) == 13
+    for tokens in (1, 8, 9, 32, 33, 70):
+        inputs, params = layer_inputs(config, tokens, "bfloat16", rng)
+        want = reference_layer(config, *inputs[:3], params)
+        got = molten.interpret(module, *inputs, reference=True)
+        assert rel_l2(got, want) < 1e-12, tokens
+
+
 GPU_LAYER_OVER_T = LayerConfig(256, 512, 4, 2, qkv_bias=True)
 """A layer small enough to compile over T in seconds, with the head
 dimension (64) that the wgmma attention takes on sm_90a."""
@@ -230,16 +289,17 @@ dimension (64) that the wgmma attention takes on sm_90a."""
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["bfloat16"])
-def test_layer_over_t_on_the_gpu_matches_hugging_face(dtype, rng):
+@pytest.mark.parametrize("config", [GPU_LAYER_OVER_T, SPLIT_LAYER], ids=str)
+def test_layer_over_t_on_the_gpu_matches_hugging_face(dtype, config, rng):
     """One compile of the layer over T (every kernel taking T, the gemms and
-    the attention a variant per size class), run at token counts in each
-    class, outputs poisoned with NaN before the launch, against the float64
-    reference."""
+    the attention a variant per size class; on sm_90a a copy of the layer
+    per range of T its fusion takes), run at token counts in each class and
+    at the copies' bounds, outputs poisoned with NaN before the launch,
+    against the float64 reference."""
     torch = _gpu_torch()
-    config = GPU_LAYER_OVER_T
     compiled = molten.ZeroCompiler().compile(decoder_layer(config, "T", dtype))
     assert isinstance(compiled, molten.CompiledGraph) and compiled.dims == ("T",)
-    for tokens in (1, 5, 17, 33, 130, 700):
+    for tokens in (1, 5, 8, 9, 17, 32, 33, 130, 700):
         inputs, params = layer_inputs(config, tokens, dtype, rng)
         device = [torch.tensor(a).to(getattr(torch, dtype)).cuda() for a in inputs]
         out = torch.full(

@@ -9,7 +9,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter
 
-from molten.dialects.molten import dims_of, is_dynamic
+from molten.dialects.molten import dims_of, graph_name, is_dynamic
 from molten.errors import GraphError, InputError
 from molten.interpreters.kernel import KernelFunctions
 from molten.interpreters.molten import MoltenFunctions, round_to, storage_dtype
@@ -17,8 +17,12 @@ from molten.ir import input_name
 
 
 def entry_function(module: ModuleOp, entry: str | None = None) -> FuncOp:
-    """The function to run: `entry`, or the module's only function."""
+    """The function to run: `entry`, or the module's only function (of a
+    graph split by size class, its first copy: the copies share the
+    graph's signature, and `_specialized` keeps the one of the sizes)."""
     funcs = [op for op in module.ops if isinstance(op, FuncOp)]
+    if entry is None and len({graph_name(f) for f in funcs}) == 1:
+        funcs = funcs[:1]
     if entry is not None:
         for func in funcs:
             if func.sym_name.data == entry:
@@ -65,7 +69,7 @@ def _specialized(
     )
     copy = module.clone()
     specialize(copy, sizes)
-    return copy, entry_function(copy, func.sym_name.data)
+    return copy, entry_function(copy, graph_name(func))
 
 
 def _input_name(func: FuncOp, index: int) -> str:
@@ -107,7 +111,7 @@ def interpret(
     n_inputs = len(func.function_type.inputs.data)
     if len(inputs) != n_inputs:
         raise InputError(
-            f"@{func.sym_name.data} takes {n_inputs} inputs, got {len(inputs)}"
+            f"@{graph_name(func)} takes {n_inputs} inputs, got {len(inputs)}"
         )
     if any(is_dynamic(t) for t in func.function_type.inputs.data):
         module, func = _specialized(module, func, inputs)

@@ -1,23 +1,35 @@
 """The host launcher: the graph's func.func becomes a cuda.host_func that
 launches its kernels in order, with buffers for values passed between
 them, scratch buffers a kernel asks for, and copies for outputs that are
-inputs or returned twice.
+inputs or returned twice. A graph split by size class (split-size-classes)
+becomes one launcher of all its copies' launches, each run where its copy's
+range (and its variant's class) holds the size.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, SymbolRefAttr, i64
 from xdsl.ir import Block, Region, SSAValue
 
 from molten.dialects import cuda, kernel
-from molten.dialects.molten import split_dims, value_dims
+from molten.dialects.molten import (
+    SizeRangeAttr,
+    graph_name,
+    size_range_of,
+    split_dims,
+    value_dims,
+)
 from molten.errors import GraphError, StaticShapeNeeded
 from molten.ir import input_name, output_name, sanitize_name
 from molten.passes.lowering.emitter import INDEX, element_of
 from molten.passes.lowering.kernels import (
     GridOf,
     LoweredKernel,
+    SizeRange,
     pointer_type,
     size_names,
 )
@@ -31,15 +43,20 @@ def _extent(value: SSAValue, sizes: dict[str, SSAValue]) -> tuple[int, list[SSAV
 
 
 def lower_graph(
-    graph: func.FuncOp, kernels: dict[str, list[LoweredKernel]]
+    copies: list[func.FuncOp], kernels: dict[str, list[LoweredKernel]]
 ) -> cuda.HostFuncOp:
+    """The launcher of a graph: one `func.func`, or its copies by size
+    class (split-size-classes), each copy's launches run where its range
+    holds the size."""
+    graph = copies[0]
+    name = graph_name(graph)
     block = graph.body.block
     ret = block.last_op
     assert isinstance(ret, func.ReturnOp)
     returned = list(ret.arguments)
     if not returned:
         raise GraphError(
-            f"lower-kernel-to-cuda: @{graph.sym_name.data} returns nothing; a "
+            f"lower-kernel-to-cuda: @{name} returns nothing; a "
             "graph must return at least one tensor for Molten to compute"
         )
     names = [input_name(graph, i) or f"in{i}" for i in range(len(block.args))]
@@ -52,20 +69,62 @@ def lower_graph(
     params += [INDEX] * len(dims)
     entry = Block(arg_types=params)
     param_names = [sanitize_name(name) for name in [*names, *out_names, *dims]]
-    for arg, name in zip(entry.args, param_names, strict=True):
-        arg.name_hint = name
+    for arg, param in zip(entry.args, param_names, strict=True):
+        arg.name_hint = param
     sizes = dict(zip(dims, entry.args[len(entry.args) - len(dims) :], strict=True))
+    outputs = entry.args[len(block.args) : len(block.args) + len(returned)]
+    copied: dict[tuple[SSAValue, SSAValue], SSAValue] = {}
+    temporaries: list[SSAValue] = []
+    for copy in copies:
+        # A copy's buffers are freed before the next copy's: only one copy
+        # runs, so they may take the same memory.
+        for buffer in temporaries:
+            entry.add_op(cuda.FreeOp(buffer))
+        temporaries = []
+        _lower_copy(copy, kernels, entry, sizes, outputs, copied, temporaries)
+    for (target, source), value in copied.items():
+        entry.add_op(cuda.CopyOp(target, source, *_extent(value, sizes)))
+    for buffer in temporaries:
+        entry.add_op(cuda.FreeOp(buffer))
+    entry.add_op(cuda.ReturnOp())
+    # The names go in the op only where SSA names lost part of them.
+    exact = all(a.name_hint == n for a, n in zip(entry.args, param_names, strict=True))
+    return cuda.HostFuncOp(
+        name,
+        params,
+        len(returned),
+        Region(entry),
+        None if exact else param_names,
+        [value_dims(a) for a in block.args] + [value_dims(v) for v in returned],
+        dims,
+    )
+
+
+def _lower_copy(
+    graph: func.FuncOp,
+    kernels: dict[str, list[LoweredKernel]],
+    entry: Block,
+    sizes: dict[str, SSAValue],
+    outputs: Sequence[SSAValue],
+    copied: dict[tuple[SSAValue, SSAValue], SSAValue],
+    temporaries: list[SSAValue],
+) -> None:
+    """Adds to the launcher `entry` the buffers and launches of `graph` (a
+    copy by size class: launched only where its range holds the size), and
+    to `copied` the copies of its outputs that are inputs or returned
+    twice (the same in every copy of a graph: each copy once)."""
+    block = graph.body.block
+    ret = block.last_op
+    assert isinstance(ret, func.ReturnOp)
     buffers: dict[SSAValue, SSAValue] = dict(zip(block.args, entry.args, strict=False))
     # An output that is an input, or a value returned again, is copied into
     # its output buffer after the kernels.
-    copies: list[tuple[SSAValue, SSAValue]] = []
-    outputs = entry.args[len(block.args) : len(block.args) + len(returned)]
-    for value, arg in zip(returned, outputs, strict=True):
+    for value, arg in zip(ret.arguments, outputs, strict=True):
         if value in buffers:
-            copies.append((arg, value))
+            copied.setdefault((arg, buffers[value]), value)
         else:
             buffers[value] = arg
-    temporaries: list[SSAValue] = []
+    copy_range = size_range_of(graph)
     for op in block.ops:
         if isinstance(op, func.ReturnOp):
             break
@@ -82,23 +141,34 @@ def lower_graph(
                 buffers[result] = alloc.result
                 temporaries.append(alloc.result)
         for lowered in kernels[op.callee.string_value()]:
-            entry.add_op(_launch(op, lowered, buffers, sizes, entry, temporaries))
-    for target, value in copies:
-        entry.add_op(cuda.CopyOp(target, buffers[value], *_extent(value, sizes)))
-    for buffer in temporaries:
-        entry.add_op(cuda.FreeOp(buffer))
-    entry.add_op(cuda.ReturnOp())
-    # The names go in the op only where SSA names lost part of them.
-    exact = all(a.name_hint == n for a, n in zip(entry.args, param_names, strict=True))
-    return cuda.HostFuncOp(
-        graph.sym_name.data,
-        params,
-        len(returned),
-        Region(entry),
-        None if exact else param_names,
-        [value_dims(a) for a in block.args] + [value_dims(v) for v in returned],
-        dims,
-    )
+            when = _within(lowered, copy_range)
+            if when is not False:
+                entry.add_op(
+                    _launch(op, lowered, buffers, sizes, entry, temporaries, when)
+                )
+
+
+def _within(
+    lowered: LoweredKernel, copy_range: SizeRangeAttr | None
+) -> SizeRange | None | Literal[False]:
+    """The sizes `lowered` runs at in a graph copy of `copy_range`: its
+    variant's, within the copy's (None: any; False: none)."""
+    if copy_range is None:
+        return lowered.when
+    dim = copy_range.dim.data
+    least, most = copy_range.least.data, copy_range.most.data
+    if lowered.when is None:
+        return SizeRange(dim, least, most)
+    if lowered.when.dim != dim:
+        raise StaticShapeNeeded(
+            f"lower-kernel-to-cuda: @{lowered.op.sym_name.data} chooses its "
+            f"variant by {lowered.when.dim} in a copy of its graph for a range "
+            f"of {dim}; give the size of one of them"
+        )
+    least = max(least, lowered.when.least)
+    bounds = [m for m in (most, lowered.when.most) if m]  # 0: no bound
+    most = min(bounds) if bounds else 0
+    return False if most and least > most else SizeRange(dim, least, most)
 
 
 def _launch(
@@ -108,9 +178,11 @@ def _launch(
     sizes: dict[str, SSAValue],
     entry: Block,
     temporaries: list[SSAValue],
+    when: SizeRange | None,
 ) -> cuda.LaunchOp:
     """The launch of `lowered` (the kernel of `op`, or one of its variants),
-    after the tensor maps and scratch buffers it takes."""
+    after the tensor maps and scratch buffers it takes, at the sizes `when`
+    (None: any)."""
     args = [buffers[v] for v in (*op.inputs, *op.results)]
     pointers = len(args)
     kernel_dims = size_names([*op.inputs, *op.results])
@@ -135,8 +207,8 @@ def _launch(
         args.append(alloc.result)
         temporaries.append(alloc.result)
     launch = cuda.LaunchOp(lowered.op.sym_name.data, lowered.grid, lowered.block, args)
-    if lowered.when is not None:
-        dim, least, most = lowered.when
+    if when is not None:
+        dim, least, most = when
         launch.when = DenseArrayBase.from_list(
             i64, [pointers + kernel_dims.index(dim), least, most]
         )
