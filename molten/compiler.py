@@ -85,9 +85,10 @@ class CompiledGraph:
         """What the JIT runs on a device whose best target is `native`: this
         graph where its arch was pinned or is that target, else the graph
         compiled for `native` (sm_90a on an H100: wgmma), once. Should that
-        compile fail, or give other inputs or outputs (the graph changed
-        since), this one. Other targets generate what the portable one
-        does, so NVRTC only compiles this source for them."""
+        compile fail, give other inputs or outputs (the graph changed
+        since), or need sizes this one does not, this one. Other targets
+        generate what the portable one does, so NVRTC only compiles this
+        source for them."""
         from molten.passes.kernel_schedule import WGMMA_ARCHS
 
         if self.retarget is None or native == self.arch or native not in WGMMA_ARCHS:
@@ -97,7 +98,9 @@ class CompiledGraph:
                 other = self.retarget(native)
             except (NotImplementedError, MoltenError):
                 other = self
-            same = (other.inputs, other.outputs) == (self.inputs, self.outputs)
+            same = isinstance(other, CompiledGraph) and (
+                (other.inputs, other.outputs) == (self.inputs, self.outputs)
+            )
             self._retargeted[native] = other if same else self
         return self._retargeted[native]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from molten.dialects import cuda, kernel, molten
-from molten.dialects.molten import Dim, shape_of
+from molten.dialects.molten import Dim, value_dims
 from molten.passes.lowering.emitter import (
     Emitter,
     Index,
@@ -143,7 +143,7 @@ class GemmShape(Gemm):
         concatenated kernel's column tiles, and (last) their count."""
         starts = [0]
         for mm in self.matmuls:
-            starts.append(starts[-1] + -(-shape_of(mm.result)[-1] // bn))
+            starts.append(starts[-1] + -(-value_dims(mm.result)[-1] // bn))
         return starts
 
     @property
