@@ -18,6 +18,7 @@ from molten.errors import (
     ShapeError,
     UnsupportedError,
 )
+from molten.from_torch import from_torch, torch_arguments
 from molten.interpreters import interpret
 from molten.ir import DataflowGraph, Tensor, TensorShape
 from molten.pipeline import DEFAULT_PIPELINE, KERNEL_LEVEL_PIPELINE
@@ -31,7 +32,9 @@ __all__ = [
     "RuntimeUnavailableError",
     "TensorSpec",
     "ZeroFallbackWarning",
+    "from_torch",
     "ops",
+    "torch_arguments",
     "zero",
     "DEFAULT_PIPELINE",
     "KERNEL_LEVEL_PIPELINE",

@@ -1,0 +1,246 @@
+"""`molten.from_torch`: each ATen op it takes, translated and interpreted
+in float64 against eager PyTorch (CPU), a Llama-style block whole, and the
+errors for what it does not take."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import molten
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+F = torch.nn.functional
+
+
+def _check(fn_or_module, *inputs, tolerance=1e-5, reference=True):
+    """from_torch's graph, interpreted in float64 (or, not `reference`, in
+    its dtypes, rounding as torch rounds), against eager's result."""
+    graph = molten.from_torch(fn_or_module, inputs)
+    module = fn_or_module if isinstance(fn_or_module, nn.Module) else None
+    args = molten.torch_arguments(module, *inputs) if module else inputs
+    arrays = (a.detach().float().numpy() for a in args)
+    got = molten.interpret(graph, *arrays, reference=reference)
+    with torch.no_grad():
+        want = fn_or_module(*inputs)
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        w = w.double().numpy()
+        assert g.shape == w.shape
+        scale = max(np.abs(w).max(), 1e-30)
+        assert np.abs(g - w).max() / scale < tolerance
+    return graph
+
+
+def _x(*shape, positive=False):
+    x = torch.randn(*shape)
+    return x.abs() + 0.5 if positive else x
+
+
+ELEMENTWISE = {
+    "add": lambda x, y: x + y,
+    "add_scalar_alpha": lambda x, y: torch.add(x, y, alpha=0.5) + 2,
+    "sub": lambda x, y: torch.sub(x, y, alpha=2) - 1.5,
+    "rsub": lambda x, y: 1.0 - x,
+    "mul": lambda x, y: x * y * 3,
+    "div": lambda x, y: x / (y.abs() + 1) / 2,
+    "pow": lambda x, y: x**2 + torch.pow(y, 3),
+    "neg_abs": lambda x, y: -x + y.abs(),
+    "exp_log": lambda x, y: torch.exp(x) + torch.log(y.abs() + 1),
+    "sqrt_rsqrt": lambda x, y: torch.sqrt(x.abs()) + torch.rsqrt(y.abs() + 1),
+    "reciprocal_square": lambda x, y: torch.reciprocal(y.abs() + 1) + torch.square(x),
+    "tanh_sigmoid": lambda x, y: torch.tanh(x) * torch.sigmoid(y),
+    "relu_silu": lambda x, y: F.relu(x) + F.silu(y),
+    "gelu": lambda x, y: F.gelu(x) + F.gelu(y, approximate="tanh"),
+    "clamp": lambda x, y: x.clamp(-0.5, 0.7) + y.clamp(min=0.1) + y.clamp(max=0.2),
+    "clamp_min_max": lambda x, y: torch.clamp_min(x, 0.1) + torch.clamp_max(y, 0.3),
+    "hardtanh_relu6": lambda x, y: F.hardtanh(x) + F.relu6(y * 4),
+    "maximum_minimum": lambda x, y: torch.maximum(x, y) + torch.minimum(x, y),
+    "broadcast": lambda x, y: x * y.mean(0) + y.sum(-1, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("op", sorted(ELEMENTWISE))
+def test_elementwise_ops(op):
+    _check(ELEMENTWISE[op], _x(4, 24), _x(4, 24))
+
+
+REDUCTIONS = {
+    "sum": lambda x: x.sum(-1),
+    "sum_keepdim": lambda x: x.sum((0, 2), keepdim=True),
+    "sum_all": lambda x: x.sum(),
+    "mean": lambda x: x.mean(1),
+    "mean_keepdim": lambda x: x.mean(-1, keepdim=True),
+    "amax": lambda x: x.amax(0),
+    "amax_keepdim": lambda x: torch.amax(x, (1, 2), keepdim=True),
+    "softmax": lambda x: torch.softmax(x, -1) + F.softmax(x, dim=1),
+    "log_softmax": lambda x: torch.log_softmax(x, -1) + F.log_softmax(x, dim=0),
+}
+
+
+@pytest.mark.parametrize("op", sorted(REDUCTIONS))
+def test_reductions(op):
+    _check(REDUCTIONS[op], _x(3, 5, 16))
+
+
+LAYOUTS = {
+    "view_reshape": lambda x: x.view(6, 16).reshape(2, -1) + 1,
+    "permute": lambda x: x.permute(2, 0, 1) * 2,
+    "transpose_t": lambda x: x.transpose(0, 2).reshape(16, 6).t() + 1,
+    "expand": lambda x: x.sum(1, keepdim=True).expand(2, 3, 16) + x,
+    "unsqueeze_squeeze": lambda x: (
+        x.unsqueeze(1).squeeze(1).unsqueeze(-1).squeeze() + 1
+    ),
+    "contiguous": lambda x: x.transpose(1, 2).contiguous() * 2,
+}
+
+
+@pytest.mark.parametrize("op", sorted(LAYOUTS))
+def test_layout_ops(op):
+    _check(LAYOUTS[op], _x(2, 3, 16))
+
+
+def test_casts():
+    """A cast to bf16 and back rounds as torch rounds."""
+    _check(
+        lambda x: (x * 3).to(torch.bfloat16).float() + 1,
+        _x(4, 16),
+        tolerance=1e-6,
+        reference=False,
+    )
+    graph = molten.from_torch(lambda x: x.half(), [_x(4, 16)])
+    assert graph.outputs[0].dtype == "float16"
+
+
+MATMULS = {
+    "mm": (lambda a, b: torch.mm(a, b), [(8, 16), (16, 12)]),
+    "matmul": (lambda a, b: a @ b, [(8, 16), (16, 12)]),
+    "bmm": (lambda a, b: torch.bmm(a, b), [(2, 8, 16), (2, 16, 12)]),
+    "batched_matmul": (lambda a, b: torch.matmul(a, b), [(2, 8, 16), (16, 12)]),
+    "addmm": (
+        lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2),
+        [(12,), (8, 16), (16, 12)],
+    ),
+    "linear": (lambda x, w, b: F.linear(x, w, b), [(8, 16), (12, 16), (12,)]),
+    "linear_no_bias": (lambda x, w: F.linear(x, w), [(2, 8, 16), (12, 16)]),
+    "weight_k_n": (lambda x, w: x @ w.t(), [(8, 16), (12, 16)]),
+}
+
+
+@pytest.mark.parametrize("op", sorted(MATMULS))
+def test_matmuls(op):
+    fn, shapes = MATMULS[op]
+    _check(fn, *(_x(*s) for s in shapes))
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_norms(affine):
+    module = nn.Sequential(
+        nn.LayerNorm(32, elementwise_affine=affine),
+        nn.RMSNorm(32, elementwise_affine=affine),
+    )
+    if affine:
+        with torch.no_grad():
+            for p in module.parameters():
+                p.normal_()
+    graph = _check(module, _x(4, 32))
+    # Sequential's forward takes `input`; a parameter name is an identifier.
+    assert [t.name for t in graph.inputs] == (
+        ["_0_weight", "_0_bias", "_1_weight", "input"] if affine else ["input"]
+    )
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_scaled_dot_product_attention(causal):
+    q, k, v = _x(2, 4, 8, 16), _x(2, 4, 8, 16), _x(2, 4, 8, 16)
+    _check(
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+        q,
+        k,
+        v,
+    )
+    _check(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, scale=0.3), q, k, v)
+
+
+class LlamaBlock(nn.Module):
+    """A Llama-style decoder block (no rotary embedding): rms_norm, q/k/v
+    projections, causal attention over heads, o projection and residual,
+    rms_norm, silu(gate) * up, down projection and residual."""
+
+    def __init__(self, hidden=64, heads=4, intermediate=128):
+        super().__init__()
+        self.heads = heads
+        self.input_layernorm = nn.RMSNorm(hidden, eps=1e-6)
+        self.q_proj = nn.Linear(hidden, hidden, bias=False)
+        self.k_proj = nn.Linear(hidden, hidden, bias=False)
+        self.v_proj = nn.Linear(hidden, hidden, bias=False)
+        self.o_proj = nn.Linear(hidden, hidden, bias=False)
+        self.post_attention_layernorm = nn.RMSNorm(hidden, eps=1e-6)
+        self.gate_proj = nn.Linear(hidden, intermediate, bias=False)
+        self.up_proj = nn.Linear(hidden, intermediate, bias=False)
+        self.down_proj = nn.Linear(intermediate, hidden, bias=False)
+
+    def forward(self, x):
+        tokens, hidden = x.shape
+        h = self.input_layernorm(x)
+
+        def heads(y):
+            return y.view(tokens, self.heads, -1).transpose(0, 1)
+
+        q, k, v = heads(self.q_proj(h)), heads(self.k_proj(h)), heads(self.v_proj(h))
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.o_proj(o.transpose(0, 1).reshape(tokens, hidden))
+        h = self.post_attention_layernorm(x)
+        return x + self.down_proj(F.silu(self.gate_proj(h)) * self.up_proj(h))
+
+
+def test_llama_block_whole():
+    """The block translates whole (parameters named as the module names
+    them), keeps its meaning, and in bf16 compiles to one `.cu` of fused
+    kernels, the attention one of them."""
+    block = LlamaBlock()
+    x = _x(16, 64)
+    graph = _check(block, x)
+    names = [t.name for t in graph.inputs]
+    assert names == [n.replace(".", "_") for n, _ in block.named_parameters()] + ["x"]
+    bf16 = molten.from_torch(block.to(torch.bfloat16), [x.bfloat16()])
+    compiled = molten.ZeroCompiler(arch="sm_90a").compile(bf16)
+    kernels = [k.name for k in compiled.kernels]
+    assert any("attention" in k for k in kernels), kernels
+    assert sum("gemm" in k for k in kernels) >= 3, kernels
+
+
+def test_an_unsupported_op_names_itself_and_the_line():
+    class Cumulative(nn.Module):
+        def forward(self, x):
+            return torch.cumsum(x, 0) + 1
+
+    line = inspect.getsourcelines(Cumulative.forward)[1] + 1
+    with pytest.raises(molten.UnsupportedError) as caught:
+        molten.from_torch(Cumulative(), [_x(4)])
+    message = str(caught.value)
+    assert "aten.cumsum.default" in message
+    assert f"test_from_torch.py:{line} (return torch.cumsum(x, 0) + 1)" in message
+
+
+def test_errors_name_what_molten_does_not_take():
+    with pytest.raises(molten.UnsupportedError, match="input 'x' is torch.int64"):
+        molten.from_torch(lambda x: x + 1, [torch.arange(4)])
+    with pytest.raises(molten.UnsupportedError, match="attn_mask is not supported"):
+        molten.from_torch(
+            lambda q, m: F.scaled_dot_product_attention(q, q, q, attn_mask=m),
+            [_x(1, 4, 16), _x(4, 4)],
+        )
+    with pytest.raises(
+        molten.DTypeError, match="aten.to.dtype in .*cast to torch.int64"
+    ):
+        molten.from_torch(lambda x: x.long(), [_x(4)])
+    with pytest.raises(
+        molten.UnsupportedError, match="takes an nn.Module or a function"
+    ):
+        molten.from_torch(3, [_x(4)])
+    with pytest.raises(molten.UnsupportedError, match="torch.export could not trace"):
+        molten.from_torch(lambda x: x if x.sum() > 0 else -x, [_x(4)])
