@@ -11,10 +11,13 @@ the molten ops of its math, by the entry of `ATEN_OPS` named after it:
     # %linear = molten.matmul %x, %0_weight transpose_b ... + %0_bias
     # %gelu = molten.gelu %linear
 
-The graph's inputs are the module's parameters and buffers, in the order
-`named_parameters()` then `named_buffers()` give them (torch.export's
-order, names with `.` as `_`), then the forward's tensor inputs
-(`torch_arguments` puts a module's tensors in that order). An op Molten
+The graph's inputs are the module's parameters and floating-point
+buffers, in the order `named_parameters()` then `named_buffers()` give
+them (torch.export's order, names with `.` as `_`), then the forward's
+tensor inputs (`torch_arguments` puts a module's tensors in that order).
+A buffer of another dtype (BatchNorm's step counter) is module state, not
+math: not an input, its in-place updates left out, an op reading it
+refused. An op Molten
 does not take raises `UnsupportedError` naming the ATen op and the line of
 the user's source that called it.
 """
@@ -22,9 +25,11 @@ the user's source that called it.
 from __future__ import annotations
 
 import inspect
+import operator
 import re
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -91,11 +96,11 @@ def from_torch(
 
 def torch_arguments(module: Any, *inputs: Any) -> tuple[Any, ...]:
     """The arguments of the graph `from_torch(module, ...)` gives, for
-    `module`'s forward at `inputs`: its parameters and buffers, then the
-    inputs."""
+    `module`'s forward at `inputs`: its parameters and floating-point
+    buffers (not BatchNorm's step counter), then the inputs."""
     return (
         *(p.detach() for _, p in module.named_parameters()),
-        *(b for _, b in module.named_buffers()),
+        *(b for _, b in module.named_buffers() if b.is_floating_point()),
         *inputs,
     )
 
@@ -164,6 +169,9 @@ def _translate(
                 name = next(user_inputs, node.name)
             else:
                 name = spec.target or node.name
+                if not _is_float(node.meta.get("val")):  # a counter, not math
+                    values[node] = Unavailable(f"buffer '{name}' (not a float tensor)")
+                    continue
             values[node] = _input(g, node, name)
         elif node.op == "call_function":
             values[node] = _call(g, node, values, defined_at)
@@ -177,6 +185,18 @@ def _translate(
                     )
                 g.add_output(result, out.name)
     return g
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """A value the graph does not compute (a module's step counter, the
+    indices of a max): an op that reads it is refused, naming `what`."""
+
+    what: str
+
+
+def _is_float(value: Any) -> bool:
+    return str(getattr(value, "dtype", None)) in DTYPES
 
 
 def _input(g: DataflowGraph, node: Any, name: str) -> Tensor:
@@ -194,6 +214,10 @@ def _input(g: DataflowGraph, node: Any, name: str) -> Tensor:
 def _call(g: DataflowGraph, node: Any, values: dict[Any, Any], defined_at: str) -> Any:
     target = str(node.target)
     where = defined_at or source_line(node)
+    if node.target is operator.getitem:  # one result of an op of several
+        return values[node.args[0]][node.args[1]]
+    if _updates_state(node, values):
+        return None
     handler = ATEN_OPS.get(target)
     if handler is None:
         raise UnsupportedError(
@@ -207,10 +231,28 @@ def _call(g: DataflowGraph, node: Any, values: dict[Any, Any], defined_at: str) 
 
     args = [value_of(a) for a in node.args]
     kwargs = {k: value_of(v) for k, v in node.kwargs.items()}
+    for arg in (*args, *kwargs.values()):
+        if isinstance(arg, Unavailable):
+            raise UnsupportedError(
+                f"from_torch: {target} in {where} reads {arg.what}, which Molten "
+                "does not compute"
+            )
     try:
         return handler(g, *args, **kwargs)
     except MoltenError as error:
         raise type(error)(f"from_torch: {target} in {where}: {error}") from None
+
+
+def _updates_state(node: Any, values: dict[Any, Any]) -> bool:
+    """Whether `node` is an in-place update of a value the graph does not
+    compute (BatchNorm's `num_batches_tracked += 1`) that nothing reads:
+    module state outside the math, which the graph leaves alone."""
+    return (
+        str(node.target).split(".")[1].endswith("_")  # aten.add_.Tensor
+        and not node.users
+        and bool(node.args)
+        and isinstance(values.get(node.args[0]), Unavailable)
+    )
 
 
 def source_line(node: Any) -> str:
@@ -329,12 +371,58 @@ def _relu6(g, x):
     return g.min(g.max(x, 0.0), 6.0)
 
 
-@aten("maximum.default")
+@aten("leaky_relu.default")
+def _leaky_relu(g, x, negative_slope=0.01):
+    return g.add(g.max(x, 0.0), g.mul(g.min(x, 0.0), negative_slope))
+
+
+@aten("elu.default")
+def _elu(g, x, alpha=1.0, scale=1.0, input_scale=1.0):
+    """scale * (max(x, 0) + alpha * (exp(min(x, 0) * input_scale) - 1))."""
+    negative = g.mul(g.sub(g.exp(g.mul(g.min(x, 0.0), input_scale)), 1.0), alpha)
+    return g.mul(g.add(g.max(x, 0.0), negative), scale)
+
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@aten("selu.default")
+def _selu(g, x):
+    return _elu(g, x, SELU_ALPHA, SELU_SCALE)
+
+
+@aten("hardsigmoid.default")
+def _hardsigmoid(g, x):
+    return g.min(g.max(g.add(g.div(x, 6.0), 0.5), 0.0), 1.0)
+
+
+@aten("hardswish.default")
+def _hardswish(g, x):
+    return g.mul(x, _hardsigmoid(g, x))
+
+
+@aten("softplus.default")
+def _softplus(g, x, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta x)) / beta as max(bx, 0) + log(1 + exp(-|bx|)),
+    which never overflows (torch's threshold returns x where the two
+    differ by less than exp(-threshold))."""
+    bx = x if beta == 1 else g.mul(x, beta)
+    y = g.add(g.max(bx, 0.0), g.log(g.add(g.exp(g.neg(g.abs(bx))), 1.0)))
+    return y if beta == 1 else g.div(y, beta)
+
+
+@aten("mish.default")
+def _mish(g, x):
+    return g.mul(x, g.tanh(_softplus(g, x)))
+
+
+@aten("maximum.default", "max.other")
 def _maximum(g, a, b):
     return g.max(a, b)
 
 
-@aten("minimum.default")
+@aten("minimum.default", "min.other")
 def _minimum(g, a, b):
     return g.min(a, b)
 
@@ -368,6 +456,40 @@ def _amax(g, x, dims=(), keepdim=False):
     return g.reduce_max(x, _dims(x, dims), keepdim)
 
 
+@aten("amin.default")
+def _amin(g, x, dims=(), keepdim=False):
+    return g.neg(g.reduce_max(g.neg(x), _dims(x, dims), keepdim))
+
+
+@aten("max.dim")
+def _max_dim(g, x, dim, keepdim=False):
+    return g.reduce_max(x, dim, keepdim), Unavailable("the indices of aten.max.dim")
+
+
+@aten("min.dim")
+def _min_dim(g, x, dim, keepdim=False):
+    return _amin(g, x, [dim], keepdim), Unavailable("the indices of aten.min.dim")
+
+
+@aten("max.default")
+def _max_all(g, x):
+    return g.reduce_max(x, _dims(x, None))
+
+
+@aten("min.default")
+def _min_all(g, x):
+    return _amin(g, x, None)
+
+
+@aten("logsumexp.default")
+def _logsumexp(g, x, dims, keepdim=False):
+    """max + log(sum(exp(x - max))) over `dims`."""
+    axes = _dims(x, dims)
+    top = g.reduce_max(x, axes, keepdim=True)
+    sums = g.reduce_sum(g.exp(g.sub(x, top)), axes, keepdim=keepdim)
+    return g.add(g.log(sums), top if keepdim else g.reshape(top, list(sums.shape)))
+
+
 @aten("softmax.int", "_softmax.default")
 def _softmax(g, x, dim, dtype_or_half=None):
     if dtype_or_half not in (None, False):
@@ -395,6 +517,49 @@ def _layer_norm(g, x, shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True
     weight = weight if weight is not None else _filled(g, shape, x, 1.0)
     bias = bias if bias is not None else _filled(g, shape, x, 0.0)
     return g.layer_norm(x, weight, bias, eps)
+
+
+@aten("group_norm.default")
+def _group_norm(g, x, groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    """x [N, C, ...] normalized over each group of C / groups channels (and
+    the axes after C), then scaled and shifted per channel."""
+    shape = list(x.shape)
+    grouped = g.reshape(x, [shape[0], groups, -1])
+    centered = g.sub(grouped, g.reduce_mean(grouped, -1, keepdim=True))
+    variance = g.reduce_mean(g.square(centered), -1, keepdim=True)
+    normed = g.reshape(g.mul(centered, g.rsqrt(g.add(variance, eps))), shape)
+    return _per_channel(g, normed, weight, bias)
+
+
+def _per_channel(g, x, weight, bias):
+    """x * weight + bias, weight and bias [C] along axis 1 of x."""
+    along = [x.shape[1], *([1] * (x.shape.rank - 2))]
+    if weight is not None:
+        x = g.mul(x, g.reshape(weight, along))
+    if bias is not None:
+        x = g.add(x, g.reshape(bias, along))
+    return x
+
+
+@aten("batch_norm.default")
+def _batch_norm(
+    g, x, weight, bias, mean, var, training=False, momentum=0.1, eps=1e-5, *rest
+):
+    """(x - mean) / sqrt(var + eps) * weight + bias per channel (axis 1):
+    the running statistics in eval mode, the batch's (biased variance)
+    in training mode, whose update of the running statistics the graph
+    leaves out."""
+    if training or mean is None:
+        axes = [a for a in range(x.shape.rank) if a != 1]
+        centered = g.sub(x, g.reduce_mean(x, axes, keepdim=True))
+        variance = g.reduce_mean(g.square(centered), axes, keepdim=True)
+        return _per_channel(
+            g, g.mul(centered, g.rsqrt(g.add(variance, eps))), weight, bias
+        )
+    along = [x.shape[1], *([1] * (x.shape.rank - 2))]
+    scale = g.rsqrt(g.add(g.reshape(var, along), eps))
+    normed = g.mul(g.sub(x, g.reshape(mean, along)), scale)
+    return _per_channel(g, normed, weight, bias)
 
 
 @aten("rms_norm.default")
@@ -462,6 +627,11 @@ def _transpose(g, x, dim0, dim1):
     order = list(range(x.shape.rank))
     order[dim0], order[dim1] = order[dim1], order[dim0]
     return g.transpose(x, order)
+
+
+@aten("numpy_T.default")
+def _numpy_t(g, x):
+    return g.transpose(x, list(reversed(range(x.shape.rank))))
 
 
 @aten("t.default")

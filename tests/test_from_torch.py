@@ -60,6 +60,12 @@ ELEMENTWISE = {
     "hardtanh_relu6": lambda x, y: F.hardtanh(x) + F.relu6(y * 4),
     "maximum_minimum": lambda x, y: torch.maximum(x, y) + torch.minimum(x, y),
     "broadcast": lambda x, y: x * y.mean(0) + y.sum(-1, keepdim=True),
+    "leaky_relu": lambda x, y: F.leaky_relu(x) + F.leaky_relu(y, negative_slope=0.2),
+    "elu_selu": lambda x, y: F.elu(x, alpha=0.7) + torch.selu(y),
+    "hardsigmoid_hardswish": lambda x, y: F.hardsigmoid(x * 4) + F.hardswish(y * 4),
+    "softplus": lambda x, y: F.softplus(x * 30) + F.softplus(y, beta=2.0),
+    "mish": lambda x, y: F.mish(x * 3) + y,
+    "max_min_other": lambda x, y: torch.max(x, y) - torch.min(x, y * 2),
 }
 
 
@@ -78,6 +84,14 @@ REDUCTIONS = {
     "amax_keepdim": lambda x: torch.amax(x, (1, 2), keepdim=True),
     "softmax": lambda x: torch.softmax(x, -1) + F.softmax(x, dim=1),
     "log_softmax": lambda x: torch.log_softmax(x, -1) + F.log_softmax(x, dim=0),
+    "amin": lambda x: x.amin(-1, keepdim=True) + torch.amin(x, (0, 1), keepdim=True),
+    "max_dim_values": lambda x: (
+        torch.max(x, dim=1, keepdim=True)[0] + x.max(-1, keepdim=True).values
+    ),
+    "min_dim_values": lambda x: torch.min(x, dim=2).values,
+    "max_min_all": lambda x: x.max() - x.min(),
+    "logsumexp": lambda x: torch.logsumexp(x * 20, -1) - 1,
+    "logsumexp_keepdim": lambda x: torch.logsumexp(x, 1, keepdim=True) * 2,
 }
 
 
@@ -95,6 +109,7 @@ LAYOUTS = {
         x.unsqueeze(1).squeeze(1).unsqueeze(-1).squeeze() + 1
     ),
     "contiguous": lambda x: x.transpose(1, 2).contiguous() * 2,
+    "numpy_T": lambda x: x.T + 1,
 }
 
 
@@ -151,6 +166,37 @@ def test_norms(affine):
     assert [t.name for t in graph.inputs] == (
         ["_0_weight", "_0_bias", "_1_weight", "input"] if affine else ["input"]
     )
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_group_norm(affine):
+    module = nn.GroupNorm(4, 16, affine=affine)
+    if affine:
+        with torch.no_grad():
+            module.weight.normal_()
+            module.bias.normal_()
+    _check(module, _x(3, 16, 5, 2))
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("shape", [(8, 16), (4, 16, 5, 3)])
+def test_batch_norm(training, shape):
+    """In training mode (a module as constructed) the batch's statistics,
+    in eval mode the running ones; the step counter is not an input."""
+    module = (nn.BatchNorm1d if len(shape) == 2 else nn.BatchNorm2d)(16)
+    with torch.no_grad():
+        for tensor in (module.weight, module.bias, module.running_mean):
+            tensor.normal_()
+        module.running_var.uniform_(0.5, 2.0)
+    module.train(training)
+    graph = _check(module, _x(*shape))
+    assert [t.name for t in graph.inputs] == [
+        "weight",
+        "bias",
+        "running_mean",
+        "running_var",
+        "input",
+    ]
 
 
 @pytest.mark.parametrize("causal", [False, True])
