@@ -23,6 +23,7 @@ from molten.interpreters import interpret
 from molten.ir import DataflowGraph, Tensor, TensorShape
 from molten.pipeline import DEFAULT_PIPELINE, KERNEL_LEVEL_PIPELINE
 from molten.runtime import TensorSpec
+from molten.torch_backend import explain
 
 __all__ = [
     "CompileError",
@@ -32,6 +33,7 @@ __all__ = [
     "RuntimeUnavailableError",
     "TensorSpec",
     "ZeroFallbackWarning",
+    "explain",
     "from_torch",
     "ops",
     "torch_arguments",

@@ -156,27 +156,49 @@ def _parameter_names(fn: Any) -> list[str]:
 def _translate(
     exported: Any, graph_name: str, defined_at: str, input_names: list[str]
 ) -> DataflowGraph:
+    """The graph of an ExportedProgram: its parameters and floating-point
+    buffers named as the module names them, then its user inputs."""
     from torch.export.graph_signature import InputKind
 
-    g = DataflowGraph(graph_name)
     signature = {spec.arg.name: spec for spec in exported.graph_signature.input_specs}
-    values: dict[Any, Any] = {}
     user_inputs = iter(input_names)
-    for node in exported.graph.nodes:
+
+    def input_name(node: Any) -> str | Unavailable:
+        spec = signature[node.name]
+        if spec.kind == InputKind.USER_INPUT:
+            return next(user_inputs, node.name)
+        name = spec.target or node.name
+        if not _is_float(node.meta.get("val")):  # a counter, not math
+            return Unavailable(f"buffer '{name}' (not a float tensor)")
+        return name
+
+    return translate(exported.graph, graph_name, input_name, defined_at)
+
+
+def translate(
+    graph: Any,
+    graph_name: str,
+    input_name: Callable[[Any], str | Unavailable] = lambda node: node.name,
+    defined_at: str = "",
+) -> DataflowGraph:
+    """The DataflowGraph of an FX graph of ATen ops (torch.export's, or a
+    part of one): each placeholder an input named by `input_name` (or a
+    value the graph does not compute), each op by its entry of ATEN_OPS,
+    the outputs in order."""
+    g = DataflowGraph(graph_name)
+    values: dict[Any, Any] = {}
+    for node in graph.nodes:
         if node.op == "placeholder":
-            spec = signature[node.name]
-            if spec.kind == InputKind.USER_INPUT:
-                name = next(user_inputs, node.name)
-            else:
-                name = spec.target or node.name
-                if not _is_float(node.meta.get("val")):  # a counter, not math
-                    values[node] = Unavailable(f"buffer '{name}' (not a float tensor)")
-                    continue
-            values[node] = _input(g, node, name)
+            name = input_name(node)
+            values[node] = (
+                name if isinstance(name, Unavailable) else _input(g, node, name)
+            )
         elif node.op == "call_function":
             values[node] = _call(g, node, values, defined_at)
         elif node.op == "output":
-            for i, out in enumerate(node.args[0]):
+            results = node.args[0]
+            results = results if isinstance(results, list | tuple) else [results]
+            for i, out in enumerate(results):
                 result = values.get(out)
                 if not isinstance(result, Tensor):
                     raise UnsupportedError(
@@ -184,6 +206,11 @@ def _translate(
                         f"Molten computes ({out})"
                     )
                 g.add_output(result, out.name)
+        else:
+            raise UnsupportedError(
+                f"from_torch: {node.op} {node.target} in {graph_name} is not an "
+                "ATen op; Molten translates graphs of ATen ops"
+            )
     return g
 
 

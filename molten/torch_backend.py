@@ -1,0 +1,227 @@
+"""`torch.compile(model, backend="molten")`, and `molten.explain`.
+
+Dynamo hands the backend an FX graph of the model; the backend exports it
+(`torch.export`: ATen ops as the model wrote them), splits it into the
+largest parts of ops Molten takes (`ATEN_OPS`, torch's
+CapabilityBasedPartitioner) and compiles each part into one Molten graph
+of fused kernels; the other ops run in eager PyTorch between them:
+
+    linear -> relu -> cumsum -> mul -> add
+    [Molten: linear, relu]  [eager: cumsum]  [Molten: mul, add]
+
+It never returns a wrong result silently: a graph it cannot export, a part
+it cannot translate or compile, or inputs not on a CUDA device run in
+eager PyTorch, with one warning saying why; `molten.explain(model,
+*inputs)` says the same before running anything.
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from molten.errors import MoltenError
+
+
+class MoltenBackendWarning(UserWarning):
+    """Part or all of a model compiled with backend="molten" runs in eager
+    PyTorch; the message says which and why."""
+
+
+@dataclass
+class Part:
+    """One part of a partitioned graph: its ATen ops, and either the Molten
+    graph compiled for them or why they run in eager PyTorch."""
+
+    name: str
+    ops: list[str]
+    molten: bool
+    reason: str = ""
+    """Why the part runs in eager PyTorch (empty where Molten runs it)."""
+
+
+@dataclass
+class Explanation:
+    """What runs in Molten and what in eager PyTorch, and why
+    (`molten.explain`)."""
+
+    parts: list[Part] = field(default_factory=list)
+    reason: str = ""
+    """Why the whole model runs eagerly, where it does."""
+
+    @property
+    def whole(self) -> bool:
+        """Whether Molten computes the whole model (one part, Molten's)."""
+        return not self.reason and all(p.molten for p in self.parts)
+
+    def __str__(self) -> str:
+        if self.reason:
+            return f"eager PyTorch runs the whole model: {self.reason}"
+        lines = []
+        for part in self.parts:
+            where = "Molten" if part.molten else f"eager ({part.reason})"
+            lines.append(f"{part.name}: {where}: {', '.join(part.ops)}")
+        return "\n".join(lines)
+
+
+Compile = Callable[[Any], Callable[..., Any]]
+"""How a part's DataflowGraph becomes a callable of torch tensors."""
+
+
+def molten_backend(gm: Any, example_inputs: Sequence[Any], **options: Any) -> Any:
+    """The torch.compile backend: `gm` with the parts Molten takes compiled
+    (`torch.compile(model, backend="molten")`)."""
+    compiled, explanation = plan(gm, example_inputs, _gpu_compile(options))
+    for part in explanation.parts:
+        if not part.molten:
+            _warn(f"{part.name} ({', '.join(part.ops)}) runs eagerly: {part.reason}")
+    if explanation.reason:
+        _warn(f"the graph runs eagerly: {explanation.reason}")
+    return compiled
+
+
+def explain(model: Any, *inputs: Any) -> Explanation:
+    """What `torch.compile(model, backend="molten")` would run in Molten
+    and what in eager PyTorch, and why, for `model` at `inputs`: each
+    part's ops translated and compiled (to CUDA source; nothing runs)."""
+
+    def compile_only(graph: Any) -> Callable[..., Any]:
+        from molten.compiler import ZeroCompiler
+
+        ZeroCompiler().compile(graph)
+        return lambda *args: None
+
+    return plan(model, inputs, compile_only, need_cuda=False)[1]
+
+
+def plan(
+    model: Any,
+    example_inputs: Sequence[Any],
+    compile_part: Compile,
+    need_cuda: bool = True,
+) -> tuple[Callable[..., Any], Explanation]:
+    """`model` partitioned: a callable of its inputs whose parts Molten
+    takes are `compile_part` of their graphs, the rest eager; and what
+    went where. Where nothing can run in Molten, the model itself."""
+    import torch
+
+    eager = model.forward if hasattr(model, "forward") else model
+    tensors = [x for x in example_inputs if isinstance(x, torch.Tensor)]
+    if need_cuda and not all(x.is_cuda for x in tensors):
+        devices = sorted({str(x.device) for x in tensors})
+        return eager, Explanation(
+            reason=f"inputs on {', '.join(devices)}; Molten runs on CUDA devices"
+        )
+    try:
+        exported = torch.export.export(model, tuple(example_inputs))
+    except Exception as error:  # torch's own errors, of many types
+        first = (str(error).strip().splitlines() or [""])[0]
+        return eager, Explanation(
+            reason=f"torch.export could not trace it: {type(error).__name__}: {first}"
+        )
+    module = exported.module()
+    fused = _partitioned(module)
+    explanation = Explanation()
+    for name, part in list(fused.named_children()):
+        if not name.startswith("fused_"):
+            continue
+        ops = [
+            str(n.target).removeprefix("aten.")
+            for n in part.graph.nodes
+            if n.op == "call_function"
+        ]
+        try:
+            from molten.from_torch import translate
+
+            graph = translate(part.graph, name)
+            run = compile_part(graph)
+        except (MoltenError, NotImplementedError) as error:
+            explanation.parts.append(Part(name, ops, False, str(error)))
+            continue
+        setattr(fused, name, _molten_part(run, part, name))
+        explanation.parts.append(Part(name, ops, True))
+    for node in fused.graph.nodes:
+        if node.op == "call_function" and not _bookkeeping(node):
+            reason = _unsupported_reason(node)
+            explanation.parts.append(Part(node.name, [str(node.target)], False, reason))
+    return fused, explanation
+
+
+def _partitioned(module: Any) -> Any:
+    """`module` (an exported graph) with each largest part of ops Molten
+    takes made a submodule `fused_<n>`."""
+    from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+    from torch.fx.passes.operator_support import OperatorSupportBase
+
+    from molten.from_torch import ATEN_OPS
+
+    class MoltenSupport(OperatorSupportBase):
+        def is_node_supported(self, submodules, node) -> bool:
+            return node.op == "call_function" and str(node.target) in ATEN_OPS
+
+    partitioner = CapabilityBasedPartitioner(
+        module, MoltenSupport(), allows_single_node_partition=True
+    )
+    return partitioner.partition_and_fuse()
+
+
+def _bookkeeping(node: Any) -> bool:
+    """torch.export's own checks, which compute nothing, and the picking
+    of one result of a part of several."""
+    return node.target is operator.getitem or "_assert" in str(node.target)
+
+
+def _unsupported_reason(node: Any) -> str:
+    from molten.from_torch import source_line
+
+    return f"Molten does not take {node.target} yet ({source_line(node)})"
+
+
+def _molten_part(run: Callable[..., Any], eager: Any, name: str) -> Any:
+    """A submodule that runs a part in Molten (`run` of its inputs), and
+    the part's own module (eager) from the first time Molten fails at run
+    time, with one warning."""
+    import torch
+
+    class MoltenPart(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.eager = eager
+            self.failed: str | None = None
+
+        def forward(self, *args: Any) -> Any:
+            if self.failed is None:
+                try:
+                    return run(*args)
+                except MoltenError as error:
+                    self.failed = str(error)
+                    _warn(f"{name} runs eagerly from now on: {error}")
+            return self.eager(*args)
+
+    return MoltenPart()
+
+
+def _gpu_compile(options: dict[str, Any]) -> Compile:
+    """A part's graph compiled by ZeroCompiler (the backend's `options`
+    passed on: arch, autotune, ...), called on torch tensors."""
+    from molten.compiler import ZeroCompiler
+
+    compiler = ZeroCompiler(progress=False, **options)
+
+    def compile_part(graph: Any) -> Callable[..., Any]:
+        return compiler.compile(graph)
+
+    return compile_part
+
+
+_warned: set[str] = set()
+
+
+def _warn(message: str) -> None:
+    """Warns once per message."""
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(f"molten backend: {message}", MoltenBackendWarning, stacklevel=3)

@@ -1,0 +1,92 @@
+"""`torch.compile(backend="molten")` and `molten.explain`: the model split
+into the parts Molten takes and the ops eager PyTorch runs, each part a
+Molten graph (here interpreted on the CPU; GPU tests run the compiled
+parts), and the eager fallbacks with their reasons."""
+
+import inspect
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import molten
+from molten.torch_backend import MoltenBackendWarning, plan
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_from_torch import LlamaBlock  # noqa: E402
+
+
+def _interpreted(graph):
+    """A part's graph run by the interpreter, on and to torch tensors."""
+
+    def run(*args):
+        arrays = [a.detach().float().numpy() for a in args]
+        out = molten.interpret(graph, *arrays)
+        outs = out if isinstance(out, tuple) else (out,)
+        tensors = tuple(torch.from_numpy(np.asarray(o, dtype=np.float32)) for o in outs)
+        return tensors if isinstance(out, tuple) else tensors[0]
+
+    return run
+
+
+class WithCumsum(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+
+    def forward(self, x):
+        y = torch.relu(self.fc(x))
+        return torch.cumsum(y, 0) * 2 + 1, y
+
+
+def test_parts_molten_takes_run_in_molten_the_rest_eagerly():
+    model, x = WithCumsum(), torch.randn(8, 16)
+    compiled, explanation = plan(model, [x], _interpreted, need_cuda=False)
+    molten_ops = sorted(op for p in explanation.parts if p.molten for op in p.ops)
+    eager = [p for p in explanation.parts if not p.molten]
+    assert molten_ops == ["add.Tensor", "linear.default", "mul.Tensor", "relu.default"]
+    assert [p.ops for p in eager] == [["aten.cumsum.default"]]
+    line = inspect.getsourcelines(WithCumsum.forward)[1] + 2
+    assert f"test_torch_backend.py:{line}" in eager[0].reason
+    assert not explanation.whole
+    with torch.no_grad():
+        got, want = compiled(x), model(x)
+    for g, w in zip(got, want, strict=True):
+        torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
+
+
+def test_a_llama_block_is_one_molten_part():
+    torch.manual_seed(0)
+    model, x = LlamaBlock(), torch.randn(16, 64)
+    compiled, explanation = plan(model, [x], _interpreted, need_cuda=False)
+    assert explanation.whole and len(explanation.parts) == 1, str(explanation)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-4)
+
+
+def test_explain_says_what_runs_where():
+    text = str(molten.explain(WithCumsum(), torch.randn(8, 16)))
+    assert "Molten: linear.default, relu.default" in text
+    assert "eager (Molten does not take aten.cumsum.default yet" in text
+    untraceable = molten.explain(lambda x: x if x.sum() > 0 else -x, torch.randn(4))
+    assert "torch.export could not trace it" in str(untraceable)
+
+
+def test_torch_compile_on_the_cpu_runs_eagerly_with_one_warning():
+    """Molten runs on CUDA devices: CPU inputs run eagerly, said once."""
+    torch._dynamo.reset()
+    model, x = WithCumsum(), torch.randn(8, 16)
+    compiled = torch.compile(model, backend="molten")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = compiled(x)
+        compiled(x)
+    said = [w for w in caught if issubclass(w.category, MoltenBackendWarning)]
+    assert len(said) == 1 and "inputs on cpu" in str(said[0].message)
+    for g, w in zip(got, model(x), strict=True):
+        torch.testing.assert_close(g, w)
