@@ -10,9 +10,11 @@ of fused kernels; the other ops run in eager PyTorch between them:
     [Molten: linear, relu]  [eager: cumsum]  [Molten: mul, add]
 
 It never returns a wrong result silently: a graph it cannot export, a part
-it cannot translate or compile, or inputs not on a CUDA device run in
+it cannot translate or compile, inputs not on a CUDA device, and a part
+called where autograd records gradients (Molten computes none: it is for
+inference, under `torch.no_grad()` or `torch.inference_mode()`) run in
 eager PyTorch, with one warning saying why; `molten.explain(model,
-*inputs)` says the same before running anything.
+*inputs)` says what runs where before running anything.
 """
 
 from __future__ import annotations
@@ -191,14 +193,21 @@ def _molten_part(run: Callable[..., Any], eager: Any, name: str) -> Any:
             super().__init__()
             self.eager = eager
             self.failed: str | None = None
+            self.said: set[str] = set()
 
         def forward(self, *args: Any) -> Any:
+            if torch.is_grad_enabled() and any(
+                isinstance(a, torch.Tensor) and a.requires_grad for a in args
+            ):
+                # Molten computes no gradients: eager keeps autograd right.
+                _warn(f"{name} runs eagerly where gradients are recorded", self.said)
+                return self.eager(*args)
             if self.failed is None:
                 try:
                     return run(*args)
                 except MoltenError as error:
                     self.failed = str(error)
-                    _warn(f"{name} runs eagerly from now on: {error}")
+                    _warn(f"{name} runs eagerly from now on: {error}", self.said)
             return self.eager(*args)
 
     return MoltenPart()
@@ -217,11 +226,10 @@ def _gpu_compile(options: dict[str, Any]) -> Compile:
     return compile_part
 
 
-_warned: set[str] = set()
-
-
-def _warn(message: str) -> None:
-    """Warns once per message."""
-    if message not in _warned:
-        _warned.add(message)
-        warnings.warn(f"molten backend: {message}", MoltenBackendWarning, stacklevel=3)
+def _warn(message: str, said: set[str] | None = None) -> None:
+    """Warns, once per message where `said` keeps the messages said."""
+    if said is not None:
+        if message in said:
+            return
+        said.add(message)
+    warnings.warn(f"molten backend: {message}", MoltenBackendWarning, stacklevel=3)

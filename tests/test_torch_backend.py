@@ -77,6 +77,17 @@ def test_explain_says_what_runs_where():
     assert "torch.export could not trace it" in str(untraceable)
 
 
+def test_a_part_runs_eagerly_where_gradients_are_recorded():
+    """Molten computes no gradients: with autograd recording, a Molten part
+    runs its eager module, and gradients flow as without Molten."""
+    model, x = WithCumsum(), torch.randn(8, 16)
+    compiled, _ = plan(model, [x], _interpreted, need_cuda=False)
+    with pytest.warns(MoltenBackendWarning, match="where gradients are recorded"):
+        out, _ = compiled(x)
+    out.sum().backward()
+    assert model.fc.weight.grad is not None
+
+
 def test_torch_compile_on_the_cpu_runs_eagerly_with_one_warning():
     """Molten runs on CUDA devices: CPU inputs run eagerly, said once."""
     torch._dynamo.reset()
@@ -90,3 +101,46 @@ def test_torch_compile_on_the_cpu_runs_eagerly_with_one_warning():
     assert len(said) == 1 and "inputs on cpu" in str(said[0].message)
     for g, w in zip(got, model(x), strict=True):
         torch.testing.assert_close(g, w)
+
+
+def _cuda():
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU or driver")
+
+
+@pytest.mark.gpu
+def test_torch_compile_runs_a_llama_block_in_molten_on_the_gpu():
+    """The block in bf16 on the GPU: one Molten part, no warning, its output
+    against the float64 block."""
+    _cuda()
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = LlamaBlock(256, 4, 512).cuda()
+    x = torch.randn(64, 256, device="cuda")
+    want = model.double()(x.double())
+    model = model.to(torch.bfloat16)
+    compiled = torch.compile(model, backend="molten")
+    with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+        warnings.simplefilter("always")
+        got = compiled(x.bfloat16())
+    said = [str(w.message) for w in caught if w.category is MoltenBackendWarning]
+    assert not said, said
+    error = (got.double() - want).norm() / want.norm()
+    assert error < 2e-2, error
+
+
+@pytest.mark.gpu
+def test_torch_compile_splits_a_model_on_the_gpu():
+    """A cumsum between two Molten parts runs eagerly, said once; the
+    result is eager's."""
+    _cuda()
+    torch._dynamo.reset()
+    model, x = WithCumsum().cuda(), torch.randn(8, 16, device="cuda")
+    compiled = torch.compile(model, backend="molten")
+    with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+        warnings.simplefilter("always")
+        got = compiled(x)
+    said = [str(w.message) for w in caught if w.category is MoltenBackendWarning]
+    assert len(said) == 1 and "aten.cumsum.default" in said[0], said
+    for g, w in zip(got, model(x), strict=True):
+        torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-4)
