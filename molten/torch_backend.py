@@ -184,8 +184,8 @@ def _unsupported_reason(node: Any) -> str:
 
 def _molten_part(run: Callable[..., Any], eager: Any, name: str) -> Any:
     """A submodule that runs a part in Molten (`run` of its inputs), and
-    the part's own module (eager) from the first time Molten fails at run
-    time, with one warning."""
+    the part's own module (eager) where autograd records gradients and
+    from the first time Molten fails at run time, with one warning."""
     import torch
 
     class MoltenPart(torch.nn.Module):
@@ -204,10 +204,16 @@ def _molten_part(run: Callable[..., Any], eager: Any, name: str) -> Any:
                 return self.eager(*args)
             if self.failed is None:
                 try:
-                    return run(*args)
-                except MoltenError as error:
-                    self.failed = str(error)
-                    _warn(f"{name} runs eagerly from now on: {error}", self.said)
+                    # Parameters require grad; nothing records it here.
+                    return run(
+                        *(
+                            a.detach() if isinstance(a, torch.Tensor) else a
+                            for a in args
+                        )
+                    )
+                except Exception as error:  # whatever fails, eager is right
+                    self.failed = f"{type(error).__name__}: {error}"
+                    _warn(f"{name} runs eagerly from now on: {self.failed}", self.said)
             return self.eager(*args)
 
     return MoltenPart()

@@ -88,6 +88,25 @@ def test_a_part_runs_eagerly_where_gradients_are_recorded():
     assert model.fc.weight.grad is not None
 
 
+def test_a_part_failing_at_run_time_runs_eagerly_from_then_on():
+    def failing(graph):
+        def run(*args):
+            raise molten.LaunchError("the driver refused the launch")
+
+        return run
+
+    model, x = WithCumsum(), torch.randn(8, 16)
+    compiled, _ = plan(model, [x], failing, need_cuda=False)
+    with torch.no_grad():
+        with pytest.warns(
+            MoltenBackendWarning, match="LaunchError: the driver refused"
+        ):
+            got = compiled(x)
+        want = model(x)
+    for g, w in zip(got, want, strict=True):
+        torch.testing.assert_close(g, w)
+
+
 def test_torch_compile_on_the_cpu_runs_eagerly_with_one_warning():
     """Molten runs on CUDA devices: CPU inputs run eagerly, said once."""
     torch._dynamo.reset()
