@@ -107,9 +107,14 @@ def _on(device: str, values: list[Any]) -> list[Any]:
 
 
 def _inputs(problem: Any, seed: int, device: str) -> list[Any]:
+    """The problem's inputs as KernelBench makes them (seeded, on the CPU,
+    then moved); for "meta" (the dry run) shapes only, nothing allocated."""
     import torch
 
     torch.manual_seed(seed)
+    if device == "meta":
+        with torch.device("meta"):
+            return list(problem.get_inputs())
     return _on(device, list(problem.get_inputs()))
 
 
@@ -117,6 +122,9 @@ def _model(problem: Any, device: str) -> Any:
     import torch
 
     torch.manual_seed(1234)
+    if device == "meta":
+        with torch.device("meta"):
+            return problem.Model(*problem.get_init_inputs())
     return problem.Model(*problem.get_init_inputs()).to(device)
 
 
@@ -147,7 +155,7 @@ def evaluate(path: Path, dry: bool, timer: Any = None) -> Outcome:
     level = int(path.parent.name.removeprefix("level"))
     outcome = Outcome(f"{path.parent.name}/{path.stem}", level)
     problem = load(path)
-    device = "cpu" if dry else "cuda"
+    device = "meta" if dry else "cuda"
     model = _model(problem, device)
     inputs = _inputs(problem, 0, device)
     run = None
