@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from molten.errors import DTypeError, MoltenError, UnsupportedError
 from molten.ir import DataflowGraph, Tensor
 
@@ -637,6 +639,66 @@ def _sdpa(
     if enable_gqa:
         raise _unsupported("aten.scaled_dot_product_attention", "enable_gqa")
     return g.attention(q, k, v, scale=scale, causal=bool(is_causal))
+
+
+def _reduced(g, x: Tensor, reduction: int) -> Tensor:
+    """A loss's reduction (ATen's enum): 0 none, 1 mean, 2 sum."""
+    if reduction == 0:
+        return x
+    axes = list(range(x.shape.rank))
+    return g.reduce_mean(x, axes) if reduction == 1 else g.reduce_sum(x, axes)
+
+
+def _huber(g, x, target, delta):
+    """Elementwise c (|x - t| - c / 2) with c = min(|x - t|, delta): a
+    square below delta, a line above (the Huber loss)."""
+    distance = g.abs(g.sub(x, target))
+    c = g.min(distance, delta)
+    return g.mul(c, g.sub(distance, g.mul(c, 0.5)))
+
+
+@aten("huber_loss.default")
+def _huber_loss(g, x, target, reduction=1, delta=1.0):
+    return _reduced(g, _huber(g, x, target, delta), reduction)
+
+
+@aten("smooth_l1_loss.default")
+def _smooth_l1_loss(g, x, target, reduction=1, beta=1.0):
+    if beta == 0:
+        return _reduced(g, g.abs(g.sub(x, target)), reduction)
+    return _reduced(g, g.div(_huber(g, x, target, beta), beta), reduction)
+
+
+@aten("mse_loss.default")
+def _mse_loss(g, x, target, reduction=1):
+    return _reduced(g, g.square(g.sub(x, target)), reduction)
+
+
+@aten("l1_loss.default")
+def _l1_loss(g, x, target, reduction=1):
+    return _reduced(g, g.abs(g.sub(x, target)), reduction)
+
+
+FLOAT32_TINY = 1.1754943508222875e-38
+"""The least normal f32: log(max(t, it)) is finite at t = 0."""
+
+
+@aten("kl_div.default")
+def _kl_div(g, x, target, reduction=1, log_target=False):
+    """target (log target - x) pointwise (0 where target is 0, as xlogy),
+    or exp(target) (target - x) for a log target."""
+    if log_target:
+        pointwise = g.mul(g.exp(target), g.sub(target, x))
+    else:
+        log_target_ = g.log(g.max(target, FLOAT32_TINY))
+        pointwise = g.mul(target, g.sub(log_target_, x))
+    return _reduced(g, pointwise, reduction)
+
+
+@aten("broadcast_tensors.default")
+def _broadcast_tensors(g, tensors):
+    shape = list(np.broadcast_shapes(*(tuple(t.shape) for t in tensors)))
+    return [t if list(t.shape) == shape else g.broadcast_to(t, shape) for t in tensors]
 
 
 @aten("view.default", "reshape.default", "_unsafe_view.default")

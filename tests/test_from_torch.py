@@ -211,6 +211,30 @@ def test_scaled_dot_product_attention(causal):
     _check(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, scale=0.3), q, k, v)
 
 
+LOSSES = {
+    "smooth_l1": lambda p, t: F.smooth_l1_loss(p, t) + F.smooth_l1_loss(p, t, beta=0.3),
+    "smooth_l1_sum_beta0": lambda p, t: F.smooth_l1_loss(p, t, reduction="sum", beta=0),
+    "huber": lambda p, t: F.huber_loss(p, t, delta=0.5),
+    "huber_none": lambda p, t: F.huber_loss(p, t, reduction="none"),
+    "mse_l1": lambda p, t: F.mse_loss(p, t) + F.l1_loss(p, t, reduction="sum"),
+    "kl_div": lambda p, t: F.kl_div(torch.log(p), t, reduction="batchmean"),
+    "kl_div_log_target": lambda p, t: F.kl_div(p, t.log(), log_target=True),
+    "broadcast": lambda p, t: F.smooth_l1_loss(p, t.mean(0, keepdim=True)),
+}
+
+
+@pytest.mark.parametrize("loss", sorted(LOSSES))
+def test_losses(loss):
+    _check(LOSSES[loss], torch.rand(4, 24) + 0.1, torch.softmax(_x(4, 24) * 3, -1))
+
+
+def test_kl_div_is_zero_where_the_target_is():
+    """xlogy: a target of 0 adds 0, not NaN."""
+    target = torch.softmax(_x(4, 24), -1)
+    target[:, ::3] = 0
+    _check(lambda p, t: F.kl_div(p, t, reduction="sum"), _x(4, 24), target)
+
+
 class LlamaBlock(nn.Module):
     """A Llama-style decoder block (no rotary embedding): rms_norm, q/k/v
     projections, causal attention over heads, o projection and residual,
