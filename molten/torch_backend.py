@@ -117,15 +117,18 @@ def plan(
         return eager, Explanation(
             reason=f"inputs on {', '.join(devices)}; Molten runs on CUDA devices"
         )
+    from molten.from_torch import _FunctionModule, translate
+
+    module = model if isinstance(model, torch.nn.Module) else _FunctionModule(model)
     try:
-        exported = torch.export.export(model, tuple(example_inputs))
+        exported = torch.export.export(module, tuple(example_inputs))
     except Exception as error:  # torch's own errors, of many types
         first = (str(error).strip().splitlines() or [""])[0]
         return eager, Explanation(
             reason=f"torch.export could not trace it: {type(error).__name__}: {first}"
         )
-    module = exported.module()
-    fused = _partitioned(module)
+    fused = _partitioned(exported.module())
+    prefix = getattr(model, "__name__", type(model).__name__)
     explanation = Explanation()
     for name, part in list(fused.named_children()):
         if not name.startswith("fused_"):
@@ -136,9 +139,7 @@ def plan(
             if n.op == "call_function"
         ]
         try:
-            from molten.from_torch import translate
-
-            graph = translate(part.graph, name)
+            graph = translate(part.graph, f"{prefix}_{name}")
             run = compile_part(graph)
         except (MoltenError, NotImplementedError) as error:
             explanation.parts.append(Part(name, ops, False, str(error)))

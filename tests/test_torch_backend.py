@@ -75,6 +75,8 @@ def test_explain_says_what_runs_where():
     assert "eager (Molten does not take aten.cumsum.default yet" in text
     untraceable = molten.explain(lambda x: x if x.sum() > 0 else -x, torch.randn(4))
     assert "torch.export could not trace it" in str(untraceable)
+    function = molten.explain(lambda x: torch.tanh(x) * 2, torch.randn(4))
+    assert function.whole and "Molten: tanh.default, mul.Tensor" in str(function)
 
 
 def test_a_part_runs_eagerly_where_gradients_are_recorded():
