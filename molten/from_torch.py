@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from molten.dialects.molten import is_dim_name
 from molten.errors import DTypeError, MoltenError, UnsupportedError
 from molten.ir import DataflowGraph, Tensor
 
@@ -68,11 +69,17 @@ def from_torch(
     example_inputs: Sequence[Any],
     *,
     name: str | None = None,
+    dynamic: dict[str, dict[int, str]] | None = None,
 ) -> DataflowGraph:
     """The graph of `fn_or_module` (an `nn.Module` or a function of
     tensors) traced by `torch.export` at `example_inputs`: inputs the
     module's parameters and buffers, then the forward's tensors (see the
-    module's docstring); outputs the forward's tensors, in order."""
+    module's docstring); outputs the forward's tensors, in order.
+
+    `dynamic` names dimensions of the forward's inputs, by input and axis:
+    `{"x": {0: "T"}}` makes x's first dimension the named T of the graph
+    (one compile for every T; an axis may not be 1 in the example, which
+    torch.export would fix)."""
     torch = _torch()
     module = fn_or_module
     if not isinstance(module, torch.nn.Module):
@@ -83,8 +90,15 @@ def from_torch(
             )
         module = _FunctionModule(fn_or_module)
     graph_name = name or getattr(fn_or_module, "__name__", type(module).__name__)
+    inputs = _parameter_names(fn_or_module) or _parameter_names(module.forward)
     try:
-        exported = torch.export.export(module, tuple(example_inputs))
+        exported = torch.export.export(
+            module,
+            tuple(example_inputs),
+            dynamic_shapes=_dynamic_shapes(
+                dynamic, inputs, len(example_inputs), module is not fn_or_module
+            ),
+        )
     except Exception as error:  # torch's own errors: many types, all a trace failure
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise UnsupportedError(
@@ -92,8 +106,42 @@ def from_torch(
             f"{type(error).__name__}: {first}"
         ) from None
     return _translate(
-        exported, graph_name, _defined_at(fn_or_module), _parameter_names(fn_or_module)
+        exported, graph_name, _defined_at(fn_or_module), inputs, dynamic or {}
     )
+
+
+def _dynamic_shapes(
+    dynamic: dict[str, dict[int, str]] | None,
+    inputs: list[str],
+    count: int,
+    wrapped: bool,
+) -> Any:
+    """torch.export's `dynamic_shapes` for `dynamic` (names by input and
+    axis): a Dim per name, shared by every axis that names it."""
+    if not dynamic:
+        return None
+    from torch.export import Dim
+
+    unknown = sorted(set(dynamic) - set(inputs))
+    if unknown:
+        raise UnsupportedError(
+            f"from_torch: dynamic names {', '.join(unknown)}, which are not inputs "
+            f"of the forward ({', '.join(inputs)})"
+        )
+    dims: dict[str, Any] = {}
+    specs = []
+    for i in range(count):
+        axes = dynamic.get(inputs[i], {}) if i < len(inputs) else {}
+        for dim in axes.values():
+            if not is_dim_name(dim):
+                raise UnsupportedError(
+                    f"from_torch: dynamic dimension {dim!r} is not a name (an "
+                    "identifier such as T)"
+                )
+        specs.append(
+            {a: dims.setdefault(d, Dim(d, min=1)) for a, d in axes.items()} or None
+        )
+    return (tuple(specs),) if wrapped else tuple(specs)
 
 
 def torch_arguments(module: Any, *inputs: Any) -> tuple[Any, ...]:
@@ -145,9 +193,9 @@ def _defined_at(fn: Any) -> str:
 
 
 def _parameter_names(fn: Any) -> list[str]:
-    """A function's positional parameters (its inputs' names; the wrapper
-    torch.export traces takes *args)."""
-    if not inspect.isfunction(fn):
+    """A function's or a bound forward's positional parameters (its inputs'
+    names; the wrapper torch.export traces for a function takes *args)."""
+    if not (inspect.isfunction(fn) or inspect.ismethod(fn)):
         return []
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     return [
@@ -156,14 +204,26 @@ def _parameter_names(fn: Any) -> list[str]:
 
 
 def _translate(
-    exported: Any, graph_name: str, defined_at: str, input_names: list[str]
+    exported: Any,
+    graph_name: str,
+    defined_at: str,
+    input_names: list[str],
+    dynamic: dict[str, dict[int, str]],
 ) -> DataflowGraph:
     """The graph of an ExportedProgram: its parameters and floating-point
-    buffers named as the module names them, then its user inputs."""
+    buffers named as the module names them, then its user inputs, their
+    symbolic sizes by the names `dynamic` gives them."""
     from torch.export.graph_signature import InputKind
 
     signature = {spec.arg.name: spec for spec in exported.graph_signature.input_specs}
     user_inputs = iter(input_names)
+    sizes: dict[str, str] = {}  # a size's symbol (s77) -> its name (T)
+    users = [n for n in exported.graph.nodes if n.op == "placeholder"]
+    users = [n for n in users if signature[n.name].kind == InputKind.USER_INPUT]
+    for node, name in zip(users, input_names, strict=False):
+        shape = getattr(node.meta.get("val"), "shape", ())
+        for axis, dim in dynamic.get(name, {}).items():
+            sizes[str(shape[axis])] = dim
 
     def input_name(node: Any) -> str | Unavailable:
         spec = signature[node.name]
@@ -174,7 +234,7 @@ def _translate(
             return Unavailable(f"buffer '{name}' (not a float tensor)")
         return name
 
-    return translate(exported.graph, graph_name, input_name, defined_at)
+    return translate(exported.graph, graph_name, input_name, defined_at, sizes)
 
 
 def translate(
@@ -182,6 +242,7 @@ def translate(
     graph_name: str,
     input_name: Callable[[Any], str | Unavailable] = lambda node: node.name,
     defined_at: str = "",
+    sizes: dict[str, str] | None = None,
 ) -> DataflowGraph:
     """The DataflowGraph of an FX graph of ATen ops (torch.export's, or a
     part of one): each placeholder an input named by `input_name` (or a
@@ -193,7 +254,9 @@ def translate(
         if node.op == "placeholder":
             name = input_name(node)
             values[node] = (
-                name if isinstance(name, Unavailable) else _input(g, node, name)
+                name
+                if isinstance(name, Unavailable)
+                else _input(g, node, name, sizes or {})
             )
         elif node.op == "call_function":
             values[node] = _call(g, node, values, defined_at)
@@ -228,7 +291,7 @@ def _is_float(value: Any) -> bool:
     return str(getattr(value, "dtype", None)) in DTYPES
 
 
-def _input(g: DataflowGraph, node: Any, name: str) -> Tensor:
+def _input(g: DataflowGraph, node: Any, name: str, sizes: dict[str, str]) -> Tensor:
     value = node.meta.get("val")
     dtype = DTYPES.get(str(getattr(value, "dtype", None)))
     if dtype is None:
@@ -237,7 +300,18 @@ def _input(g: DataflowGraph, node: Any, name: str) -> Tensor:
             f"{getattr(value, 'dtype', type(value).__name__)}; Molten takes tensors "
             f"of {', '.join(DTYPES)}"
         )
-    return g.add_input(name, [int(d) for d in value.shape], dtype)
+    dims: list[int | str] = []
+    for d in value.shape:
+        if isinstance(d, int):
+            dims.append(d)
+        elif str(d) in sizes:
+            dims.append(sizes[str(d)])
+        else:
+            raise UnsupportedError(
+                f"from_torch: input '{name}' has a size {d} torch.export made "
+                "symbolic that `dynamic` does not name"
+            )
+    return g.add_input(name, dims, dtype)
 
 
 def _call(g: DataflowGraph, node: Any, values: dict[Any, Any], defined_at: str) -> Any:
@@ -699,6 +773,12 @@ def _kl_div(g, x, target, reduction=1, log_target=False):
 def _broadcast_tensors(g, tensors):
     shape = list(np.broadcast_shapes(*(tuple(t.shape) for t in tensors)))
     return [t if list(t.shape) == shape else g.broadcast_to(t, shape) for t in tensors]
+
+
+@aten("sym_size.int")
+def _sym_size(g, x, dim):
+    """A size of x: a number, or the name of a named dimension."""
+    return x.shape[dim]
 
 
 @aten("view.default", "reshape.default", "_unsafe_view.default")

@@ -283,6 +283,50 @@ def test_llama_block_whole():
     assert sum("gemm" in k for k in kernels) >= 3, kernels
 
 
+class Heads(nn.Module):
+    """rms_norm, a projection, the heads: [T, 64] -> [4, T, 16]."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.RMSNorm(64)
+        self.proj = nn.Linear(64, 64)
+
+    def forward(self, x, gate):
+        tokens = x.shape[0]
+        y = self.proj(self.norm(x)) * torch.sigmoid(gate)
+        return y.view(tokens, 4, 16).transpose(0, 1)
+
+
+def test_a_named_dimension_gives_one_graph_for_every_size():
+    """`dynamic` names x's and gate's first axis T: the graph takes any T
+    (the view's size read from x), keeps its meaning at T = 1, 3 and 40,
+    and compiles once."""
+    model = Heads()
+    graph = molten.from_torch(
+        model,
+        [_x(5, 64), _x(5, 64)],
+        dynamic={"x": {0: "T"}, "gate": {0: "T"}},
+    )
+    assert [list(t.shape) for t in graph.inputs][-2:] == [["T", 64], ["T", 64]]
+    assert list(graph.outputs[0].shape) == [4, "T", 16]
+    for tokens in (1, 3, 40):
+        x, gate = _x(tokens, 64), _x(tokens, 64)
+        arrays = [a.detach().numpy() for a in molten.torch_arguments(model, x, gate)]
+        got = molten.interpret(graph, *arrays, reference=True)
+        with torch.no_grad():
+            want = model(x, gate).double().numpy()
+        assert np.abs(got - want).max() / np.abs(want).max() < 1e-5, tokens
+    compiled = molten.ZeroCompiler().compile(graph)
+    assert isinstance(compiled, molten.CompiledGraph) and compiled.dims == ("T",)
+
+
+def test_dynamic_names_inputs_and_names():
+    with pytest.raises(molten.UnsupportedError, match="dynamic names y, which are"):
+        molten.from_torch(lambda x: x * 2, [_x(4, 8)], dynamic={"y": {0: "T"}})
+    with pytest.raises(molten.UnsupportedError, match="'2T' is not a name"):
+        molten.from_torch(lambda x: x * 2, [_x(4, 8)], dynamic={"x": {0: "2T"}})
+
+
 def test_an_unsupported_op_names_itself_and_the_line():
     class Cumulative(nn.Module):
         def forward(self, x):
