@@ -704,15 +704,38 @@ def _sdpa(
     scale=None,
     enable_gqa=False,
 ):
-    if attn_mask is not None:
-        raise _unsupported("aten.scaled_dot_product_attention", "attn_mask")
+    """softmax(q kᵀ scale [+ mask]) v; a float mask is added to the scores
+    (written out: fuse-attention takes the sum into the attention kernel);
+    with enable_gqa, each KV head repeated for its query heads."""
+    op = "aten.scaled_dot_product_attention"
     if dropout_p:
-        raise _unsupported(
-            "aten.scaled_dot_product_attention", f"dropout_p={dropout_p}"
-        )
-    if enable_gqa:
-        raise _unsupported("aten.scaled_dot_product_attention", "enable_gqa")
-    return g.attention(q, k, v, scale=scale, causal=bool(is_causal))
+        raise _unsupported(op, f"dropout_p={dropout_p}")
+    if enable_gqa and q.shape[-3] != k.shape[-3]:
+        groups = q.shape[-3] // k.shape[-3]
+        k, v = _repeat_heads(g, k, groups), _repeat_heads(g, v, groups)
+    if attn_mask is None:
+        return g.attention(q, k, v, scale=scale, causal=bool(is_causal))
+    if attn_mask.dtype not in DTYPES.values():
+        raise _unsupported(op, "a boolean attn_mask (add -inf where it is False)")
+    if scale is None:
+        head = q.shape[-1]
+        if not isinstance(head, int):
+            raise _unsupported(op, "a named head dimension without scale=")
+        scale = head**-0.5
+    scores = g.mul(g.matmul(q, k, transpose_b=True), scale)
+    weights = g.softmax(g.add(scores, attn_mask), -1)
+    return g.matmul(weights, v)
+
+
+def _repeat_heads(g, x: Tensor, groups: int) -> Tensor:
+    """[..., H, S, E] -> [..., H * groups, S, E], each head `groups` times
+    in a row (repeat_interleave along the heads, as Hugging Face's
+    repeat_kv writes it)."""
+    *batch, heads, rows, dim = list(x.shape)
+    spread = g.broadcast_to(
+        g.reshape(x, [*batch, heads, 1, rows, dim]), [*batch, heads, groups, rows, dim]
+    )
+    return g.reshape(spread, [*batch, heads * groups, rows, dim])
 
 
 def _reduced(g, x: Tensor, reduction: int) -> Tensor:

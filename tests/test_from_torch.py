@@ -235,6 +235,30 @@ def test_kl_div_is_zero_where_the_target_is():
     _check(lambda p, t: F.kl_div(p, t, reduction="sum"), _x(4, 24), target)
 
 
+def test_attention_with_a_mask_and_grouped_heads():
+    """A float mask added to the scores; query heads sharing KV heads
+    (enable_gqa); both, in bf16, one attention kernel."""
+    q, k, v, mask = _x(2, 8, 16, 32), _x(2, 2, 16, 32), _x(2, 2, 16, 32), _x(16, 16)
+
+    def attend(q, k, v, mask):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
+
+    _check(attend, q, k, v, mask)
+    _check(
+        lambda q, k, v: F.scaled_dot_product_attention(
+            q, k, v, is_causal=True, enable_gqa=True
+        ),
+        q,
+        k,
+        v,
+    )
+    graph = molten.from_torch(attend, [t.bfloat16() for t in (q, k, v, mask)])
+    kernels = [
+        k.name for k in molten.ZeroCompiler(arch="sm_90a").compile(graph).kernels
+    ]
+    assert sum("attention" in k for k in kernels) == 1, kernels
+
+
 class LlamaBlock(nn.Module):
     """A Llama-style decoder block (no rotary embedding): rms_norm, q/k/v
     projections, causal attention over heads, o projection and residual,
@@ -343,10 +367,10 @@ def test_an_unsupported_op_names_itself_and_the_line():
 def test_errors_name_what_molten_does_not_take():
     with pytest.raises(molten.UnsupportedError, match="input 'x' is torch.int64"):
         molten.from_torch(lambda x: x + 1, [torch.arange(4)])
-    with pytest.raises(molten.UnsupportedError, match="attn_mask is not supported"):
+    with pytest.raises(molten.UnsupportedError, match="input 'm' is torch.bool"):
         molten.from_torch(
             lambda q, m: F.scaled_dot_product_attention(q, q, q, attn_mask=m),
-            [_x(1, 4, 16), _x(4, 4)],
+            [_x(1, 4, 16), _x(4, 4) > 0],
         )
     with pytest.raises(
         molten.DTypeError, match="aten.to.dtype in .*cast to torch.int64"
