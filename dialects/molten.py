@@ -1304,6 +1304,24 @@ class SizeRangeAttr(ParametrizedAttribute):
             not self.most.data or size <= self.most.data
         )
 
+    def joined(self, other: SizeRangeAttr) -> SizeRangeAttr:
+        """The least range that holds this one and `other`."""
+        most = max(self.most.data, other.most.data)
+        return SizeRangeAttr(
+            self.graph.data,
+            self.dim.data,
+            min(self.least.data, other.least.data),
+            most if self.most.data and other.most.data else 0,
+        )
+
+    def meet(self, least: int, most: int) -> tuple[int, int] | None:
+        """The sizes of this range from `least` to `most` (0: no bound), as
+        (least, most), or None where there are none."""
+        least = max(least, self.least.data)
+        bounds = [m for m in (most, self.most.data) if m]
+        most = min(bounds) if bounds else 0
+        return None if most and least > most else (least, most)
+
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         parser.parse_punctuation("<")
@@ -1352,6 +1370,14 @@ def size_range_of(op: Operation) -> SizeRangeAttr | None:
     sizes = found.attributes[SIZES_ATTR]
     assert isinstance(sizes, SizeRangeAttr)
     return sizes
+
+
+def as_graph(copy: Operation) -> None:
+    """A copy of a graph by size class made the graph (its name, unmarked):
+    the one copy left, or the copy of the size given."""
+    sizes = copy.attributes.pop(SIZES_ATTR)
+    assert isinstance(sizes, SizeRangeAttr)
+    copy.sym_name = StringAttr(sizes.graph.data)  # type: ignore[attr-defined]
 
 
 def graph_name(graph: Operation) -> str:

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from molten.dialects.molten import is_dim_name
+from molten.dialects.molten import ELEMENTWISE_UNARY_OPS, GeluOp, is_dim_name
 from molten.errors import DTypeError, MoltenError, UnsupportedError
 from molten.ir import DataflowGraph, Tensor
 
@@ -88,7 +88,7 @@ def from_torch(
                 f"from_torch: takes an nn.Module or a function of tensors, not "
                 f"{type(module).__name__}"
             )
-        module = _FunctionModule(fn_or_module)
+        module = function_module(fn_or_module)
     graph_name = name or getattr(fn_or_module, "__name__", type(module).__name__)
     inputs = _parameter_names(fn_or_module) or _parameter_names(module.forward)
     try:
@@ -155,19 +155,15 @@ def torch_arguments(module: Any, *inputs: Any) -> tuple[Any, ...]:
     )
 
 
-class _FunctionModule:  # made an nn.Module subclass on first use (torch is optional)
-    def __new__(cls, fn: Callable[..., Any]):
-        torch = _torch()
+def function_module(fn: Callable[..., Any]) -> Any:
+    """An nn.Module whose forward is `fn` (torch.export traces modules)."""
+    torch = _torch()
 
-        class FunctionModule(torch.nn.Module):
-            def __init__(self, fn):
-                super().__init__()
-                self.fn = fn
+    class FunctionModule(torch.nn.Module):
+        def forward(self, *args):
+            return fn(*args)
 
-            def forward(self, *args):
-                return self.fn(*args)
-
-        return FunctionModule(fn)
+    return FunctionModule()
 
 
 def _torch():
@@ -216,19 +212,22 @@ def _translate(
     from torch.export.graph_signature import InputKind
 
     signature = {spec.arg.name: spec for spec in exported.graph_signature.input_specs}
-    user_inputs = iter(input_names)
-    sizes: dict[str, str] = {}  # a size's symbol (s77) -> its name (T)
-    users = [n for n in exported.graph.nodes if n.op == "placeholder"]
-    users = [n for n in users if signature[n.name].kind == InputKind.USER_INPUT]
-    for node, name in zip(users, input_names, strict=False):
-        shape = getattr(node.meta.get("val"), "shape", ())
-        for axis, dim in dynamic.get(name, {}).items():
-            sizes[str(shape[axis])] = dim
+    users = [
+        n
+        for n in exported.graph.nodes
+        if n.op == "placeholder" and signature[n.name].kind == InputKind.USER_INPUT
+    ]
+    forward_names = dict(zip(users, input_names, strict=False))
+    sizes = {  # a size's symbol (s77) -> its name (T)
+        str(node.meta["val"].shape[axis]): dim
+        for node, name in forward_names.items()
+        for axis, dim in dynamic.get(name, {}).items()
+    }
 
     def input_name(node: Any) -> str | Unavailable:
         spec = signature[node.name]
         if spec.kind == InputKind.USER_INPUT:
-            return next(user_inputs, node.name)
+            return forward_names.get(node, node.name)
         name = spec.target or node.name
         if not _is_float(node.meta.get("val")):  # a counter, not math
             return Unavailable(f"buffer '{name}' (not a float tensor)")
@@ -316,7 +315,7 @@ def _input(g: DataflowGraph, node: Any, name: str, sizes: dict[str, str]) -> Ten
 
 def _call(g: DataflowGraph, node: Any, values: dict[Any, Any], defined_at: str) -> Any:
     target = str(node.target)
-    where = defined_at or source_line(node)
+    where = lambda: defined_at or source_line(node)  # noqa: E731 (errors only)
     if node.target is operator.getitem:  # one result of an op of several
         return values[node.args[0]][node.args[1]]
     if _updates_state(node, values):
@@ -324,7 +323,7 @@ def _call(g: DataflowGraph, node: Any, values: dict[Any, Any], defined_at: str) 
     handler = ATEN_OPS.get(target)
     if handler is None:
         raise UnsupportedError(
-            f"from_torch: {target} in {where} is not supported by Molten yet"
+            f"from_torch: {target} in {where()} is not supported by Molten yet"
         )
 
     def value_of(arg: Any) -> Any:
@@ -337,13 +336,13 @@ def _call(g: DataflowGraph, node: Any, values: dict[Any, Any], defined_at: str) 
     for arg in (*args, *kwargs.values()):
         if isinstance(arg, Unavailable):
             raise UnsupportedError(
-                f"from_torch: {target} in {where} reads {arg.what}, which Molten "
+                f"from_torch: {target} in {where()} reads {arg.what}, which Molten "
                 "does not compute"
             )
     try:
         return handler(g, *args, **kwargs)
     except MoltenError as error:
-        raise type(error)(f"from_torch: {target} in {where}: {error}") from None
+        raise type(error)(f"from_torch: {target} in {where()}: {error}") from None
 
 
 def _updates_state(node: Any, values: dict[Any, Any]) -> bool:
@@ -423,21 +422,10 @@ def _unary(method: str) -> Handler:
     return lambda g, x: getattr(g, method)(x)
 
 
-for _name in (
-    "neg",
-    "abs",
-    "exp",
-    "log",
-    "sqrt",
-    "rsqrt",
-    "reciprocal",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "silu",
-    "square",
-):
-    aten(f"{_name}.default")(_unary(_name))
+for _op in ELEMENTWISE_UNARY_OPS:  # their ATen names are Molten's
+    if _op is not GeluOp:  # gelu takes `approximate`: its own handler below
+        _name = _op.name.removeprefix("molten.")
+        aten(f"{_name}.default")(_unary(_name))
 
 
 @aten("gelu.default")

@@ -90,10 +90,12 @@ def explain(model: Any, *inputs: Any) -> Explanation:
     and what in eager PyTorch, and why, for `model` at `inputs`: each
     part's ops translated and compiled (to CUDA source; nothing runs)."""
 
-    def compile_only(graph: Any) -> Callable[..., Any]:
-        from molten.compiler import ZeroCompiler
+    from molten.compiler import ZeroCompiler
 
-        ZeroCompiler().compile(graph)
+    compiler = ZeroCompiler()
+
+    def compile_only(graph: Any) -> Callable[..., Any]:
+        compiler.compile(graph)
         return lambda *args: None
 
     return plan(model, inputs, compile_only, need_cuda=False)[1]
@@ -117,9 +119,9 @@ def plan(
         return eager, Explanation(
             reason=f"inputs on {', '.join(devices)}; Molten runs on CUDA devices"
         )
-    from molten.from_torch import _FunctionModule, translate
+    from molten.from_torch import function_module, translate
 
-    module = model if isinstance(model, torch.nn.Module) else _FunctionModule(model)
+    module = model if isinstance(model, torch.nn.Module) else function_module(model)
     try:
         exported = torch.export.export(module, tuple(example_inputs))
     except Exception as error:  # torch's own errors, of many types
@@ -225,12 +227,7 @@ def _gpu_compile(options: dict[str, Any]) -> Compile:
     passed on: arch, autotune, ...), called on torch tensors."""
     from molten.compiler import ZeroCompiler
 
-    compiler = ZeroCompiler(progress=False, **options)
-
-    def compile_part(graph: Any) -> Callable[..., Any]:
-        return compiler.compile(graph)
-
-    return compile_part
+    return ZeroCompiler(progress=False, **options).compile
 
 
 def _warn(message: str, said: set[str] | None = None) -> None:

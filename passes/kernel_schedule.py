@@ -1462,16 +1462,5 @@ def launched_in_ranges(module: ModuleOp) -> dict[str, molten.SizeRangeAttr]:
             if not isinstance(launch, kernel.LaunchOp):
                 continue
             name = launch.callee.string_value()
-            other = found.get(name, sizes)
-            most = (
-                max(sizes.most.data, other.most.data)
-                if sizes.most.data and other.most.data
-                else 0
-            )
-            found[name] = molten.SizeRangeAttr(
-                sizes.graph.data,
-                sizes.dim.data,
-                min(sizes.least.data, other.least.data),
-                most,
-            )
+            found[name] = sizes.joined(found.get(name, sizes))
     return found

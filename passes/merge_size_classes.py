@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from molten.dialects.molten import SIZES_ATTR, SizeRangeAttr
+from molten.dialects.molten import SIZES_ATTR, SizeRangeAttr, as_graph
 
 
 def copies_by_graph(module: ModuleOp) -> dict[str, list[func.FuncOp]]:
@@ -63,5 +63,4 @@ class MergeSizeClasses(ModulePass):
             merge(copies)
             left = copies_by_graph(op)[name]
             if len(left) == 1:
-                left[0].sym_name = StringAttr(name)
-                del left[0].attributes[SIZES_ATTR]
+                as_graph(left[0])

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -59,15 +59,12 @@ def _keep_copies(module: ModuleOp, sizes: Mapping[str, int]) -> None:
     the other copies and the kernels only they launch are dropped."""
     dropped: set[str] = set()
     for graph in list(module.ops):
-        found = graph.attributes.get(molten.SIZES_ATTR)
-        if not isinstance(found, molten.SizeRangeAttr):
-            continue
-        size = sizes.get(found.dim.data)
-        if size is None:
+        found = molten.size_range_of(graph)
+        size = None if found is None else sizes.get(found.dim.data)
+        if found is None or size is None:
             continue
         if found.holds(size):
-            graph.sym_name = StringAttr(found.graph.data)  # type: ignore[attr-defined]
-            del graph.attributes[molten.SIZES_ATTR]
+            molten.as_graph(graph)
             continue
         dropped |= {
             o.callee.string_value()

@@ -156,19 +156,16 @@ def _within(
     if copy_range is None:
         return lowered.when
     dim = copy_range.dim.data
-    least, most = copy_range.least.data, copy_range.most.data
     if lowered.when is None:
-        return SizeRange(dim, least, most)
+        return SizeRange(dim, copy_range.least.data, copy_range.most.data)
     if lowered.when.dim != dim:
         raise StaticShapeNeeded(
             f"lower-kernel-to-cuda: @{lowered.op.sym_name.data} chooses its "
             f"variant by {lowered.when.dim} in a copy of its graph for a range "
             f"of {dim}; give the size of one of them"
         )
-    least = max(least, lowered.when.least)
-    bounds = [m for m in (most, lowered.when.most) if m]  # 0: no bound
-    most = min(bounds) if bounds else 0
-    return False if most and least > most else SizeRange(dim, least, most)
+    both = copy_range.meet(lowered.when.least, lowered.when.most)
+    return False if both is None else SizeRange(dim, *both)
 
 
 def _launch(
