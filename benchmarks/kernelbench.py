@@ -107,15 +107,15 @@ def _on(device: str, values: list[Any]) -> list[Any]:
 
 
 def _inputs(problem: Any, seed: int, device: str) -> list[Any]:
-    """The problem's inputs as KernelBench makes them (seeded, on the CPU,
-    then moved); for "meta" (the dry run) shapes only, nothing allocated."""
+    """The problem's inputs as `get_inputs()` makes them, seeded, made on
+    `device` (KernelBench makes them on the CPU and moves them: the same
+    distributions, but drawing gigabytes on the CPU took most of a run);
+    for "meta" (the dry run) shapes only, nothing allocated."""
     import torch
 
     torch.manual_seed(seed)
-    if device == "meta":
-        with torch.device("meta"):
-            return list(problem.get_inputs())
-    return _on(device, list(problem.get_inputs()))
+    with torch.device(device):
+        return _on(device, list(problem.get_inputs()))
 
 
 def _model(problem: Any, device: str) -> Any:
@@ -343,6 +343,10 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.timing import Timer
 
         timer = Timer(torch.device("cuda"))
+    device = "dry run" if args.dry else torch.cuda.get_device_name()
+    date = datetime.date.today().isoformat()
+    args.results.mkdir(parents=True, exist_ok=True)
+    stem = args.results / f"{device.lower().replace(' ', '-')}-{date}-kernelbench"
     outcomes = []
     for path in problems(args.level, args.match):
         try:
@@ -360,23 +364,20 @@ def main(argv: list[str] | None = None) -> int:
             + (f": {outcome.why}" if outcome.why else ""),
             flush=True,
         )
-    device = "dry run" if args.dry else torch.cuda.get_device_name()
-    date = datetime.date.today().isoformat()
-    result = {
-        "device": device,
-        "date": date,
-        "commit": _commit(),
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "dry": args.dry,
-        "summary": summary(outcomes),
-        "problems": [asdict(o) for o in outcomes],
-    }
-    args.results.mkdir(parents=True, exist_ok=True)
-    stem = f"{device.lower().replace(' ', '-')}-{date}-kernelbench"
-    (args.results / f"{stem}.json").write_text(json.dumps(result, indent=1))
-    (args.results / f"{stem}.md").write_text(markdown(result))
-    print(f"wrote {args.results / stem}.json and .md")
+        # Written after every problem, so that a run cut short keeps its results.
+        result = {
+            "device": device,
+            "date": date,
+            "commit": _commit(),
+            "torch": torch.__version__,
+            "python": platform.python_version(),
+            "dry": args.dry,
+            "summary": summary(outcomes),
+            "problems": [asdict(o) for o in outcomes],
+        }
+        Path(f"{stem}.json").write_text(json.dumps(result, indent=1))
+        Path(f"{stem}.md").write_text(markdown(result))
+    print(f"wrote {stem}.json and .md")
     return 0
 
 

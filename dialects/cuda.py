@@ -63,7 +63,9 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.irdl import (
+    AnyOf,
     AttrSizedOperandSegments,
+    EqAttrConstraint,
     IRDLOperation,
     VarConstraint,
     base,
@@ -550,8 +552,12 @@ def _verify_counters(op_name: str, counters: SSAValue) -> None:
 
 
 FRAGMENT = IntegerType(32)
-"""A register of a tensor-core fragment: two f16 or bf16 packed in 32 bits."""
+"""A register of a tensor-core fragment: two f16 or bf16 packed in 32 bits,
+or one tf32 (an f32 with the low 13 bits of its mantissa zero)."""
 MMA_OPERAND_TYPES = (Float16Type, BFloat16Type)
+MMA_TF32 = Float32Type()
+"""The operand type of a `cuda.mma` on tf32 fragments (m16n8k8): f32 values
+rounded by `cuda.split_tf32`."""
 ASYNC_COPY_BYTES = 16
 """What one `cuda.cp_async` copies: 16 bytes (eight f16 or bf16, four f32)."""
 
@@ -641,6 +647,9 @@ class LdMatrixOp(IRDLOperation):
     row l % 8 of matrix l / 8, and each lane receives one 32-bit register
     (two elements) of each matrix. `trans` transposes each matrix as it
     loads (a row-major tile read as the column-major operand of an mma).
+    On f32 memory (not transposed) each matrix is 8 rows of four f32, and
+    each lane receives element l % 4 of row l / 4: the layout of the tf32
+    fragments of an m16n8k8 mma.
 
     ```mlir
     %r0, %r1, %r2, %r3 = cuda.ldmatrix %tile[%i] : !cuda.ptr<f16, shared>
@@ -671,11 +680,17 @@ class LdMatrixOp(IRDLOperation):
 
     def verify_(self) -> None:
         assert isinstance(self.ptr.type, PointerType)
-        if self.ptr.type.memory_space != MemorySpace.SHARED or not isinstance(
-            self.ptr.type.element_type, MMA_OPERAND_TYPES
+        element = self.ptr.type.element_type
+        if self.ptr.type.memory_space != MemorySpace.SHARED or not (
+            isinstance(element, MMA_OPERAND_TYPES) or element == MMA_TF32
         ):
             raise VerifyException(
-                f"cuda.ldmatrix: reads f16 or bf16 shared memory, not {self.ptr.type}"
+                "cuda.ldmatrix: reads f16, bf16 or f32 shared memory, "
+                f"not {self.ptr.type}"
+            )
+        if element == MMA_TF32 and self.trans is not None:
+            raise VerifyException(
+                "cuda.ldmatrix: transposes 16-bit elements only, not f32"
             )
 
 
@@ -686,6 +701,8 @@ class MmaOp(IRDLOperation):
     bf16) in fragment registers (four of A, two of B, as ldmatrix gives
     them), C and D 16x8 in f32, four per lane: lane l holds row l / 4 (and
     l / 4 + 8 in the last two) at columns 2 (l % 4) and 2 (l % 4) + 1.
+    With `operand` f32 it is m16n8k8 on tf32 fragments (`cuda.split_tf32`):
+    A 16x8 and B 8x8, one element a register, C and D as above.
 
     ```mlir
     %d0, %d1, %d2, %d3 = cuda.mma f16 [%a0, %a1, %a2, %a3] [%b0, %b1]
@@ -723,14 +740,17 @@ class MmaOp(IRDLOperation):
         return tuple(self.results)
 
     def verify_(self) -> None:
-        if not isinstance(self.operand, MMA_OPERAND_TYPES):
+        if not (
+            isinstance(self.operand, MMA_OPERAND_TYPES) or self.operand == MMA_TF32
+        ):
             raise VerifyException(
-                f"cuda.mma: multiplies f16 or bf16 operands, not {self.operand}"
+                f"cuda.mma: multiplies f16, bf16 or tf32 (f32) operands, "
+                f"not {self.operand}"
             )
         if (len(self.a), len(self.b), len(self.c)) != (4, 2, 4):
             raise VerifyException(
-                "cuda.mma: m16n8k16 takes four A registers, two B registers and "
-                "four f32 accumulators, and gives four"
+                "cuda.mma: m16n8k16 (m16n8k8 on tf32) takes four A registers, two "
+                "B registers and four f32 accumulators, and gives four"
             )
 
 
@@ -763,6 +783,30 @@ class PackOp(IRDLOperation):
             raise VerifyException(
                 f"cuda.pack: packs into f16 or bf16 pairs, not {self.operand}"
             )
+
+
+@irdl_op_definition
+class SplitTf32Op(IRDLOperation):
+    """An f32 value (or its bits in a fragment register) as the sum of two
+    tf32 fragment registers: `big`, the value rounded to tf32 (to nearest,
+    ties away), and `small`, the remainder rounded so. Three tf32 mmas,
+    small x big + big x small + big x big, then give an f32 product to
+    about f32's precision (3xTF32: the dropped small x small term is below
+    2^-22 of it) at tensor-core speed.
+
+    ```mlir
+    %big, %small = cuda.split_tf32 %x : i32
+    ```
+    """
+
+    name = "cuda.split_tf32"
+    value = operand_def(AnyOf([EqAttrConstraint(FRAGMENT), base(Float32Type)]))
+    big = result_def(FRAGMENT)
+    small = result_def(FRAGMENT)
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value], result_types=[FRAGMENT, FRAGMENT])
 
 
 DESCRIPTOR = IntegerType(64)
@@ -2117,6 +2161,7 @@ Cuda = Dialect(
         LdMatrixOp,
         MmaOp,
         PackOp,
+        SplitTf32Op,
         WgmmaDescriptorOp,
         WgmmaOp,
         WgmmaRegisterAOp,

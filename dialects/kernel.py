@@ -366,6 +366,9 @@ is a whole number of 8-row swizzle atoms for tiles of 64 to 256 columns)."""
 MMA_FRAGMENT = (16, 8, 16)
 """M, N, K of a tensor-core gemm's fragment: the mma.sync m16n8k16 a warp
 issues."""
+TF32_FRAGMENT = (16, 8, 8)
+"""The fragment of a tensor-core gemm of f32 operands: the mma.sync m16n8k8
+on tf32 a warp issues (three a product: 3xTF32)."""
 WARPGROUP_WARPS = 4
 """The warps of a warpgroup, which issue one wgmma together."""
 GEMM_DIMS = ("m", "n", "k")

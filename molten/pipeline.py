@@ -5,8 +5,9 @@ prefix of it, so a user can stop at any level and read (or, above the cuda
 level, interpret) the IR.
 """
 
-MOLTEN_PIPELINE = "molten-decompose,canonicalize,cse,dce"
-"""Level 1: composites decomposed into primitives, canonicalized."""
+MOLTEN_PIPELINE = "molten-decompose,transpose-matvec,canonicalize,cse,dce"
+"""Level 1: composites decomposed into primitives, a matrix times a column
+vector made a GEMV, canonicalized."""
 
 KERNEL_PIPELINE = (
     "split-size-classes,fuse-attention,fuse-reduction,fuse-epilogue,"

@@ -27,6 +27,12 @@ def _molten_decompose():
     return MoltenDecompose
 
 
+def _transpose_matvec():
+    from molten.passes.transpose_matvec import TransposeMatvec
+
+    return TransposeMatvec
+
+
 def _specialize_dims():
     from molten.passes.specialize_dims import SpecializeDims
 
@@ -131,6 +137,7 @@ MOLTEN_UNIVERSE = Universe(
     },
     all_passes={
         "molten-decompose": _molten_decompose,
+        "transpose-matvec": _transpose_matvec,
         "specialize-dims": _specialize_dims,
         "factor-row-scale": _factor_row_scale,
         "split-size-classes": _split_size_classes,

@@ -152,6 +152,10 @@ MMA_GEMM_WARP = (64, 64)
 """A warp's tile: 4x8 mma.sync m16n8k16 per k16 step."""
 MMA_GEMM_STAGES = 4
 """Operand tiles in flight (cp.async), to cover global memory latency."""
+TF32_GEMM_TILE = (128, 128, 16)
+"""The block tile of an f32 gemm on tensor cores (3xTF32, mma.sync
+m16n8k8): the warp tiles of MMA_GEMM_WARP, a K step of 16 so that four
+stages of f32 tiles (80 KiB) leave room for two blocks an SM."""
 WGMMA_ARCHS = ("sm_90a",)
 """The targets with sm_90a's warpgroup tensor cores (wgmma)."""
 WGMMA_TILES = ((128, 256), (128, 128), (64, 256), (64, 128), (64, 64))
@@ -351,6 +355,20 @@ def takes_tensor_cores(matmul: molten.MatmulOp, min_rows: int = MMA_MIN_M) -> bo
     if a[-1] % copy or b[-1] % copy:
         return False
     return shape_of(matmul.result)[-2] >= min_rows
+
+
+def takes_tf32(matmul: molten.MatmulOp) -> bool:
+    """Whether tensor cores take this f32 matmul as 3xTF32 (mma.sync): rows
+    of whole 16-byte copies and at least MMA_MIN_M rows of output, as
+    `takes_tensor_cores` asks of 16-bit operands."""
+    element = matmul.lhs.type.element_type  # type: ignore[attr-defined]
+    if element != Float32Type():
+        return False
+    a, b = shape_of(matmul.lhs), shape_of(matmul.rhs)
+    copy = VECTOR_BYTES // element_bytes(element)
+    if a[-1] % copy or b[-1] % copy:
+        return False
+    return shape_of(matmul.result)[-2] >= MMA_MIN_M
 
 
 def gemv_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAttr:
@@ -995,11 +1013,12 @@ def gemm_schedule(
         return gemv_nk_schedule(matmul)
     if arch in WGMMA_ARCHS and takes_tensor_cores(matmul, GEMV_MAX_M + 1):
         return wgmma_schedule(matmul, sm_count)
-    if not takes_tensor_cores(matmul):
+    tf32 = takes_tf32(matmul)
+    if not (tf32 or takes_tensor_cores(matmul)):
         return simt_gemm_schedule(matmul, sm_count)
     return kernel.ScheduleAttr(
         MMA_GEMM_BLOCK,
-        tile=MMA_GEMM_TILE,
+        tile=TF32_GEMM_TILE if tf32 else MMA_GEMM_TILE,
         warp=MMA_GEMM_WARP,
         stages=MMA_GEMM_STAGES,
     )

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import Float32Type, ModuleOp
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
@@ -78,6 +78,10 @@ SHARED_ROW_SKEW_BYTES = VECTOR_BYTES
 """What a tensor-core operand's shared rows are padded by: consecutive rows
 start 16 bytes apart modulo 128, so ldmatrix's eight rows hit distinct
 banks."""
+TF32_K_ROWS_SKEW_BYTES = 2 * VECTOR_BYTES
+"""What an f32 operand stored [k][outer] is padded by instead: its lanes
+read elements (k l % 4, outer l / 4) one by one, and rows 32 bytes apart
+modulo 128 put the warp's 32 on distinct banks."""
 
 
 @dataclass(frozen=True)
@@ -540,11 +544,15 @@ def tiling_for(
             kfunc, f"the schedule's tile {list(sizes)} must give block M, N and K"
         )
     warp = tuple(w.data for w in schedule.warp)
-    if warp and not isinstance(gemm.element, MMA_ELEMENT_TYPES):
+    tf32 = gemm.element == Float32Type()
+    if warp and not (
+        isinstance(gemm.element, MMA_ELEMENT_TYPES)
+        or (tf32 and schedule.mma_warps.data == 1)
+    ):
         raise _fail(
             kfunc,
             f"a tensor-core schedule (warp = {list(warp)}) needs f16 or bf16 "
-            f"operands, not {gemm.element}",
+            f"operands (f32 on mma.sync, mma_warps = 1), not {gemm.element}",
         )
     if schedule.k_lanes.data > 1:
         fragment = gemv_fragment(kfunc, schedule, sizes)
@@ -590,7 +598,7 @@ def tiling_for(
                 f"{sizes[1]} columns of B must be whole units of {unit}",
             )
     elif warp:
-        fragment = kernel.MMA_FRAGMENT
+        fragment = kernel.TF32_FRAGMENT if tf32 else kernel.MMA_FRAGMENT
         check_divisibility(kfunc, schedule.block.data, sizes, warp, fragment)
     else:
         fragment = simt_fragment(kfunc, schedule, sizes)
@@ -622,11 +630,14 @@ def tiling_for(
     # mma.sync's tiles have their rows padded against bank conflicts; wgmma's
     # are swizzled instead, rows unpadded.
     padded = warp and schedule.mma_warps.data == 1
-    skew = SHARED_ROW_SKEW_BYTES // element_bytes(gemm.element) if padded else 0
 
-    def operand(access: isl.Map) -> tuple[int, int, int]:
+    def operand(access: isl.Map, k_rows: bool) -> tuple[int, int, int]:
         *batch, rows, cols = footprint(tiling, access)
         assert all(extent == 1 for extent in batch), batch
+        skew_bytes = SHARED_ROW_SKEW_BYTES
+        if tf32 and k_rows:
+            skew_bytes = TF32_K_ROWS_SKEW_BYTES
+        skew = skew_bytes // element_bytes(gemm.element) if padded else 0
         return rows, cols, cols + skew
 
     # A cluster's blocks take consecutive row tiles: rows are guarded
@@ -650,8 +661,8 @@ def tiling_for(
             },
             key=kernel.GEMM_DIMS.index,
         ),
-        lhs=operand(read_a),
-        rhs=operand(read_b),
+        lhs=operand(read_a, gemm.transpose_a),
+        rhs=operand(read_b, not gemm.transpose_b),
         split=split,
     )
 

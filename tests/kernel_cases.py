@@ -223,6 +223,18 @@ def gemm_transpose_a(m: int, k: int, n: int) -> Builder:
     return build
 
 
+def matvec(m: int, k: int, transpose_a: bool = False) -> Builder:
+    """A @ b of one column (torch.matmul(A, b) with b [K, 1]): the GEMV of
+    its transpose (transpose-matvec); A stored [M, K] or [K, M]."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        a = g.add_input("a", [k, m] if transpose_a else [m, k], dtype)
+        b = g.add_input("b", [k, 1], dtype)
+        g.add_output(g.matmul(a, b, transpose_a=transpose_a), "y")
+
+    return build
+
+
 def gemv_batched(batch: list[int], m: int, k: int, n: int) -> Builder:
     """A batched matmul of few rows, its weight broadcast over the first batch
     axis, with silu and a residual add."""
@@ -443,10 +455,10 @@ CASES: dict[str, Builder] = {
     "gemm_bias_gelu_decode_1x64x300": gemm_bias_gelu(1, 64, 300),
     "gemm_batched_2x3x33x20x17": gemm_batched([2, 3], 33, 20, 17),
     "gemm_transpose_a_50x31x40": gemm_transpose_a(50, 31, 40),
-    # Tensor cores (f16 and bf16; f32 runs on the SIMT cores): tiles that
-    # divide the matrices, partial tiles along M, N and K, K shorter than
-    # the copy pipeline, K longer than it (17 steps through 4 stages), a
-    # batched product with a broadcast transposed weight, a transposed A.
+    # Tensor cores (f16 and bf16; f32 as 3xTF32): tiles that divide the
+    # matrices, partial tiles along M, N and K, K shorter than the copy
+    # pipeline, K longer than it (17 steps through 4 stages), a batched
+    # product with a broadcast transposed weight, a transposed A.
     "gemm_bias_gelu_256x64x128": gemm_bias_gelu(256, 64, 128),
     "gemm_bias_gelu_300x520x264": gemm_bias_gelu(300, 520, 264),
     "gemm_bias_gelu_200x72x136": gemm_bias_gelu(200, 72, 136),
@@ -465,6 +477,10 @@ CASES: dict[str, Builder] = {
     "gemv_bias_gelu_8x264x104": gemm_bias_gelu(8, 264, 104),
     "gemv_batched_2x3x1x200x72": gemv_batched([2, 3], 1, 200, 72),
     "gemv_transpose_a_2x33x48": gemm_transpose_a(2, 33, 48),
+    # A matrix times a column vector: the GEMV of its transpose, A read as a
+    # weight stored [N, K] (K a partial round of vectors) or [K, N].
+    "matvec_1100x1000": matvec(1100, 1000),
+    "matvec_transpose_a_300x72": matvec(300, 72, transpose_a=True),
     # GEMV with B stored [N, K] (x @ w.T): a warp a column, K in 16-byte
     # vectors (a partial last round: K not a whole 32 vectors), the last
     # block's columns past N; 6 and 8 rows: two columns a warp (1001: a

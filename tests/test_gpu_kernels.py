@@ -172,3 +172,35 @@ needs_sm_90 = pytest.mark.skipif(
 def test_wgmma_kernel_matches_interpreter(case, dtype, run, tmp_path):
     """The sm_90a gemms (wgmma), built by nvcc and by the runtime."""
     _check_against_interpreter(case, dtype, run, tmp_path, WGMMA_ARCH)
+
+
+@pytest.mark.parametrize("transpose_b", [True, False], ids=["nk", "kn"])
+def test_f32_gemm_on_tensor_cores_keeps_f32_precision(transpose_b):
+    """f32 on tensor cores (3xTF32) at a long K and the sum of a whole row of
+    outputs, as KernelBench's Gemm_Divide_Sum_Scaling takes it: each output
+    within 3e-6 (relative L2) of float64, where one tf32 product (4e-4) or
+    tf32 mmas chained through the accumulators (1e-4: the tensor cores
+    round their sums toward zero) are far off, and the row sums within
+    what f32 itself gives."""
+    m, k, n = 256, 8192, 512
+    g = DataflowGraph("long_k")
+    x = g.add_input("x", [m, k], "float32")
+    w = g.add_input("w", [n, k] if transpose_b else [k, n], "float32")
+    y = g.matmul(x, w, transpose_b=transpose_b)
+    g.add_output(y, "y")
+    g.add_output(g.reduce_sum(y, 1, keepdim=True), "row_sum")
+    compiled = ZeroCompiler().compile(g)
+    assert "molten_mma_tf32" in compiled.source
+    xs = torch.rand(m, k, dtype=torch.float64)
+    ws = torch.randn(*((n, k) if transpose_b else (k, n)), dtype=torch.float64)
+    got_y, got_sum = compiled(xs.float().cuda(), ws.float().cuda())
+    want_y = xs.float().double() @ (
+        ws.float().double().T if transpose_b else ws.float().double()
+    )
+    error = torch.linalg.norm(got_y.double().cpu() - want_y) / torch.linalg.norm(want_y)
+    assert error < 3e-6, f"relative L2 error of the products {error:.2e}"
+    want_sum = want_y.sum(1, keepdim=True)
+    f32_sum = want_y.float().cuda().sum(1, keepdim=True).double().cpu()
+    allowed = 8 * (f32_sum - want_sum).abs().max() + 1e-3
+    worst = (got_sum.double().cpu() - want_sum).abs().max()
+    assert worst <= allowed, f"row sums off by {worst:.3g} (f32 itself: {allowed:.3g})"

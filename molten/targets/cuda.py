@@ -473,9 +473,12 @@ class BodyPrinter:
             self.emit(f"{fn}({address}, {', '.join(names)});")
         elif isinstance(op, cuda.MmaOp):
             names = self._declare(op.d, "acc")
-            kind = "bf16" if isinstance(op.operand, BFloat16Type) else "f16"
+            kind = _MMA_KINDS[type(op.operand)]
             args = ", ".join([*names, *(self.name(v) for v in (*op.a, *op.b, *op.c))])
             self.emit(f"molten_mma_{kind}({args});")
+        elif isinstance(op, cuda.SplitTf32Op):
+            big, small = self._declare(op.results, "tf32")
+            self.emit(f"molten_split_tf32({self.name(op.value)}, {big}, {small});")
         elif isinstance(op, cuda.PackOp):
             kind = "bf16" if isinstance(op.operand, BFloat16Type) else "f16"
             lo, hi = self.name(op.lo), self.name(op.hi)
@@ -995,6 +998,10 @@ _ENV = jinja2.Environment(
 WgmmaLike = cuda.WgmmaOp | cuda.WgmmaRegisterAOp
 
 
+_MMA_KINDS = {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "tf32"}
+"""The mma.sync helper of each operand type (f32: tf32 fragments, m16n8k8)."""
+
+
 def wgmma_helper_name(op: WgmmaLike) -> str:
     """molten_wgmma_m64n<N>k16_<type>_<A><B>[_zero]: A and B each `k`
     (K-major) or `t` (MN-major), A `r` where it is in registers; `_zero`
@@ -1190,6 +1197,7 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             & {cuda.CpAsyncOp, cuda.LdMatrixOp, cuda.MmaOp, cuda.WgmmaDescriptorOp}
         ),
         "pack": cuda.PackOp in kernel_ops,
+        "tf32": cuda.SplitTf32Op in kernel_ops,
         "exp2_approx": any(
             type(op) in _APPROXIMATE_CALLS
             and _call_name(op) == _APPROXIMATE_CALLS[type(op)]

@@ -1,11 +1,12 @@
 """Gemm on tensor cores with mma.sync m16n8k16 (sm_80 and later): fragments
 read by ldmatrix from shared memory that `stages` operand tiles flow into
-by cp.async.
+by cp.async. f32 operands run as 3xTF32 (m16n8k8): each fragment split
+into two tf32 terms, three mmas a product, to about f32's precision.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
 from xdsl.ir import Block, Region
 
 from molten.dialects import cuda, kernel
@@ -24,6 +25,8 @@ from molten.passes.lowering.matmul import GemmShape, LdmatrixLanes, StagedOperan
 
 MMA_SHAPE = (16, 8, 16)
 """The tensor-core instruction the warps run: mma.sync m16n8k16."""
+TF32_MMA_SHAPE = (16, 8, 8)
+"""The one they run on f32 operands: mma.sync m16n8k8 on tf32 fragments."""
 
 
 def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKernel:
@@ -36,19 +39,17 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
     gemm = GemmShape.of(kfunc)
     mm = gemm.matmul
     element = element_of(mm.lhs)
+    tf32 = element == F32
     bm, bn, bk = (t.data for t in tiling.block)
     wm, wn = (t.data for t in tiling.warp)
     stages = tiling.stages.data
     partial = {d.data for d in tiling.partial}
-    fm, fn, fk = MMA_SHAPE
+    shape = TF32_MMA_SHAPE if tf32 else MMA_SHAPE
+    fm, fn, fk = shape
     warps_n = bn // wn
     block = WARP * (bm // wm) * warps_n
     width = cuda.ASYNC_COPY_BYTES // cuda.element_bytes(element)
-    if (
-        tuple(f.data for f in tiling.fragment) != MMA_SHAPE
-        or wn % (2 * fn)
-        or stages < 2
-    ):
+    if tuple(f.data for f in tiling.fragment) != shape or wn % (2 * fn) or stages < 2:
         raise NotImplementedError(
             f"lower-kernel-to-cuda: a tensor-core gemm tile {bm}x{bn}x{bk} with warp "
             f"tiles {wm}x{wn} (ldmatrix x4 reads two n8 fragments of B) and "
@@ -111,19 +112,23 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
     b_copies = b.copies(e, tid, block, width)
     k_steps = tiling.k_steps.data
 
-    # Each lane's row address for ldmatrix, relative to its warp tile's
-    # first fragment.
-    lanes = LdmatrixLanes.of(e, lane)
-    m_of, k_of = lanes.a(e, a.k_rows)
-    n_of, k_of_b = lanes.b(e, b.k_rows)
-
     def fragment_offset(operand: StagedOperand, outer: Index, k: Index) -> Index:
         if operand.k_rows:
             return e.iadd(e.imul(k, operand.pitch), outer)
         return e.iadd(e.imul(outer, operand.pitch), k)
 
-    a_lane = fragment_offset(a, e.iadd(warp_m, m_of), k_of)
-    b_lane = fragment_offset(b, e.iadd(warp_n, n_of), k_of_b)
+    # Each lane's row address for ldmatrix, relative to its warp tile's
+    # first fragment; for a tf32 operand stored [k][outer] (ldmatrix does
+    # not transpose 32-bit elements), its own element (k l % 4, outer l / 4).
+    lanes = LdmatrixLanes.of(e, lane, width)
+
+    def by_element() -> tuple[Index, Index]:
+        return e.idiv(lane, 4), e.irem(lane, 4)
+
+    a_of = by_element() if tf32 and a.k_rows else lanes.a(e, a.k_rows)
+    b_of = by_element() if tf32 and b.k_rows else lanes.b(e, b.k_rows)
+    a_lane = fragment_offset(a, e.iadd(warp_m, a_of[0]), a_of[1])
+    b_lane = fragment_offset(b, e.iadd(warp_n, b_of[0]), b_of[1])
 
     # One commit group per stage, empty for stages past the last K step, so
     # the wait below always counts `stages - 2` groups still in flight.
@@ -161,42 +166,72 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
     a_stage = lb.iadd(lb.imul(stage, a.rows * a.pitch), a_lane)
     b_stage = lb.iadd(lb.imul(stage, b.rows * b.pitch), b_lane)
     acc = list(loop_body.args[1:])
-    for kk in range(0, bk, fk):
-        a_frags = [
-            lb.add(
-                cuda.LdMatrixOp(
-                    a.buffer,
-                    lb.index(lb.iadd(a_stage, fragment_offset_const(a, i * fm, kk))),
-                    trans=a.k_rows,
-                )
+
+    def registers(operand: StagedOperand, at: Index, outer: int, kk: int):
+        """The four fragment registers of the A fragment at row `outer`, or
+        of the two n8 fragments of B at column `outer` (b0, b1 of each)."""
+        index = lb.iadd(at, fragment_offset_const(operand, outer, kk))
+        if not (tf32 and operand.k_rows):
+            ld = lb.add(
+                cuda.LdMatrixOp(operand.buffer, lb.index(index), operand.k_rows)
             )
-            for i in range(m_frags)
+            return list(ld.owner.results)
+        # Row l / 4 (+8) at k l % 4 (+4): A's a0..a3, or b0, b1 of B's two.
+        step_k, step_outer = 4 * operand.pitch, 8
+        order = (
+            (0, step_outer, step_k, step_k + step_outer)
+            if operand is a
+            else (0, step_k, step_outer, step_k + step_outer)
+        )
+        return [
+            lb.add(cuda.LoadOp(operand.buffer, lb.index(lb.iadd(index, d))))
+            for d in order
         ]
-        b_frags = [
-            lb.add(
-                cuda.LdMatrixOp(
-                    b.buffer,
-                    lb.index(
-                        lb.iadd(b_stage, fragment_offset_const(b, j * 2 * fn, kk))
-                    ),
-                    trans=b.k_rows,
-                )
-            )
-            for j in range(n_frags // 2)
+
+    def terms(values: list) -> list[list]:
+        """The registers as the mmas take them: [as they are], or for 3xTF32
+        [their big terms, their small terms], each split once."""
+        if not tf32:
+            return [values]
+        halves = [lb.add(cuda.SplitTf32Op(v)).owner for v in values]
+        big, small = [h.big for h in halves], [h.small for h in halves]
+        return [big, small]
+
+    zero = lb.f32(0.0) if tf32 else None
+    for kk in range(0, bk, fk):
+        a_terms = [terms(registers(a, a_stage, i * fm, kk)) for i in range(m_frags)]
+        b_terms = [
+            terms(registers(b, b_stage, j * 2 * fn, kk)) for j in range(n_frags // 2)
         ]
         for i in range(m_frags):
             for j in range(n_frags):
-                pair = b_frags[j // 2].owner.results
                 first = 2 * (j % 2)
-                at = (i * n_frags + j) * 4
-                mma = cuda.MmaOp(
-                    element,
-                    a_frags[i].owner.results,
-                    pair[first : first + 2],
-                    acc[at : at + 4],
+                lhs = a_terms[i]
+                rhs = [t[first : first + 2] for t in b_terms[j // 2]]
+                # 3xTF32: the small terms' products first, big x big last.
+                products = (
+                    [(lhs[1], rhs[0]), (lhs[0], rhs[1]), (lhs[0], rhs[0])]
+                    if tf32
+                    else [(lhs[0], rhs[0])]
                 )
-                lb.add(mma)
-                acc[at : at + 4] = mma.results
+                at = (i * n_frags + j) * 4
+                # 3xTF32's mmas start from zero and their sum is added to the
+                # accumulators in f32, rounded to nearest: the tensor cores
+                # round their own sums toward zero, an error that a chain of
+                # K / 8 mmas into the accumulators would let build up (it
+                # put an error of 0.5 into a row sum of 8192 products of K =
+                # 8192 on the H100).
+                sums = [zero] * 4 if tf32 else acc[at : at + 4]
+                for left, right in products:
+                    mma = cuda.MmaOp(element, left, right, sums)
+                    lb.add(mma)
+                    sums = list(mma.results)
+                if tf32:
+                    sums = [
+                        lb.add(arith.AddfOp(c, d))
+                        for c, d in zip(acc[at : at + 4], sums, strict=True)
+                    ]
+                acc[at : at + 4] = sums
     loop_body.add_op(scf.YieldOp(*acc))
     e.add(cuda.CpAsyncWaitOp(0))
 

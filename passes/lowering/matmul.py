@@ -378,22 +378,25 @@ class LdmatrixLanes:
     """The row of an mma operand's 16 x 16 tile that each lane addresses for
     ldmatrix.x4 (lane l gives row l % 8 of matrix l / 8), as (outer, k): for
     the A fragment (outer: M) or two n8 fragments of B (outer: N), stored
-    [outer][k], or [k][outer] (`k_rows`: read transposed)."""
+    [outer][k], or [k][outer] (`k_rows`: read transposed). A matrix's row
+    is 16 bytes, `k_unit` elements: 8 of 16 bits, or 4 f32 (tf32, whose
+    fragments are 16 x 8 and two of 8 x 8, never read transposed)."""
 
     lane: Index
     quad: Index
     eighth: Index
+    k_unit: int = 8
 
     @staticmethod
-    def of(e: Emitter, lane: Index) -> LdmatrixLanes:
-        return LdmatrixLanes(lane, e.idiv(lane, 8), e.irem(lane, 8))
+    def of(e: Emitter, lane: Index, k_unit: int = 8) -> LdmatrixLanes:
+        return LdmatrixLanes(lane, e.idiv(lane, 8), e.irem(lane, 8), k_unit)
 
     def a(self, e: Emitter, k_rows: bool) -> tuple[Index, Index]:
         """(m, k) of this lane's row of the A fragment."""
         if k_rows:  # [k][m]: transposed into A's row-major fragments
             k = e.iadd(self.eighth, e.imul(e.idiv(self.quad, 2), 8))
             return e.imul(e.irem(self.quad, 2), 8), k
-        return e.irem(self.lane, 16), e.imul(e.idiv(self.lane, 16), 8)
+        return e.irem(self.lane, 16), e.imul(e.idiv(self.lane, 16), self.k_unit)
 
     def b(self, e: Emitter, k_rows: bool) -> tuple[Index, Index]:
         """(n, k) of this lane's row of two n8 fragments of B."""
@@ -401,7 +404,7 @@ class LdmatrixLanes:
             k = e.iadd(self.eighth, e.imul(e.irem(self.quad, 2), 8))
             return e.imul(e.idiv(self.quad, 2), 8), k
         n = e.iadd(self.eighth, e.imul(e.idiv(self.quad, 2), 8))
-        return n, e.imul(e.irem(self.quad, 2), 8)
+        return n, e.imul(e.irem(self.quad, 2), self.k_unit)
 
 
 def a_fragment(
