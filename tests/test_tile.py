@@ -20,7 +20,7 @@ from molten.context import parse_module
 from molten.dialects import kernel
 from molten.ir import DataflowGraph
 from molten.passes import tile as tile_pass
-from molten.passes.kernel_schedule import takes_tensor_cores
+from molten.passes.kernel_schedule import takes_tensor_cores, takes_tf32
 from molten.pipeline import KERNEL_LEVEL_PIPELINE, run_pipeline
 
 ELEMENT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
@@ -294,6 +294,27 @@ def test_takes_tensor_cores(dtype, a, b, ta, tb, expected):
     (mm,) = [op for op in g.to_module().walk() if op.name == "molten.matmul"]
     assert takes_tensor_cores(mm) is expected
 
+
+
+@pytest.mark.parametrize(
+    "dtype, a, b, ta, tb, expected",
+    [
+        ("float32", [64, 16], [16, 8], False, False, True),
+        ("float32", [16, 64], [8, 16], True, True, True),  # K, M and K contiguous
+        ("float32", [64, 18], [18, 8], False, False, False),  # K = 18
+        ("float32", [64, 16], [16, 6], False, False, False),  # N = 6
+        ("float32", [63, 16], [16, 8], False, False, False),  # M < 64
+        ("float16", [64, 16], [16, 8], False, False, False),  # 16-bit: mma.sync
+    ],
+)
+def test_takes_tf32(dtype, a, b, ta, tb, expected):
+    """f32 matmuls tensor cores take as 3xTF32: rows of whole 16 bytes (4
+    f32) along each operand's contiguous axis, at least 64 rows."""
+    g = DataflowGraph("g")
+    x, w = g.add_input("x", a, dtype), g.add_input("w", b, dtype)
+    g.add_output(g.matmul(x, w, transpose_a=ta, transpose_b=tb))
+    (mm,) = [op for op in g.to_module().walk() if op.name == "molten.matmul"]
+    assert takes_tf32(mm) is expected
 
 # --------------------------------------------------------------------------
 # #kernel.tiling and the kernel.func that holds it.

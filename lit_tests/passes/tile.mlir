@@ -119,6 +119,12 @@ kernel.func @simt_large(%a: tensor<256x40xf32>, %b: tensor<40x200xf32>) -> (tens
 // a block, K split 32 ways: the fragment is a thread's share, 3 rows by 4
 // columns by 320 / 32 = 10 elements of K, in one K step of 320; K = 300
 // and N = 72 leave partial tiles.
+// f32 on tensor cores (3xTF32): k8 fragments; A stored [M, K] padded by 16
+// bytes (ldmatrix), B stored [K, N] by 32 (read an element a lane).
+kernel.func @tf32(%a: tensor<200x72xf32>, %b: tensor<72x136xf32>) -> (tensor<200x136xf32>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 16], warp = [64, 64], stages = 4> {
+  %m = molten.matmul %a, %b : (tensor<200x72xf32>, tensor<72x136xf32>) -> tensor<200x136xf32>
+  kernel.yield %m : tensor<200x136xf32>
+}
 kernel.func @gemv_f32(%a: tensor<3x300xf32>, %b: tensor<300x72xf32>) -> (tensor<3x72xf32>) gemm schedule #kernel.schedule<block = 256, vector = 4, tile = [3, 32, 320], stages = 4, k_lanes = 32> {
   %m = molten.matmul %a, %b : (tensor<3x300xf32>, tensor<300x72xf32>) -> tensor<3x72xf32>
   kernel.yield %m : tensor<3x72xf32>
@@ -188,6 +194,10 @@ kernel.func @tiled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16x
 // CHECK-NEXT:  kernel.func @simt_large(%a: tensor<256x40xf32>, %b: tensor<40x200xf32>) -> (tensor<256x200xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 8]> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 8], fragment = [8, 8, 1], stages = 1, k_steps = 5, partial = [n], lhs = [128, 8, 8], rhs = [8, 128, 128]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<256x40xf32>, tensor<40x200xf32>) -> tensor<256x200xf32>
 // CHECK-NEXT:    kernel.yield %m : tensor<256x200xf32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @tf32(%a: tensor<200x72xf32>, %b: tensor<72x136xf32>) -> (tensor<200x136xf32>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 16], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 16], warp = [64, 64], fragment = [16, 8, 8], stages = 4, k_steps = 5, partial = [m, n, k], lhs = [128, 16, 20], rhs = [16, 128, 136]> {
+// CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<200x72xf32>, tensor<72x136xf32>) -> tensor<200x136xf32>
+// CHECK-NEXT:    kernel.yield %m : tensor<200x136xf32>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  kernel.func @gemv_f32(%a: tensor<3x300xf32>, %b: tensor<300x72xf32>) -> (tensor<3x72xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [3, 32, 320], stages = 4, k_lanes = 32> tiling #kernel.tiling<grid = [3, 1, 1], block = [3, 32, 320], fragment = [3, 4, 10], stages = 4, k_steps = 1, partial = [n, k], lhs = [3, 320, 320], rhs = [320, 32, 32]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<3x300xf32>, tensor<300x72xf32>) -> tensor<3x72xf32>
@@ -389,14 +399,14 @@ kernel.func @wgmma_threads_128(%a: tensor<256x128xf16>, %b: tensor<128x256xf16>)
 
 // -----
 
-// A tensor-core schedule on f32 operands.
-kernel.func @tc_f32(%a: tensor<256x64xf32>, %b: tensor<64x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+// A wgmma schedule on f32 operands (3xTF32 runs on mma.sync only).
+kernel.func @tc_f32(%a: tensor<256x64xf32>, %b: tensor<64x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 256, tile = [128, 128, 64], warp = [64, 128], stages = 4, mma_warps = 4> {
   %m = molten.matmul %a, %b : (tensor<256x64xf32>, tensor<64x256xf32>) -> tensor<256x256xf32>
   kernel.yield %m : tensor<256x256xf32>
 }
 
 // ERR-NEXT:    {{^// -{5}$}}
-// ERR-NEXT:    {{^.*}}: error: tile: @tc_f32: a tensor-core schedule (warp = [64, 64]) needs f16 or bf16 operands, not f32{{$}}
+// ERR-NEXT:    {{^.*}}: error: tile: @tc_f32: a tensor-core schedule (warp = [64, 128]) needs f16 or bf16 operands (f32 on mma.sync, mma_warps = 1), not f32{{$}}
 
 // -----
 

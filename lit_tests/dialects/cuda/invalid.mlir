@@ -932,18 +932,18 @@ cuda.kernel @cp_async_wait_negative(%a: !cuda.ptr<f16>) block 32 {
 // ldmatrix from global memory
 cuda.kernel @ldmatrix_global(%a: !cuda.ptr<f16>) block 32 {
   %t = cuda.thread_idx x
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.ldmatrix: reads f16 or bf16 shared memory, not !cuda.ptr<f16>{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.ldmatrix: reads f16, bf16 or f32 shared memory, not !cuda.ptr<f16>{{$}}
   %r0, %r1, %r2, %r3 = cuda.ldmatrix %a[%t] : !cuda.ptr<f16>
   cuda.return
 }
 
 // -----
 
-// ldmatrix of 32-bit elements (it moves 16-bit ones), transposed or not
+// ldmatrix of 32-bit elements, transposed (it transposes 16-bit ones)
 cuda.kernel @ldmatrix_f32(%a: !cuda.ptr<f16>) block 32 {
   %t = cuda.thread_idx x
   %s = cuda.shared_alloc 256 : !cuda.ptr<f32, shared>
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.ldmatrix: reads f16 or bf16 shared memory, not !cuda.ptr<f32, shared>{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.ldmatrix: transposes 16-bit elements only, not f32{{$}}
   %r0, %r1, %r2, %r3 = cuda.ldmatrix trans %s[%t] : !cuda.ptr<f32, shared>
   cuda.return
 }
@@ -963,12 +963,22 @@ cuda.kernel @ldmatrix_f32_results(%a: !cuda.ptr<f16>) block 32 {
 
 // -----
 
-// an mma of f32 operands
-cuda.kernel @mma_f32(%y: !cuda.ptr<f32>) block 32 {
+// an mma of f64 operands
+cuda.kernel @mma_f64(%y: !cuda.ptr<f32>) block 32 {
   %i = arith.constant 0 : i32
   %z = arith.constant 0.000000e+00 : f32
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mma: multiplies f16 or bf16 operands, not f32{{$}}
-  %d0, %d1, %d2, %d3 = cuda.mma f32 a [%i, %i, %i, %i] b [%i, %i] c [%z, %z, %z, %z]
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mma: multiplies f16, bf16 or tf32 (f32) operands, not f64{{$}}
+  %d0, %d1, %d2, %d3 = cuda.mma f64 a [%i, %i, %i, %i] b [%i, %i] c [%z, %z, %z, %z]
+  cuda.return
+}
+
+// -----
+
+// a tf32 split of an f16 value
+cuda.kernel @split_tf32_f16(%y: !cuda.ptr<f32>) block 32 {
+  %h = arith.constant 1.000000e+00 : f16
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.split_tf32: Unexpected attribute f16{{$}}
+  %big, %small = cuda.split_tf32 %h : f16
   cuda.return
 }
 
@@ -978,7 +988,7 @@ cuda.kernel @mma_f32(%y: !cuda.ptr<f32>) block 32 {
 cuda.kernel @mma_three_a(%y: !cuda.ptr<f32>) block 32 {
   %i = arith.constant 0 : i32
   %z = arith.constant 0.000000e+00 : f32
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mma: m16n8k16 takes four A registers, two B registers and four f32 accumulators, and gives four{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mma: m16n8k16 (m16n8k8 on tf32) takes four A registers, two B registers and four f32 accumulators, and gives four{{$}}
   %d0, %d1, %d2, %d3 = cuda.mma f16 a [%i, %i, %i] b [%i, %i] c [%z, %z, %z, %z]
   cuda.return
 }
@@ -989,7 +999,7 @@ cuda.kernel @mma_three_a(%y: !cuda.ptr<f32>) block 32 {
 cuda.kernel @mma_four_b(%y: !cuda.ptr<f32>) block 32 {
   %i = arith.constant 0 : i32
   %z = arith.constant 0.000000e+00 : f32
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mma: m16n8k16 takes four A registers, two B registers and four f32 accumulators, and gives four{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mma: m16n8k16 (m16n8k8 on tf32) takes four A registers, two B registers and four f32 accumulators, and gives four{{$}}
   %d0, %d1, %d2, %d3 = cuda.mma bf16 a [%i, %i, %i, %i] b [%i, %i, %i, %i] c [%z, %z, %z, %z]
   cuda.return
 }
@@ -1000,7 +1010,7 @@ cuda.kernel @mma_four_b(%y: !cuda.ptr<f32>) block 32 {
 cuda.kernel @mma_two_c(%y: !cuda.ptr<f32>) block 32 {
   %i = arith.constant 0 : i32
   %z = arith.constant 0.000000e+00 : f32
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mma: m16n8k16 takes four A registers, two B registers and four f32 accumulators, and gives four{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mma: m16n8k16 (m16n8k8 on tf32) takes four A registers, two B registers and four f32 accumulators, and gives four{{$}}
   %d0, %d1, %d2, %d3 = cuda.mma bf16 a [%i, %i, %i, %i] b [%i, %i] c [%z, %z]
   cuda.return
 }

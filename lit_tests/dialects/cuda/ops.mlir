@@ -644,6 +644,29 @@ cuda.kernel @fragments(%y: !cuda.ptr<f32>) block 32 {
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
 
+// 3xTF32: ldmatrix of an f32 tile (untransposed), an f32 register split
+// into big and small tf32 terms, and the m16n8k8 mma on tf32 fragments
+// (`cuda.mma f32`).
+cuda.kernel @tf32_fragments(%y: !cuda.ptr<f32>) block 32 {
+  %zero = arith.constant 0.000000e+00 : f32
+  %lane = cuda.thread_idx x
+  %sf = cuda.shared_alloc 256 : !cuda.ptr<f32, shared>
+  %a0, %a1, %a2, %a3 = cuda.ldmatrix %sf[%lane] : !cuda.ptr<f32, shared>
+  %x = cuda.load %sf[%lane] : !cuda.ptr<f32, shared> -> f32
+  %big, %small = cuda.split_tf32 %a0 : i32
+  %xbig, %xsmall = cuda.split_tf32 %x : f32
+  %d0, %d1, %d2, %d3 = cuda.mma f32 a [%big, %small, %a2, %a3] b [%xbig, %xsmall] c [%zero, %zero, %zero, %zero]
+  cuda.store %d0, %d1, %d2, %d3, %y[%lane] : f32, f32, f32, f32, !cuda.ptr<f32>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @tf32_fragments(%y: !cuda.ptr<f32>) block 32 {
+// CHECK:         %a0, %a1, %a2, %a3 = cuda.ldmatrix %sf[%lane] : !cuda.ptr<f32, shared>
+// CHECK-NEXT:    %x = cuda.load %sf[%lane] : !cuda.ptr<f32, shared> -> f32
+// CHECK-NEXT:    %big, %small = cuda.split_tf32 %a0 : i32
+// CHECK-NEXT:    %xbig, %xsmall = cuda.split_tf32 %x : f32
+// CHECK-NEXT:    %d0, %d1, %d2, %d3 = cuda.mma f32 a[%big, %small, %a2, %a3] b[%xbig, %xsmall] c[%zero, %zero, %zero, %zero]
+
 // CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "fragments", function_type = (!cuda.ptr<f32>) -> (), block = #builtin.int<32>}> ({
 // CHECK-GENERIC:         %a0, %a1, %a2, %a3 = "cuda.ldmatrix"(%sh, %lane) : (!cuda.ptr<f16, shared>, index) -> (i32, i32, i32, i32)
 // CHECK-GENERIC-NEXT:    %b0, %b1, %b2, %b3 = "cuda.ldmatrix"(%sh, %lane) <{trans}> : (!cuda.ptr<f16, shared>, index) -> (i32, i32, i32, i32)

@@ -87,3 +87,41 @@ func.func @linear_mma(%a: tensor<40x32xf16>, %w: tensor<32x32xf16>, %b: tensor<3
 // CHECK-NEXT:  }
 // CHECK-NEXT:  cuda.kernel @mma_k_simt(%a: !cuda.ptr<f16>, %w: !cuda.ptr<f16>, %b: !cuda.ptr<f16>, %y: !cuda.ptr<f16>) block 256 min_blocks 2
 // CHECK:         cuda.launch @mma_k grid [1, 2, 1] block [64, 1, 1](%a, %w, %b, %y) aligned [0, 1, 3] else @mma_k_simt grid [1, 1, 1] block [256, 1, 1] : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
+
+// -----
+
+// f32 on tensor cores, 3xTF32 (fragment 16x8x8). A stored [M, K] is read by
+// ldmatrix as 8x4 f32 matrices; B stored [K, N] (ldmatrix does not transpose
+// 32-bit elements) an element a lane. Each register is split into big and
+// small tf32 terms; per k8 step and fragment three mmas (small x big, big x
+// small, big x big) start from zero and their sum is added to the
+// accumulators in f32. Two k8 steps of a 32x16 warp tile: 2 x 2 x 2 x 3 mmas.
+kernel.func @tf32_k(%a: tensor<40x32xf32>, %w: tensor<32x32xf32>) -> (tensor<40x32xf32>) gemm schedule #kernel.schedule<block = 64, tile = [32, 32, 16], warp = [32, 16], stages = 2> tiling #kernel.tiling<grid = [1, 2, 1], block = [32, 32, 16], warp = [32, 16], fragment = [16, 8, 8], stages = 2, k_steps = 2, partial = [m], lhs = [32, 16, 20], rhs = [16, 32, 40]> attributes {fused_ops = ["matmul"]} {
+  %mm = molten.matmul %a, %w : (tensor<40x32xf32>, tensor<32x32xf32>) -> tensor<40x32xf32>
+  kernel.yield %mm : tensor<40x32xf32>
+}
+func.func @linear_tf32(%a: tensor<40x32xf32>, %w: tensor<32x32xf32>) -> (tensor<40x32xf32> {molten.name = "y"}) {
+  %y = kernel.launch @tf32_k(%a, %w) : (tensor<40x32xf32>, tensor<32x32xf32>) -> tensor<40x32xf32>
+  func.return %y : tensor<40x32xf32>
+}
+
+// CHECK-LABEL: cuda.kernel @tf32_k(%a: !cuda.ptr<f32>, %w: !cuda.ptr<f32>, %mm: !cuda.ptr<f32>) block 64 min_blocks 1 attributes {fused_ops = ["matmul"]} {
+// CHECK-DAG:     [[ZERO:%[^ ]+]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %a_tile = cuda.shared_alloc 1280 : !cuda.ptr<f32, shared>
+// CHECK-NEXT:    %b_tile = cuda.shared_alloc 1280 : !cuda.ptr<f32, shared>
+// CHECK:         scf.for %k_tile
+// CHECK:           [[A0:%[^ ]+]], [[A1:%[^ ]+]], [[A2:%[^ ]+]], [[A3:%[^ ]+]] = cuda.ldmatrix %a_tile[{{%[^ ]+}}] : !cuda.ptr<f32, shared>
+// CHECK-NEXT:      [[A0B:%[^ ]+]], [[A0S:%[^ ]+]] = cuda.split_tf32 [[A0]] : i32
+// CHECK-NEXT:      [[A1B:%[^ ]+]], [[A1S:%[^ ]+]] = cuda.split_tf32 [[A1]] : i32
+// CHECK-NEXT:      [[A2B:%[^ ]+]], [[A2S:%[^ ]+]] = cuda.split_tf32 [[A2]] : i32
+// CHECK-NEXT:      [[A3B:%[^ ]+]], [[A3S:%[^ ]+]] = cuda.split_tf32 [[A3]] : i32
+// CHECK:           [[B0:%[^ ]+]] = cuda.load %b_tile[{{%[^ ]+}}] : !cuda.ptr<f32, shared> -> f32
+// CHECK:           [[B1:%[^ ]+]] = cuda.load %b_tile[{{%[^ ]+}}] : !cuda.ptr<f32, shared> -> f32
+// CHECK:           [[B0B:%[^ ]+]], [[B0S:%[^ ]+]] = cuda.split_tf32 [[B0]] : f32
+// CHECK-NEXT:      [[B1B:%[^ ]+]], [[B1S:%[^ ]+]] = cuda.split_tf32 [[B1]] : f32
+// CHECK:           [[P0:%[^ ]+]], [[P1:%[^ ]+]], [[P2:%[^ ]+]], [[P3:%[^ ]+]] = cuda.mma f32 a[[[A0S]], [[A1S]], [[A2S]], [[A3S]]] b[[[B0B]], [[B1B]]] c[[[ZERO]], [[ZERO]], [[ZERO]], [[ZERO]]]
+// CHECK-NEXT:      [[Q0:%[^ ]+]], [[Q1:%[^ ]+]], [[Q2:%[^ ]+]], [[Q3:%[^ ]+]] = cuda.mma f32 a[[[A0B]], [[A1B]], [[A2B]], [[A3B]]] b[[[B0S]], [[B1S]]] c[[[P0]], [[P1]], [[P2]], [[P3]]]
+// CHECK-NEXT:      [[R0:%[^ ]+]], {{%[^ ]+}}, {{%[^ ]+}}, {{%[^ ]+}} = cuda.mma f32 a[[[A0B]], [[A1B]], [[A2B]], [[A3B]]] b[[[B0B]], [[B1B]]] c[[[Q0]], [[Q1]], [[Q2]], [[Q3]]]
+// CHECK-NEXT:      {{%[^ ]+}} = arith.addf %{{[^ ]+}}, [[R0]] : f32
+// CHECK-COUNT-21:  cuda.mma f32
+// CHECK:           scf.yield
