@@ -295,7 +295,6 @@ def test_takes_tensor_cores(dtype, a, b, ta, tb, expected):
     assert takes_tensor_cores(mm) is expected
 
 
-
 @pytest.mark.parametrize(
     "dtype, a, b, ta, tb, expected",
     [
@@ -315,6 +314,7 @@ def test_takes_tf32(dtype, a, b, ta, tb, expected):
     g.add_output(g.matmul(x, w, transpose_a=ta, transpose_b=tb))
     (mm,) = [op for op in g.to_module().walk() if op.name == "molten.matmul"]
     assert takes_tf32(mm) is expected
+
 
 # --------------------------------------------------------------------------
 # #kernel.tiling and the kernel.func that holds it.
