@@ -19,6 +19,7 @@ eager PyTorch, with one warning saying why; `molten.explain(model,
 
 from __future__ import annotations
 
+import itertools
 import operator
 import warnings
 from collections.abc import Callable, Sequence
@@ -185,16 +186,56 @@ def _unsupported_reason(node: Any) -> str:
     return f"Molten does not take {node.target} yet ({source_line(node)})"
 
 
-def _molten_part(run: Callable[..., Any], eager: Any, name: str) -> Any:
-    """A submodule that runs a part in Molten (`run` of its inputs), and
-    the part's own module (eager) where autograd records gradients and
-    from the first time Molten fails at run time, with one warning."""
+_PART_OPS = itertools.count()
+"""Numbers the custom ops of the parts compiled in this process."""
+
+
+def molten_op(run: Callable[..., Any], eager: Any, name: str) -> Any:
+    """`run` (a compiled part: tensors in, a tensor or a tuple of them out)
+    as a torch.library custom op, `torch.ops.molten.<name>_<n>`, of a list
+    of tensors to a list of tensors. Its fake implementation is the part's
+    eager module on fake tensors, so that torch (FakeTensorMode, Dynamo,
+    torch.export of the compiled model) knows the outputs' shapes without
+    running Molten; to autograd it is opaque (Molten computes no
+    gradients)."""
     import torch
+
+    qualified = f"molten::{name}_{next(_PART_OPS)}"
+
+    def as_list(out: Any) -> list[Any]:
+        return list(out) if isinstance(out, tuple | list) else [out]
+
+    # The schema is spelled out: this module's annotations are strings.
+    @torch.library.custom_op(
+        qualified, mutates_args=(), schema="(Tensor[] args) -> Tensor[]"
+    )
+    def part(args):
+        return as_list(run(*args))
+
+    @part.register_fake
+    def _(args):
+        return [torch.empty_like(t) for t in as_list(eager(*args))]
+
+    return part
+
+
+def _molten_part(run: Callable[..., Any], eager: Any, name: str) -> Any:
+    """A submodule that runs a part in Molten (`run` of its inputs, through
+    its custom op, `molten_op`), and the part's own module (eager) where
+    autograd records gradients and from the first time Molten fails at
+    run time, with one warning."""
+    import torch
+
+    op = molten_op(run, eager, name)
+    # The part gives one value, or a tuple of them (its graph's output).
+    (output,) = [n for n in eager.graph.nodes if n.op == "output"]
+    single = not isinstance(output.args[0], tuple | list)
 
     class MoltenPart(torch.nn.Module):
         def __init__(self):
             super().__init__()
             self.eager = eager
+            self.op = op
             self.failed: str | None = None
             self.said: set[str] = set()
 
@@ -205,15 +246,11 @@ def _molten_part(run: Callable[..., Any], eager: Any, name: str) -> Any:
                 # Molten computes no gradients: eager keeps autograd right.
                 _warn(f"{name} runs eagerly where gradients are recorded", self.said)
                 return self.eager(*args)
-            if self.failed is None:
+            if self.failed is None and all(isinstance(a, torch.Tensor) for a in args):
                 try:
                     # Parameters require grad; nothing records it here.
-                    return run(
-                        *(
-                            a.detach() if isinstance(a, torch.Tensor) else a
-                            for a in args
-                        )
-                    )
+                    outs = self.op([a.detach() for a in args])
+                    return outs[0] if single else tuple(outs)
                 except Exception as error:  # whatever fails, eager is right
                     self.failed = f"{type(error).__name__}: {error}"
                     _warn(f"{name} runs eagerly from now on: {self.failed}", self.said)

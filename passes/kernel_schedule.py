@@ -154,8 +154,12 @@ MMA_GEMM_STAGES = 4
 """Operand tiles in flight (cp.async), to cover global memory latency."""
 TF32_GEMM_TILE = (128, 128, 16)
 """The block tile of an f32 gemm on tensor cores (3xTF32, mma.sync
-m16n8k8): the warp tiles of MMA_GEMM_WARP, a K step of 16 so that four
-stages of f32 tiles (80 KiB) leave room for two blocks an SM."""
+m16n8k8): a K step of 16, four stages of f32 tiles in 80 KiB."""
+TF32_GEMM_WARP = (64, 32)
+TF32_GEMM_BLOCK = 256
+"""Eight warps of 64x32: the accumulators of a 64x64 warp tile (128 a
+thread) with 3xTF32's split fragments and partial sums spilled (up to 100
+bytes, ptxas for sm_80 and sm_90); 64x32 spills none."""
 WGMMA_ARCHS = ("sm_90a",)
 """The targets with sm_90a's warpgroup tensor cores (wgmma)."""
 WGMMA_TILES = ((128, 256), (128, 128), (64, 256), (64, 128), (64, 64))
@@ -1016,9 +1020,16 @@ def gemm_schedule(
     tf32 = takes_tf32(matmul)
     if not (tf32 or takes_tensor_cores(matmul)):
         return simt_gemm_schedule(matmul, sm_count)
+    if tf32:
+        return kernel.ScheduleAttr(
+            TF32_GEMM_BLOCK,
+            tile=TF32_GEMM_TILE,
+            warp=TF32_GEMM_WARP,
+            stages=MMA_GEMM_STAGES,
+        )
     return kernel.ScheduleAttr(
         MMA_GEMM_BLOCK,
-        tile=TF32_GEMM_TILE if tf32 else MMA_GEMM_TILE,
+        tile=MMA_GEMM_TILE,
         warp=MMA_GEMM_WARP,
         stages=MMA_GEMM_STAGES,
     )

@@ -339,7 +339,7 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
 }
 
 // CHECK-LABEL: kernel.func @gemm_small(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
-// CHECK:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 16], warp = [64, 64], stages = 4> {
+// CHECK:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 16], warp = [64, 32], stages = 4> {
 // CHECK:       kernel.func @gemm_f32_large(%a: tensor<2048x66xf32>, %b: tensor<66x1500xf32>) -> (tensor<2048x1500xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 8]> {
 // CHECK:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<128x512xf16>, tensor<512x256xf16>) -> tensor<128x256xf16>
@@ -372,7 +372,7 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
 // most SMs stream their own columns of B (gemm_up_16); where even 64x64
 // tiles would leave a quarter of the SMs idle, the cp.async kernel
 // (gemm_o_16).
-// WGMMA:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 16], warp = [64, 64], stages = 4> {
+// WGMMA:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 16], warp = [64, 32], stages = 4> {
 // WGMMA:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {

@@ -198,40 +198,49 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
         return [big, small]
 
     zero = lb.f32(0.0) if tf32 else None
+
+    def multiply(i: int, j: int, lhs: list, pair: list) -> None:
+        """The mmas of fragment (i, j) into its accumulators."""
+        first = 2 * (j % 2)
+        rhs = [t[first : first + 2] for t in pair]
+        at = (i * n_frags + j) * 4
+        if not tf32:
+            mma = lb.add(cuda.MmaOp(element, lhs[0], rhs[0], acc[at : at + 4]))
+            acc[at : at + 4] = list(mma.owner.results)
+            return
+        # 3xTF32: small x big, big x small, then big x big, from zero; their
+        # sum is added to the accumulators in f32, rounded to nearest. The
+        # tensor cores round their own sums toward zero, an error that K / 8
+        # mmas chained through the accumulators let build up (0.5 in a row
+        # sum of 8192 outputs of K = 8192 on the H100).
+        sums = [zero] * 4
+        for left, right in ((lhs[1], rhs[0]), (lhs[0], rhs[1]), (lhs[0], rhs[0])):
+            sums = list(lb.add(cuda.MmaOp(element, left, right, sums)).owner.results)
+        acc[at : at + 4] = [
+            lb.add(arith.AddfOp(c, d))
+            for c, d in zip(acc[at : at + 4], sums, strict=True)
+        ]
+
     for kk in range(0, bk, fk):
+        if tf32:
+            # B's fragments, then A's one row at a time: fewer split
+            # registers live at once (the accumulators take 128).
+            b_terms = [
+                terms(registers(b, b_stage, j * 2 * fn, kk))
+                for j in range(n_frags // 2)
+            ]
+            for i in range(m_frags):
+                lhs = terms(registers(a, a_stage, i * fm, kk))
+                for j in range(n_frags):
+                    multiply(i, j, lhs, b_terms[j // 2])
+            continue
         a_terms = [terms(registers(a, a_stage, i * fm, kk)) for i in range(m_frags)]
         b_terms = [
             terms(registers(b, b_stage, j * 2 * fn, kk)) for j in range(n_frags // 2)
         ]
         for i in range(m_frags):
             for j in range(n_frags):
-                first = 2 * (j % 2)
-                lhs = a_terms[i]
-                rhs = [t[first : first + 2] for t in b_terms[j // 2]]
-                # 3xTF32: the small terms' products first, big x big last.
-                products = (
-                    [(lhs[1], rhs[0]), (lhs[0], rhs[1]), (lhs[0], rhs[0])]
-                    if tf32
-                    else [(lhs[0], rhs[0])]
-                )
-                at = (i * n_frags + j) * 4
-                # 3xTF32's mmas start from zero and their sum is added to the
-                # accumulators in f32, rounded to nearest: the tensor cores
-                # round their own sums toward zero, an error that a chain of
-                # K / 8 mmas into the accumulators would let build up (it
-                # put an error of 0.5 into a row sum of 8192 products of K =
-                # 8192 on the H100).
-                sums = [zero] * 4 if tf32 else acc[at : at + 4]
-                for left, right in products:
-                    mma = cuda.MmaOp(element, left, right, sums)
-                    lb.add(mma)
-                    sums = list(mma.results)
-                if tf32:
-                    sums = [
-                        lb.add(arith.AddfOp(c, d))
-                        for c, d in zip(acc[at : at + 4], sums, strict=True)
-                    ]
-                acc[at : at + 4] = sums
+                multiply(i, j, a_terms[i], b_terms[j // 2])
     loop_body.add_op(scf.YieldOp(*acc))
     e.add(cuda.CpAsyncWaitOp(0))
 

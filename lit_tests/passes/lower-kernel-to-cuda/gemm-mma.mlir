@@ -92,7 +92,8 @@ func.func @linear_mma(%a: tensor<40x32xf16>, %w: tensor<32x32xf16>, %b: tensor<3
 
 // f32 on tensor cores, 3xTF32 (fragment 16x8x8). A stored [M, K] is read by
 // ldmatrix as 8x4 f32 matrices; B stored [K, N] (ldmatrix does not transpose
-// 32-bit elements) an element a lane. Each register is split into big and
+// 32-bit elements) an element a lane, B's fragments first, then A's a row of
+// fragments at a time (fewer registers live). Each register is split into big and
 // small tf32 terms; per k8 step and fragment three mmas (small x big, big x
 // small, big x big) start from zero and their sum is added to the
 // accumulators in f32. Two k8 steps of a 32x16 warp tile: 2 x 2 x 2 x 3 mmas.
@@ -110,15 +111,15 @@ func.func @linear_tf32(%a: tensor<40x32xf32>, %w: tensor<32x32xf32>) -> (tensor<
 // CHECK:         %a_tile = cuda.shared_alloc 1280 : !cuda.ptr<f32, shared>
 // CHECK-NEXT:    %b_tile = cuda.shared_alloc 1280 : !cuda.ptr<f32, shared>
 // CHECK:         scf.for %k_tile
+// CHECK:           [[B0:%[^ ]+]] = cuda.load %b_tile[{{%[^ ]+}}] : !cuda.ptr<f32, shared> -> f32
+// CHECK:           [[B1:%[^ ]+]] = cuda.load %b_tile[{{%[^ ]+}}] : !cuda.ptr<f32, shared> -> f32
+// CHECK:           [[B0B:%[^ ]+]], [[B0S:%[^ ]+]] = cuda.split_tf32 [[B0]] : f32
+// CHECK-NEXT:      [[B1B:%[^ ]+]], [[B1S:%[^ ]+]] = cuda.split_tf32 [[B1]] : f32
 // CHECK:           [[A0:%[^ ]+]], [[A1:%[^ ]+]], [[A2:%[^ ]+]], [[A3:%[^ ]+]] = cuda.ldmatrix %a_tile[{{%[^ ]+}}] : !cuda.ptr<f32, shared>
 // CHECK-NEXT:      [[A0B:%[^ ]+]], [[A0S:%[^ ]+]] = cuda.split_tf32 [[A0]] : i32
 // CHECK-NEXT:      [[A1B:%[^ ]+]], [[A1S:%[^ ]+]] = cuda.split_tf32 [[A1]] : i32
 // CHECK-NEXT:      [[A2B:%[^ ]+]], [[A2S:%[^ ]+]] = cuda.split_tf32 [[A2]] : i32
 // CHECK-NEXT:      [[A3B:%[^ ]+]], [[A3S:%[^ ]+]] = cuda.split_tf32 [[A3]] : i32
-// CHECK:           [[B0:%[^ ]+]] = cuda.load %b_tile[{{%[^ ]+}}] : !cuda.ptr<f32, shared> -> f32
-// CHECK:           [[B1:%[^ ]+]] = cuda.load %b_tile[{{%[^ ]+}}] : !cuda.ptr<f32, shared> -> f32
-// CHECK:           [[B0B:%[^ ]+]], [[B0S:%[^ ]+]] = cuda.split_tf32 [[B0]] : f32
-// CHECK-NEXT:      [[B1B:%[^ ]+]], [[B1S:%[^ ]+]] = cuda.split_tf32 [[B1]] : f32
 // CHECK:           [[P0:%[^ ]+]], [[P1:%[^ ]+]], [[P2:%[^ ]+]], [[P3:%[^ ]+]] = cuda.mma f32 a[[[A0S]], [[A1S]], [[A2S]], [[A3S]]] b[[[B0B]], [[B1B]]] c[[[ZERO]], [[ZERO]], [[ZERO]], [[ZERO]]]
 // CHECK-NEXT:      [[Q0:%[^ ]+]], [[Q1:%[^ ]+]], [[Q2:%[^ ]+]], [[Q3:%[^ ]+]] = cuda.mma f32 a[[[A0B]], [[A1B]], [[A2B]], [[A3B]]] b[[[B0S]], [[B1S]]] c[[[P0]], [[P1]], [[P2]], [[P3]]]
 // CHECK-NEXT:      [[R0:%[^ ]+]], {{%[^ ]+}}, {{%[^ ]+}}, {{%[^ ]+}} = cuda.mma f32 a[[[A0B]], [[A1B]], [[A2B]], [[A3B]]] b[[[B0B]], [[B1B]]] c[[[Q0]], [[Q1]], [[Q2]], [[Q3]]]
