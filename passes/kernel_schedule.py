@@ -345,13 +345,11 @@ def simt_gemm_schedule(
     return kernel.ScheduleAttr(GEMM_BLOCK, tile=GEMM_TILE)
 
 
-def takes_tensor_cores(matmul: molten.MatmulOp, min_rows: int = MMA_MIN_M) -> bool:
-    """Whether tensor cores take this matmul: f16 or bf16 operands whose
-    rows (along each operand's contiguous axis) are whole 16-byte copies,
-    and at least `min_rows` rows of output."""
+def _copies_whole_rows(matmul: molten.MatmulOp, min_rows: int) -> bool:
+    """Whether each operand's rows (along its contiguous axis) are whole
+    16-byte copies (cp.async) and the product has at least `min_rows`
+    rows."""
     element = matmul.lhs.type.element_type  # type: ignore[attr-defined]
-    if not isinstance(element, MMA_ELEMENT_TYPES):
-        return False
     a, b = shape_of(matmul.lhs), shape_of(matmul.rhs)
     copy = VECTOR_BYTES // element_bytes(element)
     # Row-major storage: the last axis is the contiguous one, whatever the
@@ -361,18 +359,22 @@ def takes_tensor_cores(matmul: molten.MatmulOp, min_rows: int = MMA_MIN_M) -> bo
     return shape_of(matmul.result)[-2] >= min_rows
 
 
+def takes_tensor_cores(matmul: molten.MatmulOp, min_rows: int = MMA_MIN_M) -> bool:
+    """Whether tensor cores take this matmul: f16 or bf16 operands whose
+    rows (along each operand's contiguous axis) are whole 16-byte copies,
+    and at least `min_rows` rows of output."""
+    element = matmul.lhs.type.element_type  # type: ignore[attr-defined]
+    return isinstance(element, MMA_ELEMENT_TYPES) and _copies_whole_rows(
+        matmul, min_rows
+    )
+
+
 def takes_tf32(matmul: molten.MatmulOp) -> bool:
     """Whether tensor cores take this f32 matmul as 3xTF32 (mma.sync): rows
     of whole 16-byte copies and at least MMA_MIN_M rows of output, as
     `takes_tensor_cores` asks of 16-bit operands."""
     element = matmul.lhs.type.element_type  # type: ignore[attr-defined]
-    if element != Float32Type():
-        return False
-    a, b = shape_of(matmul.lhs), shape_of(matmul.rhs)
-    copy = VECTOR_BYTES // element_bytes(element)
-    if a[-1] % copy or b[-1] % copy:
-        return False
-    return shape_of(matmul.result)[-2] >= MMA_MIN_M
+    return element == Float32Type() and _copies_whole_rows(matmul, MMA_MIN_M)
 
 
 def gemv_schedule(matmul: molten.MatmulOp, sm_count: int) -> kernel.ScheduleAttr:
