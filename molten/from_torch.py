@@ -264,6 +264,12 @@ def translate(
             results = results if isinstance(results, list | tuple) else [results]
             for i, out in enumerate(results):
                 result = values.get(out)
+                if isinstance(result, Concatenated):
+                    raise UnsupportedError(
+                        f"from_torch: output {i} of {graph_name} is a torch.cat "
+                        f"({out}); Molten takes cat where it is a weight concat, "
+                        "split again before it is an output"
+                    )
                 if not isinstance(result, Tensor):
                     raise UnsupportedError(
                         f"from_torch: output {i} of {graph_name} is not a tensor "
@@ -284,6 +290,68 @@ class Unavailable:
     indices of a max): an op that reads it is refused, naming `what`."""
 
     what: str
+
+
+@dataclass(frozen=True)
+class Concatenated:
+    """`torch.cat(parts, axis)` kept as its parts: a weight concat (q, k and
+    v's weights side by side) that a linear or matmul reads and a split or
+    slice at the parts' edges takes apart again. Each product is computed
+    per part (sibling matmuls of one input, which fuse-epilogue fuses
+    again), so no concatenation is ever materialized. Any other reader is
+    refused (`CONCAT_READERS`)."""
+
+    parts: tuple[Tensor, ...]
+    axis: int
+    """Non-negative, in the parts' rank."""
+
+    def sizes(self) -> list[Any]:
+        return [part.shape[self.axis] for part in self.parts]
+
+
+CONCAT_READERS = (
+    "aten.cat.default",
+    "aten.linear.default",
+    "aten.mm.default",
+    "aten.matmul.default",
+    "aten.t.default",
+    "aten.split.Tensor",
+    "aten.split_with_sizes.default",
+    "aten.slice.Tensor",
+)
+"""The ATen ops that take a `Concatenated` value."""
+
+
+_TAKES_CONCAT = ("aten.linear.default", "aten.mm.default", "aten.matmul.default")
+_SPLITS = ("aten.split.Tensor", "aten.split_with_sizes.default", "aten.slice.Tensor")
+
+
+def _from_cat(node: Any) -> bool:
+    """Whether `node` computes a `Concatenated` value: a torch.cat, or a
+    product or transpose of one."""
+    target = str(getattr(node, "target", ""))
+    if target == "aten.cat.default":
+        return True
+    if target in (*_TAKES_CONCAT, "aten.t.default"):
+        return any(_from_cat(a) for a in node.args if hasattr(a, "op"))
+    return False
+
+
+def takes(node: Any) -> bool:
+    """Whether Molten takes this FX node into a part (the backend's
+    partitioner asks): an ATen op of ATEN_OPS, with cat only where its
+    users are products or transposes (a weight concat) and split and
+    slice only of such a value; elsewhere they stay eager."""
+    target = str(node.target)
+    if node.op != "call_function" or target not in ATEN_OPS:
+        return False
+    if target == "aten.cat.default":
+        return all(
+            str(u.target) in (*_TAKES_CONCAT, "aten.t.default") for u in node.users
+        )
+    if target in _SPLITS:
+        return _from_cat(node.args[0])
+    return True
 
 
 def _is_float(value: Any) -> bool:
@@ -338,6 +406,16 @@ def _call(g: DataflowGraph, node: Any, values: dict[Any, Any], defined_at: str) 
             raise UnsupportedError(
                 f"from_torch: {target} in {where()} reads {arg.what}, which Molten "
                 "does not compute"
+            )
+        concatenated = isinstance(arg, Concatenated) or (
+            isinstance(arg, list | tuple)
+            and any(isinstance(a, Concatenated) for a in arg)
+        )
+        if concatenated and target not in CONCAT_READERS:
+            raise UnsupportedError(
+                f"from_torch: {target} in {where()} reads a torch.cat; Molten "
+                "takes cat where it is a weight concat: read by linear or "
+                "matmul, then split at its parts"
             )
     try:
         return handler(g, *args, **kwargs)
@@ -663,12 +741,45 @@ def _rms_norm(g, x, shape, weight=None, eps=None):
 
 @aten("linear.default")
 def _linear(g, x, weight, bias=None):
+    if isinstance(weight, Concatenated):
+        return _linear_of_parts(g, x, weight, bias)
+    if isinstance(bias, Concatenated):
+        raise _unsupported("aten.linear", "a concatenated bias of one weight")
     y = g.matmul(x, weight, transpose_b=True)
     return y if bias is None else g.add(y, bias)
 
 
+def _linear_of_parts(g, x, weight: Concatenated, bias) -> Concatenated:
+    """x @ cat(w_i).T (+ cat(b_i)): the products of the parts, side by side
+    along the last axis."""
+    if weight.axis != 0 or x.shape.rank < 1:
+        raise _unsupported("aten.linear", "a weight concatenated along its K axis")
+    biases: list[Any] = [None] * len(weight.parts)
+    if isinstance(bias, Concatenated):
+        if bias.sizes() != weight.sizes():
+            raise _unsupported(
+                "aten.linear", "a concatenated bias split unlike its weight"
+            )
+        biases = list(bias.parts)
+    elif bias is not None:
+        raise _unsupported("aten.linear", "one bias for a concatenated weight")
+    parts = tuple(
+        _linear(g, x, w, b) for w, b in zip(weight.parts, biases, strict=True)
+    )
+    return Concatenated(parts, parts[0].shape.rank - 1)
+
+
 @aten("mm.default", "bmm.default", "matmul.default")
 def _matmul(g, a, b):
+    if isinstance(a, Concatenated):
+        raise _unsupported("aten.matmul", "a concatenated left operand")
+    if isinstance(b, Concatenated):
+        if b.parts[0].shape.rank != 2 or b.axis != 1:
+            raise _unsupported(
+                "aten.matmul", "a right operand concatenated other than along N"
+            )
+        parts = tuple(g.matmul(a, part) for part in b.parts)
+        return Concatenated(parts, parts[0].shape.rank - 1)
     return g.matmul(a, b)
 
 
@@ -816,7 +927,68 @@ def _numpy_t(g, x):
 
 @aten("t.default")
 def _t(g, x):
+    if isinstance(x, Concatenated):
+        return Concatenated(tuple(_t(g, part) for part in x.parts), 1 - x.axis)
     return x if x.shape.rank < 2 else g.transpose(x, [1, 0])
+
+
+@aten("cat.default")
+def _cat(g, tensors, dim=0):
+    """Kept as its parts (`Concatenated`): Molten computes no concatenation."""
+    parts: list[Tensor] = []
+    rank = None
+    for t in tensors:
+        inner = t.parts if isinstance(t, Concatenated) else (t,)
+        parts += inner
+        rank = inner[0].shape.rank
+    axis = dim % rank
+    if any(isinstance(t, Concatenated) and t.axis != axis for t in tensors):
+        raise _unsupported("aten.cat", "a cat of cats along another axis")
+    return Concatenated(tuple(parts), axis)
+
+
+def _parts_at(x: Concatenated, dim: int, op: str) -> None:
+    if dim % x.parts[0].shape.rank != x.axis:
+        raise _unsupported(op, "a split of a torch.cat across its parts' axis")
+
+
+@aten("split_with_sizes.default")
+def _split_with_sizes(g, x, sizes, dim=0):
+    if not isinstance(x, Concatenated):
+        raise _unsupported("aten.split_with_sizes", "a split of a computed tensor")
+    _parts_at(x, dim, "aten.split_with_sizes")
+    if list(sizes) != x.sizes():
+        raise _unsupported(
+            "aten.split_with_sizes",
+            f"sizes {list(sizes)} other than the torch.cat's parts {x.sizes()}",
+        )
+    return list(x.parts)
+
+
+@aten("split.Tensor")
+def _split(g, x, size, dim=0):
+    if not isinstance(x, Concatenated):
+        raise _unsupported("aten.split", "a split of a computed tensor")
+    return _split_with_sizes(g, x, [size] * len(x.parts), dim)
+
+
+@aten("slice.Tensor")
+def _slice(g, x, dim=0, start=None, end=None, step=1):
+    """One part of a torch.cat, sliced at its edges."""
+    if not isinstance(x, Concatenated):
+        raise _unsupported("aten.slice", "a slice of a computed tensor")
+    _parts_at(x, dim, "aten.slice")
+    edges = np.cumsum([0, *x.sizes()]).tolist()
+    total = edges[-1]
+    first = 0 if start is None else (start + total if start < 0 else start)
+    last = total if end is None else min(end + total if end < 0 else end, total)
+    for i, part in enumerate(x.parts):
+        if step == 1 and (first, last) == (edges[i], edges[i + 1]):
+            return part
+    raise _unsupported(
+        "aten.slice",
+        f"[{start}:{end}:{step}] of a torch.cat whose parts lie at {edges}",
+    )
 
 
 @aten("expand.default")

@@ -162,11 +162,11 @@ def _partitioned(module: Any) -> Any:
     from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
     from torch.fx.passes.operator_support import OperatorSupportBase
 
-    from molten.from_torch import ATEN_OPS
+    from molten.from_torch import takes
 
     class MoltenSupport(OperatorSupportBase):
         def is_node_supported(self, submodules, node) -> bool:
-            return node.op == "call_function" and str(node.target) in ATEN_OPS
+            return takes(node)
 
     partitioner = CapabilityBasedPartitioner(
         module, MoltenSupport(), allows_single_node_partition=True
@@ -181,8 +181,13 @@ def _bookkeeping(node: Any) -> bool:
 
 
 def _unsupported_reason(node: Any) -> str:
-    from molten.from_torch import source_line
+    from molten.from_torch import ATEN_OPS, source_line
 
+    if str(node.target) in ATEN_OPS:  # cat, split, slice: see `takes`
+        return (
+            f"Molten takes {node.target} only as a weight concat, read by linear "
+            f"or matmul and split at its parts ({source_line(node)})"
+        )
     return f"Molten does not take {node.target} yet ({source_line(node)})"
 
 

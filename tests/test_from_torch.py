@@ -382,3 +382,60 @@ def test_errors_name_what_molten_does_not_take():
         molten.from_torch(3, [_x(4)])
     with pytest.raises(molten.UnsupportedError, match="torch.export could not trace"):
         molten.from_torch(lambda x: x if x.sum() > 0 else -x, [_x(4)])
+
+
+class ConcatenatedQKV(nn.Module):
+    """q, k and v from one linear of their weights (and biases) concatenated,
+    split again by sizes or by slices."""
+
+    def __init__(self, by_slices=False):
+        super().__init__()
+        self.by_slices = by_slices
+        self.wq = nn.Parameter(torch.randn(32, 16))
+        self.wk = nn.Parameter(torch.randn(8, 16))
+        self.wv = nn.Parameter(torch.randn(8, 16))
+        self.bq = nn.Parameter(torch.randn(32))
+        self.bk = nn.Parameter(torch.randn(8))
+        self.bv = nn.Parameter(torch.randn(8))
+
+    def forward(self, x):
+        w = torch.cat([self.wq, self.wk, self.wv])
+        b = torch.cat([self.bq, self.bk, self.bv])
+        y = F.linear(x, w, b)
+        if self.by_slices:
+            q, k, v = y[:, :32], y[:, 32:40], y[:, 40:]
+        else:
+            q, k, v = y.split([32, 8, 8], dim=-1)
+        return q.sum(-1, keepdim=True) * k + v
+
+
+@pytest.mark.parametrize("by_slices", [False, True], ids=["split", "slices"])
+def test_a_weight_concat_is_a_matmul_per_part(by_slices):
+    graph = _check(ConcatenatedQKV(by_slices), _x(5, 16))
+    text = str(graph.to_module())
+    assert text.count("molten.matmul") == 3
+    assert "concat" not in text
+
+
+def test_a_matmul_of_columns_concatenated():
+    """x @ cat([a, b], 1), split at a's columns: x @ a and x @ b."""
+
+    def fn(x, a, b):
+        first, second = (x @ torch.cat([a, b], dim=1)).split([24, 8], dim=1)
+        return first.sum(-1, keepdim=True) + second
+
+    graph = _check(fn, _x(4, 16), _x(16, 24), _x(16, 8))
+    assert str(graph.to_module()).count("molten.matmul") == 2
+
+
+def test_a_cat_is_taken_only_as_a_weight_concat():
+    with pytest.raises(molten.UnsupportedError, match="weight concat") as error:
+        molten.from_torch(lambda x, y: torch.cat([x, y]) * 2, [_x(2, 4), _x(2, 4)])
+    assert "aten.mul.Tensor" in str(error.value)
+    with pytest.raises(molten.UnsupportedError, match="output 0 .* torch.cat"):
+        molten.from_torch(lambda x, y: torch.cat([x, y]), [_x(2, 4), _x(2, 4)])
+    with pytest.raises(molten.UnsupportedError, match=r"sizes \[4, 4\] other than"):
+        molten.from_torch(
+            lambda x, a, b: (x @ torch.cat([a, b], 1)).split([4, 4], 1)[0],
+            [_x(2, 4), _x(4, 2), _x(4, 6)],
+        )

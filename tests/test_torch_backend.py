@@ -192,3 +192,26 @@ def test_parts_are_torch_library_custom_ops():
     assert shapes == [(8, 16), (8, 16)]
     # Through the ops' fake implementations: the parts did not fall back.
     assert all(part.failed is None for part in parts)
+
+
+class CatOfActivations(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+
+    def forward(self, x):
+        y = torch.relu(self.fc(x))
+        return torch.cat([y, x], dim=-1) * 2
+
+
+def test_a_cat_of_activations_stays_eager_the_rest_in_molten():
+    """cat is taken only as a weight concat: elsewhere the partitioner
+    leaves it to eager PyTorch, and the ops around it still run in Molten."""
+    model, x = CatOfActivations(), torch.randn(8, 16)
+    compiled, explanation = plan(model, [x], _interpreted, need_cuda=False)
+    eager = [p for p in explanation.parts if not p.molten]
+    assert [p.ops for p in eager] == [["aten.cat.default"]]
+    molten_ops = sorted(op for p in explanation.parts if p.molten for op in p.ops)
+    assert molten_ops == ["linear.default", "mul.Tensor", "relu.default"]
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-5)
