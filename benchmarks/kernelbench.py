@@ -21,7 +21,12 @@ and against torch.compile, and the geomean speed-up against
 torch.compile, then a row per problem with what failed.
 
     python -m benchmarks.kernelbench [--level 1] [--match Softmax]
-        [--results DIR] [--dry]
+        [--results DIR] [--dry] [--resume]
+
+`--resume` goes on from the day's results file of this device and commit
+(a run cut short by a time limit): the problems it holds are kept, the
+others evaluated, and the report says how many came from the earlier
+call (each problem's peers are still timed beside it).
 
 `--dry` (no GPU needed) only translates and compiles: the share compiled
 whole, and why the rest is not.
@@ -261,7 +266,13 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         f"Molten {result['commit']}, torch {result['torch']}"
         + (" (dry: translated and compiled only, nothing run)" if result["dry"] else "")
-        + ". Written by `python -m benchmarks.kernelbench` (method in its docstring).",
+        + ". Written by `python -m benchmarks.kernelbench` (method in its docstring)"
+        + (
+            f"; {result['resumed']} problem{'s' * (result['resumed'] != 1)} from "
+            "an earlier call of this commit (`--resume`)."
+            if result.get("resumed")
+            else "."
+        ),
         "",
         "| level | problems | compiled whole | correct | fast_0 / fast_1.0 vs eager "
         "| fast_0 / fast_1.0 vs torch.compile | geomean vs torch.compile |",
@@ -321,6 +332,21 @@ def _commit() -> str:
         return os.environ.get("MOLTEN_COMMIT", "unknown")
 
 
+def resumed(stem: Path, commit: str) -> list[Outcome]:
+    """The outcomes of an earlier call's results file `stem`.json, where it
+    exists, of the same commit (another commit's are not mixed in)."""
+    path = Path(f"{stem}.json")
+    if not path.exists():
+        return []
+    earlier = json.loads(path.read_text())
+    if earlier["commit"] != commit:
+        raise SystemExit(
+            f"kernelbench --resume: {path} holds commit {earlier['commit']}, "
+            f"not {commit}; move it away or run without --resume"
+        )
+    return [Outcome(**o) for o in earlier["problems"]]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--level", type=int, choices=[1, 2])
@@ -329,6 +355,9 @@ def main(argv: list[str] | None = None) -> int:
         "--results", type=Path, default=Path(__file__).parent / "results"
     )
     parser.add_argument("--dry", action="store_true", help="translate and compile only")
+    parser.add_argument(
+        "--resume", action="store_true", help="go on from the day's results file"
+    )
     args = parser.parse_args(argv)
 
     import torch
@@ -347,8 +376,12 @@ def main(argv: list[str] | None = None) -> int:
     date = datetime.date.today().isoformat()
     args.results.mkdir(parents=True, exist_ok=True)
     stem = args.results / f"{device.lower().replace(' ', '-')}-{date}-kernelbench"
-    outcomes = []
+    outcomes = resumed(stem, _commit()) if args.resume else []
+    earlier = len(outcomes)
+    done = {o.problem for o in outcomes}
     for path in problems(args.level, args.match):
+        if f"{path.parent.name}/{path.stem}" in done:
+            continue
         try:
             outcome = evaluate(path, args.dry, timer)
         except Exception as error:  # the problem's own code, or a peer failing
@@ -372,6 +405,7 @@ def main(argv: list[str] | None = None) -> int:
             "torch": torch.__version__,
             "python": platform.python_version(),
             "dry": args.dry,
+            "resumed": earlier,
             "summary": summary(outcomes),
             "problems": [asdict(o) for o in outcomes],
         }

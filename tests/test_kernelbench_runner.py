@@ -1,11 +1,12 @@
 """The KernelBench runner's figures (benchmarks/kernelbench.py): fast_p as
 KernelBench defines it, the shares per level, and the report."""
 
+import json
 import math
 
 import pytest
 
-from benchmarks.kernelbench import Outcome, markdown, summary
+from benchmarks.kernelbench import Outcome, markdown, resumed, summary
 
 
 def _outcomes():
@@ -51,3 +52,27 @@ def test_the_report_lists_each_problem_and_why():
     assert "| 1 | 3 | 67% | 67% | 67% / 33% | 67% / 33% | 0.79x |" in text
     assert "| level1/a | whole | yes | 10.0 | 20.0 | 12.5 | 2.00x | 1.25x |  |" in text
     assert "| level2/d | - | no |" in text and "UnsupportedError: x" in text
+
+
+def test_resume_keeps_an_earlier_call_of_the_same_commit(tmp_path):
+    stem = tmp_path / "h100-2026-11-28-kernelbench"
+    assert resumed(stem, "abc") == []
+    outcomes = _outcomes()
+    result = {
+        "device": "H100",
+        "date": "2026-11-28",
+        "commit": "abc",
+        "torch": "2.x",
+        "dry": False,
+        "resumed": 0,
+        "summary": summary(outcomes),
+        "problems": [o.__dict__ for o in outcomes],
+    }
+    (tmp_path / f"{stem.name}.json").write_text(json.dumps(result))
+    assert resumed(stem, "abc") == outcomes
+    with pytest.raises(SystemExit, match="holds commit abc, not def"):
+        resumed(stem, "def")
+    assert "from an earlier call" not in markdown(result)
+    assert "4 problems from an earlier call of this commit" in markdown(
+        {**result, "resumed": 4}
+    )
