@@ -309,21 +309,16 @@ class Concatenated:
         return [part.shape[self.axis] for part in self.parts]
 
 
-CONCAT_READERS = (
-    "aten.cat.default",
+_KEEPS_CONCAT = (
     "aten.linear.default",
     "aten.mm.default",
     "aten.matmul.default",
     "aten.t.default",
-    "aten.split.Tensor",
-    "aten.split_with_sizes.default",
-    "aten.slice.Tensor",
 )
-"""The ATen ops that take a `Concatenated` value."""
-
-
-_TAKES_CONCAT = ("aten.linear.default", "aten.mm.default", "aten.matmul.default")
+"""The ops whose result of a `Concatenated` operand is one again."""
 _SPLITS = ("aten.split.Tensor", "aten.split_with_sizes.default", "aten.slice.Tensor")
+CONCAT_READERS = ("aten.cat.default", *_KEEPS_CONCAT, *_SPLITS)
+"""The ATen ops that take a `Concatenated` value."""
 
 
 def _from_cat(node: Any) -> bool:
@@ -332,7 +327,7 @@ def _from_cat(node: Any) -> bool:
     target = str(getattr(node, "target", ""))
     if target == "aten.cat.default":
         return True
-    if target in (*_TAKES_CONCAT, "aten.t.default"):
+    if target in _KEEPS_CONCAT:
         return any(_from_cat(a) for a in node.args if hasattr(a, "op"))
     return False
 
@@ -346,9 +341,7 @@ def takes(node: Any) -> bool:
     if node.op != "call_function" or target not in ATEN_OPS:
         return False
     if target == "aten.cat.default":
-        return all(
-            str(u.target) in (*_TAKES_CONCAT, "aten.t.default") for u in node.users
-        )
+        return all(str(u.target) in _KEEPS_CONCAT for u in node.users)
     if target in _SPLITS:
         return _from_cat(node.args[0])
     return True

@@ -37,18 +37,22 @@ def test_summary_gives_kernelbench_shares_per_level():
     )
 
 
-def test_the_report_lists_each_problem_and_why():
-    outcomes = _outcomes()
-    result = {
+def _result(outcomes, **extra):
+    """A results file's contents as the runner writes them."""
+    return {
         "device": "H100",
         "date": "2026-11-28",
         "commit": "abc",
         "torch": "2.x",
         "dry": False,
+        **extra,
         "summary": summary(outcomes),
         "problems": [o.__dict__ for o in outcomes],
     }
-    text = markdown(result)
+
+
+def test_the_report_lists_each_problem_and_why():
+    text = markdown(_result(_outcomes()))
     assert "| 1 | 3 | 67% | 67% | 67% / 33% | 67% / 33% | 0.79x |" in text
     assert "| level1/a | whole | yes | 10.0 | 20.0 | 12.5 | 2.00x | 1.25x |  |" in text
     assert "| level2/d | - | no |" in text and "UnsupportedError: x" in text
@@ -58,16 +62,7 @@ def test_resume_keeps_an_earlier_call_of_the_same_commit(tmp_path):
     stem = tmp_path / "h100-2026-11-28-kernelbench"
     assert resumed(stem, "abc") == []
     outcomes = _outcomes()
-    result = {
-        "device": "H100",
-        "date": "2026-11-28",
-        "commit": "abc",
-        "torch": "2.x",
-        "dry": False,
-        "resumed": 0,
-        "summary": summary(outcomes),
-        "problems": [o.__dict__ for o in outcomes],
-    }
+    result = _result(outcomes, resumed=0)
     (tmp_path / f"{stem.name}.json").write_text(json.dumps(result))
     assert resumed(stem, "abc") == outcomes
     with pytest.raises(SystemExit, match="holds commit abc, not def"):

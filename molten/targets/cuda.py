@@ -480,7 +480,7 @@ class BodyPrinter:
             big, small = self._declare(op.results, "tf32")
             self.emit(f"molten_split_tf32({self.name(op.value)}, {big}, {small});")
         elif isinstance(op, cuda.PackOp):
-            kind = "bf16" if isinstance(op.operand, BFloat16Type) else "f16"
+            kind = _MMA_KINDS[type(op.operand)]
             lo, hi = self.name(op.lo), self.name(op.hi)
             self.define(op.result, f"molten_pack_{kind}({lo}, {hi})", "pair")
         elif isinstance(op, cuda.WgmmaDescriptorOp):
@@ -999,14 +999,15 @@ WgmmaLike = cuda.WgmmaOp | cuda.WgmmaRegisterAOp
 
 
 _MMA_KINDS = {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "tf32"}
-"""The mma.sync helper of each operand type (f32: tf32 fragments, m16n8k8)."""
+"""Each tensor-core operand type as helpers and PTX name it (f32: tf32
+fragments, mma.sync m16n8k8)."""
 
 
 def wgmma_helper_name(op: WgmmaLike) -> str:
     """molten_wgmma_m64n<N>k16_<type>_<A><B>[_zero]: A and B each `k`
     (K-major) or `t` (MN-major), A `r` where it is in registers; `_zero`
     where no accumulators come in (D = A B)."""
-    kind = "bf16" if isinstance(op.operand, BFloat16Type) else "f16"
+    kind = _MMA_KINDS[type(op.operand)]
     a = "r" if isinstance(op, cuda.WgmmaRegisterAOp) else _major(op.trans_a)
     zero = "" if op.c else "_zero"
     return f"molten_wgmma_m64n{op.n.value.data}k16_{kind}_{a}{_major(op.trans_b)}{zero}"
@@ -1032,7 +1033,7 @@ def wgmma_helpers(kernels: list[cuda.KernelOp]) -> list[str]:
     helpers = []
     for name, op in sorted(mmas.items()):
         count = op.n.value.data // 2
-        ptx_type = "bf16" if isinstance(op.operand, BFloat16Type) else "f16"
+        ptx_type = _MMA_KINDS[type(op.operand)]
         registers = ", ".join(f"%{i}" for i in range(count))
         trans_b = int(op.trans_b is not None)
         if isinstance(op, cuda.WgmmaRegisterAOp):

@@ -224,7 +224,7 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
     for kk in range(0, bk, fk):
         if tf32:
             # B's fragments, then A's one row at a time: fewer split
-            # registers live at once (the accumulators take 128).
+            # registers live at once beside the accumulators.
             b_terms = [
                 terms(registers(b, b_stage, j * 2 * fn, kk))
                 for j in range(n_frags // 2)
