@@ -215,10 +215,18 @@ def _narrows(op: Operation) -> bool:
     return element_bytes(target) < element_bytes(source)
 
 
+def _is_view(op: Operation, group: set[Operation]) -> bool:
+    """A reshape of a value from outside the group: reading through it is
+    free (the same elements in the same order), so writing it out never
+    pays."""
+    return isinstance(op, molten.ReshapeOp) and op.input.owner not in group
+
+
 def kept_outside(ordered: Sequence[Operation], group: set[Operation]) -> set[Operation]:
     """Group ops that also stay in place, for users outside the group: the
-    elementwise ones none of whose users is a graph result (recomputing them
-    is cheaper than writing them out), and so on up through their producers,
+    elementwise ones and views (`_is_view`) none of whose users is a graph
+    result (recomputing them is cheaper than writing them out), and so on up
+    through their producers,
     but not a narrowing cast of a value the group writes anyway. The group
     computes its own clones of them."""
     kept: set[Operation] = set()
@@ -231,7 +239,7 @@ def kept_outside(ordered: Sequence[Operation], group: set[Operation]) -> set[Ope
             outside = [u for u in _users(op) if u not in group or u in kept]
             if (
                 outside
-                and isinstance(op, ELEMENTWISE)
+                and (isinstance(op, ELEMENTWISE) or _is_view(op, group))
                 and all(u in kept or absorbs_producers(u) for u in outside)
             ):
                 kept.add(op)

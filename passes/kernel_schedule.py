@@ -24,6 +24,9 @@ from this attribute and invents none. The heuristics, for a device of
     wait for each other (a cooperative launch: the lowering makes two such
     blocks fit an SM, so at most 2 x `sm_count` blocks per row); a row too
     long even for that is walked again for each pass over it;
+  - strided rows (axes follow the reduced ones: fuse-reduction keeps
+    them where a warp's worth are consecutive): a thread a row, blocks as
+    a pointwise kernel's, a row of up to 64 elements held in registers;
 * gemm of at most GEMV_MAX_M rows (decode) whose B is stored [N, K]
   (x @ w.T, nn.Linear's layout): a GEMV with a warp per column of B (two
   columns above GEMV_NK_COLUMN_ROWS rows), each lane summing `vector`
@@ -125,6 +128,9 @@ keep more bytes in flight per SM than one (a 16-bit row of 5120 elements
 takes 320 threads, six blocks per SM)."""
 MAX_ROW_ELEMENTS_PER_THREAD = 32
 """Registers a thread of a 1024-thread block (at most 64) gives to its row."""
+MAX_STRIDED_ROW_ELEMENTS = 64
+"""The longest strided row a thread holds in registers (fuse-reduction's
+`STRIDED_SHORT_ROW`): all its loads in flight at once."""
 SPLIT_BLOCK = 512
 """Threads of each block of a split row; the lowering makes two such blocks
 fit an SM (at most 64 registers a thread), so that one block's loads
@@ -152,14 +158,17 @@ MMA_GEMM_WARP = (64, 64)
 """A warp's tile: 4x8 mma.sync m16n8k16 per k16 step."""
 MMA_GEMM_STAGES = 4
 """Operand tiles in flight (cp.async), to cover global memory latency."""
-TF32_GEMM_TILE = (128, 128, 16)
+TF32_GEMM_TILE = (64, 128, 16)
 """The block tile of an f32 gemm on tensor cores (3xTF32, mma.sync
-m16n8k8): a K step of 16, four stages of f32 tiles in 80 KiB."""
+m16n8k8): a K step of 16, four stages of f32 tiles in 48 KiB."""
 TF32_GEMM_WARP = (64, 32)
-TF32_GEMM_BLOCK = 256
-"""Eight warps of 64x32: the accumulators of a 64x64 warp tile (128 a
-thread) with 3xTF32's split fragments and partial sums spilled (up to 100
-bytes, ptxas for sm_80 and sm_90); 64x32 spills none."""
+TF32_GEMM_BLOCK = 128
+"""Four warps of 64x32. A 64x64 warp tile (128 accumulators a thread) with
+3xTF32's split fragments and partial sums spills (up to 100 bytes, ptxas
+for sm_80 and sm_90); 64x32 spills none. Measured on the H100 against
+cuBLAS f32 (benchmarks/experiments/tf32_schedules.py, 2026-11-28): 64x128
+block tiles of four such warps ran 1.00-1.22x of cuBLAS on KernelBench's
+four f32 shapes, 128x128 tiles of eight 0.90-1.11x."""
 WGMMA_ARCHS = ("sm_90a",)
 """The targets with sm_90a's warpgroup tensor cores (wgmma)."""
 WGMMA_TILES = ((128, 256), (128, 128), (64, 256), (64, 128), (64, 64))
@@ -238,10 +247,13 @@ most rows of B in flight an SM, whose accumulators fit the registers that
 __launch_bounds__ leaves each thread (64 of them at 1024 threads)."""
 
 
-def reduced_rows(body_ops: list[Operation]) -> tuple[int | None, tuple[int, ...]]:
+def reduced_rows(
+    body_ops: list[Operation],
+) -> tuple[int | None, tuple[int, ...], bool]:
     """How many rows a row_reduce kernel reduces (None where a named
-    dimension makes it known only at run time), and their shape (that of
-    its reduced axes)."""
+    dimension makes it known only at run time), their shape (that of its
+    reduced axes), and whether they are strided (axes follow the reduced
+    ones)."""
     for op in body_ops:
         if isinstance(op, molten.ReductionOp):
             dims = value_dims(op.input)
@@ -253,9 +265,10 @@ def reduced_rows(body_ops: list[Operation]) -> tuple[int | None, tuple[int, ...]
                     f"({op.input.type})"
                 )
             kept = [d for i, d in enumerate(dims) if i not in axes]
+            strided = max(axes) < len(dims) - 1
             if any(isinstance(d, str) for d in kept):
-                return None, row  # type: ignore[return-value]
-            return math.prod(kept), row  # type: ignore[return-value]
+                return None, row, strided  # type: ignore[return-value]
+            return math.prod(kept), row, strided  # type: ignore[return-value]
     raise ValueError("a row_reduce kernel without a reduction")
 
 
@@ -316,6 +329,20 @@ def row_reduce_schedule(
         )
     return kernel.ScheduleAttr(
         LONG_ROW_BLOCK, vector=width, elements_per_thread=width, split=resident
+    )
+
+
+def strided_row_schedule(rows: int | None, n: int, sm_count: int):
+    """The schedule of `rows` strided rows of `n` elements: a thread a row
+    (consecutive threads on consecutive rows, so each load is coalesced
+    across them), blocks sized as a pointwise kernel's; a row of at most
+    `MAX_STRIDED_ROW_ELEMENTS` held in registers, a longer one walked twice
+    where it is read again."""
+    block = pointwise_schedule(math.inf if rows is None else rows, 1, sm_count)
+    threads = block.block.data
+    per_thread = n if n <= MAX_STRIDED_ROW_ELEMENTS else 1
+    return kernel.ScheduleAttr(
+        threads, rows_per_block=threads, vector=1, elements_per_thread=per_thread
     )
 
 
@@ -1183,7 +1210,9 @@ def schedule_for(
     outputs (tensors), for a device of `sm_count` SMs and target `arch`."""
     tensors = [*inputs, *outputs]
     if kind == kernel.KernelKind.ROW_REDUCE:
-        rows, row = reduced_rows(body_ops)
+        rows, row, strided = reduced_rows(body_ops)
+        if strided:
+            return strided_row_schedule(rows, math.prod(row), sm_count)
         width = vector_width(row[-1], tensors)
         return row_reduce_schedule(rows, math.prod(row), width, sm_count)
     if kind == kernel.KernelKind.GEMM:

@@ -435,6 +435,52 @@ def rank0_mix(rows: int, cols: int) -> Builder:
     return build
 
 
+def channel_reduce(shape: list[int]) -> Builder:
+    """Reductions over axis 1 with axes after it (strided rows): RMSNorm over
+    the channels (keepdim), their mean and their max (without)."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", shape, dtype)
+        mean_square = g.reduce_mean(g.square(x), 1, keepdim=True)
+        g.add_output(x * g.rsqrt(mean_square + 1e-5), "normed")
+        g.add_output(g.reduce_mean(x, 1), "mean")
+        g.add_output(g.reduce_max(x, 1), "peak")
+
+    return build
+
+
+def group_norm(shape: list[int], groups: int) -> Builder:
+    """GroupNorm over NCHW: the rows are groups of channels, reshaped
+    [N, G, C / G * H * W] (read through the reshape, not copied)."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        n, c = shape[0], shape[1]
+        x = g.add_input("x", shape, dtype)
+        w = g.add_input("w", [c, 1, 1], dtype)
+        rows = g.reshape(x, [n, groups, -1])
+        mean = g.reduce_mean(rows, -1, keepdim=True)
+        centred = rows - mean
+        var = g.reduce_mean(g.square(centred), -1, keepdim=True)
+        normed = g.reshape(centred * g.rsqrt(var + 1e-5), shape)
+        g.add_output(normed * w, "y")
+
+    return build
+
+
+def batch_norm(shape: list[int]) -> Builder:
+    """Training BatchNorm over NCHW: mean and variance over [0, 2, 3]
+    (a run at a time: H x W rows, then the batch axis as strided rows)."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", shape, dtype)
+        mean = g.reduce_mean(x, [0, 2, 3], keepdim=True)
+        centred = x - mean
+        var = g.reduce_mean(g.square(centred), [0, 2, 3], keepdim=True)
+        g.add_output(centred * g.rsqrt(var + 1e-5), "y")
+
+    return build
+
+
 CASES: dict[str, Builder] = {
     "rms_norm_1x5120": rms_norm(1, 5120),
     "rms_norm_7x4099": rms_norm(7, 4099),
@@ -532,6 +578,12 @@ CASES: dict[str, Builder] = {
     # More rows than a grid's y or z dimension holds (65535).
     "rms_norm_70000x8": rms_norm(70000, 8),
     "softmax_66000x5": softmax([66000, 5]),
+    # Strided rows (a thread a row): held in registers, the last block's
+    # rows partly past the end; walked in passes (70 elements, 16400 rows).
+    "channel_reduce_3x24x5x7": channel_reduce([3, 24, 5, 7]),
+    "channel_reduce_1x70x16400": channel_reduce([1, 70, 16400]),
+    "group_norm_3x8x5x7": group_norm([3, 8, 5, 7], 4),
+    "batch_norm_5x40x3x7": batch_norm([5, 40, 3, 7]),
 }
 
 DTYPES = ("float32", "float16", "bfloat16")

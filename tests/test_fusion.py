@@ -129,6 +129,14 @@ def row_length_of(k) -> int:
     raise AssertionError("a row_reduce kernel without a reduction")
 
 
+def rows_are_strided(k) -> bool:
+    """Whether axes follow a row_reduce kernel's reduced ones."""
+    for op in body_ops(k):
+        if isinstance(op, dialect.ReductionOp):
+            return max(op.axes.get_values()) < len(op.input.type.get_shape()) - 1
+    raise AssertionError("a row_reduce kernel without a reduction")
+
+
 def check_schedule(k: kernel.FuncOp) -> None:
     s = k.schedule
     assert s is not None
@@ -150,7 +158,11 @@ def check_schedule(k: kernel.FuncOp) -> None:
         # runs of `vector` elements along the row's innermost axis
         assert per_thread % width == 0 and row_length_of(k) % width == 0, fields
         most = max(8, 2 * width)  # two vector accesses per thread, at least 8
-        if n <= 32 * most:
+        if rows_are_strided(k):
+            # a thread a row, held in registers up to 64 elements
+            assert (lanes, width, split) == (1, 1, 1), (n, fields)
+            assert per_thread == (n if n <= 64 else 1), (n, fields)
+        elif n <= 32 * most:
             # a power of two of threads per row, several rows per block
             assert lanes & (lanes - 1) == 0 and lanes <= 32, (n, fields)
             assert lanes * per_thread >= n and per_thread <= most, (n, fields)
@@ -847,6 +859,36 @@ def test_row_too_long_for_a_group_of_resident_blocks_is_walked(sm_count, split):
         assert (s.block.data, s.elements_per_thread.data) == (512, 32)
     else:  # walked, by 512 threads of each block
         assert (s.block.data, s.elements_per_thread.data) == (512, s.vector.data)
+
+
+@pytest.mark.parametrize(
+    ("shape", "strided"),
+    [
+        ([2, 24, 5, 7], True),  # 35 consecutive rows, rows of 24
+        ([2, 24, 31], False),  # 31 consecutive rows: fewer than a warp
+        ([1, 70, 16400], True),  # rows of 70 and 16400 of them
+        ([4, 70, 64], False),  # rows of 70, too few (256) for a thread each
+    ],
+)
+def test_reduction_over_a_middle_axis(shape, strided, rng):
+    """RMSNorm over axis 1: one row_reduce kernel of strided rows where a
+    thread a row serves, else transposed first (a pointwise kernel);
+    the same values either way."""
+    g = DataflowGraph("channels")
+    x = g.add_input("x", shape)
+    mean_square = g.reduce_mean(g.square(x), 1, keepdim=True)
+    g.add_output(x * g.rsqrt(mean_square + 1e-5), "y")
+    module = run(g)
+    check_kernel_level(module)
+    kinds = sorted(k.kind.data for k in kernel_funcs(module))
+    if strided:
+        (k,) = kernel_funcs(module)
+        assert kinds == ["row_reduce"] and rows_are_strided(k)
+    else:
+        assert "pointwise" in kinds
+        reductions = [k for k in kernel_funcs(module) if k.kind.data == "row_reduce"]
+        assert not any(rows_are_strided(k) for k in reductions)
+    check_same_results(g, module, [rand(rng, shape)], ["float32"])
 
 
 def test_row_reduce_schedule_over_several_axes():

@@ -5,7 +5,8 @@
 // `row_reduce` kernel.fused through the elementwise ops over its full or
 // per-row shape, other reductions of the same rows, and smaller elementwise
 // producers that broadcast in; any other reduction is first normalized to
-// that form (transpose before, reshape after). The input of each case is the
+// that form (transpose before, reshape after), or, where its axes are one
+// run with a warp's worth of rows after it, reduced in place (strided rows). The input of each case is the
 // IR before the pass, already decomposed into primitives, and the CHECK
 // lines show the IR after this pass alone; the last cases are composites
 // taken through the molten-level passes first (the DECOMP lines).
@@ -340,23 +341,103 @@ func.func @no_keepdim(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Both at once: a reduction over axes [0, 2] without keepdim becomes a
-// transpose to [4, 2, 8], a row reduction over [1, 2] and a reshape.
+// Both at once: a reduction over axes [0, 2] without keepdim (two runs) is
+// reduced a run at a time, the last first: the rows of axis 2 in place,
+// then axis 0 of the [2, 4, 1] result, transposed (4 consecutive rows are
+// fewer than a warp), and a reshape to [4].
 func.func @middle_axes_no_keepdim(%x: tensor<2x4x8xf32>) -> tensor<4xf32> {
   %mean = molten.reduce_mean %x axes = [0, 2] : tensor<2x4x8xf32> -> tensor<4xf32>
   func.return %mean : tensor<4xf32>
 }
 
 // CHECK-LABEL: func.func @middle_axes_no_keepdim(%x: tensor<2x4x8xf32>) -> tensor<4xf32> {
-// CHECK-NEXT:    %mean = molten.transpose %x permutation = [1, 0, 2] : tensor<2x4x8xf32> -> tensor<4x2x8xf32>
-// CHECK-NEXT:    %mean_1 = kernel.fused row_reduce(%mean) : (tensor<4x2x8xf32>) -> tensor<4x1x1xf32> {
-// CHECK-NEXT:    ^bb0(%mean_2: tensor<4x2x8xf32>):
-// CHECK-NEXT:      %mean_3 = molten.reduce_mean %mean_2 axes = [1, 2] keepdim : tensor<4x2x8xf32> -> tensor<4x1x1xf32>
-// CHECK-NEXT:      kernel.yield %mean_3 : tensor<4x1x1xf32>
+// CHECK-NEXT:    %mean = kernel.fused row_reduce(%x) : (tensor<2x4x8xf32>) -> tensor<2x4x1xf32> {
+// CHECK-NEXT:    ^bb0(%x_1: tensor<2x4x8xf32>):
+// CHECK-NEXT:      %mean_1 = molten.reduce_mean %x_1 axes = [2] keepdim : tensor<2x4x8xf32> -> tensor<2x4x1xf32>
+// CHECK-NEXT:      kernel.yield %mean_1 : tensor<2x4x1xf32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %mean_2 = molten.reshape %mean_1 : tensor<4x1x1xf32> -> tensor<4xf32>
-// CHECK-NEXT:    func.return %mean_2 : tensor<4xf32>
+// CHECK-NEXT:    %mean_1 = molten.transpose %mean permutation = [1, 2, 0] : tensor<2x4x1xf32> -> tensor<4x1x2xf32>
+// CHECK-NEXT:    %mean_2 = kernel.fused row_reduce(%mean_1) : (tensor<4x1x2xf32>) -> tensor<4x1x1xf32> {
+// CHECK-NEXT:    ^bb0(%mean_3: tensor<4x1x2xf32>):
+// CHECK-NEXT:      %mean_4 = molten.reduce_mean %mean_3 axes = [2] keepdim : tensor<4x1x2xf32> -> tensor<4x1x1xf32>
+// CHECK-NEXT:      kernel.yield %mean_4 : tensor<4x1x1xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %mean_3 = molten.reshape %mean_2 : tensor<4x1x1xf32> -> tensor<4xf32>
+// CHECK-NEXT:    func.return %mean_3 : tensor<4xf32>
 // CHECK-NEXT:  }
+
+// -----
+
+// BatchNorm's mean over [0, 2, 3] of NCHW: the rows of H x W in place
+// (trailing), then the batch axis of the [8, 64, 1, 1] means as strided rows
+// (64 channels after it). No transpose of x.
+func.func @batch_norm_mean(%x: tensor<8x64x16x16xf32>) -> tensor<1x64x1x1xf32> {
+  %mean = molten.reduce_mean %x axes = [0, 2, 3] keepdim : tensor<8x64x16x16xf32> -> tensor<1x64x1x1xf32>
+  func.return %mean : tensor<1x64x1x1xf32>
+}
+
+// CHECK-LABEL: func.func @batch_norm_mean(%x: tensor<8x64x16x16xf32>) -> tensor<1x64x1x1xf32> {
+// CHECK-NEXT:    %mean = kernel.fused row_reduce(%x) : (tensor<8x64x16x16xf32>) -> tensor<8x64x1x1xf32> {
+// CHECK-NEXT:    ^bb0(%x_1: tensor<8x64x16x16xf32>):
+// CHECK-NEXT:      %mean_1 = molten.reduce_mean %x_1 axes = [2, 3] keepdim : tensor<8x64x16x16xf32> -> tensor<8x64x1x1xf32>
+// CHECK-NEXT:      kernel.yield %mean_1 : tensor<8x64x1x1xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %mean_1 = kernel.fused row_reduce(%mean) : (tensor<8x64x1x1xf32>) -> tensor<1x64x1x1xf32> {
+// CHECK-NEXT:    ^bb0(%mean_2: tensor<8x64x1x1xf32>):
+// CHECK-NEXT:      %mean_3 = molten.reduce_mean %mean_2 axes = [0] keepdim : tensor<8x64x1x1xf32> -> tensor<1x64x1x1xf32>
+// CHECK-NEXT:      kernel.yield %mean_3 : tensor<1x64x1x1xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %mean_1 : tensor<1x64x1x1xf32>
+// CHECK-NEXT:  }
+
+// -----
+
+// Strided rows: RMSNorm over the channels of [2, 16, 4, 8], axis 1 with
+// 32 consecutive rows after it (a warp's worth), and rows of at most 64
+// elements. No transpose: the reduction keeps its axis, and the group
+// takes the per-row ops ([2, 1, 4, 8]) and the division over the full shape.
+func.func @strided_rows(%x: tensor<2x16x4x8xf32>) -> tensor<2x16x4x8xf32> {
+  %sq = molten.square %x : tensor<2x16x4x8xf32>
+  %ms = molten.reduce_mean %sq axes = [1] keepdim : tensor<2x16x4x8xf32> -> tensor<2x1x4x8xf32>
+  %rms = molten.sqrt %ms : tensor<2x1x4x8xf32>
+  %y = molten.div %x, %rms : (tensor<2x16x4x8xf32>, tensor<2x1x4x8xf32>) -> tensor<2x16x4x8xf32>
+  func.return %y : tensor<2x16x4x8xf32>
+}
+
+// CHECK-LABEL: func.func @strided_rows(%x: tensor<2x16x4x8xf32>) -> tensor<2x16x4x8xf32> {
+// CHECK-NEXT:    %y = kernel.fused row_reduce(%x) : (tensor<2x16x4x8xf32>) -> tensor<2x16x4x8xf32> {
+// CHECK-NEXT:    ^bb0(%x_1: tensor<2x16x4x8xf32>):
+// CHECK-NEXT:      %sq = molten.square %x_1 : tensor<2x16x4x8xf32>
+// CHECK-NEXT:      %ms = molten.reduce_mean %sq axes = [1] keepdim : tensor<2x16x4x8xf32> -> tensor<2x1x4x8xf32>
+// CHECK-NEXT:      %rms = molten.sqrt %ms : tensor<2x1x4x8xf32>
+// CHECK-NEXT:      %y_1 = molten.div %x_1, %rms : (tensor<2x16x4x8xf32>, tensor<2x1x4x8xf32>) -> tensor<2x16x4x8xf32>
+// CHECK-NEXT:      kernel.yield %y_1 : tensor<2x16x4x8xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %y : tensor<2x16x4x8xf32>
+// CHECK-NEXT:  }
+
+// -----
+
+// Strided rows without keepdim: the max over axis 1 keeps it inside the
+// group, a reshape after. Rows of 100 elements (longer than 64) are kept
+// strided only with at least 16384 of them: [1, 100, 16384] is, and
+// [4, 100, 64] (256 rows) is transposed.
+func.func @strided_long_rows(%x: tensor<1x100x16384xf32>, %z: tensor<4x100x64xf32>) -> (tensor<1x16384xf32>, tensor<4x64xf32>) {
+  %mx = molten.reduce_max %x axes = [1] : tensor<1x100x16384xf32> -> tensor<1x16384xf32>
+  %mz = molten.reduce_max %z axes = [1] : tensor<4x100x64xf32> -> tensor<4x64xf32>
+  func.return %mx, %mz : tensor<1x16384xf32>, tensor<4x64xf32>
+}
+
+// CHECK-LABEL: func.func @strided_long_rows
+// CHECK-NEXT:    %mx = kernel.fused row_reduce(%x) : (tensor<1x100x16384xf32>) -> tensor<1x1x16384xf32> {
+// CHECK-NEXT:    ^bb0(%x_1: tensor<1x100x16384xf32>):
+// CHECK-NEXT:      %mx_1 = molten.reduce_max %x_1 axes = [1] keepdim : tensor<1x100x16384xf32> -> tensor<1x1x16384xf32>
+// CHECK-NEXT:      kernel.yield %mx_1 : tensor<1x1x16384xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %mx_1 = molten.reshape %mx : tensor<1x1x16384xf32> -> tensor<1x16384xf32>
+// CHECK-NEXT:    %mz = molten.transpose %z permutation = [0, 2, 1] : tensor<4x100x64xf32> -> tensor<4x64x100xf32>
+// CHECK:         molten.reduce_max %{{.*}} axes = [2] keepdim : tensor<4x64x100xf32> -> tensor<4x64x1xf32>
+// CHECK:         molten.reshape %{{.*}} : tensor<4x64x1xf32> -> tensor<4x64xf32>
 
 // -----
 

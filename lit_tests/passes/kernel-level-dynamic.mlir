@@ -42,7 +42,7 @@ func.func @affine(%x: tensor<?x96xbf16, ["T"]>, %a: tensor<96xbf16>) -> tensor<?
 // CHECK-SAME: #kernel.variant<T <= 4, #kernel.schedule<{{.*}}tile = [4, 16, 256], stages = 4, k_lanes = 256>>,
 // CHECK-SAME: #kernel.variant<T <= 8, #kernel.schedule<{{.*}}tile = [8, 16, 128], stages = 4, k_lanes = 128>>,
 // CHECK-SAME: #kernel.variant<T <= 32, #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]>>,
-// CHECK-SAME: #kernel.variant<T, #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 16], warp = [64, 32], stages = 4>>]
+// CHECK-SAME: #kernel.variant<T, #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 128, 16], warp = [64, 32], stages = 4>>]
 // CHECK-NOT: tiling
 func.func @linear(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64x32xf32>) -> tensor<?x32xf32, ["T"]> {
   %y = molten.matmul %x, %w : (tensor<?x64xf32, ["T"]>, tensor<64x32xf32>) -> tensor<?x32xf32, ["T"]>

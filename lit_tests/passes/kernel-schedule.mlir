@@ -132,6 +132,17 @@ kernel.func @many_rows_of_5(%x: tensor<66000x5xf32>) -> (tensor<66000x1xf32>) ro
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<66000x5xf32> -> tensor<66000x1xf32>
   kernel.yield %s : tensor<66000x1xf32>
 }
+// strided rows (axes after the reduced one): a thread a row, blocks as a
+// pointwise kernel's; 64 elements held in registers (105 rows: 64-thread
+// blocks), 65 walked in passes (524160 rows: 256-thread blocks)
+kernel.func @strided_rows_of_64(%x: tensor<3x64x35xf32>) -> (tensor<3x1x35xf32>) row_reduce {
+  %s = molten.reduce_sum %x axes = [1] keepdim : tensor<3x64x35xf32> -> tensor<3x1x35xf32>
+  kernel.yield %s : tensor<3x1x35xf32>
+}
+kernel.func @strided_rows_of_65(%x: tensor<128x65x4095xf32>) -> (tensor<128x1x4095xf32>) row_reduce {
+  %s = molten.reduce_sum %x axes = [1] keepdim : tensor<128x65x4095xf32> -> tensor<128x1x4095xf32>
+  kernel.yield %s : tensor<128x1x4095xf32>
+}
 
 // CHECK-LABEL: kernel.func @rows_of_31(%x: tensor<2x31xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 8, vector = 1, elements_per_thread = 8> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x31xf32> -> tensor<2x1xf32>
@@ -185,6 +196,8 @@ kernel.func @many_rows_of_5(%x: tensor<66000x5xf32>) -> (tensor<66000x1xf32>) ro
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<66000x5xf32> -> tensor<66000x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<66000x1xf32>
 // CHECK-NEXT:  }
+// CHECK-NEXT:  kernel.func @strided_rows_of_64(%x: tensor<3x64x35xf32>) -> (tensor<3x1x35xf32>) row_reduce schedule #kernel.schedule<block = 64, rows_per_block = 64, vector = 1, elements_per_thread = 64> {
+// CHECK:       kernel.func @strided_rows_of_65(%x: tensor<128x65x4095xf32>) -> (tensor<128x1x4095xf32>) row_reduce schedule #kernel.schedule<block = 256, rows_per_block = 256, vector = 1, elements_per_thread = 1> {
 
 // With 16 SMs (kernel-schedule{sm_count=16}): at most 32 blocks of a row
 // resident at once, too few to hold rows of 4M in registers: 32 blocks walk
@@ -339,7 +352,7 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
 }
 
 // CHECK-LABEL: kernel.func @gemm_small(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
-// CHECK:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 16], warp = [64, 32], stages = 4> {
+// CHECK:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 128, 16], warp = [64, 32], stages = 4> {
 // CHECK:       kernel.func @gemm_f32_large(%a: tensor<2048x66xf32>, %b: tensor<66x1500xf32>) -> (tensor<2048x1500xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 8]> {
 // CHECK:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<128x512xf16>, tensor<512x256xf16>) -> tensor<128x256xf16>
@@ -372,7 +385,7 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
 // most SMs stream their own columns of B (gemm_up_16); where even 64x64
 // tiles would leave a quarter of the SMs idle, the cp.async kernel
 // (gemm_o_16).
-// WGMMA:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 16], warp = [64, 32], stages = 4> {
+// WGMMA:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 128, 16], warp = [64, 32], stages = 4> {
 // WGMMA:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
 // WGMMA:       kernel.func @gemm_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {

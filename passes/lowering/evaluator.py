@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import Float32Type
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from molten.dialects import cuda, molten
-from molten.dialects.molten import value_dims
+from molten.dialects.molten import Dim, value_dims
 from molten.errors import StaticShapeNeeded, UnsupportedError
 from molten.passes.lowering.emitter import (
     F32,
@@ -56,14 +56,17 @@ class Evaluator:
         e: Emitter,
         pointers: dict[SSAValue, SSAValue],
         known: dict[tuple, SSAValue] | None = None,
+        offsets: dict[tuple, Index] | None = None,
     ):
         self.e = e
         self.pointers = pointers
         self.known: dict[tuple, SSAValue] = dict(known or {})
+        # (index, dims) -> the offset a reshape unravelled that index from
+        self.offsets: dict[tuple, Index] = dict(offsets or {})
 
     def scoped(self, e: Emitter) -> Evaluator:
         """An evaluator for a nested region: it sees, but does not leak, values."""
-        return Evaluator(e, self.pointers, self.known)
+        return Evaluator(e, self.pointers, self.known, self.offsets)
 
     @staticmethod
     def _canonical(value: SSAValue, index: Sequence[Index]) -> list[Index]:
@@ -71,6 +74,12 @@ class Evaluator:
         return [
             0 if d == 1 else i for i, d in zip(index, value_dims(value), strict=True)
         ]
+
+    def linear(self, index: Sequence[Index], dims: Sequence[Dim]) -> Index:
+        """The offset of `index` in a tensor of `dims` stored in order: the
+        offset it was unravelled from by a reshape, else computed."""
+        found = self.offsets.get((_key(index), tuple(dims)))
+        return ravel(self.e, index, dims) if found is None else found
 
     def define(self, value: SSAValue, index: Sequence[Index], scalar: SSAValue):
         self.known[(value, _key(self._canonical(value, index)))] = scalar
@@ -152,7 +161,7 @@ class Evaluator:
         return rule(self, op, index)
 
     def _load_input(self, value: SSAValue, index: list[Index]) -> Rule:
-        offset = ravel(self.e, index, value_dims(value))
+        offset = self.linear(index, value_dims(value))
         if isinstance(offset, SSAValue) and offset.name_hint is None:
             offset.name_hint = f"{value.name_hint or 'input'}_offset"
         return self.load(self.pointers[value], offset)
@@ -216,8 +225,17 @@ def _broadcast_to(ev: Evaluator, op: molten.BroadcastToOp, index: list[Index]):
 
 
 def _reshape(ev: Evaluator, op: molten.ReshapeOp, index: list[Index]) -> Rule:
-    linear = ravel(ev.e, index, value_dims(op.result))
-    return (yield op.input, unravel(ev.e, linear, value_dims(op.input)))
+    linear = ev.linear(index, value_dims(op.result))
+    if op.input in ev.pointers:
+        # A kernel input holds its elements in the reshape's order: read at
+        # the linear offset (no division into the input's index, and runs
+        # stay provably consecutive for `vectorize`).
+        return ev.load(ev.pointers[op.input], linear)
+    dims = value_dims(op.input)
+    source = Evaluator._canonical(op.input, unravel(ev.e, linear, dims))
+    # Whatever reads the input at this index in order reads `linear`.
+    ev.offsets[(_key(source), tuple(dims))] = linear
+    return (yield op.input, source)
 
 
 def _transpose(ev: Evaluator, op: molten.TransposeOp, index: list[Index]) -> Rule:

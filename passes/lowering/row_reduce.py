@@ -56,14 +56,21 @@ def lower_row_reduce(
     row (a power of two up to a warp when a block has several rows), or
     `split` blocks per row, each with a part of it. A thread holds its
     elements of the row in registers when lanes * elements_per_thread
-    covers its part, and walks the part once per pass otherwise."""
+    covers its part, and walks the part once per pass otherwise.
+
+    Strided rows (axes after the reduced ones, `inner`) are numbered with
+    the inner axes fastest, so with a thread a row (lanes = 1) the threads
+    of a warp load consecutive elements of each column."""
     region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
     name = f"@{kfunc.sym_name.data}"
     body_ops = list(kfunc.body.block.ops)
     reductions = [op for op in body_ops if isinstance(op, molten.ReductionOp)]
     full = value_dims(reductions[0].input)
-    k = len(reductions[0].axes.get_values())
-    row_shape, col_shape = full[: len(full) - k], full[len(full) - k :]
+    axes = sorted(reductions[0].axes.get_values())
+    k, first_axis = len(axes), axes[0]
+    outer, col_shape = full[:first_axis], full[first_axis : first_axis + k]
+    inner = full[first_axis + k :]
+    row_shape = (*outer, *inner)
     if any(isinstance(d, str) for d in col_shape):
         raise StaticShapeNeeded(
             f"lower-kernel-to-cuda: {name} reduces over a named dimension "
@@ -91,6 +98,13 @@ def lower_row_reduce(
         raise NotImplementedError(
             f"lower-kernel-to-cuda: {name}'s schedule splits rows across blocks "
             "and puts several rows in a block"
+        )
+    if inner and (lanes > 1 or split > 1 or schedule.vector.data > 1):
+        raise NotImplementedError(
+            f"lower-kernel-to-cuda: {name} reduces strided rows (axes follow the "
+            "reduced ones), which take a thread a row and vector = 1; its schedule "
+            f"gives {lanes} threads a row, split {split}, vector "
+            f"{schedule.vector.data}"
         )
     width = checked_vector_width(kfunc, schedule, col_shape[-1])
     ept = schedule.elements_per_thread.data
@@ -163,7 +177,13 @@ def lower_row_reduce(
     if isinstance(row, SSAValue):
         row.name_hint = "row"
     row_index = unravel(rb, row, row_shape)
-    per_row = [*row_index, *(0,) * k]
+
+    def element(col: list[Index]) -> list[Index]:
+        """The index of column `col` (an index of the reduced axes) of the row."""
+        return [*row_index[:first_axis], *col, *row_index[first_axis:]]
+
+    per_row = element([0] * k)
+    row_value_shape = (*outer, *(1,) * k, *inner)
     ev = Evaluator(rb, pointers)
     first = rb.imul(part, chunk)
     end: Index = n if split == 1 else rb.imin(rb.iadd(first, chunk), n)
@@ -171,7 +191,7 @@ def lower_row_reduce(
 
     def run(em: Emitter, j: Index) -> list[list[Index]]:
         """The indices of the `width` elements from column `j` of the row."""
-        return [[*row_index, *col] for col in unravel_vector(em, j, col_shape, width)]
+        return [element(col) for col in unravel_vector(em, j, col_shape, width)]
 
     # Runs of a cached part: thread t holds columns first + t * width + c *
     # span, ... (width of them each). Where a run may pass the part's end,
@@ -297,9 +317,12 @@ def lower_row_reduce(
                     scalar = scoped.at(value, index)
                     store_scalar(scoped, scalar, ptr, ravel(lb, index, full))
                 loop_block.add_op(scf.YieldOp())
-        elif shape == (*row_shape, *(1,) * k):
+        elif shape == row_value_shape:
             scalar = stores.at(value, per_row)
             offset = ravel(sb, per_row, shape)
+            if lanes == 1 and split == 1:  # a thread a row: it stores its own
+                store_scalar(stores, scalar, ptr, offset)
+                continue
             leader = sb.icmp(lane, 0, "eq")
             if split > 1:
                 first_part = sb.icmp(part, 0, "eq")

@@ -1,7 +1,8 @@
 // RUN: molten-opt %s --split-input-file -p lower-kernel-to-cuda | filecheck %s
 
 // row_reduce kernels: the row in registers, a long row (a loop over it),
-// several rows a block, and rows split across blocks (a group exchange).
+// several rows a block, rows split across blocks (a group exchange), and
+// strided rows (a thread a row).
 //
 // lower-kernel-to-cuda on hand-written kernel-level modules (kernel.func with
 // a schedule, and the graph's func.func of kernel.launch): each kernel.func
@@ -441,3 +442,53 @@ func.func @moments(%x: tensor<2x200xf32>) -> (tensor<2x1xf32> {molten.name = "va
 // CHECK-NEXT:    [[INNER:%[^ ]+]] = arith.addf [[TWICE]], [[N_DELTA]] : f32
 // CHECK-NEXT:    [[CORRECTION:%[^ ]+]] = arith.mulf [[DELTA]], [[INNER]] : f32
 // CHECK-NEXT:    {{%[^ ]+}} = arith.addf [[THEIR_SQUARES]], [[CORRECTION]] : f32
+
+// -----
+
+// -- row_reduce, strided rows ------------------------------------------------
+
+// The max over axis 1 of [2, 3, 40] (40 consecutive rows after it): a thread
+// a row (rows_per_block = block), the rows numbered with the inner axis
+// fastest, so thread t of a block reads column c of row t at
+// (row / 40) * 120 + c * 40 + row % 40: consecutive threads, consecutive
+// elements. No shuffle, no shared memory; the thread stores its own row's
+// value and its column's differences.
+kernel.func @strided_k(%x: tensor<2x3x40xf32>) -> (tensor<2x3x40xf32>, tensor<2x1x40xf32>) row_reduce schedule #kernel.schedule<block = 64, rows_per_block = 64, elements_per_thread = 3> attributes {fused_ops = ["reduce_max", "sub"]} {
+  %m = molten.reduce_max %x axes = [1] keepdim : tensor<2x3x40xf32> -> tensor<2x1x40xf32>
+  %d = molten.sub %x, %m : (tensor<2x3x40xf32>, tensor<2x1x40xf32>) -> tensor<2x3x40xf32>
+  kernel.yield %d, %m : tensor<2x3x40xf32>, tensor<2x1x40xf32>
+}
+func.func @strided(%x: tensor<2x3x40xf32>) -> (tensor<2x3x40xf32> {molten.name = "shifted"}, tensor<2x1x40xf32> {molten.name = "peak"}) {
+  %d, %m = kernel.launch @strided_k(%x) : (tensor<2x3x40xf32>) -> (tensor<2x3x40xf32>, tensor<2x1x40xf32>)
+  func.return %d, %m : tensor<2x3x40xf32>, tensor<2x1x40xf32>
+}
+
+// CHECK-LABEL: cuda.kernel @strided_k(%x: !cuda.ptr<f32>, %d: !cuda.ptr<f32>, %m: !cuda.ptr<f32>) block 64
+// CHECK-DAG:     [[C120:%[^ ]+]] = arith.constant 120 : index
+// CHECK-DAG:     [[C40:%[^ ]+]] = arith.constant 40 : index
+// CHECK-DAG:     [[C80:%[^ ]+]] = arith.constant 80 : index
+// CHECK:         [[TID:%[^ ]+]] = cuda.thread_idx x
+// CHECK:         scf.for [[RB:%[^ ]+]] =
+// CHECK-NEXT:      [[FIRST:%[^ ]+]] = arith.muli [[RB]], {{%[^ ]+}} : index
+// CHECK-NEXT:      [[R:%[^ ]+]] = arith.addi [[FIRST]], [[TID]] : index
+// CHECK-NEXT:      [[VALID_ROW:%[^ ]+]] = arith.cmpi slt, [[R]], [[C80]] : index
+// CHECK-NEXT:      %row = arith.minsi [[R]], {{%[^ ]+}} : index
+// CHECK-NEXT:      [[INNER:%[^ ]+]] = arith.remsi %row, [[C40]] : index
+// CHECK-NEXT:      [[OUTER:%[^ ]+]] = arith.divsi %row, [[C40]] : index
+// CHECK-NEXT:      [[BASE:%[^ ]+]] = arith.muli [[OUTER]], [[C120]] : index
+// CHECK-NEXT:      %x_offset = arith.addi [[BASE]], [[INNER]] : index
+// CHECK-NEXT:      %x_1 = cuda.load %x[%x_offset]
+// CHECK:           arith.addi {{%[^ ]+}}, [[C40]] : index
+// CHECK:           %x_2 = cuda.load %x[%x_offset_1]
+// CHECK:           arith.addi {{%[^ ]+}}, [[C80]] : index
+// CHECK:           %x_3 = cuda.load %x[%x_offset_2]
+// CHECK-NEXT:      %m_acc_2 = arith.maximumf %m_acc_1, %x_3 : f32
+// CHECK-NOT:       cuda.shfl_xor
+// CHECK-NEXT:      scf.if [[VALID_ROW]] {
+// CHECK-COUNT-3:     cuda.store {{%[^ ]+}}, %d[
+// CHECK:             [[ROW_BASE:%[^ ]+]] = arith.muli [[OUTER]], [[C40]] : index
+// CHECK-NEXT:        [[AT:%[^ ]+]] = arith.addi [[ROW_BASE]], [[INNER]] : index
+// CHECK-NEXT:        cuda.store %m_acc_2, %m[[[AT]]] : f32, !cuda.ptr<f32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    cuda.return
