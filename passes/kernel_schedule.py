@@ -337,10 +337,16 @@ def strided_row_schedule(rows: int | None, n: int, sm_count: int):
     (consecutive threads on consecutive rows, so each load is coalesced
     across them), blocks sized as a pointwise kernel's; a row of at most
     `MAX_STRIDED_ROW_ELEMENTS` held in registers, a longer one walked twice
-    where it is read again."""
-    block = pointwise_schedule(math.inf if rows is None else rows, 1, sm_count)
-    threads = block.block.data
+    where it is read again, by blocks of 1024 where there are rows for a
+    block an SM."""
     per_thread = n if n <= MAX_STRIDED_ROW_ELEMENTS else 1
+    if per_thread == 1 and (rows is None or rows >= MAX_BLOCK * sm_count):
+        # Walked rows: 1024 threads a block ran the mean over dim 1 of
+        # [128, 4096, 4095] 7% faster than 256 (H100, strided_rows.py).
+        threads = MAX_BLOCK
+    else:
+        block = pointwise_schedule(math.inf if rows is None else rows, 1, sm_count)
+        threads = block.block.data
     return kernel.ScheduleAttr(
         threads, rows_per_block=threads, vector=1, elements_per_thread=per_thread
     )

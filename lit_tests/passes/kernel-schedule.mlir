@@ -134,7 +134,8 @@ kernel.func @many_rows_of_5(%x: tensor<66000x5xf32>) -> (tensor<66000x1xf32>) ro
 }
 // strided rows (axes after the reduced one): a thread a row, blocks as a
 // pointwise kernel's; 64 elements held in registers (105 rows: 64-thread
-// blocks), 65 walked in passes (524160 rows: 256-thread blocks)
+// blocks), 65 walked in passes (524160 rows: 1024-thread blocks, a
+// block an SM or more)
 kernel.func @strided_rows_of_64(%x: tensor<3x64x35xf32>) -> (tensor<3x1x35xf32>) row_reduce {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<3x64x35xf32> -> tensor<3x1x35xf32>
   kernel.yield %s : tensor<3x1x35xf32>
@@ -197,7 +198,7 @@ kernel.func @strided_rows_of_65(%x: tensor<128x65x4095xf32>) -> (tensor<128x1x40
 // CHECK-NEXT:    kernel.yield %s : tensor<66000x1xf32>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  kernel.func @strided_rows_of_64(%x: tensor<3x64x35xf32>) -> (tensor<3x1x35xf32>) row_reduce schedule #kernel.schedule<block = 64, rows_per_block = 64, vector = 1, elements_per_thread = 64> {
-// CHECK:       kernel.func @strided_rows_of_65(%x: tensor<128x65x4095xf32>) -> (tensor<128x1x4095xf32>) row_reduce schedule #kernel.schedule<block = 256, rows_per_block = 256, vector = 1, elements_per_thread = 1> {
+// CHECK:       kernel.func @strided_rows_of_65(%x: tensor<128x65x4095xf32>) -> (tensor<128x1x4095xf32>) row_reduce schedule #kernel.schedule<block = 1024, rows_per_block = 1024, vector = 1, elements_per_thread = 1> {
 
 // With 16 SMs (kernel-schedule{sm_count=16}): at most 32 blocks of a row
 // resident at once, too few to hold rows of 4M in registers: 32 blocks walk
