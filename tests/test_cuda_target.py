@@ -1193,3 +1193,16 @@ def test_tensor_map_is_a_launcher_step():
     assert program[0] == TensorMap(2, 0, "bfloat16", (100, 64), (64, 64))
     assert isinstance(program[1], Launch) and program[1].args == (2, 1)
     assert "molten_make_tensor_map(&m, x, 100, 64, 64, 64, " in unit.source
+
+
+@pytest.mark.parametrize(("exponent", "powf"), [(2.0, False), (3.0, True)])
+def test_square_by_pow_is_one_multiply(exponent, powf):
+    """x ** 2 (a mean square, as torch writes it) is emitted as x * x:
+    powf's general path costs tens of instructions an element."""
+    g = DataflowGraph("p")
+    x = g.add_input("x", [4, 64])
+    g.add_output(g.pow(x, exponent) + x, "y")
+    source = ZeroCompiler().compile(g).source
+    assert ("powf(" in source) == powf
+    if not powf:
+        assert re.search(r"= (\w+) \* \1;", source)
