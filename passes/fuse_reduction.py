@@ -14,11 +14,14 @@ input once. Smaller elementwise producers that broadcast in (a weight cast to
 f32) are recomputed inside.
 
 A reduction without keepdim is first rewritten to keep its axes, and a
-reshape restores the result's shape. A reduction over axes that are not
-one run, or a strided one that a thread a row would not serve
-(`keeps_strided`: fewer than a warp of consecutive rows, or long rows with
-too few of them to fill the GPU), is rewritten to reduce trailing axes: a
-transpose puts the reduced axes last (both become pointwise kernels).
+reshape restores the result's shape. Axes that are several runs are
+reduced a run at a time, the last first (BatchNorm's [0, 2, 3]: the rows
+of H x W, then the batch axis of their partial results). A strided run
+that a thread a row would not serve (`keeps_strided`: fewer than a warp
+of consecutive rows, or long rows with too few of them to fill the GPU)
+is rewritten to reduce trailing axes: a transpose puts the reduced axes
+last (both become pointwise kernels). A reshape to the full shape joins
+the group: the kernel reads through it (GroupNorm's rows).
 """
 
 import math
