@@ -12,9 +12,10 @@ dimension's size is an `index` parameter of the kernels and the launcher
 
 * pointwise: a grid-stride loop over the elements of the kernel's shape.
 * row_reduce: a grid-stride loop over rows, as the schedule says: several
-  rows per block, a block per row, or a row split across a group of blocks
+  rows per block, a block per row, a row split across a group of blocks
   that exchange partial results through global memory (a cooperative
-  launch). Each reduction accumulates in f32 over the thread's part, then
+  launch), or, for strided rows (axes after the reduced ones), a thread a
+  row, consecutive threads on consecutive rows. Each reduction accumulates in f32 over the thread's part, then
   combines across the row's threads: warp shuffles, one shared-memory slot
   per warp, shuffles again, so every thread holds the total. When the
   schedule holds the row in registers the input is read once; otherwise
