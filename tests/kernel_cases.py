@@ -804,28 +804,14 @@ WGMMA_REPRESENTATIVES = (
 )
 """REPRESENTATIVES of the sm_90a cases."""
 
-NVCC_BATCH = 24
+NVCC_BATCH = 22
 """Cases of one dtype that test_codegen hands nvcc in one translation unit:
 nvcc's fixed cost (its headers preprocessed and parsed once per arch) is
 about 2 CPU-seconds a unit on the 2-core development machine, more than most
 kernels; the time of the kernels themselves grows linearly with the unit
 (two units of 8 cases 28.3 CPU-seconds, the same 16 in one 26.9). Three
-units a dtype (24, 24 and 23 of the 71 cases), each case's checks in its
+units a dtype (22, 22 and 21 of the 65 cases), each case's checks in its
 unit's xdist group: 9 groups to spread over the workers, not 27."""
-WGMMA_NVCC_PARTS = 2
-"""Units a dtype of the sm_90a cases: in one, each dtype's took 104-124 s
-of one worker (2026-11-28), the longest groups of the sweep by far; two
-halves spread over the workers."""
-
-
-def wgmma_part(case: str) -> int:
-    """The sm_90a unit of `case` (by name: the benchmark gemm, which sorts
-    before the wgmma cases, goes in the first)."""
-    names = sorted(WGMMA_CASES)
-    bounds = [
-        names[len(names) * i // WGMMA_NVCC_PARTS] for i in range(1, WGMMA_NVCC_PARTS)
-    ]
-    return sum(case >= bound for bound in bounds)
 
 
 def compiled_case(case: str, dtype: str, arch: str = "sm_90"):
@@ -865,8 +851,8 @@ def nvcc_batch(case: str) -> tuple[str, ...]:
 
 def case_group(case: str, dtype: str) -> str:
     """The xdist group of a case's checks: its nvcc batch and dtype."""
-    if case not in CASES:  # the sm_90a gemms: WGMMA_NVCC_PARTS batches a dtype
-        return f"{WGMMA_ARCH}/{dtype}/{wgmma_part(case)}"
+    if case not in CASES:  # the sm_90a gemms: one nvcc batch a dtype
+        return f"{WGMMA_ARCH}/{dtype}"
     return f"{nvcc_batch(case)[0]}/{dtype}"
 
 
