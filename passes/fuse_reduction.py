@@ -57,7 +57,8 @@ STRIDED_MIN_ROWS = 16384
 alone, so the GPU is busy only with this many threads or more."""
 STRIDED_SHORT_ROW = 64
 """Rows of at most this many elements are strided whatever their number:
-each thread loads its whole row at once."""
+each thread holds its whole row in registers, all its loads in flight at
+once (kernel-schedule's strided schedule)."""
 
 
 def row_axes(op: molten.ReductionOp) -> tuple[int, ...] | None:

@@ -112,6 +112,7 @@ from molten.dialects.cuda import (
 from molten.dialects.molten import shape_of, value_dims
 from molten.errors import StaticShapeNeeded
 from molten.passes.fuse_attention import attention_in, query_group
+from molten.passes.fuse_reduction import STRIDED_SHORT_ROW
 from molten.passes.specialize_dims import specialize_types
 
 H100_SMS = 132
@@ -128,9 +129,6 @@ keep more bytes in flight per SM than one (a 16-bit row of 5120 elements
 takes 320 threads, six blocks per SM)."""
 MAX_ROW_ELEMENTS_PER_THREAD = 32
 """Registers a thread of a 1024-thread block (at most 64) gives to its row."""
-MAX_STRIDED_ROW_ELEMENTS = 64
-"""The longest strided row a thread holds in registers (fuse-reduction's
-`STRIDED_SHORT_ROW`): all its loads in flight at once."""
 SPLIT_BLOCK = 512
 """Threads of each block of a split row; the lowering makes two such blocks
 fit an SM (at most 64 registers a thread), so that one block's loads
@@ -336,10 +334,11 @@ def strided_row_schedule(rows: int | None, n: int, sm_count: int):
     """The schedule of `rows` strided rows of `n` elements: a thread a row
     (consecutive threads on consecutive rows, so each load is coalesced
     across them), blocks sized as a pointwise kernel's; a row of at most
-    `MAX_STRIDED_ROW_ELEMENTS` held in registers, a longer one walked twice
+    `STRIDED_SHORT_ROW` (the rows fuse-reduction keeps strided whatever their
+    number) held in registers, a longer one walked twice
     where it is read again, by blocks of 1024 where there are rows for a
     block an SM."""
-    per_thread = n if n <= MAX_STRIDED_ROW_ELEMENTS else 1
+    per_thread = n if n <= STRIDED_SHORT_ROW else 1
     if per_thread == 1 and (rows is None or rows >= MAX_BLOCK * sm_count):
         # Walked rows: 1024 threads a block ran the mean over dim 1 of
         # [128, 4096, 4095] 7% faster than 256 (H100, strided_rows.py).

@@ -15,9 +15,10 @@ dimension's size is an `index` parameter of the kernels and the launcher
   rows per block, a block per row, a row split across a group of blocks
   that exchange partial results through global memory (a cooperative
   launch), or, for strided rows (axes after the reduced ones), a thread a
-  row, consecutive threads on consecutive rows. Each reduction accumulates in f32 over the thread's part, then
-  combines across the row's threads: warp shuffles, one shared-memory slot
-  per warp, shuffles again, so every thread holds the total. When the
+  row, consecutive threads on consecutive rows. Each reduction accumulates
+  in f32 over the thread's part, then combines across the row's threads:
+  warp shuffles, one shared-memory slot per warp, shuffles again, so every
+  thread holds the total. When the
   schedule holds the row in registers the input is read once; otherwise
   the row is walked again for each reduction and for the store.
 * gemm, as its #kernel.tiling says: output tiles of the block tile per
