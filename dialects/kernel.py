@@ -80,6 +80,7 @@ class KernelKind(StrEnum):
 
     POINTWISE = auto()
     ROW_REDUCE = auto()
+    SCAN = auto()
     GEMM = auto()
     ATTENTION = auto()
 

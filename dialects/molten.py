@@ -756,6 +756,51 @@ class ReduceMeanOp(ReductionOp):
 
 
 # --------------------------------------------------------------------------
+# Scans.
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class CumsumOp(MoltenOp):
+    """The running sum along `axis` (torch.cumsum): element i is the sum of
+    elements 0..i; with `reverse` of elements i..n-1; with `exclusive`
+    element i itself is left out (the first, or with `reverse` the last,
+    is 0).
+
+    ```mlir
+    %c = molten.cumsum %x axis = 1 : tensor<4x8xf32>
+    %r = molten.cumsum %x axis = 1 reverse exclusive : tensor<4x8xf32>
+    ```
+    """
+
+    name = "molten.cumsum"
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    input = operand_def(T)
+    axis = prop_def(IntegerAttr[i64])
+    reverse = opt_prop_def(UnitAttr)
+    exclusive = opt_prop_def(UnitAttr)
+    result = result_def(T)
+    traits = traits_def(Pure(), MoltenCanonicalization())
+    assembly_format = (
+        "$input `axis` `=` $axis (`reverse` $reverse^)? (`exclusive` $exclusive^)? "
+        "attr-dict `:` type($input)"
+    )
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        (x,) = operand_types
+        axis = properties["axis"]
+        assert isinstance(axis, IntegerAttr)
+        rank = len(x.get_shape())
+        if not 0 <= axis.value.data < rank:
+            raise ShapeError(
+                f"{cls.name}: axis {axis.value.data} is out of range for input {x} "
+                f"(axis is in [0, {rank}))"
+            )
+        return x
+
+
+# --------------------------------------------------------------------------
 # Shape ops.
 # --------------------------------------------------------------------------
 
@@ -858,6 +903,148 @@ class TransposeOp(MoltenOp):
                 f"the {len(shape)} axes of input {x}"
             )
         return tensor_type([shape[p] for p in values], x.element_type)
+
+
+@irdl_op_definition
+class FlipOp(MoltenOp):
+    """Reverses the order of elements along `axes` (torch.flip).
+
+    ```mlir
+    %f = molten.flip %x axes = [1] : tensor<4x8xf32>
+    ```
+    """
+
+    name = "molten.flip"
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    input = operand_def(T)
+    axes = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(T)
+    traits = traits_def(Pure(), MoltenCanonicalization())
+    assembly_format = "$input `axes` `=` $axes attr-dict `:` type($input)"
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        (x,) = operand_types
+        axes = properties["axes"]
+        assert isinstance(axes, DenseArrayBase)
+        values = tuple(axes.get_values())
+        rank = len(x.get_shape())
+        if len(set(values)) != len(values):
+            raise ShapeError(f"{cls.name}: axes {list(values)} repeat an axis")
+        for axis in values:
+            if not 0 <= axis < rank:
+                raise ShapeError(
+                    f"{cls.name}: axis {axis} is out of range for input {x} "
+                    f"(axes are in [0, {rank}))"
+                )
+        return x
+
+
+class _AxisWindowOp(MoltenOp, ABC):
+    """A window of `input` along `axis` (a static dimension): the result
+    differs from the input in that dimension only."""
+
+    input = operand_def(TensorType)
+    axis = prop_def(IntegerAttr[i64])
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), MoltenCanonicalization())
+
+    @classmethod
+    def _window(cls, x, properties, result_type) -> tuple[int, int, int]:
+        """(axis, the input's size along it, the result's), checked."""
+        if result_type is None:
+            raise ShapeError(f"{cls.name}: needs a result type")
+        axis = properties["axis"]
+        assert isinstance(axis, IntegerAttr)
+        a = axis.value.data
+        shape, result = dims_of(x), dims_of(result_type)
+        if not 0 <= a < len(shape):
+            raise ShapeError(
+                f"{cls.name}: axis {a} is out of range for input {x} "
+                f"(axis is in [0, {len(shape)}))"
+            )
+        if len(result) != len(shape) or any(
+            r != d for i, (r, d) in enumerate(zip(result, shape, strict=True)) if i != a
+        ):
+            raise ShapeError(
+                f"{cls.name}: input {x} and result {result_type} differ in "
+                f"dimensions other than axis {a}"
+            )
+        if isinstance(shape[a], str) or isinstance(result[a], str):
+            raise ShapeError(
+                f"{cls.name}: axis {a} of input {x} and result {result_type} must "
+                "be a fixed size"
+            )
+        if result_type.element_type != x.element_type:
+            raise DTypeError(
+                f"{cls.name}: input {x} and result {result_type} differ in element type"
+            )
+        return a, shape[a], result[a]  # type: ignore[return-value]
+
+
+@irdl_op_definition
+class SliceOp(_AxisWindowOp):
+    """The elements `start` ... `start` + n - 1 along `axis`, n the result's
+    size there (torch's narrow, x[:, start:start + n]).
+
+    ```mlir
+    %s = molten.slice %x axis = 1 start = 2 : tensor<4x8xf32> -> tensor<4x5xf32>
+    ```
+    """
+
+    name = "molten.slice"
+    start = prop_def(IntegerAttr[i64])
+    assembly_format = (
+        "$input `axis` `=` $axis `start` `=` $start attr-dict "
+        "`:` type($input) `->` type($result)"
+    )
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        (x,) = operand_types
+        axis, size, length = cls._window(x, properties, result_type)
+        start = properties["start"]
+        assert isinstance(start, IntegerAttr)
+        first = start.value.data
+        if first < 0 or first + length > size:
+            raise ShapeError(
+                f"{cls.name}: elements {first} to {first + length - 1} along axis "
+                f"{axis} are not all in input {x} (size {size})"
+            )
+        return result_type
+
+
+@irdl_op_definition
+class PadOp(_AxisWindowOp):
+    """`input` between zeros along `axis`: `before` of them, then the input,
+    then as many as make the result's size (torch.nn.functional.pad with
+    zeros). A torch.cat is the sum of its parts each padded to the whole.
+
+    ```mlir
+    %p = molten.pad %x axis = 1 before = 1 : tensor<4x5xf32> -> tensor<4x8xf32>
+    ```
+    """
+
+    name = "molten.pad"
+    before = prop_def(IntegerAttr[i64])
+    assembly_format = (
+        "$input `axis` `=` $axis `before` `=` $before attr-dict "
+        "`:` type($input) `->` type($result)"
+    )
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        (x,) = operand_types
+        axis, size, padded = cls._window(x, properties, result_type)
+        before = properties["before"]
+        assert isinstance(before, IntegerAttr)
+        zeros = before.value.data
+        if zeros < 0 or zeros + size > padded:
+            raise ShapeError(
+                f"{cls.name}: {zeros} zeros and input {x} (size {size} along axis "
+                f"{axis}) do not fit in result {result_type}"
+            )
+        return result_type
 
 
 # --------------------------------------------------------------------------
@@ -1401,6 +1588,10 @@ Molten = Dialect(
         BroadcastToOp,
         ReshapeOp,
         TransposeOp,
+        FlipOp,
+        SliceOp,
+        PadOp,
+        CumsumOp,
         MatmulOp,
         *COMPOSITE_OPS,
         CausalMaskOp,

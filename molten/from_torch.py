@@ -263,13 +263,7 @@ def translate(
             results = node.args[0]
             results = results if isinstance(results, list | tuple) else [results]
             for i, out in enumerate(results):
-                result = values.get(out)
-                if isinstance(result, Concatenated):
-                    raise UnsupportedError(
-                        f"from_torch: output {i} of {graph_name} is a torch.cat "
-                        f"({out}); Molten takes cat where it is a weight concat, "
-                        "split again before it is an output"
-                    )
+                result = _materialized(g, values.get(out))
                 if not isinstance(result, Tensor):
                     raise UnsupportedError(
                         f"from_torch: output {i} of {graph_name} is not a tensor "
@@ -298,8 +292,9 @@ class Concatenated:
     v's weights side by side) that a linear or matmul reads and a split or
     slice at the parts' edges takes apart again. Each product is computed
     per part (sibling matmuls of one input, which fuse-epilogue fuses
-    again), so no concatenation is ever materialized. Any other reader is
-    refused (`CONCAT_READERS`)."""
+    again), so no concatenation of weights is materialized. Any other
+    reader (`CONCAT_READERS`) or an output gets the concatenation
+    (`_materialized`: `DataflowGraph.concat`)."""
 
     parts: tuple[Tensor, ...]
     axis: int
@@ -321,30 +316,19 @@ CONCAT_READERS = ("aten.cat.default", *_KEEPS_CONCAT, *_SPLITS)
 """The ATen ops that take a `Concatenated` value."""
 
 
-def _from_cat(node: Any) -> bool:
-    """Whether `node` computes a `Concatenated` value: a torch.cat, or a
-    product or transpose of one."""
-    target = str(getattr(node, "target", ""))
-    if target == "aten.cat.default":
-        return True
-    if target in _KEEPS_CONCAT:
-        return any(_from_cat(a) for a in node.args if hasattr(a, "op"))
-    return False
+def _materialized(g: DataflowGraph, value: Any) -> Any:
+    """`value` with each `Concatenated` in it computed (`concat`)."""
+    if isinstance(value, Concatenated):
+        return g.concat(list(value.parts), value.axis)
+    if isinstance(value, list | tuple):
+        return type(value)(_materialized(g, v) for v in value)
+    return value
 
 
 def takes(node: Any) -> bool:
     """Whether Molten takes this FX node into a part (the backend's
-    partitioner asks): an ATen op of ATEN_OPS, with cat only where its
-    users are products or transposes (a weight concat) and split and
-    slice only of such a value; elsewhere they stay eager."""
-    target = str(node.target)
-    if node.op != "call_function" or target not in ATEN_OPS:
-        return False
-    if target == "aten.cat.default":
-        return all(str(u.target) in _KEEPS_CONCAT for u in node.users)
-    if target in _SPLITS:
-        return _from_cat(node.args[0])
-    return True
+    partitioner asks): an ATen op of ATEN_OPS."""
+    return node.op == "call_function" and str(node.target) in ATEN_OPS
 
 
 def _is_float(value: Any) -> bool:
@@ -400,16 +384,9 @@ def _call(g: DataflowGraph, node: Any, values: dict[Any, Any], defined_at: str) 
                 f"from_torch: {target} in {where()} reads {arg.what}, which Molten "
                 "does not compute"
             )
-        concatenated = isinstance(arg, Concatenated) or (
-            isinstance(arg, list | tuple)
-            and any(isinstance(a, Concatenated) for a in arg)
-        )
-        if concatenated and target not in CONCAT_READERS:
-            raise UnsupportedError(
-                f"from_torch: {target} in {where()} reads a torch.cat; Molten "
-                "takes cat where it is a weight concat: read by linear or "
-                "matmul, then split at its parts"
-            )
+    if target not in CONCAT_READERS:
+        args = [_materialized(g, a) for a in args]
+        kwargs = {k: _materialized(g, v) for k, v in kwargs.items()}
     try:
         return handler(g, *args, **kwargs)
     except MoltenError as error:
@@ -621,6 +598,17 @@ def _amax(g, x, dims=(), keepdim=False):
 @aten("amin.default")
 def _amin(g, x, dims=(), keepdim=False):
     return g.neg(g.reduce_max(g.neg(x), _dims(x, dims), keepdim))
+
+
+@aten("cumsum.default")
+def _cumsum(g, x, dim, *, dtype=None):
+    _no_dtype("aten.cumsum", dtype)
+    return g.cumsum(x, dim)
+
+
+@aten("flip.default")
+def _flip(g, x, dims):
+    return g.flip(x, dims)
 
 
 @aten("max.dim")
@@ -945,10 +933,23 @@ def _parts_at(x: Concatenated, dim: int, op: str) -> None:
         raise _unsupported(op, "a split of a torch.cat across its parts' axis")
 
 
+def _bounds(size: int, start: Any, end: Any) -> tuple[int, int]:
+    """torch's slice bounds (None, negative, past the end) as [first, last)."""
+    first = 0 if start is None else (start + size if start < 0 else start)
+    last = size if end is None else (end + size if end < 0 else end)
+    first, last = min(max(first, 0), size), min(max(last, 0), size)
+    return first, max(first, last)
+
+
 @aten("split_with_sizes.default")
 def _split_with_sizes(g, x, sizes, dim=0):
     if not isinstance(x, Concatenated):
-        raise _unsupported("aten.split_with_sizes", "a split of a computed tensor")
+        dim = dim % x.shape.rank
+        offsets = np.cumsum([0, *sizes]).tolist()
+        return [
+            g.slice(x, dim, first, size)
+            for first, size in zip(offsets, sizes, strict=False)
+        ]
     _parts_at(x, dim, "aten.split_with_sizes")
     if list(sizes) != x.sizes():
         raise _unsupported(
@@ -961,27 +962,58 @@ def _split_with_sizes(g, x, sizes, dim=0):
 @aten("split.Tensor")
 def _split(g, x, size, dim=0):
     if not isinstance(x, Concatenated):
-        raise _unsupported("aten.split", "a split of a computed tensor")
+        total = x.shape[dim % x.shape.rank]
+        sizes = [min(size, total - first) for first in range(0, total, size)]
+        return _split_with_sizes(g, x, sizes, dim)
     return _split_with_sizes(g, x, [size] * len(x.parts), dim)
 
 
 @aten("slice.Tensor")
 def _slice(g, x, dim=0, start=None, end=None, step=1):
-    """One part of a torch.cat, sliced at its edges."""
+    """A window of a computed tensor; one part of a torch.cat, sliced at
+    its edges."""
+    if step != 1:
+        raise _unsupported("aten.slice", f"a step of {step}")
     if not isinstance(x, Concatenated):
-        raise _unsupported("aten.slice", "a slice of a computed tensor")
+        dim = dim % x.shape.rank
+        first, last = _bounds(x.shape[dim], start, end)
+        if (first, last) == (0, x.shape[dim]):
+            return x
+        if first == last:
+            raise _unsupported("aten.slice", "an empty slice")
+        return g.slice(x, dim, first, last - first)
     _parts_at(x, dim, "aten.slice")
     edges = np.cumsum([0, *x.sizes()]).tolist()
-    total = edges[-1]
-    first = 0 if start is None else (start + total if start < 0 else start)
-    last = total if end is None else min(end + total if end < 0 else end, total)
+    first, last = _bounds(edges[-1], start, end)
     for i, part in enumerate(x.parts):
-        if step == 1 and (first, last) == (edges[i], edges[i + 1]):
+        if (first, last) == (edges[i], edges[i + 1]):
             return part
     raise _unsupported(
         "aten.slice",
         f"[{start}:{end}:{step}] of a torch.cat whose parts lie at {edges}",
     )
+
+
+@aten("narrow.default")
+def _narrow(g, x, dim, start, length):
+    return _slice(g, x, dim, start, start + length if start >= 0 else None)
+
+
+@aten("select.int")
+def _select(g, x, dim, index):
+    dim = dim % x.shape.rank
+    shape = list(x.shape)
+    index = index + shape[dim] if index < 0 else index
+    row = g.slice(x, dim, index, 1) if shape[dim] != 1 else x
+    return g.reshape(row, shape[:dim] + shape[dim + 1 :])
+
+
+@aten("zeros_like.default")
+def _zeros_like(
+    g, x, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None
+):
+    _no_dtype("aten.zeros_like", dtype)
+    return g.broadcast_to(g.constant(0.0, dtype=x.dtype), list(x.shape))
 
 
 @aten("expand.default")

@@ -813,6 +813,134 @@ class DataflowGraph:
         """Mean over `axes`."""
         return self._reduce(molten.ReduceMeanOp, x, axes, name, keepdim)
 
+    def cumsum(
+        self,
+        x: Tensor,
+        axis: int = -1,
+        *,
+        reverse: bool = False,
+        exclusive: bool = False,
+        name: str | None = None,
+    ) -> Tensor:
+        """The running sum along `axis` (torch.cumsum); from the end with
+        `reverse`; with `exclusive`, each element the sum of those before
+        it (the first is 0)."""
+        op_name = molten.CumsumOp.name
+        axis = _checked_int(op_name, "axis", axis)
+        reverse = _checked_flag(op_name, "reverse", reverse)
+        exclusive = _checked_flag(op_name, "exclusive", exclusive)
+        self._check_owned(x, op_name)
+        with self._building(op_name, [x]):
+            rank = len(x.type.get_shape())
+            props: dict[str, Attribute] = {
+                "axis": IntegerAttr(molten.normalize_axis(op_name, axis, rank), i64)
+            }
+        if reverse:
+            props["reverse"] = UnitAttr()
+        if exclusive:
+            props["exclusive"] = UnitAttr()
+        return self._emit(molten.CumsumOp, [x], name, props)
+
+    def flip(
+        self, x: Tensor, axes: int | Sequence[int], *, name: str | None = None
+    ) -> Tensor:
+        """x with the order of its elements reversed along `axes` (torch.flip)."""
+        self._check_owned(x, molten.FlipOp.name)
+        with self._building(molten.FlipOp.name, [x]):
+            props = {"axes": molten._int_array(self._axes(molten.FlipOp.name, x, axes))}
+        return self._emit(molten.FlipOp, [x], name, props)
+
+    def _window(self, op_type, x: Tensor, axis, size_of, props, name) -> Tensor:
+        """An op of x along one axis whose result's size there `size_of`
+        gives from x's (slice and pad)."""
+        self._check_owned(x, op_type.name)
+        axis = _checked_int(op_type.name, "axis", axis)
+        with self._building(op_type.name, [x]):
+            rank = len(x.type.get_shape())
+            axis = molten.normalize_axis(op_type.name, axis, rank)
+            dims = list(molten.dims_of(x.type))
+            if isinstance(dims[axis], str):
+                raise ShapeError(
+                    f"axis {axis} of {x.type} is named ({dims[axis]}); "
+                    "a fixed size is needed"
+                )
+            dims[axis] = size_of(dims[axis])
+            target = molten.tensor_type(dims, x.type.element_type)
+            props = {
+                "axis": IntegerAttr(axis, i64),
+                **{k: IntegerAttr(v, i64) for k, v in props.items()},
+            }
+        return self._emit(op_type, [x], name, props, result_type=target)
+
+    def slice(
+        self,
+        x: Tensor,
+        axis: int,
+        start: int,
+        length: int,
+        *,
+        name: str | None = None,
+    ) -> Tensor:
+        """The `length` elements from `start` along `axis` (torch.narrow)."""
+        start = _checked_int(molten.SliceOp.name, "start", start)
+        length = _checked_int(molten.SliceOp.name, "length", length)
+        return self._window(
+            molten.SliceOp, x, axis, lambda _: length, {"start": start}, name
+        )
+
+    def pad(
+        self,
+        x: Tensor,
+        axis: int,
+        before: int,
+        after: int,
+        *,
+        name: str | None = None,
+    ) -> Tensor:
+        """x between `before` and `after` zeros along `axis`."""
+        before = _checked_int(molten.PadOp.name, "before", before)
+        after = _checked_int(molten.PadOp.name, "after", after)
+        return self._window(
+            molten.PadOp,
+            x,
+            axis,
+            lambda n: before + n + after,
+            {"before": before},
+            name,
+        )
+
+    def concat(
+        self, parts: Sequence[Tensor], axis: int = 0, *, name: str | None = None
+    ) -> Tensor:
+        """The parts side by side along `axis` (torch.cat): the sum of the
+        parts each padded to the whole, which one kernel computes reading
+        each part once. (A -0.0 of a part comes out as 0.0.)"""
+        if (
+            not isinstance(parts, list | tuple)
+            or not parts
+            or not all(isinstance(p, Tensor) for p in parts)
+        ):
+            raise GraphError(
+                f"concat: parts must be a non-empty list of tensors, got {parts!r}"
+            )
+        parts = list(parts)
+        axis = _checked_int("concat", "axis", axis)
+        axis = molten.normalize_axis("concat", axis, len(parts[0].type.get_shape()))
+        sizes = [molten.dims_of(p.type)[axis] for p in parts]
+        if any(isinstance(d, str) for d in sizes):
+            raise ShapeError(f"concat: the parts' axis {axis} must be a fixed size")
+        total = sum(sizes)  # type: ignore[arg-type]
+        padded, offset = [], 0
+        for part, size in zip(parts, sizes, strict=True):
+            after = total - offset - size  # type: ignore[operator]
+            last = name if len(parts) == 1 else None
+            padded.append(self.pad(part, axis, offset, after, name=last))
+            offset += size  # type: ignore[operator]
+        whole = padded[0]
+        for i, part in enumerate(padded[1:], start=2):
+            whole = self.add(whole, part, name=name if i == len(padded) else None)
+        return whole
+
     def broadcast_to(
         self, x: Tensor, shape: TensorShape | Sequence[int], *, name: str | None = None
     ) -> Tensor:

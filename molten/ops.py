@@ -26,7 +26,7 @@ OPS = (
     "add", "sub", "mul", "div", "max", "min", "pow",
     "neg", "abs", "exp", "log", "sqrt", "rsqrt", "reciprocal", "square", "tanh",
     "sigmoid", "relu", "silu", "gelu", "rotate_half", "cast",
-    "reduce_sum", "reduce_max", "reduce_mean",
+    "reduce_sum", "reduce_max", "reduce_mean", "cumsum", "flip", "slice", "pad",
     "broadcast_to", "reshape", "transpose", "matmul",
     "rms_norm", "layer_norm", "softmax", "rope", "attention",
 )  # fmt: skip

@@ -10,7 +10,7 @@ MOLTEN_PIPELINE = "molten-decompose,transpose-matvec,canonicalize,cse,dce"
 vector made a GEMV, canonicalized."""
 
 KERNEL_PIPELINE = (
-    "split-size-classes,fuse-attention,fuse-reduction,fuse-epilogue,"
+    "split-size-classes,fuse-attention,fuse-reduction,fuse-scan,fuse-epilogue,"
     "fuse-elementwise,merge-size-classes,kernel-outline,kernel-schedule,tile,dce"
 )
 """Level 2: primitives fused into kernels (a graph whose fusion depends on a

@@ -57,6 +57,12 @@ def _fuse_attention():
     return FuseAttention
 
 
+def _fuse_scan():
+    from molten.passes.fuse_scan import FuseScan
+
+    return FuseScan
+
+
 def _fuse_reduction():
     from molten.passes.fuse_reduction import FuseReduction
 
@@ -144,6 +150,7 @@ MOLTEN_UNIVERSE = Universe(
         "fuse-attention": _fuse_attention,
         "fuse-prologue": _fuse_prologue,
         "fuse-reduction": _fuse_reduction,
+        "fuse-scan": _fuse_scan,
         "fuse-epilogue": _fuse_epilogue,
         "fuse-elementwise": _fuse_elementwise,
         "merge-size-classes": _merge_size_classes,

@@ -42,6 +42,9 @@ INDEX_MAPS: tuple[type[Operation], ...] = (
     molten.BroadcastToOp,
     molten.ReshapeOp,
     molten.TransposeOp,
+    molten.FlipOp,
+    molten.SliceOp,
+    molten.PadOp,
 )
 """Ops whose result element is an operand element at a remapped index: a
 pointwise kernel computes them by reading at the mapped index."""
@@ -196,10 +199,10 @@ def grow(
 
 def absorbs_producers(user: Operation) -> bool:
     """Whether `user` will be fused into a group that can recompute its
-    elementwise producers: a graph-level elementwise, index-map or reduction
-    op (not a matmul operand, not a graph result)."""
+    elementwise producers: a graph-level elementwise, index-map, reduction
+    or cumsum op (not a matmul operand, not a graph result)."""
     return is_fusible_root(user) and isinstance(
-        user, (*ELEMENTWISE, *INDEX_MAPS, molten.ReductionOp)
+        user, (*ELEMENTWISE, *INDEX_MAPS, molten.ReductionOp, molten.CumsumOp)
     )
 
 

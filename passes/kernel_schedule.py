@@ -136,6 +136,13 @@ overlap another's wait for its group."""
 LONG_ROW_BLOCK = 512
 """Threads per row walked again per pass: up to 128 registers each, so the
 loops over the row (unrolled by nvcc) do not spill."""
+SCAN_RUNS = 4
+"""Runs of `vector` elements a thread of a contiguous scan loads a step, all
+in flight before the scans that need them."""
+SCAN_BLOCK = 256
+"""Threads a block of a scan of rows longer than a warp covers in a step."""
+SCAN_STRIDED_STEP = 8
+"""Elements along the axis a thread of a strided scan loads a step."""
 GEMM_BLOCK = 256
 GEMM_TILE = (64, 64, 16)
 """A SIMT gemm's block tile: 4x4 outputs a thread."""
@@ -270,6 +277,23 @@ def reduced_rows(
     raise ValueError("a row_reduce kernel without a reduction")
 
 
+def scanned_rows(body_ops: list[Operation]) -> tuple[int | None, int, bool]:
+    """How many rows a scan kernel scans (None where a named dimension makes
+    it known only at run time), their length, and whether they are strided
+    (axes follow the scanned one)."""
+    (scan,) = [op for op in body_ops if isinstance(op, molten.CumsumOp)]
+    dims = value_dims(scan.input)
+    axis = scan.axis.value.data
+    n = dims[axis]
+    if isinstance(n, str):
+        raise StaticShapeNeeded(
+            f"kernel-schedule: a cumsum along a named dimension ({scan.input.type})"
+        )
+    kept = [d for i, d in enumerate(dims) if i != axis]
+    rows = None if any(isinstance(d, str) for d in kept) else math.prod(kept)
+    return rows, n, axis < len(dims) - 1  # type: ignore[return-value]
+
+
 def vector_width(inner: int, tensors: list[SSAValue]) -> int:
     """Elements of the narrowest element type of `tensors` in one 16-byte
     access, halved until the count divides `inner`."""
@@ -348,6 +372,41 @@ def strided_row_schedule(rows: int | None, n: int, sm_count: int):
         threads = block.block.data
     return kernel.ScheduleAttr(
         threads, rows_per_block=threads, vector=1, elements_per_thread=per_thread
+    )
+
+
+def scan_schedule(
+    rows: int | None, n: int, strided: bool, width: int, sm_count: int
+) -> kernel.ScheduleAttr:
+    """The schedule of a scan of `rows` rows of `n` elements. Strided rows: a
+    thread a row, `SCAN_STRIDED_STEP` elements a step, blocks sized as a
+    pointwise kernel's. Contiguous rows: `SCAN_RUNS` runs of `width` a
+    thread a step, on as few lanes as cover a row in one step, a power of
+    two up to a warp (several rows a block, as for row reductions), or a
+    block of up to `SCAN_BLOCK` for longer rows."""
+    if strided:
+        threads = pointwise_schedule(math.inf if rows is None else rows, 1, sm_count)
+        block = threads.block.data
+        return kernel.ScheduleAttr(
+            block,
+            rows_per_block=block,
+            vector=1,
+            elements_per_thread=min(n, SCAN_STRIDED_STEP),
+        )
+    per_thread = width * min(SCAN_RUNS, math.ceil(n / width))
+    lanes = 1 << max(0, math.ceil(math.log2(math.ceil(n / per_thread))))
+    if lanes > WARP:
+        return kernel.ScheduleAttr(
+            min(SCAN_BLOCK, lanes), vector=width, elements_per_thread=per_thread
+        )
+    wanted = SHORT_ROW_BLOCK if rows is None else max(1, rows // sm_count)
+    rows_per_block = max(WARP // lanes, min(SHORT_ROW_BLOCK // lanes, wanted))
+    rows_per_block = 1 << (rows_per_block.bit_length() - 1)
+    return kernel.ScheduleAttr(
+        lanes * rows_per_block,
+        rows_per_block=rows_per_block,
+        vector=width,
+        elements_per_thread=per_thread,
     )
 
 
@@ -1220,6 +1279,10 @@ def schedule_for(
             return strided_row_schedule(rows, math.prod(row), sm_count)
         width = vector_width(row[-1], tensors)
         return row_reduce_schedule(rows, math.prod(row), width, sm_count)
+    if kind == kernel.KernelKind.SCAN:
+        rows, n, strided = scanned_rows(body_ops)
+        width = 1 if strided else vector_width(n, tensors)
+        return scan_schedule(rows, n, strided, width, sm_count)
     if kind == kernel.KernelKind.GEMM:
         return gemm_schedule(body_ops, sm_count, arch)
     if kind == kernel.KernelKind.POINTWISE:

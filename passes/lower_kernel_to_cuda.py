@@ -67,12 +67,14 @@ from molten.passes.lowering.kernels import LoweredKernel, lower_variants
 from molten.passes.lowering.launcher import lower_graph
 from molten.passes.lowering.pointwise import lower_pointwise
 from molten.passes.lowering.row_reduce import lower_row_reduce
+from molten.passes.lowering.scan import lower_scan
 
 __all__ = ["MMA_SHAPE", "LowerKernelToCuda", "lower_kernel"]
 
 LOWERINGS = {
     kernel.KernelKind.POINTWISE: lower_pointwise,
     kernel.KernelKind.ROW_REDUCE: lower_row_reduce,
+    kernel.KernelKind.SCAN: lower_scan,
     kernel.KernelKind.GEMM: lower_gemm,
     kernel.KernelKind.ATTENTION: lower_attention,
 }

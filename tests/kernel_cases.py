@@ -481,6 +481,37 @@ def batch_norm(shape: list[int]) -> Builder:
     return build
 
 
+def scans(shape: list[int]) -> Builder:
+    """Scans along the last axis (contiguous rows) with a prologue and an
+    epilogue, and reverse and exclusive; along the first (strided rows),
+    exclusive, and reversed by flips (which fold into a reverse scan)."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", shape, dtype)
+        g.add_output(g.cumsum(x * 0.5, -1) + 1.0, "running")
+        g.add_output(g.cumsum(x, -1, reverse=True, exclusive=True), "after")
+        g.add_output(g.cumsum(x, 0, exclusive=True), "down")
+        g.add_output(g.flip(g.cumsum(g.flip(x, 0), 0), 0), "up")
+
+    return build
+
+
+def windows(rows: int, cols: int) -> Builder:
+    """Index maps of windows: a concat of a slice and a computed part (the
+    sum of the parts padded), a pad along the rows, a slice of one column
+    (torch's select), a flip."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [rows, cols], dtype)
+        y = g.add_input("y", [rows, 3], dtype)
+        part = g.slice(x, 1, 3, cols - 5)
+        g.add_output(g.concat([part, g.exp(y), x], 1), "joined")
+        g.add_output(g.pad(x, 0, 2, 1) * 2.0, "padded")
+        g.add_output(g.flip(x, 1) - g.slice(x, 1, cols - 1, 1), "flipped")
+
+    return build
+
+
 CASES: dict[str, Builder] = {
     "rms_norm_1x5120": rms_norm(1, 5120),
     "rms_norm_7x4099": rms_norm(7, 4099),
@@ -584,6 +615,14 @@ CASES: dict[str, Builder] = {
     "channel_reduce_1x70x16400": channel_reduce([1, 70, 16400]),
     "group_norm_3x8x5x7": group_norm([3, 8, 5, 7], 4),
     "batch_norm_5x40x3x7": batch_norm([5, 40, 3, 7]),
+    # Scans: rows of 37 on 16 lanes, several rows a block (the last block's
+    # partly past the end), strided rows in 9 steps (the last partial);
+    # rows of 1000 a block each in one partial step; rows of 20000 in 5
+    # steps of 256 threads (3 in f16/bf16), the last partial.
+    "scans_71x37": scans([71, 37]),
+    "scans_5x1000": scans([5, 1000]),
+    "scans_3x20000": scans([3, 20000]),
+    "windows_5x37": windows(5, 37),
 }
 
 DTYPES = ("float32", "float16", "bfloat16")

@@ -92,6 +92,8 @@ REDUCTIONS = {
     "max_min_all": lambda x: x.max() - x.min(),
     "logsumexp": lambda x: torch.logsumexp(x * 20, -1) - 1,
     "logsumexp_keepdim": lambda x: torch.logsumexp(x, 1, keepdim=True) * 2,
+    "cumsum": lambda x: torch.cumsum(x, 1) + x.cumsum(-1),
+    "cumsum_reverse": lambda x: torch.cumsum(x.flip(2), 2).flip(2),
 }
 
 
@@ -110,6 +112,17 @@ LAYOUTS = {
     ),
     "contiguous": lambda x: x.transpose(1, 2).contiguous() * 2,
     "numpy_T": lambda x: x.T + 1,
+    "flip": lambda x: x.flip(0, 2) + torch.flip(x, [1]),
+    "narrow_slice": lambda x: x.narrow(2, 3, 5) * 2 + x[:, 1:, -5:].sum(1, True),
+    "select": lambda x: x.select(1, -1) + x[:, 0] * x[1, 0],
+    "split": lambda x: (
+        torch.cat(x.split(5, -1)[::-1], -1) + x.split([1, 2], 1)[1].sum(1, True)
+    ),
+    "zeros_like": lambda x: torch.zeros_like(x) + x * 2,
+    "exclusive_cumsum": lambda x: torch.cat(
+        (torch.zeros_like(x.select(2, 0).unsqueeze(2)), x.narrow(2, 0, 15).cumsum(2)),
+        dim=2,
+    ),
 }
 
 
@@ -354,14 +367,14 @@ def test_dynamic_names_inputs_and_names():
 def test_an_unsupported_op_names_itself_and_the_line():
     class Cumulative(nn.Module):
         def forward(self, x):
-            return torch.cumsum(x, 0) + 1
+            return torch.cumprod(x, 0) + 1
 
     line = inspect.getsourcelines(Cumulative.forward)[1] + 1
     with pytest.raises(molten.UnsupportedError) as caught:
         molten.from_torch(Cumulative(), [_x(4)])
     message = str(caught.value)
-    assert "aten.cumsum.default" in message
-    assert f"test_from_torch.py:{line} (return torch.cumsum(x, 0) + 1)" in message
+    assert "aten.cumprod.default" in message
+    assert f"test_from_torch.py:{line} (return torch.cumprod(x, 0) + 1)" in message
 
 
 def test_errors_name_what_molten_does_not_take():
@@ -428,12 +441,13 @@ def test_a_matmul_of_columns_concatenated():
     assert str(graph.to_module()).count("molten.matmul") == 2
 
 
-def test_a_cat_is_taken_only_as_a_weight_concat():
-    with pytest.raises(molten.UnsupportedError, match="weight concat") as error:
-        molten.from_torch(lambda x, y: torch.cat([x, y]) * 2, [_x(2, 4), _x(2, 4)])
-    assert "aten.mul.Tensor" in str(error.value)
-    with pytest.raises(molten.UnsupportedError, match="output 0 .* torch.cat"):
-        molten.from_torch(lambda x, y: torch.cat([x, y]), [_x(2, 4), _x(2, 4)])
+def test_a_cat_of_activations_is_computed():
+    """A cat read by anything but a product (or an output) is computed:
+    each part padded to the whole, summed (one pointwise kernel)."""
+    _check(lambda x, y: torch.cat([x, y]) * 2, _x(2, 4), _x(3, 4))
+    _check(lambda x, y: torch.cat([x, y.exp(), x], -1), _x(2, 4), _x(2, 1))
+    graph = molten.from_torch(lambda x, y: torch.cat([x, y], 1), [_x(2, 4), _x(2, 3)])
+    assert "molten.pad" in graph.to_mlir()
     with pytest.raises(molten.UnsupportedError, match=r"sizes \[4, 4\] other than"):
         molten.from_torch(
             lambda x, a, b: (x @ torch.cat([a, b], 1)).split([4, 4], 1)[0],

@@ -111,10 +111,13 @@ def check_kind(k: kernel.FusedOp | kernel.FuncOp) -> None:
     ops = body_ops(k)
     has_matmul = any(isinstance(op, dialect.MatmulOp) for op in ops)
     has_reduction = any(isinstance(op, dialect.ReductionOp) for op in ops)
-    assert not (has_matmul and has_reduction), "a kernel does one kind of work"
+    scans = [op for op in ops if isinstance(op, dialect.CumsumOp)]
+    assert has_matmul + has_reduction + bool(scans) <= 1, "one kind of work"
     kind = k.kind.data
     if has_matmul:
         assert kind == kernel.KernelKind.GEMM
+    elif scans:
+        assert kind == kernel.KernelKind.SCAN and len(scans) == 1
     elif has_reduction:
         assert kind == kernel.KernelKind.ROW_REDUCE
     else:
@@ -179,6 +182,18 @@ def check_schedule(k: kernel.FuncOp) -> None:
             assert 1 < split <= 2 * 132 and per_thread <= 32, (n, fields)
             assert split * block * per_thread >= n, (n, fields)
         assert tile == []
+    elif kind == kernel.KernelKind.SCAN:
+        (scan,) = [op for op in k.body.ops if isinstance(op, dialect.CumsumOp)]
+        dims = scan.input.type.get_shape()
+        axis = scan.axis.value.data
+        block, per_thread = fields["block"], fields["elements_per_thread"]
+        lanes = block // fields["rows_per_block"]
+        assert block % 32 == 0 and block <= 1024 and per_thread % fields["vector"] == 0
+        if axis < len(dims) - 1:  # strided rows: a thread a row
+            assert (lanes, fields["vector"]) == (1, 1), fields
+        else:  # a power of two of lanes up to a warp, or a block, a row
+            assert lanes == block or (lanes <= 32 and lanes & (lanes - 1) == 0)
+            assert dims[axis] % fields["vector"] == 0, fields
     elif kind == kernel.KernelKind.GEMM:
         assert len(tile) == 3 and all(t >= 1 for t in tile), tile
     else:
@@ -889,6 +904,27 @@ def test_reduction_over_a_middle_axis(shape, strided, rng):
         reductions = [k for k in kernel_funcs(module) if k.kind.data == "row_reduce"]
         assert not any(rows_are_strided(k) for k in reductions)
     check_same_results(g, module, [rand(rng, shape)], ["float32"])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    ("shape", "axis"), [([3, 40], 1), ([3, 5000], -1), ([40, 3], 0), ([2, 70, 3], 1)]
+)
+def test_cumsum_is_one_scan_kernel(shape, axis, dtype, rng):
+    """A cumsum with a scaled input, torch's flips of a reverse scan and an
+    epilogue: one scan kernel each way, the same values."""
+    g = DataflowGraph("scans")
+    x = g.add_input("x", shape, dtype)
+    g.add_output(g.cumsum(x * 2.0, axis) + 1.0, "running")
+    g.add_output(g.flip(g.cumsum(g.flip(x, axis), axis, exclusive=True), axis), "after")
+    module = run(g)
+    check_kernel_level(module)
+    kernels = kernel_funcs(module)
+    assert [k.kind.data for k in kernels] == ["scan", "scan"]
+    assert [k.fused_ops.data[-1].data for k in kernels] == ["add", "cumsum"]
+    for k in kernels:
+        check_schedule(k)
+    check_same_results(g, module, [rand(rng, shape, dtype)], [dtype, dtype])
 
 
 def test_row_reduce_schedule_over_several_axes():

@@ -209,6 +209,15 @@ BUILDERS = {
         dialect.TransposeOp,
         (4, 2, 3),
     ),
+    "cumsum": (
+        [(3, 4)],
+        lambda g, a: g.cumsum(a, 0, reverse=True),
+        dialect.CumsumOp,
+        (3, 4),
+    ),
+    "flip": ([(3, 4)], lambda g, a: g.flip(a, -1), dialect.FlipOp, (3, 4)),
+    "slice": ([(3, 8)], lambda g, a: g.slice(a, 1, 2, 5), dialect.SliceOp, (3, 5)),
+    "pad": ([(3, 8)], lambda g, a: g.pad(a, 0, 1, 2), dialect.PadOp, (6, 8)),
     "matmul": (
         [(5, 3, 4), (4, 6)],
         lambda g, a, b: g.matmul(a, b),
@@ -738,12 +747,29 @@ def test_the_result_name_is_keyword_only():
             lambda g, x, w: g.attention(x, x, x, scale="s"),
             "scale must be a real number",
         ),
+        (lambda g, x, w: g.cumsum(x, 1.0), "axis must be an integer, got 1.0"),
+        (lambda g, x, w: g.cumsum(x, 1, reverse=1), "reverse must be True or False"),
+        (lambda g, x, w: g.slice(x, 1, 0.5, 2), "start must be an integer, got 0.5"),
+        (lambda g, x, w: g.pad(x, 0, 1, "2"), "after must be an integer, got '2'"),
+        (lambda g, x, w: g.concat(x, 0), "parts must be a non-empty list of tensors"),
     ],
 )
 def test_wrong_option_types_are_errors_at_the_call(call, message):
     g, x, w = _x_and_w()
     with pytest.raises(GraphError, match=re.escape(message)):
         call(g, x, w)
+
+
+def test_windows_out_of_range_name_the_op_and_shapes():
+    g, x, w = _x_and_w()
+    with pytest.raises(ShapeError, match=r"molten.slice: elements 6 to 9 along axis 1"):
+        g.slice(x, 1, 6, 4)
+    with pytest.raises(ShapeError, match=r"molten.cumsum: axis 2 is out of range"):
+        g.cumsum(x, 2)
+    with pytest.raises(ShapeError, match=r"molten.pad: -1 zeros and input"):
+        g.pad(x, 0, -1, 3)
+    with pytest.raises(ShapeError, match=r"molten.flip: axis 3 is out of range"):
+        g.flip(x, [3])
 
 
 @pytest.mark.parametrize("dims", [None, "4x8", 4.0, [4, None], {"a": 1}])

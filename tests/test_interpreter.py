@@ -255,6 +255,24 @@ SPECS: dict[str, Spec] = {
         lambda x: np.einsum("abc->cab", x),
         ops=("transpose",),
     ),
+    "cumsum": Spec(
+        [(3, 4)],
+        lambda g, x: g.cumsum(x, 1, exclusive=True),
+        lambda x: np.stack([x[:, :i].sum(axis=1) for i in range(4)], axis=1),
+        ops=("cumsum",),
+    ),
+    "flip": Spec(
+        [(3, 4)], lambda g, x: g.flip(x, [0]), lambda x: x[::-1], ops=("flip",)
+    ),
+    "slice": Spec(
+        [(3, 8)], lambda g, x: g.slice(x, 1, 2, 5), lambda x: x[:, 2:7], ops=("slice",)
+    ),
+    "pad": Spec(
+        [(3, 4)],
+        lambda g, x: g.pad(x, 1, 2, 1),
+        lambda x: np.concatenate([np.zeros((3, 2)), x, np.zeros((3, 1))], axis=1),
+        ops=("pad",),
+    ),
     "matmul": Spec(
         [(3, 4), (4, 5)], lambda g, a, b: g.matmul(a, b), matmul_ref, ops=("matmul",)
     ),
@@ -403,7 +421,7 @@ def test_every_op_has_an_interpreter_implementation():
     implemented = {op_type for op_type, _ in MoltenFunctions._impls()}
     missing = [op.name for op in Molten.operations if op not in implemented]
     assert not missing, missing
-    assert len(list(Molten.operations)) == 36
+    assert len(list(Molten.operations)) == 40
 
 
 # --------------------------------------------------------------------------
@@ -606,6 +624,52 @@ def test_layer_norm_uses_biased_variance(rng):
     assert np.max(np.abs(got - unbiased)) > 0.1
     # Biased: each row has mean 0 and mean square exactly 1.
     np.testing.assert_allclose((got**2).mean(-1), 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_cumsum_is_the_running_sum(axis, reverse, exclusive, rng):
+    """Element i: the sum of elements 0..i (i..n-1 with reverse), itself left
+    out with exclusive, by a loop over the axis."""
+    x = rng.standard_normal((4, 5, 6))
+    g = one_op_graph(
+        "float32",
+        [x.shape],
+        lambda g, a: g.cumsum(a, axis, reverse=reverse, exclusive=exclusive),
+    )
+    got = molten.interpret(g, x, reference=True)
+    lines = np.moveaxis(x, axis, -1)
+    want = np.zeros_like(lines)
+    n = lines.shape[-1]
+    for i in range(n):
+        taken = range(i, n) if reverse else range(i + 1)
+        want[..., i] = sum(
+            (lines[..., j] for j in taken if not (exclusive and j == i)),
+            np.zeros(lines.shape[:-1]),
+        )
+    np.testing.assert_allclose(got, np.moveaxis(want, -1, axis), rtol=1e-12, atol=1e-12)
+
+
+def test_slice_pad_and_concat_are_numpy_s(rng):
+    x, y = rng.standard_normal((3, 7)), rng.standard_normal((3, 2))
+    g = one_op_graph(
+        "float32",
+        [x.shape, y.shape],
+        lambda g, a, b: g.concat([g.slice(a, 1, 2, 4), g.pad(b, 0, 0, 0), a], -1),
+    )
+    got = molten.interpret(g, x, y, reference=True)
+    np.testing.assert_array_equal(got, np.concatenate([x[:, 2:6], y, x], -1))
+    g = one_op_graph("float32", [x.shape], lambda g, a: g.pad(a, 0, 2, 1))
+    got = molten.interpret(g, x, reference=True)
+    np.testing.assert_array_equal(got, np.pad(x, [(2, 1), (0, 0)]))
+
+
+def test_flip_reverses_the_axes(rng):
+    x = rng.standard_normal((3, 4, 5))
+    g = one_op_graph("float32", [x.shape], lambda g, a: g.flip(a, [0, -1]))
+    got = molten.interpret(g, x, reference=True)
+    np.testing.assert_array_equal(got, x[::-1, :, ::-1])
 
 
 def test_rope_is_hf_rotate_half_rotation(rng):

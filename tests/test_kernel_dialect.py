@@ -464,6 +464,7 @@ def test_kernel_kind_attr():
     assert [k.value for k in kernel.KernelKind] == [
         "pointwise",
         "row_reduce",
+        "scan",
         "gemm",
         "attention",
     ]
@@ -641,7 +642,7 @@ def test_python_built_module_prints_and_parses_back():
         (
             "kernel.func @k(%x: tensor<4xf32>) -> (tensor<4xf32>) fused {\n"
             "  kernel.yield %x : tensor<4xf32>\n}",
-            "Expected `pointwise`, `row_reduce`, `gemm`, or `attention`",
+            "Expected `pointwise`, `row_reduce`, `scan`, `gemm`, or `attention`",
         ),
         (
             "kernel.func @k(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise "

@@ -114,6 +114,17 @@ def g_mlp(dtype):
     return g
 
 
+def g_scans(dtype):
+    """torch's reverse cumsum (flips canonicalize folds into one reverse
+    scan), an exclusive scan along the first axis, a scaled one."""
+    g = DataflowGraph("scans")
+    x = g.add_input("x", [5, 7], dtype)
+    g.add_output(g.flip(g.cumsum(g.flip(x, 1), 1), 1))
+    g.add_output(g.cumsum(x, 0, exclusive=True))
+    g.add_output(g.cumsum(x * 0.5, -1) + 1.0)
+    return g
+
+
 GRAPHS = {
     "rms_norm": g_rms_norm,
     "layer_norm": g_layer_norm,
@@ -121,6 +132,7 @@ GRAPHS = {
     "rope": g_rope,
     "attention": g_attention,
     "mlp": g_mlp,
+    "scans": g_scans,
 }
 
 

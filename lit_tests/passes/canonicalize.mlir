@@ -648,6 +648,95 @@ func.func @real_shape_changes(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
 
 // -----
 
+// A flip of a flip is one flip over the axes flipped once; a flip over no
+// axes is x. torch's reverse cumsum, flip(cumsum(flip(x))), is one reverse
+// scan; flipped in its other direction, a forward one.
+func.func @flips(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = molten.flip %x axes = [0, 1] : tensor<4x8xf32>
+  %1 = molten.flip %0 axes = [1] : tensor<4x8xf32>
+  %2 = molten.flip %x axes = [1] : tensor<4x8xf32>
+  %3 = molten.cumsum %2 axis = 1 exclusive : tensor<4x8xf32>
+  %4 = molten.flip %3 axes = [1] : tensor<4x8xf32>
+  %5 = molten.cumsum %2 axis = 1 reverse : tensor<4x8xf32>
+  %6 = molten.flip %5 axes = [1] : tensor<4x8xf32>
+  func.return %1, %4, %6 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @flips(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+// CHECK-NEXT:    %0 = molten.flip %x axes = [0] : tensor<4x8xf32>
+// CHECK-NEXT:    %1 = molten.cumsum %x axis = 1 reverse exclusive : tensor<4x8xf32>
+// CHECK-NEXT:    %2 = molten.cumsum %x axis = 1 : tensor<4x8xf32>
+// CHECK-NEXT:    func.return %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+// CHECK-NEXT:  }
+
+// -----
+
+// NEGATIVE: a scan read by others as well as the flip, or flipped along
+// another axis, stays.
+func.func @flips_that_stay(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = molten.cumsum %x axis = 1 : tensor<4x8xf32>
+  %1 = molten.flip %0 axes = [1] : tensor<4x8xf32>
+  %2 = molten.cumsum %x axis = 0 : tensor<4x8xf32>
+  %3 = molten.flip %2 axes = [1] : tensor<4x8xf32>
+  func.return %0, %1, %3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @flips_that_stay(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+// CHECK-NEXT:    %0 = molten.cumsum %x axis = 1 : tensor<4x8xf32>
+// CHECK-NEXT:    %1 = molten.flip %0 axes = [1] : tensor<4x8xf32>
+// CHECK-NEXT:    %2 = molten.cumsum %x axis = 0 : tensor<4x8xf32>
+// CHECK-NEXT:    %3 = molten.flip %2 axes = [1] : tensor<4x8xf32>
+// CHECK-NEXT:    func.return %0, %1, %3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+// CHECK-NEXT:  }
+
+// -----
+
+// torch's exclusive scan, cat([zeros, cumsum(x.narrow(d, 0, n - 1))], d), is
+// the sum of two pads: the pad of the zeros is a splat 0, x + 0 is x, and a
+// cumsum of the slice without the last element after one zero is the
+// exclusive cumsum of x. In reverse: the slice from 1, the zero after.
+func.func @exclusive_scans(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = molten.constant dense<0.000000e+00> : tensor<f32>
+  %zeros = molten.broadcast_to %zero : tensor<f32> -> tensor<4x1xf32>
+  %head = molten.slice %x axis = 1 start = 0 : tensor<4x8xf32> -> tensor<4x7xf32>
+  %running = molten.cumsum %head axis = 1 : tensor<4x7xf32>
+  %0 = molten.pad %zeros axis = 1 before = 0 : tensor<4x1xf32> -> tensor<4x8xf32>
+  %1 = molten.pad %running axis = 1 before = 1 : tensor<4x7xf32> -> tensor<4x8xf32>
+  %2 = molten.add %0, %1 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %tail = molten.slice %x axis = 1 start = 1 : tensor<4x8xf32> -> tensor<4x7xf32>
+  %after = molten.cumsum %tail axis = 1 reverse : tensor<4x7xf32>
+  %3 = molten.pad %after axis = 1 before = 0 : tensor<4x7xf32> -> tensor<4x8xf32>
+  func.return %2, %3 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @exclusive_scans(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+// CHECK-NEXT:    %0 = molten.cumsum %x axis = 1 exclusive : tensor<4x8xf32>
+// CHECK-NEXT:    %1 = molten.cumsum %x axis = 1 reverse exclusive : tensor<4x8xf32>
+// CHECK-NEXT:    func.return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
+// CHECK-NEXT:  }
+
+// -----
+
+// NEGATIVE: a shift by a zero after (forward), from element 1 (forward), or
+// of a slice shorter by two stays.
+func.func @shifts_that_stay(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %head = molten.slice %x axis = 1 start = 0 : tensor<4x8xf32> -> tensor<4x7xf32>
+  %running = molten.cumsum %head axis = 1 : tensor<4x7xf32>
+  %0 = molten.pad %running axis = 1 before = 0 : tensor<4x7xf32> -> tensor<4x8xf32>
+  %tail = molten.slice %x axis = 1 start = 1 : tensor<4x8xf32> -> tensor<4x7xf32>
+  %later = molten.cumsum %tail axis = 1 : tensor<4x7xf32>
+  %1 = molten.pad %later axis = 1 before = 1 : tensor<4x7xf32> -> tensor<4x8xf32>
+  %short = molten.slice %x axis = 1 start = 0 : tensor<4x8xf32> -> tensor<4x6xf32>
+  %partial = molten.cumsum %short axis = 1 : tensor<4x6xf32>
+  %2 = molten.pad %partial axis = 1 before = 1 : tensor<4x6xf32> -> tensor<4x8xf32>
+  func.return %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @shifts_that_stay(
+// CHECK-COUNT-3: molten.cumsum %{{.*}} axis = 1 : tensor<4x{{[67]}}xf32>
+
+// -----
+
 // Unused pure ops are erased.
 func.func @dead_ops(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = molten.exp %x : tensor<4x8xf32>

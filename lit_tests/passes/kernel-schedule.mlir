@@ -572,3 +572,37 @@ kernel.func @gate_up(%x: tensor<512x3584xbf16>, %wg: tensor<18944x3584xbf16>, %w
 
 // WGMMA-LABEL: kernel.func @gate_up(
 // WGMMA-SAME:    gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 96, 64], warp = [64, 96], stages = 5, mma_warps = 4, persistent = 132>
+
+// -----
+
+// scans: rows of 37 (vector 1) on 16 lanes, two rows a 32-thread block; rows
+// of 1000 a 64-thread block each (4 runs of 4 a thread cover the row in one
+// step); rows of 32768 256-thread blocks (steps of 4096); f16 rows of 1000,
+// 32 lanes of 4 runs of 8; a strided scan (axis 0 of [20000, 300]): a
+// thread a row, 8 elements a step, blocks as a pointwise kernel's.
+kernel.func @scan_rows_of_37(%x: tensor<71x37xf32>) -> (tensor<71x37xf32>) scan {
+  %c = molten.cumsum %x axis = 1 : tensor<71x37xf32>
+  kernel.yield %c : tensor<71x37xf32>
+}
+kernel.func @scan_rows_of_1000(%x: tensor<5x1000xf32>) -> (tensor<5x1000xf32>) scan {
+  %c = molten.cumsum %x axis = 1 reverse : tensor<5x1000xf32>
+  kernel.yield %c : tensor<5x1000xf32>
+}
+kernel.func @scan_rows_of_32768(%x: tensor<32768x32768xf32>) -> (tensor<32768x32768xf32>) scan {
+  %c = molten.cumsum %x axis = 1 : tensor<32768x32768xf32>
+  kernel.yield %c : tensor<32768x32768xf32>
+}
+kernel.func @scan_rows_of_1000_f16(%x: tensor<5x1000xf16>) -> (tensor<5x1000xf16>) scan {
+  %c = molten.cumsum %x axis = 1 exclusive : tensor<5x1000xf16>
+  kernel.yield %c : tensor<5x1000xf16>
+}
+kernel.func @scan_strided(%x: tensor<20000x300xf32>) -> (tensor<20000x300xf32>) scan {
+  %c = molten.cumsum %x axis = 0 : tensor<20000x300xf32>
+  kernel.yield %c : tensor<20000x300xf32>
+}
+
+// CHECK-LABEL: kernel.func @scan_rows_of_37(%x: tensor<71x37xf32>) -> (tensor<71x37xf32>) scan schedule #kernel.schedule<block = 32, rows_per_block = 2, vector = 1, elements_per_thread = 4> {
+// CHECK:       kernel.func @scan_rows_of_1000(%x: tensor<5x1000xf32>) -> (tensor<5x1000xf32>) scan schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 16> {
+// CHECK:       kernel.func @scan_rows_of_32768(%x: tensor<32768x32768xf32>) -> (tensor<32768x32768xf32>) scan schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 4, elements_per_thread = 16> {
+// CHECK:       kernel.func @scan_rows_of_1000_f16(%x: tensor<5x1000xf16>) -> (tensor<5x1000xf16>) scan schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 8, elements_per_thread = 32> {
+// CHECK:       kernel.func @scan_strided(%x: tensor<20000x300xf32>) -> (tensor<20000x300xf32>) scan schedule #kernel.schedule<block = 64, rows_per_block = 64, vector = 1, elements_per_thread = 8> {

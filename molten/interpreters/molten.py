@@ -181,8 +181,33 @@ def _constant(op: molten.ConstantOp, dtype):
     return values.reshape(shape)
 
 
+def cumsum(x: np.ndarray, axis: int, reverse: bool, exclusive: bool) -> np.ndarray:
+    """torch.cumsum along `axis`; from the end with `reverse`; with
+    `exclusive`, each element the sum of those before it (the first 0)."""
+    if reverse:
+        x = np.flip(x, axis)
+    total = np.cumsum(x, axis=axis)
+    if exclusive:
+        before = np.take(total, range(x.shape[axis] - 1), axis=axis)
+        pad = [(0, 0)] * x.ndim
+        pad[axis] = (1, 0)
+        total = np.pad(before, pad)
+    return np.flip(total, axis) if reverse else total
+
+
 def _result_shape(op: Operation) -> tuple[int, ...]:
     return tuple(op.results[0].type.get_shape())
+
+
+def _axis(op: molten.SliceOp | molten.PadOp) -> int:
+    return op.axis.value.data
+
+
+def _padding(op: molten.PadOp, x: np.ndarray) -> list[tuple[int, int]]:
+    axis, before = _axis(op), op.before.value.data
+    widths = [(0, 0)] * x.ndim
+    widths[axis] = (before, _result_shape(op)[axis] - before - x.shape[axis])
+    return widths
 
 
 SEMANTICS: dict[type[Operation], Semantics] = {
@@ -219,6 +244,16 @@ SEMANTICS: dict[type[Operation], Semantics] = {
     molten.ReduceMeanOp: lambda op, dt, x: np.mean(
         x, axis=_axes(op), keepdims=op.keepdim is not None
     ),
+    molten.CumsumOp: lambda op, dt, x: cumsum(
+        x, op.axis.value.data, op.reverse is not None, op.exclusive is not None
+    ),
+    molten.FlipOp: lambda op, dt, x: np.flip(x, tuple(op.axes.get_values())),
+    molten.SliceOp: lambda op, dt, x: np.take(
+        x,
+        range(op.start.value.data, op.start.value.data + _result_shape(op)[_axis(op)]),
+        axis=_axis(op),
+    ),
+    molten.PadOp: lambda op, dt, x: np.pad(x, _padding(op, x)),
     molten.BroadcastToOp: lambda op, dt, x: np.broadcast_to(x, _result_shape(op)),
     molten.ReshapeOp: lambda op, dt, x: np.reshape(x, _result_shape(op)),
     molten.TransposeOp: lambda op, dt, x: np.transpose(

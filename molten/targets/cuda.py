@@ -311,6 +311,8 @@ _BINARY = {
     arith.OrIOp: "||",
     arith.XOrIOp: "^",
 }
+_BITWISE = {arith.AndIOp: "&", arith.OrIOp: "|"}
+"""The operators of logical ops on integers wider than a bool."""
 _CALLS = {
     arith.MaximumfOp: "molten_fmax",
     arith.MaxnumfOp: "fmaxf",
@@ -418,7 +420,10 @@ class BodyPrinter:
             self.names[op.results[0]] = f"(int64_t){_SPECIAL[type(op)]}.{axis}"
         elif type(op) in _BINARY:
             a, b = (self.name(v) for v in op.operands)
-            self.define(op.results[0], f"{a} {_BINARY[type(op)]} {b}")
+            operator = _BINARY[type(op)]
+            if op.results[0].type != IntegerType(1):
+                operator = _BITWISE.get(type(op), operator)
+            self.define(op.results[0], f"{a} {operator} {b}")
         elif type(op) in _CALLS:
             args = ", ".join(self.name(v) for v in op.operands)
             self.define(op.results[0], f"{_call_name(op)}({args})")

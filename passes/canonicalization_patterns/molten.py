@@ -14,12 +14,19 @@ broadcasting; patterns look through such broadcasts to see the scalar.
 * an elementwise operand broadcast_to'd to no effect on the result  ->  the
   unbroadcast operand
 * cast, broadcast_to, reshape to the input's own type, identity transpose  ->  x
+* flip(flip(x, a), b)  ->  flip(x, a xor b), and flip over no axes  ->  x
+* flip(cumsum(y, axis), axes) with axis in axes  ->  cumsum(flip(y, axes), axis,
+  in the other direction) (the reverse cumsum torch writes as flips)
+* pad of a splat 0  ->  a splat 0
+* pad(cumsum(slice(x) without its last element), a 0 before)  ->  the exclusive
+  cumsum of x (the exclusive scan torch writes as a cat), and likewise in
+  reverse
 """
 
 import math
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import TensorType, UnitAttr
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -163,6 +170,95 @@ class RemoveNoOpShapeChange(RewritePattern):
             rewriter.replace(op, [], [op.input])
 
 
+class FoldFlipPair(RewritePattern):
+    """flip(flip(x, a), b) -> flip(x, a xor b); a flip over no axes -> x."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: molten.FlipOp, rewriter: PatternRewriter):
+        axes = set(op.axes.get_values())
+        if not axes:
+            rewriter.replace(op, [], [op.input])
+            return
+        inner = op.input.owner
+        if not isinstance(inner, molten.FlipOp):
+            return
+        both = sorted(axes ^ set(inner.axes.get_values()))
+        flip = molten.FlipOp.with_inferred_type(
+            [inner.input], {"axes": molten._int_array(both)}
+        )
+        rewriter.replace(op, [flip])
+
+
+class FlipThroughCumsum(RewritePattern):
+    """flip(cumsum(y, axis), axes) with axis in axes -> cumsum(flip(y, axes),
+    axis) in the other direction, where the flip is the cumsum's only user:
+    torch writes a reverse cumsum as flip(cumsum(flip(x))), which then folds
+    to one scan."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: molten.FlipOp, rewriter: PatternRewriter):
+        scan = op.input.owner
+        if not isinstance(scan, molten.CumsumOp) or not scan.result.has_one_use():
+            return
+        if scan.axis.value.data not in set(op.axes.get_values()):
+            return
+        flip = molten.FlipOp.with_inferred_type([scan.input], {"axes": op.axes})
+        properties = dict(scan.properties)
+        if scan.reverse is None:
+            properties["reverse"] = UnitAttr()
+        else:
+            del properties["reverse"]
+        cumsum = molten.CumsumOp.with_inferred_type([flip.result], properties)
+        rewriter.replace(op, [flip, cumsum])
+
+
+class PadOfZero(RewritePattern):
+    """pad of a splat 0 -> a splat 0 of the padded shape."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: molten.PadOp, rewriter: PatternRewriter):
+        if splat_value(op.input) != 0.0:
+            return
+        zero = _scalar_constant(0.0, op.result.type)
+        whole = molten.BroadcastToOp.with_inferred_type(
+            [zero.result], result_type=op.result.type
+        )
+        rewriter.replace(op, [zero, whole])
+
+
+class ExclusiveScanOfShiftedCumsum(RewritePattern):
+    """pad(cumsum(slice(x, 0, n - 1)), 1 zero before) -> cumsum(x, exclusive):
+    each element the sum of those before it; in reverse, the slice from 1
+    and the zero after. torch writes the exclusive scan as
+    cat([zeros, cumsum(x.narrow(d, 0, n - 1))])."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: molten.PadOp, rewriter: PatternRewriter):
+        scan = op.input.owner
+        if not isinstance(scan, molten.CumsumOp) or not scan.result.has_one_use():
+            return
+        window = scan.input.owner
+        if not isinstance(window, molten.SliceOp) or scan.exclusive is not None:
+            return
+        axis = op.axis.value.data
+        if scan.axis.value.data != axis or window.axis.value.data != axis:
+            return
+        x = window.input
+        if x.type != op.result.type:
+            return
+        n = x.type.get_shape()[axis]
+        reverse = scan.reverse is not None
+        # Forward: x[0 : n - 1] after one zero; reverse: x[1 : n] before one.
+        start, before = (1, 0) if reverse else (0, 1)
+        if scan.input.type.get_shape()[axis] != n - 1:
+            return
+        if window.start.value.data != start or op.before.value.data != before:
+            return
+        properties = dict(scan.properties)
+        properties["exclusive"] = UnitAttr()
+        rewriter.replace(op, [molten.CumsumOp.with_inferred_type([x], properties)])
+
+
 def canonicalization_patterns() -> tuple[RewritePattern, ...]:
     return (
         RemoveIdentityOperand(),
@@ -171,4 +267,8 @@ def canonicalization_patterns() -> tuple[RewritePattern, ...]:
         SplatToScalarConstant(),
         AbsorbOperandBroadcast(),
         RemoveNoOpShapeChange(),
+        FoldFlipPair(),
+        FlipThroughCumsum(),
+        PadOfZero(),
+        ExclusiveScanOfShiftedCumsum(),
     )

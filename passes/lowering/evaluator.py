@@ -1,8 +1,9 @@
 """A kernel body's tensors evaluated per element: `Evaluator.at(value,
 index)` is the f32 scalar of `value` at `index`, computed from its operands
 at the indices its op maps to (broadcasting drops or zeroes axes; reshape,
-transpose and rotate_half remap them), loading inputs and reusing what was
-already computed. f16/bf16 are converted on load and rounded at a cast.
+transpose, flip, slice, pad and rotate_half remap them), loading inputs and
+reusing what was already computed. f16/bf16 are converted on load and
+rounded at a cast.
 """
 
 from __future__ import annotations
@@ -257,6 +258,42 @@ def _transpose(ev: Evaluator, op: molten.TransposeOp, index: list[Index]) -> Rul
     return (yield op.input, source)
 
 
+def _flip(ev: Evaluator, op: molten.FlipOp, index: list[Index]) -> Rule:
+    e = ev.e
+    dims = value_dims(op.input)
+    source = list(index)
+    for axis in op.axes.get_values():
+        source[axis] = e.isub(e.isub(e.extent(dims[axis]), 1), index[axis])
+    return (yield op.input, source)
+
+
+def _slice(ev: Evaluator, op: molten.SliceOp, index: list[Index]) -> Rule:
+    axis = op.axis.value.data
+    source = list(index)
+    source[axis] = ev.e.iadd(index[axis], op.start.value.data)
+    return (yield op.input, source)
+
+
+def _pad(ev: Evaluator, op: molten.PadOp, index: list[Index]) -> Rule:
+    """The input where the index falls in it, else 0: read at an index
+    clamped into the input (a load never leaves it), then selected."""
+    e = ev.e
+    axis = op.axis.value.data
+    size = value_dims(op.input)[axis]
+    assert isinstance(size, int)  # the verifier's rule
+    j = e.isub(index[axis], op.before.value.data)
+    source = list(index)
+    if isinstance(j, int):
+        if not 0 <= j < size:
+            return e.f32(0.0)
+        source[axis] = j
+        return (yield op.input, source)
+    inside = e.add(arith.AndIOp(e.icmp(j, 0, "sge"), e.icmp(j, size, "slt")))
+    source[axis] = e.select(inside, e.index(j), e.index(0))
+    value = yield op.input, source
+    return e.select(inside, value, e.f32(0.0))
+
+
 def _rotate_half(ev: Evaluator, op: molten.RotateHalfOp, index: list[Index]) -> Rule:
     e = ev.e
     last = value_dims(op.result)[-1]
@@ -348,6 +385,9 @@ _RULES: dict[type[Operation], Callable[[Evaluator, Operation, list[Index]], Rule
     molten.BroadcastToOp: _broadcast_to,
     molten.ReshapeOp: _reshape,
     molten.TransposeOp: _transpose,
+    molten.FlipOp: _flip,
+    molten.SliceOp: _slice,
+    molten.PadOp: _pad,
     molten.RotateHalfOp: _rotate_half,
     molten.CausalMaskOp: _causal_mask,
     molten.ReduceSumOp: _reduction,

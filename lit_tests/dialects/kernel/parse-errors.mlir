@@ -158,7 +158,7 @@ func.func @unknown_kind(%x: tensor<4xf32>) {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:21: error: Expected `pointwise`, `row_reduce`, `gemm`, or `attention`.{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:21: error: Expected `pointwise`, `row_reduce`, `scan`, `gemm`, or `attention`.{{$}}
 // CHECK-NEXT: {{^}}  %0 = kernel.fused vectorized (%x) : (tensor<4xf32>) -> tensor<4xf32> {{[{]$}}
 // CHECK-NEXT: {{^}}                    ^^^^^^^^^^{{$}}
 
@@ -169,7 +169,7 @@ kernel.func @unknown_kind_func(%a: tensor<4xf32>) -> (tensor<4xf32>) elementwise
   kernel.yield %a : tensor<4xf32>
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:70: error: Expected `pointwise`, `row_reduce`, `gemm`, or `attention`.{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:70: error: Expected `pointwise`, `row_reduce`, `scan`, `gemm`, or `attention`.{{$}}
 
 // -----
 
@@ -178,7 +178,7 @@ kernel.func @no_kind(%a: tensor<4xf32>) -> (tensor<4xf32>) {
   kernel.yield %a : tensor<4xf32>
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:60: error: Expected `pointwise`, `row_reduce`, `gemm`, or `attention`.{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:60: error: Expected `pointwise`, `row_reduce`, `scan`, `gemm`, or `attention`.{{$}}
 
 // -----
 

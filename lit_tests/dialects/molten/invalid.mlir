@@ -623,3 +623,48 @@ func.func @causal_mask_i1() {
   %0 = molten.causal_mask : tensor<4x4xi1>
   func.return
 }
+
+// -----
+
+// cumsum along an axis the input does not have
+func.func @cumsum_axis_out_of_range(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.cumsum: axis 2 is out of range for input tensor<4x8xf32> (axis is in [0, 2)){{$}}
+  %0 = molten.cumsum %x axis = 2 : tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// flip naming an axis twice
+func.func @flip_repeated_axis(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.flip: axes [1, 1] repeat an axis{{$}}
+  %0 = molten.flip %x axes = [1, 1] : tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// slice past the input's end
+func.func @slice_past_the_end(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.slice: elements 5 to 9 along axis 1 are not all in input tensor<4x8xf32> (size 8){{$}}
+  %0 = molten.slice %x axis = 1 start = 5 : tensor<4x8xf32> -> tensor<4x5xf32>
+  func.return
+}
+
+// -----
+
+// slice changing another dimension
+func.func @slice_other_axis(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.slice: input tensor<4x8xf32> and result tensor<3x5xf32> differ in dimensions other than axis 1{{$}}
+  %0 = molten.slice %x axis = 1 start = 0 : tensor<4x8xf32> -> tensor<3x5xf32>
+  func.return
+}
+
+// -----
+
+// pad whose zeros and input do not fit the result
+func.func @pad_too_small(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.pad: 2 zeros and input tensor<4x8xf32> (size 8 along axis 1) do not fit in result tensor<4x9xf32>{{$}}
+  %0 = molten.pad %x axis = 1 before = 2 : tensor<4x8xf32> -> tensor<4x9xf32>
+  func.return
+}

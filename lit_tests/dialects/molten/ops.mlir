@@ -364,6 +364,21 @@ func.func @reductions(%x: tensor<2x4x8xf32>, %h: tensor<16x32xf16>, %b: tensor<8
   %5 = molten.reduce_max %x axes = [0, 1, 2] : tensor<2x4x8xf32> -> tensor<f32>
 // CHECK-NEXT: %5 = molten.reduce_max %x axes = [0, 1, 2] : tensor<2x4x8xf32> -> tensor<f32>
 // CHECK-GENERIC-NEXT: %5 = "molten.reduce_max"(%x) <{axes = array<i64: 0, 1, 2>}> : (tensor<2x4x8xf32>) -> tensor<f32>
+  %c0 = molten.cumsum %x axis = 2 : tensor<2x4x8xf32>
+// CHECK-NEXT: %c0 = molten.cumsum %x axis = 2 : tensor<2x4x8xf32>
+// CHECK-GENERIC-NEXT: %c0 = "molten.cumsum"(%x) <{axis = 2 : i64}> : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %c1 = molten.cumsum %h axis = 0 reverse exclusive : tensor<16x32xf16>
+// CHECK-NEXT: %c1 = molten.cumsum %h axis = 0 reverse exclusive : tensor<16x32xf16>
+// CHECK-GENERIC-NEXT: %c1 = "molten.cumsum"(%h) <{axis = 0 : i64, reverse, exclusive}> : (tensor<16x32xf16>) -> tensor<16x32xf16>
+  %f0 = molten.flip %x axes = [0, 2] : tensor<2x4x8xf32>
+// CHECK-NEXT: %f0 = molten.flip %x axes = [0, 2] : tensor<2x4x8xf32>
+// CHECK-GENERIC-NEXT: %f0 = "molten.flip"(%x) <{axes = array<i64: 0, 2>}> : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %s0 = molten.slice %x axis = 2 start = 3 : tensor<2x4x8xf32> -> tensor<2x4x5xf32>
+// CHECK-NEXT: %s0 = molten.slice %x axis = 2 start = 3 : tensor<2x4x8xf32> -> tensor<2x4x5xf32>
+// CHECK-GENERIC-NEXT: %s0 = "molten.slice"(%x) <{axis = 2 : i64, start = 3 : i64}> : (tensor<2x4x8xf32>) -> tensor<2x4x5xf32>
+  %p0 = molten.pad %h axis = 0 before = 2 : tensor<16x32xf16> -> tensor<19x32xf16>
+// CHECK-NEXT: %p0 = molten.pad %h axis = 0 before = 2 : tensor<16x32xf16> -> tensor<19x32xf16>
+// CHECK-GENERIC-NEXT: %p0 = "molten.pad"(%h) <{axis = 0 : i64, before = 2 : i64}> : (tensor<16x32xf16>) -> tensor<19x32xf16>
   %6 = molten.reduce_mean %b axes = [0] : tensor<8xbf16> -> tensor<bf16>
 // CHECK-NEXT: %6 = molten.reduce_mean %b axes = [0] : tensor<8xbf16> -> tensor<bf16>
 // CHECK-GENERIC-NEXT: %6 = "molten.reduce_mean"(%b) <{axes = array<i64: 0>}> : (tensor<8xbf16>) -> tensor<bf16>

@@ -57,3 +57,28 @@ func.func @pointwise(%x: tensor<64x96xf16>, %b: tensor<96xf16>) -> (tensor<64x96
 // CHECK-NEXT:    cuda.launch @bias_relu grid [24, 1, 1] block [128, 1, 1](%x, %b, %out) : !cuda.ptr<f16>, !cuda.ptr<f16>, !cuda.ptr<f16>
 // CHECK-NEXT:    cuda.return
 // CHECK-NEXT:  }
+
+// -----
+
+// Windows: a slice reads at the index shifted by its start; a pad reads its
+// input at the index less `before`, clamped into the input (0 outside), and
+// selects 0 there, so no load leaves the input.
+kernel.func @window_k(%x: tensor<4x8xf32>) -> (tensor<4x9xf32>) pointwise schedule #kernel.schedule<block = 32, elements_per_thread = 1> {
+  %s = molten.slice %x axis = 1 start = 2 : tensor<4x8xf32> -> tensor<4x5xf32>
+  %p = molten.pad %s axis = 1 before = 3 : tensor<4x5xf32> -> tensor<4x9xf32>
+  kernel.yield %p : tensor<4x9xf32>
+}
+func.func @window(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
+  %p = kernel.launch @window_k(%x) : (tensor<4x8xf32>) -> tensor<4x9xf32>
+  func.return %p : tensor<4x9xf32>
+}
+
+// CHECK-LABEL: cuda.kernel @window_k(%x: !cuda.ptr<f32>, %p: !cuda.ptr<f32>) block 32 {
+// CHECK:         %[[J:.*]] = arith.subi %[[COL:.*]], %{{.*}} : index
+// CHECK-NEXT:    %[[LO:.*]] = arith.cmpi sge, %[[J]], %{{.*}} : index
+// CHECK-NEXT:    %[[HI:.*]] = arith.cmpi slt, %[[J]], %{{.*}} : index
+// CHECK-NEXT:    %[[IN:.*]] = arith.andi %[[LO]], %[[HI]] : i1
+// CHECK-NEXT:    %[[CLAMPED:.*]] = arith.select %[[IN]], %[[J]], %{{.*}} : index
+// CHECK-NEXT:    %[[SHIFTED:.*]] = arith.addi %[[CLAMPED]], %{{.*}} : index
+// CHECK:         %[[X:.*]] = cuda.load %x[%{{.*}}] : !cuda.ptr<f32> -> f32
+// CHECK-NEXT:    %{{.*}} = arith.select %[[IN]], %[[X]], %{{.*}} : f32
