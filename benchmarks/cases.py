@@ -76,6 +76,10 @@ class Case:
     build_over_tokens: Callable[[str], DataflowGraph] | None = None
     """Builds the graph over a named token count T (given its name) where
     `build` builds it at the case's count: `dynamic_graph`'s."""
+    backend: bool = False
+    """Whether the case's PyTorch function is also timed through
+    `torch.compile(backend="molten")` (`molten-backend`: the front door
+    against the graph API's own kernels)."""
 
     @property
     def id(self) -> str:
@@ -885,6 +889,7 @@ def layer_case(model: str, tokens: int, dtype: str = "bfloat16") -> Case:
         references=references,
         build=lambda name: example.decoder_layer(config, tokens, dtype, name),
         build_over_tokens=lambda name: example.decoder_layer(config, "T", dtype, name),
+        backend=True,
     )
 
 

@@ -17,6 +17,7 @@ import os
 import platform
 import subprocess
 import time
+import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -189,6 +190,10 @@ def run_case(case: Case, timer: Timer, *, seed: int) -> dict[str, Any]:
             dynamic = _checked_dynamic(case, inputs, record)
             if dynamic is not None:
                 implementations["molten-dynamic"] = lambda: dynamic(*inputs)
+        if case.backend:
+            backend = _checked_backend(case, inputs, record)
+            if backend is not None:
+                implementations["molten-backend"] = lambda: backend(*inputs)
         if record["check"]["molten_ok"] and case.graphed:
             replay = _checked_graph(case, inputs, compiled, record)
             if replay is not None:
@@ -299,6 +304,38 @@ def _checked_dynamic(
         return compiled
     record["refused_dynamic"] = (
         f"Molten's one-compile graph's error {error:.3g} exceeds the bound; not timed"
+    )
+    return None
+
+
+def _checked_backend(
+    case: Case, inputs: list[torch.Tensor], record: dict[str, Any]
+) -> Callable[..., Any] | None:
+    """The case's PyTorch function through torch.compile(backend="molten"),
+    where its output is within the call's bound; the backend's warnings
+    (a part that fell back to eager) are recorded. Else None, with the
+    reason in `record`."""
+    from molten.torch_backend import MoltenBackendWarning
+
+    begin = time.perf_counter()
+    compiled = torch.compile(case.torch, backend="molten", dynamic=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = compiled(*inputs)
+    torch.cuda.synchronize()
+    record["molten_backend_compile_s"] = round(time.perf_counter() - begin, 2)
+    said = [str(w.message) for w in caught if w.category is MoltenBackendWarning]
+    if said:
+        record["backend_fallbacks"] = said
+    error = relative_error(out, case.torch(*(t.double() for t in inputs)))
+    record["check"]["errors"]["molten-backend"] = (
+        error if math.isfinite(error) else "inf"
+    )
+    if error <= record["check"]["bound"]:
+        return compiled
+    record["refused_backend"] = (
+        f"torch.compile(backend='molten')'s error {error:.3g} exceeds the bound; "
+        "not timed"
     )
     return None
 

@@ -24,6 +24,7 @@ NAMES = {
     "cublas": "torch matmul (cuBLAS)",
     "flex": "FlexAttention",
     "compile-max-autotune": "torch.compile max-autotune",
+    "molten-backend": 'torch.compile(backend="molten")',
 }
 """Display names of the implementations; cases may add references."""
 REFERENCE_LABELS = {
@@ -198,9 +199,39 @@ def _suite_markdown(name: str, suite: dict[str, Any]) -> list[str]:
     lines = _suite_heading(name, suite)
     if any("molten-graph" in c.get("timings", {}) for c in suite["cases"]):
         return lines + _calls_table(suite)
+    lines += _times_table(suite)
     if any("molten-dynamic" in c.get("timings", {}) for c in suite["cases"]):
-        return lines + _times_table(suite) + ["", *_dynamic_table(suite)]
-    return lines + _times_table(suite)
+        lines += ["", *_dynamic_table(suite)]
+    if any("molten-backend" in c.get("timings", {}) for c in suite["cases"]):
+        lines += ["", *_backend_table(suite)]
+    return lines
+
+
+def _backend_table(suite: dict[str, Any]) -> list[str]:
+    """The PyTorch function through torch.compile(backend="molten") against
+    the graph API's kernels for the same computation."""
+    lines = [
+        'torch.compile(backend="molten") on the PyTorch function, against '
+        "Molten's graph API (medians, same run):",
+        "",
+        "| case | shape | dtype | graph API us | backend us | backend / graph API "
+        "| torch.compile us | fell back |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for case in suite["cases"]:
+        timings = case.get("timings", {})
+        if "molten-backend" not in timings:
+            continue
+        graph_us = timings.get("molten", {}).get("gpu_us", {}).get("median")
+        backend_us = timings["molten-backend"]["gpu_us"]["median"]
+        compile_us = timings.get("compile", {}).get("gpu_us", {}).get("median")
+        ratio = f"{backend_us / graph_us:.3f}" if graph_us else "-"
+        fell_back = "; ".join(case.get("backend_fallbacks", [])) or "no"
+        lines.append(
+            f"| {case['op']} | {_shape(case)} | {case['dtype']} | {_us(graph_us)} | "
+            f"{_us(backend_us)} | {ratio} | {_us(compile_us)} | {fell_back} |"
+        )
+    return lines
 
 
 def _dynamic_table(suite: dict[str, Any]) -> list[str]:

@@ -1072,6 +1072,15 @@ def _to(g, x, dtype=None, *args, **kwargs):
     return g.cast(x, name)
 
 
+@aten("promote_types.default")
+def _promote_types(g, a, b):
+    """A dtype computed from two dtypes (Hugging Face's RMSNorm asks for
+    the wider of its input's and f32): known when translating."""
+    import torch
+
+    return torch.promote_types(a, b)
+
+
 @aten("_assert_tensor_metadata.default")
 def _check_metadata(g, *args, **kwargs):
     return None  # torch.export's check of a value's dtype: nothing to compute

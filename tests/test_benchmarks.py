@@ -256,6 +256,24 @@ def test_markdown_shows_each_case_losses_included_and_refusals():
     assert "0.30x | 0.25x" in gemm_row  # Molten loses, and the table says so
 
 
+def test_markdown_sets_the_backend_beside_the_graph_api():
+    """A case timed through torch.compile(backend="molten") gets a row of the
+    backend's table: both medians, their ratio, and any part that fell back."""
+    layer = _case("llama3-8b.layer-128-bf16", bytes=10**9, flops=10**12,
+                  molten=250.0, eager=400.0, compile=300.0)  # fmt: skip
+    layer["timings"]["molten-backend"] = _timing(255.0)
+    results = _results()
+    results["suites"]["layer"] = _suite("layer", [layer])
+    text = report.markdown(results)
+    assert 'torch.compile(backend="molten") on the PyTorch function' in text
+    assert (
+        "| llama3-8b.layer | 128 | bfloat16 | 250.0 | 255.0 | 1.020 | 300.0 | no |"
+        in text
+    )
+    layer["backend_fallbacks"] = ["fused_0 runs eagerly from now on: ..."]
+    assert "| 1.020 | 300.0 | fused_0 runs eagerly" in report.markdown(results)
+
+
 def test_merge_adds_or_replaces_a_suite_and_keeps_to_one_device(tmp_path):
     path = tmp_path / "nvidia-h100-80gb-hbm3-2026-11-22.json"
     results = _results()

@@ -143,6 +143,20 @@ def test_casts():
     assert graph.outputs[0].dtype == "float16"
 
 
+def test_a_cast_to_a_promoted_type():
+    """Hugging Face's RMSNorm casts to torch.promote_types(x.dtype, f32): the
+    dtype is computed when translating, the cast is f32."""
+
+    def hf_rms_norm(x, w):
+        h = x.to(torch.promote_types(x.dtype, torch.float32))
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)
+        return w * h.to(x.dtype)
+
+    x, w = _x(4, 16).bfloat16(), _x(16).bfloat16()
+    graph = molten.from_torch(hf_rms_norm, [x, w])
+    assert "molten.cast" in graph.to_mlir() and graph.outputs[0].dtype == "bfloat16"
+
+
 MATMULS = {
     "mm": (lambda a, b: torch.mm(a, b), [(8, 16), (16, 12)]),
     "matmul": (lambda a, b: a @ b, [(8, 16), (16, 12)]),
