@@ -9,6 +9,10 @@ of fused kernels; the other ops run in eager PyTorch between them:
     linear -> relu -> cumsum -> mul -> add
     [Molten: linear, relu]  [eager: cumsum]  [Molten: mul, add]
 
+Sizes Dynamo makes symbolic (`dynamic=True`, or a size that changed)
+stay symbolic in the export and become named dimensions of the parts'
+graphs: each part compiles once for every size.
+
 It never returns a wrong result silently: a graph it cannot export, a part
 it cannot translate or compile, inputs not on a CUDA device, and a part
 called where autograd records gradients (Molten computes none: it is for
@@ -77,13 +81,56 @@ Compile = Callable[[Any], Callable[..., Any]]
 def molten_backend(gm: Any, example_inputs: Sequence[Any], **options: Any) -> Any:
     """The torch.compile backend: `gm` with the parts Molten takes compiled
     (`torch.compile(model, backend="molten")`)."""
-    compiled, explanation = plan(gm, example_inputs, _gpu_compile(options))
-    for part in explanation.parts:
-        if not part.molten:
-            _warn(f"{part.name} ({', '.join(part.ops)}) runs eagerly: {part.reason}")
-    if explanation.reason:
-        _warn(f"the graph runs eagerly: {explanation.reason}")
-    return compiled
+    return backend(_gpu_compile(options))(gm, example_inputs)
+
+
+def backend(compile_part: Compile, need_cuda: bool = True) -> Callable[..., Any]:
+    """A torch.compile backend whose parts are `compile_part` of their
+    graphs. A graph of symbolic sizes (Dynamo's dynamic dimensions) is
+    planned at its first call, outside Dynamo's trace: torch.export's
+    symbolic shapes would otherwise join the guards of the frame Dynamo is
+    compiling."""
+
+    def planned(gm: Any, inputs: Sequence[Any]) -> Any:
+        compiled, explanation = plan(gm, inputs, compile_part, need_cuda)
+        for part in explanation.parts:
+            if not part.molten:
+                _warn(
+                    f"{part.name} ({', '.join(part.ops)}) runs eagerly: {part.reason}"
+                )
+        if explanation.reason:
+            _warn(f"the graph runs eagerly: {explanation.reason}")
+        return compiled
+
+    def compile_graph(gm: Any, example_inputs: Sequence[Any]) -> Any:
+        if not _symbolic_inputs(gm):
+            return planned(gm, example_inputs)
+        compiled: list[Any] = []
+
+        def first_call_plans(*args: Any) -> Any:
+            if not compiled:
+                compiled.append(planned(gm, args))
+            return compiled[0](*args)
+
+        return first_call_plans
+
+    return compile_graph
+
+
+def _symbolic_inputs(module: Any) -> list[int]:
+    """The positions of a Dynamo graph's SymInt inputs (its symbolic sizes)."""
+    import torch
+
+    placeholders = [
+        n
+        for n in getattr(module, "graph", torch.fx.Graph()).nodes
+        if n.op == "placeholder"
+    ]
+    return [
+        i
+        for i, n in enumerate(placeholders)
+        if isinstance(n.meta.get("example_value"), torch.SymInt)
+    ]
 
 
 def explain(model: Any, *inputs: Any) -> Explanation:
@@ -124,7 +171,7 @@ def plan(
 
     module = model if isinstance(model, torch.nn.Module) else function_module(model)
     try:
-        exported = torch.export.export(module, tuple(example_inputs))
+        exported, dropped = _export(module, example_inputs)
     except Exception as error:  # torch's own errors, of many types
         first = (str(error).strip().splitlines() or [""])[0]
         return eager, Explanation(
@@ -142,7 +189,7 @@ def plan(
             if n.op == "call_function"
         ]
         try:
-            graph = translate(part.graph, f"{prefix}_{name}")
+            graph = translate(part.graph, f"{prefix}_{name}", sizes=_size_names(part))
             run = compile_part(graph)
         except (MoltenError, NotImplementedError) as error:
             explanation.parts.append(Part(name, ops, False, str(error)))
@@ -153,7 +200,100 @@ def plan(
         if node.op == "call_function" and not _bookkeeping(node):
             reason = _unsupported_reason(node)
             explanation.parts.append(Part(node.name, [str(node.target)], False, reason))
+    if dropped:  # the exported module reads the sizes off its tensors
+        return _without(fused, dropped), explanation
     return fused, explanation
+
+
+def _export(module: Any, example_inputs: Sequence[Any]) -> tuple[Any, list[int]]:
+    """torch.export of `module` at `example_inputs`. Where Dynamo made sizes
+    symbolic (a graph of `dynamic=True`, or one it recompiled for a new
+    size: SymInt inputs, tensors of symbolic dimensions), those dimensions
+    stay symbolic, one `Dim` per symbol, and each SymInt input is read off
+    a tensor dimension it names, so that the parts compile once for every
+    size (named dimensions, `_size_names`). Also the positions of the
+    inputs the exported module does not take (the SymInts)."""
+    import torch
+
+    fakes = [
+        n.meta.get("example_value")
+        for n in getattr(module, "graph", torch.fx.Graph()).nodes
+        if n.op == "placeholder"
+    ]
+    sized = _symbolic_inputs(module)
+    dims: dict[int, dict[int, Any]] = {}
+    found: dict[str, tuple[int, int]] = {}  # a symbol -> (input, axis) of it
+    symbols: dict[str, Any] = {}
+    for i, fake in enumerate(fakes):
+        if not isinstance(fake, torch.Tensor):
+            continue
+        for axis, d in enumerate(fake.shape):
+            if isinstance(d, torch.SymInt) and str(d).isidentifier():
+                symbol = str(d)
+                found.setdefault(symbol, (i, axis))
+                if symbol not in symbols:
+                    symbols[symbol] = torch.export.Dim(symbol)
+                dims.setdefault(i, {})[axis] = symbols[symbol]
+    if not dims:
+        return torch.export.export(module, tuple(example_inputs)), []
+    for i in sized:
+        if str(fakes[i]) not in found:
+            raise ValueError(f"the symbolic size {fakes[i]} is no input's dimension")
+    tensors = [i for i in range(len(example_inputs)) if i not in sized]
+
+    class ReadsSizes(torch.nn.Module):
+        """`module` of its tensor inputs, its SymInt inputs read off them."""
+
+        def __init__(self):
+            super().__init__()
+            self.inner = module
+
+        def forward(self, *xs):
+            args: list[Any] = [None] * len(example_inputs)
+            for k, i in enumerate(tensors):
+                args[i] = xs[k]
+            for i in sized:
+                j, axis = found[str(fakes[i])]
+                args[i] = args[j].shape[axis]
+            return self.inner(*args)
+
+    exported = torch.export.export(
+        ReadsSizes(),
+        tuple(example_inputs[i] for i in tensors),
+        # One spec a tensor, for forward's one parameter, *xs.
+        dynamic_shapes=(tuple(dims.get(i) for i in tensors),),
+    )
+    return exported, sized
+
+
+def _without(fused: Any, dropped: list[int]) -> Any:
+    """`fused` called with the inputs at `dropped` left out."""
+    import torch
+
+    class Without(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fused = fused
+
+        def forward(self, *args: Any) -> Any:
+            return self.fused(*(a for i, a in enumerate(args) if i not in dropped))
+
+    return Without()
+
+
+def _size_names(part: Any) -> dict[str, str]:
+    """A part's symbolic sizes (torch.export's symbols, s77) by the names of
+    its graph's named dimensions (the same)."""
+    import torch
+
+    names: dict[str, str] = {}
+    for node in part.graph.nodes:
+        value = node.meta.get("val") if node.op == "placeholder" else None
+        if isinstance(value, torch.Tensor):
+            for d in value.shape:
+                if isinstance(d, torch.SymInt) and str(d).isidentifier():
+                    names[str(d)] = str(d)
+    return names
 
 
 def _partitioned(module: Any) -> Any:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import molten
-from molten.torch_backend import MoltenBackendWarning, plan
+from molten.torch_backend import MoltenBackendWarning, backend, plan
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -214,3 +214,58 @@ def test_a_cat_of_activations_runs_in_molten_with_the_rest():
     assert molten_ops == ["cat.default", "linear.default", "mul.Tensor", "relu.default"]
     with torch.no_grad():
         torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-5)
+
+
+class Tokens(nn.Module):
+    """A projection read back through a view of its token count."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x)).view(x.shape[0], 4, 4).sum(-1) * 2
+
+
+def test_dynamo_s_dynamic_sizes_are_named_dimensions():
+    """With dynamic=True, Dynamo hands the backend a graph of symbolic sizes
+    (a SymInt input, x of [s, 16]): the part is one graph over a named
+    dimension, compiled once for every token count, each result eager's."""
+    torch._dynamo.reset()
+    graphs = []
+
+    def compile_part(graph):
+        graphs.append(graph)
+        return _interpreted(graph)
+
+    model = Tokens()
+    compiled = torch.compile(
+        model, backend=backend(compile_part, need_cuda=False), dynamic=True
+    )
+    with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+        warnings.simplefilter("always")
+        for tokens in (8, 13, 5):
+            x = torch.randn(tokens, 16)
+            torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-5)
+    assert not [w for w in caught if w.category is MoltenBackendWarning]
+    (graph,) = graphs
+    (x,) = [t for t in graph.inputs if t.shape.rank == 2 and t.shape[1] == 16 and
+            isinstance(t.shape[0], str)]  # fmt: skip
+    assert graph.outputs[0].shape[0] == x.shape[0]
+
+
+@pytest.mark.gpu
+def test_torch_compile_dynamic_on_the_gpu():
+    """torch.compile(dynamic=True) on the GPU: one Molten part over a named
+    token count, no warning, each count's result eager's."""
+    _cuda()
+    torch._dynamo.reset()
+    model = Tokens().cuda()
+    compiled = torch.compile(model, backend="molten", dynamic=True)
+    with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+        warnings.simplefilter("always")
+        for tokens in (8, 13, 300):
+            x = torch.randn(tokens, 16, device="cuda")
+            torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-4)
+    said = [str(w.message) for w in caught if w.category is MoltenBackendWarning]
+    assert not said, said
