@@ -321,16 +321,7 @@ def row_reduce_schedule(
     if n <= WARP * most:
         lanes = 1 << max(0, math.ceil(math.log2(math.ceil(n / most))))
         per_thread = _round_up(math.ceil(n / lanes), width)
-        # Full warps, and more blocks than SMs where there are rows for them.
-        wanted = SHORT_ROW_BLOCK if rows is None else max(1, rows // sm_count)
-        rows_per_block = max(WARP // lanes, min(SHORT_ROW_BLOCK // lanes, wanted))
-        rows_per_block = 1 << (rows_per_block.bit_length() - 1)
-        return kernel.ScheduleAttr(
-            lanes * rows_per_block,
-            rows_per_block=rows_per_block,
-            vector=width,
-            elements_per_thread=per_thread,
-        )
+        return short_rows_schedule(rows, lanes, width, per_thread, sm_count)
     if n <= MAX_BLOCK * MAX_ROW_ELEMENTS_PER_THREAD:
         threads = math.ceil(n / most)
         block = min(MAX_BLOCK, _round_up(threads, WARP))
@@ -399,6 +390,15 @@ def scan_schedule(
         return kernel.ScheduleAttr(
             min(SCAN_BLOCK, lanes), vector=width, elements_per_thread=per_thread
         )
+    return short_rows_schedule(rows, lanes, width, per_thread, sm_count)
+
+
+def short_rows_schedule(
+    rows: int | None, lanes: int, width: int, per_thread: int, sm_count: int
+) -> kernel.ScheduleAttr:
+    """Rows of `lanes` threads each (a power of two up to a warp), several a
+    block: full warps, and more blocks than SMs where there are rows for
+    them (row reductions and scans)."""
     wanted = SHORT_ROW_BLOCK if rows is None else max(1, rows // sm_count)
     rows_per_block = max(WARP // lanes, min(SHORT_ROW_BLOCK // lanes, wanted))
     rows_per_block = 1 << (rows_per_block.bit_length() - 1)
