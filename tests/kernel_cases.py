@@ -496,6 +496,22 @@ def scans(shape: list[int]) -> Builder:
     return build
 
 
+def scan_edges(length: int) -> Builder:
+    """Scans at awkward sizes: two long rows of odd length (vector 1, many
+    steps, the last partial), rows of one element, a column of them (a
+    strided scan of one row), a 1-D tensor (one row)."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [2, length], dtype)
+        y = g.add_input("y", [5, 1], dtype)
+        z = g.add_input("z", [777], dtype)
+        g.add_output(g.cumsum(x, 1, reverse=True), "long")
+        g.add_output(g.cumsum(y, 1) + g.cumsum(y, 0, exclusive=True), "ones")
+        g.add_output(g.cumsum(z, 0), "flat")
+
+    return build
+
+
 def windows(rows: int, cols: int) -> Builder:
     """Index maps of windows: a concat of a slice and a computed part (the
     sum of the parts padded), a pad along the rows, a slice of one column
@@ -618,10 +634,12 @@ CASES: dict[str, Builder] = {
     # Scans: rows of 37 on 16 lanes, several rows a block (the last block's
     # partly past the end), strided rows in 9 steps (the last partial);
     # rows of 1000 a block each in one partial step; rows of 20000 in 5
-    # steps of 256 threads (3 in f16/bf16), the last partial.
+    # steps of 256 threads (3 in f16/bf16), the last partial; 98 steps of
+    # an odd row, rows of one element, one strided row, a 1-D tensor.
     "scans_71x37": scans([71, 37]),
     "scans_5x1000": scans([5, 1000]),
     "scans_3x20000": scans([3, 20000]),
+    "scan_edges_100003": scan_edges(100003),
     "windows_5x37": windows(5, 37),
 }
 
