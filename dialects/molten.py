@@ -596,6 +596,60 @@ class RotateHalfOp(UnaryOp):
         return x
 
 
+class TriangleOp(MoltenOp, ABC):
+    """`input` where an element lies on the kept side of diagonal `diagonal`
+    of the last two axes (column - row >= diagonal for triu, <= for tril),
+    else 0: torch.triu and torch.tril. Each element depends on its own
+    value and index only, so kernels compute it as elementwise.
+    """
+
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    input = operand_def(T)
+    diagonal = prop_def(IntegerAttr[i64])
+    result = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = "$input `diagonal` `=` $diagonal attr-dict `:` type($input)"
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        (x,) = operand_types
+        if len(x.get_shape()) < 2:
+            raise ShapeError(
+                f"{cls.name}: input {x} has rank {len(x.get_shape())}; a triangle "
+                "needs rank >= 2 (its last two axes)"
+            )
+        return x
+
+    def keeps(self, offset: int) -> bool:
+        """Whether an element at column - row = `offset` is kept."""
+        k = self.diagonal.value.data
+        return offset >= k if isinstance(self, TriuOp) else offset <= k
+
+
+@irdl_op_definition
+class TriuOp(TriangleOp):
+    """The upper triangle: elements with column - row >= diagonal.
+
+    ```mlir
+    %u = molten.triu %x diagonal = 0 : tensor<4x4xf32>
+    ```
+    """
+
+    name = "molten.triu"
+
+
+@irdl_op_definition
+class TrilOp(TriangleOp):
+    """The lower triangle: elements with column - row <= diagonal.
+
+    ```mlir
+    %l = molten.tril %x diagonal = -1 : tensor<4x4xf32>
+    ```
+    """
+
+    name = "molten.tril"
+
+
 # --------------------------------------------------------------------------
 # Cast and constant.
 # --------------------------------------------------------------------------
@@ -1582,6 +1636,8 @@ Molten = Dialect(
         *ELEMENTWISE_BINARY_OPS,
         *ELEMENTWISE_UNARY_OPS,
         RotateHalfOp,
+        TriuOp,
+        TrilOp,
         CastOp,
         ConstantOp,
         *REDUCTION_OPS,

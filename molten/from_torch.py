@@ -600,6 +600,16 @@ def _amin(g, x, dims=(), keepdim=False):
     return g.neg(g.reduce_max(g.neg(x), _dims(x, dims), keepdim))
 
 
+@aten("triu.default")
+def _triu(g, x, diagonal=0):
+    return g.triu(x, diagonal)
+
+
+@aten("tril.default")
+def _tril(g, x, diagonal=0):
+    return g.tril(x, diagonal)
+
+
 @aten("cumsum.default")
 def _cumsum(g, x, dim, *, dtype=None):
     _no_dtype("aten.cumsum", dtype)

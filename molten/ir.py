@@ -813,6 +813,21 @@ class DataflowGraph:
         """Mean over `axes`."""
         return self._reduce(molten.ReduceMeanOp, x, axes, name, keepdim)
 
+    def triu(self, x: Tensor, diagonal: int = 0, *, name: str | None = None) -> Tensor:
+        """x above the diagonal (column - row >= diagonal) of its last two
+        axes, 0 elsewhere (torch.triu)."""
+        return self._triangle(molten.TriuOp, x, diagonal, name)
+
+    def tril(self, x: Tensor, diagonal: int = 0, *, name: str | None = None) -> Tensor:
+        """x below the diagonal (column - row <= diagonal) of its last two
+        axes, 0 elsewhere (torch.tril)."""
+        return self._triangle(molten.TrilOp, x, diagonal, name)
+
+    def _triangle(self, op_type, x: Tensor, diagonal, name) -> Tensor:
+        diagonal = _checked_int(op_type.name, "diagonal", diagonal)
+        props = {"diagonal": IntegerAttr(diagonal, i64)}
+        return self._emit(op_type, [x], name, props)
+
     def cumsum(
         self,
         x: Tensor,

@@ -25,7 +25,7 @@ from molten.ir import DataflowGraph, Tensor
 OPS = (
     "add", "sub", "mul", "div", "max", "min", "pow",
     "neg", "abs", "exp", "log", "sqrt", "rsqrt", "reciprocal", "square", "tanh",
-    "sigmoid", "relu", "silu", "gelu", "rotate_half", "cast",
+    "sigmoid", "relu", "silu", "gelu", "rotate_half", "triu", "tril", "cast",
     "reduce_sum", "reduce_max", "reduce_mean", "cumsum", "flip", "slice", "pad",
     "broadcast_to", "reshape", "transpose", "matmul",
     "rms_norm", "layer_norm", "softmax", "rope", "attention",

@@ -33,9 +33,10 @@ ELEMENTWISE: tuple[type[Operation], ...] = (
     molten.ElementwiseBinaryOp,
     molten.ElementwiseUnaryOp,
     molten.CastOp,
+    molten.TriangleOp,
 )
 """Ops that compute each result element from the operand elements at the same
-(broadcast) index."""
+(broadcast) index (triu and tril from the index too)."""
 
 INDEX_MAPS: tuple[type[Operation], ...] = (
     molten.RotateHalfOp,

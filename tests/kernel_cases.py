@@ -512,6 +512,19 @@ def scan_edges(length: int) -> Builder:
     return build
 
 
+def triangles(m: int, n: int, k: int) -> Builder:
+    """triu of a product (in the gemm's epilogue) and tril in a pointwise
+    kernel, on diagonals off the main one; batched."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        a = g.add_input("a", [2, m, k], dtype)
+        b = g.add_input("b", [k, n], dtype)
+        g.add_output(g.triu(a @ b, 1), "upper")
+        g.add_output(g.tril(g.exp(a), -2) * 2.0, "lower")
+
+    return build
+
+
 def windows(rows: int, cols: int) -> Builder:
     """Index maps of windows: a concat of a slice and a computed part (the
     sum of the parts padded), a pad along the rows, a slice of one column
@@ -641,6 +654,7 @@ CASES: dict[str, Builder] = {
     "scans_3x20000": scans([3, 20000]),
     "scan_edges_100003": scan_edges(100003),
     "windows_5x37": windows(5, 37),
+    "triangles_70x33x24": triangles(70, 33, 24),
 }
 
 DTYPES = ("float32", "float16", "bfloat16")

@@ -113,6 +113,7 @@ LAYOUTS = {
     "contiguous": lambda x: x.transpose(1, 2).contiguous() * 2,
     "numpy_T": lambda x: x.T + 1,
     "flip": lambda x: x.flip(0, 2) + torch.flip(x, [1]),
+    "triu_tril": lambda x: torch.triu(x, 1) + x.tril(-3) * 2,
     "narrow_slice": lambda x: x.narrow(2, 3, 5) * 2 + x[:, 1:, -5:].sum(1, True),
     "select": lambda x: x.select(1, -1) + x[:, 0] * x[1, 0],
     "split": lambda x: (

@@ -216,6 +216,8 @@ BUILDERS = {
         (3, 4),
     ),
     "flip": ([(3, 4)], lambda g, a: g.flip(a, -1), dialect.FlipOp, (3, 4)),
+    "triu": ([(3, 4)], lambda g, a: g.triu(a, -1), dialect.TriuOp, (3, 4)),
+    "tril": ([(2, 3, 4)], lambda g, a: g.tril(a), dialect.TrilOp, (2, 3, 4)),
     "slice": ([(3, 8)], lambda g, a: g.slice(a, 1, 2, 5), dialect.SliceOp, (3, 5)),
     "pad": ([(3, 8)], lambda g, a: g.pad(a, 0, 1, 2), dialect.PadOp, (6, 8)),
     "matmul": (
@@ -752,6 +754,7 @@ def test_the_result_name_is_keyword_only():
         (lambda g, x, w: g.slice(x, 1, 0.5, 2), "start must be an integer, got 0.5"),
         (lambda g, x, w: g.pad(x, 0, 1, "2"), "after must be an integer, got '2'"),
         (lambda g, x, w: g.concat(x, 0), "parts must be a non-empty list of tensors"),
+        (lambda g, x, w: g.triu(x, 0.5), "diagonal must be an integer, got 0.5"),
     ],
 )
 def test_wrong_option_types_are_errors_at_the_call(call, message):
@@ -770,6 +773,10 @@ def test_windows_out_of_range_name_the_op_and_shapes():
         g.pad(x, 0, -1, 3)
     with pytest.raises(ShapeError, match=r"molten.flip: axis 3 is out of range"):
         g.flip(x, [3])
+    with pytest.raises(
+        ShapeError, match=r"molten.tril: input tensor<8xf32> has rank 1"
+    ):
+        g.tril(w)
 
 
 @pytest.mark.parametrize("dims", [None, "4x8", 4.0, [4, None], {"a": 1}])

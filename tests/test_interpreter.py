@@ -264,6 +264,18 @@ SPECS: dict[str, Spec] = {
     "flip": Spec(
         [(3, 4)], lambda g, x: g.flip(x, [0]), lambda x: x[::-1], ops=("flip",)
     ),
+    "triu": Spec(
+        [(2, 3, 4)],
+        lambda g, x: g.triu(x, 1),
+        lambda x: np.where(np.arange(4)[None, :] - np.arange(3)[:, None] >= 1, x, 0),
+        ops=("triu",),
+    ),
+    "tril": Spec(
+        [(4, 3)],
+        lambda g, x: g.tril(x, -1),
+        lambda x: np.where(np.arange(3)[None, :] - np.arange(4)[:, None] <= -1, x, 0),
+        ops=("tril",),
+    ),
     "slice": Spec(
         [(3, 8)], lambda g, x: g.slice(x, 1, 2, 5), lambda x: x[:, 2:7], ops=("slice",)
     ),
@@ -421,7 +433,7 @@ def test_every_op_has_an_interpreter_implementation():
     implemented = {op_type for op_type, _ in MoltenFunctions._impls()}
     missing = [op.name for op in Molten.operations if op not in implemented]
     assert not missing, missing
-    assert len(list(Molten.operations)) == 40
+    assert len(list(Molten.operations)) == 42
 
 
 # --------------------------------------------------------------------------

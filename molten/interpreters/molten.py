@@ -232,6 +232,8 @@ SEMANTICS: dict[type[Operation], Semantics] = {
     molten.GeluOp: lambda op, dt, x: gelu(x, op.approximate.data),
     molten.SiluOp: lambda op, dt, x: x * sigmoid(x),
     molten.RotateHalfOp: lambda op, dt, x: rotate_half(x),
+    molten.TriuOp: lambda op, dt, x: np.triu(x, op.diagonal.value.data),
+    molten.TrilOp: lambda op, dt, x: np.tril(x, op.diagonal.value.data),
     # The result is rounded to the target element type on the way out.
     molten.CastOp: lambda op, dt, x: x,
     molten.ConstantOp: _constant,

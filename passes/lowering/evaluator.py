@@ -294,6 +294,21 @@ def _pad(ev: Evaluator, op: molten.PadOp, index: list[Index]) -> Rule:
     return e.select(inside, value, e.f32(0.0))
 
 
+def _triangle(ev: Evaluator, op: molten.TriangleOp, index: list[Index]) -> Rule:
+    """The input where the index is on the kept side of the diagonal, else 0
+    (a select: an inf off the triangle is 0, as in torch)."""
+    e = ev.e
+    offset = e.isub(index[-1], index[-2])
+    if isinstance(offset, int):
+        if not op.keeps(offset):
+            return e.f32(0.0)
+        return (yield op.input, index)
+    k = op.diagonal.value.data
+    kept = e.icmp(offset, k, "sge" if isinstance(op, molten.TriuOp) else "sle")
+    value = yield op.input, index
+    return e.select(kept, value, e.f32(0.0))
+
+
 def _rotate_half(ev: Evaluator, op: molten.RotateHalfOp, index: list[Index]) -> Rule:
     e = ev.e
     last = value_dims(op.result)[-1]
@@ -389,6 +404,8 @@ _RULES: dict[type[Operation], Callable[[Evaluator, Operation, list[Index]], Rule
     molten.SliceOp: _slice,
     molten.PadOp: _pad,
     molten.RotateHalfOp: _rotate_half,
+    molten.TriuOp: _triangle,
+    molten.TrilOp: _triangle,
     molten.CausalMaskOp: _causal_mask,
     molten.ReduceSumOp: _reduction,
     molten.ReduceMeanOp: _reduction,

@@ -668,3 +668,12 @@ func.func @pad_too_small(%x: tensor<4x8xf32>) {
   %0 = molten.pad %x axis = 1 before = 2 : tensor<4x8xf32> -> tensor<4x9xf32>
   func.return
 }
+
+// -----
+
+// triu of a vector: there is no diagonal
+func.func @triu_of_a_vector(%x: tensor<8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.triu: input tensor<8xf32> has rank 1; a triangle needs rank >= 2 (its last two axes){{$}}
+  %0 = molten.triu %x diagonal = 0 : tensor<8xf32>
+  func.return
+}

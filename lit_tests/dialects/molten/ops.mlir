@@ -156,6 +156,12 @@ func.func @unary_f32(%x: tensor<4x8xf32>) {
   %14 = molten.rotate_half %x : tensor<4x8xf32>
 // CHECK-NEXT: %14 = molten.rotate_half %x : tensor<4x8xf32>
 // CHECK-GENERIC-NEXT: %14 = "molten.rotate_half"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %u = molten.triu %x diagonal = 1 : tensor<4x8xf32>
+// CHECK-NEXT: %u = molten.triu %x diagonal = 1 : tensor<4x8xf32>
+// CHECK-GENERIC-NEXT: %u = "molten.triu"(%x) <{diagonal = 1 : i64}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %l = molten.tril %x diagonal = -2 : tensor<4x8xf32>
+// CHECK-NEXT: %l = molten.tril %x diagonal = -2 : tensor<4x8xf32>
+// CHECK-GENERIC-NEXT: %l = "molten.tril"(%x) <{diagonal = -2 : i64}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
   func.return
 // CHECK-NEXT: func.return
 // CHECK-GENERIC-NEXT: "func.return"() : () -> ()

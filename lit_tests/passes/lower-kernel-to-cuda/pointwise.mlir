@@ -82,3 +82,24 @@ func.func @window(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
 // CHECK-NEXT:    %[[SHIFTED:.*]] = arith.addi %[[CLAMPED]], %{{.*}} : index
 // CHECK:         %[[X:.*]] = cuda.load %x[%{{.*}}] : !cuda.ptr<f32> -> f32
 // CHECK-NEXT:    %{{.*}} = arith.select %[[IN]], %[[X]], %{{.*}} : f32
+
+// -----
+
+// tril: the element where column - row <= diagonal, else 0 (a select, so an
+// inf above the diagonal is 0).
+kernel.func @lower_k(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<block = 32, elements_per_thread = 1> {
+  %l = molten.tril %x diagonal = -1 : tensor<4x8xf32>
+  kernel.yield %l : tensor<4x8xf32>
+}
+func.func @lower(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %l = kernel.launch @lower_k(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %l : tensor<4x8xf32>
+}
+
+// CHECK-LABEL: cuda.kernel @lower_k(%x: !cuda.ptr<f32>, %l: !cuda.ptr<f32>) block 32 {
+// CHECK:         %[[COL:.*]] = arith.remsi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:    %[[ROW:.*]] = arith.divsi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:    %[[OFFSET:.*]] = arith.subi %[[COL]], %[[ROW]] : index
+// CHECK-NEXT:    %[[KEPT:.*]] = arith.cmpi sle, %[[OFFSET]], %{{.*}} : index
+// CHECK:         %[[X:.*]] = cuda.load %x[%{{.*}}] : !cuda.ptr<f32> -> f32
+// CHECK-NEXT:    %{{.*}} = arith.select %[[KEPT]], %[[X]], %{{.*}} : f32
