@@ -620,10 +620,13 @@ class TriangleOp(MoltenOp, ABC):
             )
         return x
 
+    UPPER: ClassVar[bool]
+    """Whether the kept side is above the diagonal (triu), else below."""
+
     def keeps(self, offset: int) -> bool:
         """Whether an element at column - row = `offset` is kept."""
         k = self.diagonal.value.data
-        return offset >= k if isinstance(self, TriuOp) else offset <= k
+        return offset >= k if self.UPPER else offset <= k
 
 
 @irdl_op_definition
@@ -636,6 +639,7 @@ class TriuOp(TriangleOp):
     """
 
     name = "molten.triu"
+    UPPER: ClassVar[bool] = True
 
 
 @irdl_op_definition
@@ -648,6 +652,7 @@ class TrilOp(TriangleOp):
     """
 
     name = "molten.tril"
+    UPPER: ClassVar[bool] = False
 
 
 # --------------------------------------------------------------------------

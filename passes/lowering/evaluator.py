@@ -304,7 +304,7 @@ def _triangle(ev: Evaluator, op: molten.TriangleOp, index: list[Index]) -> Rule:
             return e.f32(0.0)
         return (yield op.input, index)
     k = op.diagonal.value.data
-    kept = e.icmp(offset, k, "sge" if isinstance(op, molten.TriuOp) else "sle")
+    kept = e.icmp(offset, k, "sge" if op.UPPER else "sle")
     value = yield op.input, index
     return e.select(kept, value, e.f32(0.0))
 

@@ -27,6 +27,7 @@ from molten.passes.lowering.emitter import (
     broadcast_index,
     close_if,
     element_of,
+    emit_for,
     emit_if,
     ravel,
     unravel,
@@ -79,6 +80,51 @@ def grid_for(
     if named:
         return MAX_GRID_X, GridOf(named, static // unit, per_block)
     return min(math.ceil(static // unit / per_block), MAX_GRID_X), None
+
+
+class RowLoop(NamedTuple):
+    """A grid-stride loop over rows, `rows_per_block` a block (`row_loop`)."""
+
+    e: Emitter
+    """The loop body's emitter."""
+    block: Block
+    """The loop body (the caller ends it with `scf.yield`)."""
+    row: Index
+    """The thread's row."""
+    valid: SSAValue | None
+    """Where a block's last rows may lie past the end, whether the thread's
+    row is one (the threads of those past it work on the last row, so that
+    every lane takes part in the shuffles, and store nothing)."""
+    grid: int
+    grid_of: GridOf | None
+
+
+def row_loop(
+    e: Emitter,
+    row_shape: Sequence[Dim],
+    rows: Index,
+    rows_per_block: int,
+    lanes: int,
+    tid: SSAValue,
+    bid: SSAValue,
+    gdim: SSAValue,
+) -> RowLoop:
+    """The rows of `row_shape` (`rows` of them), `rows_per_block` a block of
+    `lanes` threads each (thread t on row t / lanes of its block's), the
+    blocks taking turns: a row kernel's loop (row reductions, scans)."""
+    blocks = e.ceil_div(rows, rows_per_block)
+    grid, grid_of = grid_for(row_shape, rows_per_block)
+    rb, block = emit_for(e, bid, blocks, gdim)
+    row: Index = block.args[0]
+    valid: SSAValue | None = None
+    if rows_per_block > 1:
+        row = rb.iadd(rb.imul(row, rows_per_block), rb.idiv(tid, lanes))
+        if not isinstance(rows, int) or rows % rows_per_block:
+            valid = rb.icmp(row, rows, "slt")
+            row = rb.imin(row, rb.isub(rows, 1))
+    if isinstance(row, SSAValue):
+        row.name_hint = "row"
+    return RowLoop(rb, block, row, valid, grid, grid_of)
 
 
 @dataclass

@@ -33,9 +33,9 @@ from molten.passes.lowering.kernels import (
     LoweredKernel,
     Scratch,
     checked_vector_width,
-    grid_for,
     kernel_op,
     kernel_shell,
+    row_loop,
     scratch_params,
     store_scalar,
 )
@@ -158,24 +158,11 @@ def lower_row_reduce(
         grid = rows * split
         rb, row_block = emit_for(e, group, rows, groups)
         row = row_block.args[0]
-        iteration = rb.add(arith.DivSIOp(rb.index(rb.isub(row, group)), groups))
-    elif rows_per_block > 1:
-        row_blocks = e.ceil_div(rows, rows_per_block)
-        grid, grid_of = grid_for(row_shape, rows_per_block)
-        rb, row_block = emit_for(e, bid, row_blocks, gdim)
-        row = rb.iadd(rb.imul(row_block.args[0], rows_per_block), rb.idiv(tid, lanes))
-        if not isinstance(rows, int) or rows % rows_per_block:
-            # The block's last rows may lie past the end: their threads work on
-            # the last row (so that every lane takes part in the shuffles)
-            # and store nothing.
-            row_valid = rb.icmp(row, rows, "slt")
-            row = rb.imin(row, rb.isub(rows, 1))
-    else:
-        grid, grid_of = grid_for(row_shape, 1)
-        rb, row_block = emit_for(e, bid, rows, gdim)
-        row = row_block.args[0]
-    if isinstance(row, SSAValue):
         row.name_hint = "row"
+        iteration = rb.add(arith.DivSIOp(rb.index(rb.isub(row, group)), groups))
+    else:
+        loop = row_loop(e, row_shape, rows, rows_per_block, lanes, tid, bid, gdim)
+        rb, row_block, row, row_valid, grid, grid_of = loop
     row_index = unravel(rb, row, row_shape)
 
     def element(col: list[Index]) -> list[Index]:

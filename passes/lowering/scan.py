@@ -31,7 +31,6 @@ from molten.passes.lowering.emitter import (
     Index,
     close_if,
     emit_carried_for,
-    emit_for,
     emit_if,
     ravel,
     unravel,
@@ -41,9 +40,9 @@ from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.kernels import (
     LoweredKernel,
     checked_vector_width,
-    grid_for,
     kernel_op,
     kernel_shell,
+    row_loop,
     store_scalar,
 )
 
@@ -158,24 +157,10 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     tid = e.add(cuda.ThreadIdxOp())
     bid = e.add(cuda.BlockIdxOp())
     gdim = e.add(cuda.GridDimOp())
+    lane: Index = tid if rows_per_block == 1 else e.irem(tid, lanes)
     exchange = _Exchange(e, tid, lanes // WARP, ept // width) if lanes > WARP else None
-    grid, grid_of = grid_for(row_shape, rows_per_block)
-    row_blocks = e.ceil_div(rows, rows_per_block)
-    rb, row_block = emit_for(e, bid, row_blocks, gdim)
-    row: Index = row_block.args[0]
-    lane: Index = tid
-    row_valid: SSAValue | None = None
-    if rows_per_block > 1:
-        lane = rb.irem(tid, lanes)
-        row = rb.iadd(rb.imul(row, rows_per_block), rb.idiv(tid, lanes))
-        if not isinstance(rows, int) or rows % rows_per_block:
-            # The block's last rows may lie past the end: their threads scan
-            # the last row (every lane takes part in the shuffles) and store
-            # nothing.
-            row_valid = rb.icmp(row, rows, "slt")
-            row = rb.imin(row, rb.isub(rows, 1))
-    if isinstance(row, SSAValue):
-        row.name_hint = "row"
+    loop = row_loop(e, row_shape, rows, rows_per_block, lanes, tid, bid, gdim)
+    rb, row_block, row, row_valid, grid, grid_of = loop
     row_index = unravel(rb, row, row_shape)
 
     def element(column: Index) -> list[Index]:
@@ -194,8 +179,7 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     scoped = ev.scoped(sb)
     partial = n % span != 0  # the last chunk reaches past the row's end
 
-    # Runs: the `width` columns each from run_start, in the order the scan
-    # takes them (columns descending where reverse).
+    # Runs: the `width` columns each from `start`, in memory order.
     runs: list[tuple[list[list[Index]], SSAValue | None]] = []
     for c in range(ept // width):
         start = sb.iadd(base, sb.iadd(c * lanes * width, sb.imul(lane, width)))
@@ -203,8 +187,9 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
         if valid is not None:
             start = sb.imin(start, n - width)
         indices = [element(col[0]) for col in unravel_vector(sb, start, [n], width)]
-        runs.append((indices[::-1] if reverse else indices, valid))
-    order = runs[::-1] if reverse else runs
+        runs.append((indices, valid))
+    # The runs and their columns in the order the scan takes them.
+    order = [(i[::-1], v) for i, v in reversed(runs)] if reverse else runs
     zero = sb.f32(0.0)
 
     # Every element of the step read first, in memory order (the loads then
@@ -213,7 +198,7 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     loaded = {
         id(index): scoped.at(scan.input, index)
         for indices, _ in runs
-        for index in (indices[::-1] if reverse else indices)
+        for index in indices
     }
     befores: list[list[SSAValue]] = []
     scans: list[tuple[SSAValue, SSAValue]] = []
