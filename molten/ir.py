@@ -13,7 +13,10 @@ print(g.to_mlir())
 
 Builder methods read like torch's: tensor operands first, then the op's
 options in torch's order (`softmax(x, -1)`, `rms_norm(x, w, 1e-5)`,
-`reduce_sum(x, 1, True)`), and the result's name only as `name=`. Options
+`reduce_sum(x, 1, True)`), and the result's name as `name="norm"` or, as
+Molten's first API wrote it, as the last positional argument
+(`rms_norm(x, w, "norm")`: a string where no string can go; see
+`molten.positional_names`). Options
 are checked at the call: a wrong type or value raises a `GraphError` naming
 the op and the option. Every method checks shapes and element types
 as it builds (through the op's own verifier rule) and raises a `ShapeError` or
@@ -28,7 +31,7 @@ import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -52,6 +55,7 @@ from xdsl.printer import Printer
 
 from molten.dialects import molten
 from molten.errors import DTypeError, GraphError, MoltenError, ShapeError
+from molten.positional_names import StringOption, accepts_positional_names
 
 NAME_ATTR = "molten.name"
 """Argument and result attribute of a graph's `func.func` holding a name that
@@ -122,6 +126,25 @@ def element_type(dtype: Any) -> Attribute:
     return DTYPES[key]
 
 
+def _is_dtype_name(value: str) -> bool:
+    """A string that names a dtype, Molten's or not ("float64": then the op
+    says Molten has no float64, which is more use than reading a name)."""
+    key = value.removeprefix("torch.")
+    if key in DTYPES or key in _DTYPE_ALIASES:
+        return True
+    try:
+        return np.dtype(key).name == key  # not numpy's one-letter codes
+    except TypeError:
+        return False
+
+
+DTypeLike = Annotated[
+    Any,
+    StringOption("a dtype name: float32, float16, bfloat16, f16, ...", _is_dtype_name),
+]
+"""A dtype: its name, a numpy or torch dtype, or a molten element type."""
+
+
 def dtype_name(element: Attribute) -> str:
     """The dtype name ('float32', 'float16', 'bfloat16') of a molten element type."""
     for name, t in DTYPES.items():
@@ -152,14 +175,9 @@ def _checked_name(op_name: str, name: Any) -> str | None:
 def _checked_real(op_name: str, what: str, value: Any) -> float:
     """A real number (not a bool, not a string)."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.number):
-        hint = (
-            f"; the result's name is keyword-only: name={value!r}"
-            if isinstance(value, str)
-            else ""
-        )
         raise GraphError(
             f"{op_name}: {what} must be a real number, got {value!r} "
-            f"({type(value).__name__}){hint}"
+            f"({type(value).__name__})"
         )
     return float(value)  # a value out of the op's range is its verifier's
 
@@ -335,6 +353,7 @@ class Tensor:
         return self.graph.matmul(self, other)
 
 
+@accepts_positional_names
 class DataflowGraph:
     """A dataflow graph of molten ops, built op by op; it becomes one `func.func`."""
 
@@ -703,7 +722,11 @@ class DataflowGraph:
         return self._emit(molten.SiluOp, [x], name)
 
     def gelu(
-        self, x: Tensor, approximate: str = "none", *, name: str | None = None
+        self,
+        x: Tensor,
+        approximate: Literal["none", "tanh"] = "none",
+        *,
+        name: str | None = None,
     ) -> Tensor:
         """GELU: exact erf form, or approximate="tanh" (as torch's gelu)."""
         if not isinstance(approximate, str):
@@ -718,7 +741,7 @@ class DataflowGraph:
         """concat(-x[..., d/2:], x[..., :d/2]) over the last axis."""
         return self._emit(molten.RotateHalfOp, [x], name)
 
-    def cast(self, x: Tensor, dtype: Any, *, name: str | None = None) -> Tensor:
+    def cast(self, x: Tensor, dtype: DTypeLike, *, name: str | None = None) -> Tensor:
         """x converted to `dtype` (round to nearest even)."""
         self._check_owned(x, molten.CastOp.name)
         with self._building(molten.CastOp.name, [x]):
@@ -729,7 +752,7 @@ class DataflowGraph:
         self,
         value: Any,
         shape: TensorShape | Sequence[int] | None = None,
-        dtype: Any = "float32",
+        dtype: DTypeLike = "float32",
         *,
         name: str | None = None,
     ) -> Tensor:
@@ -1098,7 +1121,7 @@ class DataflowGraph:
         self,
         rows: molten.Dim,
         cols: molten.Dim,
-        dtype: Any = "float32",
+        dtype: DTypeLike = "float32",
         *,
         name: str | None = None,
     ) -> Tensor:

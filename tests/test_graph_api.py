@@ -9,7 +9,7 @@ import pytest
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type
 
 import molten
-from molten import DTypeError, GraphError, ShapeError
+from molten import DTypeError, GraphError, ShapeError, ops
 from molten.dialects import molten as dialect
 from molten.ir import DataflowGraph, Tensor, TensorShape, element_type
 
@@ -683,7 +683,8 @@ def test_non_finite_constant_is_rejected(value):
 
 
 # --------------------------------------------------------------------------
-# torch's conventions: options positional in torch's order, names by keyword.
+# torch's conventions: options positional in torch's order; the result's name
+# by keyword or, as Molten's first API wrote it, as the last positional.
 # --------------------------------------------------------------------------
 
 
@@ -702,20 +703,94 @@ def test_options_are_positional_in_torchs_order():
     assert g.constant(1.0, [4, 8]).shape == TensorShape([4, 8])
     assert g.cast(x, "float16").dtype == "float16"
     assert g.causal_mask(3, 5, "float16").dtype == "float16"
+    assert g.causal_mask("T", "T").shape == TensorShape(["T", "T"])
 
 
-def test_the_result_name_is_keyword_only():
+def test_the_result_name_by_keyword():
     g, x, w = _x_and_w()
     assert g.softmax(x, name="probs").name == "probs"
     assert g.constant(2.0, [4], name="two").name == "two"
-    with pytest.raises(
-        GraphError, match=r"eps must be a real number, got 'norm'.*name='norm'"
-    ):
-        g.rms_norm(x, w, "norm")
-    with pytest.raises(GraphError, match="axis must be an integer, got 'p'"):
-        g.softmax(x, "p")
-    with pytest.raises(TypeError):
-        g.exp(x, "y")  # no second positional parameter at all
+    assert g.rms_norm(x, w, 1e-5, name="norm").name == "norm"
+
+
+def test_the_result_name_positionally_where_no_string_can_go():
+    g, x, w = _x_and_w()
+    b = g.add_input("b", [8])
+    q = g.add_input("q", [1, 2, 16, 16], "float16")
+    norm = g.rms_norm(x, w, "norm")
+    assert norm.name == "norm"
+    assert last_op_props(g, norm)["epsilon"].value.data == 1e-6  # the default
+    assert g.layer_norm(x, w, b, "ln").name == "ln"
+    probs = g.softmax(x, "p")
+    assert (probs.name, last_op_props(g, probs)["axis"].value.data) == ("p", 1)
+    total = g.reduce_sum(x, [1], "s")
+    assert (total.name, total.shape) == ("s", TensorShape([4]))
+    assert g.matmul(x, g.transpose(x, [1, 0]), "y").name == "y"
+    assert g.attention(q, q, q, "o").name == "o"
+    # After the options given positionally, and past the last one.
+    assert g.rms_norm(x, w, 1e-5, "n2").name == "n2"
+    assert g.reduce_sum(x, 1, True, "k").shape == TensorShape([4, 1])
+    assert g.exp(x, "e").name == "e"
+    assert g.add(x, 1.0, "a").name == "a"
+    assert g.constant(1.0, "one").name == "one"
+    # The free functions forward both spellings.
+    assert ops.rms_norm(x, w, "r").name == "r"
+
+
+def test_a_string_option_keeps_its_values_and_the_name_follows_it():
+    g, x, w = _x_and_w()
+    tanh = g.gelu(x, "tanh")
+    assert (tanh.name, last_op_props(g, tanh)["approximate"].data) == (None, "tanh")
+    named = g.gelu(x, "tanh", "g")
+    assert (named.name, last_op_props(g, named)["approximate"].data) == ("g", "tanh")
+    cast = g.cast(x, "bf16", "c")
+    assert (cast.name, cast.dtype) == ("c", "bfloat16")
+    mask = g.causal_mask("T", "T", "float16", "m")
+    assert (mask.name, mask.dtype) == ("m", "float16")
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda g, x, w: g.gelu(x, "g"),
+            "molten.gelu: 'g' is not a value of approximate ('none' or 'tanh'); "
+            "if it is the result's name, give it as name='g'",
+        ),
+        (
+            lambda g, x, w: g.cast(x, "c"),
+            "molten.cast: 'c' is not a value of dtype (a dtype name",
+        ),
+        (
+            lambda g, x, w: g.causal_mask(3, 3, "m"),
+            "'m' is not a value of dtype",
+        ),
+        (
+            lambda g, x, w: g.rms_norm(x, w, "norm", 1e-5),
+            "molten.rms_norm: 'norm', a string where eps goes, is read as the "
+            "result's name, which comes last",
+        ),
+        (
+            lambda g, x, w: g.exp(x, "e", name="f"),
+            "molten.exp: the result's name is given twice: 'e' positionally and "
+            "name='f'",
+        ),
+        (
+            lambda g, x, w: g.reduce_sum(x, "s"),
+            "molten.reduce_sum: missing a required argument: 'axes' (it takes "
+            "reduce_sum(x, axes, keepdim=False, *, name=None)); 's' is read as "
+            "the result's name",
+        ),
+        (
+            lambda g, x, w: g.exp(x, 3),
+            "molten.exp: too many positional arguments (it takes exp(x, *, name=None))",
+        ),
+    ],
+)
+def test_ambiguous_positional_strings_name_both_readings(call, message):
+    g, x, w = _x_and_w()
+    with pytest.raises(GraphError, match=re.escape(message)):
+        call(g, x, w)
 
 
 @pytest.mark.parametrize(
@@ -724,7 +799,7 @@ def test_the_result_name_is_keyword_only():
         (lambda g, x, w: g.exp(x, name=3), "molten.exp: name must be a string, got 3"),
         (lambda g, x, w: g.add_output(x, 5), "add_output: name must be a string"),
         (lambda g, x, w: g.add_input(7, [4]), "add_input: the name must be a string"),
-        (lambda g, x, w: g.reduce_sum(x, "1"), "axes must be a sequence of integers"),
+        (lambda g, x, w: g.reduce_sum(x, ["1"]), "axes entry 0 must be an integer"),
         (lambda g, x, w: g.reduce_sum(x, True), "axes must be a sequence of integers"),
         (lambda g, x, w: g.reduce_sum(x, [1.0]), "axes entry 0 must be an integer"),
         (lambda g, x, w: g.reduce_max(x, 1, 1), "keepdim must be True or False"),
@@ -752,7 +827,10 @@ def test_the_result_name_is_keyword_only():
         (lambda g, x, w: g.cumsum(x, 1.0), "axis must be an integer, got 1.0"),
         (lambda g, x, w: g.cumsum(x, 1, reverse=1), "reverse must be True or False"),
         (lambda g, x, w: g.slice(x, 1, 0.5, 2), "start must be an integer, got 0.5"),
-        (lambda g, x, w: g.pad(x, 0, 1, "2"), "after must be an integer, got '2'"),
+        (
+            lambda g, x, w: g.pad(x, 0, 1, after="2"),
+            "after must be an integer, got '2'",
+        ),
         (lambda g, x, w: g.concat(x, 0), "parts must be a non-empty list of tensors"),
         (lambda g, x, w: g.triu(x, 0.5), "diagonal must be an integer, got 0.5"),
     ],
