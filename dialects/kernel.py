@@ -442,6 +442,125 @@ class VariantAttr(ParametrizedAttribute):
             )
 
 
+TARGET_INT_FIELDS = (
+    "sm_count",
+    "shared_per_block",
+    "shared_per_sm",
+    "static_shared_per_block",
+    "registers_per_sm",
+    "l2_bytes",
+    "copy_bytes_per_s",
+    "tensor_flops",
+)
+"""The device facts of a `#kernel.target`, integers (bytes, bytes a second,
+dense 16-bit tensor-core FLOP/s)."""
+TARGET_FEATURES = ("wgmma", "tma", "clusters")
+
+
+@irdl_attr_definition
+class TargetAttr(ParametrizedAttribute):
+    """The device a module's kernels are scheduled for: a name, the arch the
+    source is compiled for, and the facts the schedules read (SMs, shared
+    memory, registers, L2, the copy bandwidth, the tensor cores' rate, the
+    features beyond the arch's baseline). A module carries it as its
+    `kernel.target` attribute; `passes/schedule/target.py` names the known
+    devices.
+
+    ```mlir
+    #kernel.target<"h100", arch = "sm_90a", sm_count = 132,
+                   shared_per_block = 232448, shared_per_sm = 233472,
+                   static_shared_per_block = 49152, registers_per_sm = 65536,
+                   l2_bytes = 52428800, copy_bytes_per_s = 3000000000000,
+                   tensor_flops = 989000000000000,
+                   features = ["wgmma", "tma", "clusters"]>
+    ```
+    """
+
+    name = "kernel.target"
+
+    device: StringAttr = param_def()
+    arch: StringAttr = param_def()
+    facts: ArrayAttr[IntAttr] = param_def()
+    """The TARGET_INT_FIELDS, in that order."""
+    features: ArrayAttr[StringAttr] = param_def()
+
+    def __init__(
+        self, device: str, arch: str, facts: Sequence[int], features: Sequence[str]
+    ):
+        super().__init__(
+            StringAttr(device),
+            StringAttr(arch),
+            _int_array(facts),
+            ArrayAttr([StringAttr(f) for f in features]),
+        )
+
+    def fact(self, field: str) -> int:
+        return self.facts.data[TARGET_INT_FIELDS.index(field)].data
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        device = parser.parse_str_literal()
+        values: dict[str, Attribute] = {}
+        while parser.parse_optional_punctuation(","):
+            span = parser._current_token.span
+            key = parser.parse_identifier()
+            fields = ("arch", *TARGET_INT_FIELDS, "features")
+            if key not in fields or key in values:
+                parser.raise_error(
+                    f"target field '{key}' is unknown or given twice (fields: "
+                    f"{', '.join(fields)})",
+                    span,
+                )
+            parser.parse_punctuation("=")
+            if key == "arch":
+                values[key] = StringAttr(parser.parse_str_literal())
+            elif key == "features":
+                values[key] = ArrayAttr(
+                    parser.parse_comma_separated_list(
+                        parser.Delimiter.SQUARE,
+                        lambda: StringAttr(parser.parse_str_literal()),
+                    )
+                )
+            else:
+                values[key] = IntAttr(parser.parse_integer(allow_negative=False))
+        parser.parse_punctuation(">")
+        missing = [f for f in ("arch", *TARGET_INT_FIELDS) if f not in values]
+        if missing:
+            parser.raise_error(f"#kernel.target needs {', '.join(missing)}")
+        return (
+            StringAttr(device),
+            values["arch"],
+            ArrayAttr([values[f] for f in TARGET_INT_FIELDS]),
+            values.get("features", ArrayAttr([])),
+        )
+
+    def print_parameters(self, printer: Printer) -> None:
+        facts = ", ".join(
+            f"{f} = {v.data}"
+            for f, v in zip(TARGET_INT_FIELDS, self.facts.data, strict=True)
+        )
+        features = ", ".join(f'"{f.data}"' for f in self.features.data)
+        printer.print_string(
+            f'<"{self.device.data}", arch = "{self.arch.data}", {facts}, '
+            f"features = [{features}]>"
+        )
+
+    def verify(self) -> None:
+        if len(self.facts) != len(TARGET_INT_FIELDS):
+            raise VerifyException(
+                f"#kernel.target: {len(TARGET_INT_FIELDS)} facts, not {len(self.facts)}"
+            )
+        if self.fact("sm_count") < 1:
+            raise VerifyException("#kernel.target: sm_count must be >= 1")
+        unknown = [f.data for f in self.features if f.data not in TARGET_FEATURES]
+        if unknown:
+            raise VerifyException(
+                f"#kernel.target: unknown features {', '.join(unknown)} (known: "
+                f"{', '.join(TARGET_FEATURES)})"
+            )
+
+
 @irdl_attr_definition
 class TilingAttr(ParametrizedAttribute):
     """How the `tile` pass tiles a gemm kernel's iteration space
@@ -953,5 +1072,5 @@ class LaunchOp(IRDLOperation):
 Kernel = Dialect(
     "kernel",
     [FusedOp, YieldOp, FuncOp, LaunchOp],
-    [KernelKindAttr, ScheduleAttr, TilingAttr, VariantAttr],
+    [KernelKindAttr, ScheduleAttr, TargetAttr, TilingAttr, VariantAttr],
 )

@@ -59,49 +59,56 @@ class CompiledGraph:
     value_ops: dict[str, str] = field(default_factory=dict, repr=False)
     """Graph value name -> the molten op that computes it, for compile errors."""
     arch: str = "sm_90"
-    """The target it was compiled for; an arch-specific one (sm_90a) is what
+    """The arch it was compiled for; an arch-specific one (sm_90a) is what
     the runtime compiles the source for, on a device of that arch only."""
-    retarget: Callable[[str], CompiledGraph] | None = field(
+    retarget: Callable[[Any], CompiledGraph] | None = field(
         default=None, repr=False, compare=False
     )
-    """The same graph compiled for another target, where no arch was pinned
-    (`ZeroCompiler()`): the JIT runs the device's best target (`jit_target`)."""
+    """The same graph compiled for another target, where none was pinned
+    (`ZeroCompiler()`): the JIT runs the device's own target (`jit_target`)."""
     dims: tuple[str, ...] = ()
     """The named dimensions whose sizes the launcher takes (after its
     pointers), one compile serving every size."""
     _executables: dict[int, Any] = field(
         default_factory=dict, repr=False, compare=False
     )
-    _retargeted: dict[str, CompiledGraph] = field(
+    _retargeted: dict[Any, CompiledGraph] = field(
         default_factory=dict, repr=False, compare=False
     )
+    target: Any = field(default=None, repr=False, compare=False)
+    """The `Target` its schedules were chosen for (passes/schedule/target.py)."""
 
     @cached_property
     def ir(self) -> str:
         """The final IR (cuda level), as text."""
         return self.final if isinstance(self.final, str) else str(self.final)
 
-    def jit_target(self, native: str) -> CompiledGraph:
-        """What the JIT runs on a device whose best target is `native`: this
-        graph where its arch was pinned or is that target, else the graph
-        compiled for `native` (sm_90a on an H100: wgmma), once. Should that
+    def jit_target(self, native: Any) -> CompiledGraph:
+        """What the JIT runs on a device whose target is `native` (a
+        `Target`, read off the device, or a target's name: sm_90a on an H100
+        or H200 puts gemms and attention on wgmma, and the SMs and bandwidth
+        are the device's own): this graph where its target was pinned or is
+        that one, else the graph compiled for `native`, once. Should that
         compile fail, give other inputs or outputs (the graph changed
-        since), or need sizes this one does not, this one. Other targets
-        generate what the portable one does, so NVRTC only compiles this
-        source for them."""
-        from molten.passes.kernel_schedule import WGMMA_ARCHS
+        since), need sizes this one does not, or generate this very source
+        for a target of no arch of its own (sm_100), this one."""
+        if isinstance(native, str):
+            from molten.passes.schedule.target import target_named
 
-        if self.retarget is None or native == self.arch or native not in WGMMA_ARCHS:
+            native = target_named(native)
+        if self.retarget is None or native == self.target:
             return self
         if native not in self._retargeted:
             try:
                 other = self.retarget(native)
             except (NotImplementedError, MoltenError):
                 other = self
-            same = isinstance(other, CompiledGraph) and (
+            differs = isinstance(other, CompiledGraph) and (
                 (other.inputs, other.outputs) == (self.inputs, self.outputs)
+                # an arch-specific target (sm_90a) builds only for itself
+                and (other.source != self.source or other.arch.endswith("a"))
             )
-            self._retargeted[native] = other if same else self
+            self._retargeted[native] = other if differs else self
         return self._retargeted[native]
 
     def __len__(self) -> int:
@@ -127,12 +134,12 @@ class CompiledGraph:
         an arch was pinned, it is the graph for the device's best target
         (`jit_target`)."""
         from molten.runtime import Executable, current_device_id
-        from molten.runtime.device import device_native_arch
+        from molten.runtime.device import device_target
         from molten.runtime.sized import SizedExecutable
 
         device_id = current_device_id() if device is None else device
         if device_id not in self._executables:
-            target = self.jit_target(device_native_arch(device_id))
+            target = self.jit_target(device_target(device_id))
             kind = SizedExecutable if target.dims else Executable
             self._executables[device_id] = kind(target, device_id)
         return self._executables[device_id]
@@ -254,16 +261,19 @@ sm_90 or later device."""
 
 
 class ZeroCompiler:
-    """Compiles `DataflowGraph`s into fused CUDA kernels for `arch` (e.g. "sm_90").
+    """Compiles `DataflowGraph`s into fused CUDA kernels for a target: a device
+    (`target="h200"`, or a `Target`) or an arch (`arch="sm_90a"`), whose facts
+    the schedules read (passes/schedule/target.py; `sm_count` overrides its
+    SMs).
 
     `compile` runs `molten.DEFAULT_PIPELINE` and prints the result with the
     `-t cuda` target; `save` writes it out. A kernel the lowering does not
     cover raises NotImplementedError naming what is missing.
 
-    Without an `arch`, the source is the portable sm_90's, and calling the
-    compiled graph runs it compiled for the device at hand (sm_90a on an
-    H100 or H200: gemms and attention on wgmma). A pinned `arch` is what
-    the JIT runs too.
+    Without a target or arch, the source is the portable sm_90's, and
+    calling the compiled graph runs it compiled for the device at hand (its
+    own facts, read off it; sm_90a on an H100 or H200: gemms and attention
+    on wgmma). A pinned target or arch is what the JIT runs too.
 
     With `autotune=True` (or a number: the candidates a kernel may have,
     default AUTOTUNE_CANDIDATES), each kernel with several candidate
@@ -287,14 +297,30 @@ class ZeroCompiler:
         autotune: bool | int = False,
         progress: bool = True,
         prologue: bool = False,
+        target: Any = None,
         **options: Any,
     ):
-        self.pinned = arch is not None
-        """Whether the JIT runs `arch` whatever the device (else its best)."""
-        self.arch = arch or PORTABLE_ARCH
+        from molten.passes.schedule.target import Target, target_named
+
+        self.pinned = arch is not None or target is not None
+        """Whether the JIT runs this target whatever the device (else the
+        device's own)."""
+        if isinstance(target, Target):
+            chosen = target
+        else:
+            try:
+                chosen = target_named(target or arch or PORTABLE_ARCH)
+            except ValueError as error:
+                raise MoltenError(f"ZeroCompiler: {error}") from None
+        if arch is not None and target is not None and chosen.arch != arch:
+            raise MoltenError(
+                f"ZeroCompiler: target {chosen.device} is {chosen.arch}, not "
+                f"arch={arch!r}"
+            )
+        self.target = chosen.with_sm_count(sm_count)
+        """The device the schedules are chosen for (its facts)."""
+        self.arch = self.target.arch
         self.sm_count = sm_count
-        """The SMs of the device the schedules are chosen for (kernel-schedule's
-        default, the H100's 132, when None)."""
         self.autotune = AUTOTUNE_CANDIDATES if autotune is True else int(autotune)
         """The candidate schedules a kernel may have when tuned (0: no tuning)."""
         self.progress = progress
@@ -309,28 +335,26 @@ class ZeroCompiler:
         (`molten.tuning.Trial`); none for a kernel the database had."""
 
     def _pipeline(self, spec: str) -> str:
-        from molten.passes.kernel_schedule import WGMMA_ARCHS
+        """`spec` with the passes this compiler's options add: `fuse-prologue`
+        where asked for and the target has wgmma. (The target itself travels
+        on the module: `_module`.)"""
+        if self.prologue and self.target.wgmma:
+            spec = spec.replace("fuse-reduction", "fuse-prologue,fuse-reduction", 1)
+        return spec
 
-        options = []
-        if self.arch in WGMMA_ARCHS:  # also for the fusion of gemm kernels
-            options.append(f'arch="{self.arch}"')
-            spec = spec.replace("fuse-epilogue", f"fuse-epilogue{{{options[0]}}}")
-            if self.prologue:
-                prologue = f"fuse-prologue{{{options[0]}}}"
-                spec = spec.replace("fuse-reduction", f"{prologue},fuse-reduction", 1)
-        if self.sm_count is not None:
-            options.append(f"sm_count={self.sm_count}")
-        if not options:
-            return spec
-        return spec.replace(
-            "kernel-schedule", f"kernel-schedule{{{' '.join(options)}}}"
-        )
+    def _module(self, graph: Any) -> ModuleOp:
+        """The graph's module, carrying this compiler's target."""
+        from molten.passes.schedule.target import attach_target
+
+        module = graph.to_module()
+        attach_target(module, self.target)
+        return module
 
     def optimize(self, graph: Any) -> ModuleOp:
         """The graph's module at the kernel level: fused, outlined, scheduled."""
         from molten.pipeline import run_pipeline
 
-        return run_pipeline(graph.to_module(), self._pipeline(KERNEL_LEVEL_PIPELINE))
+        return run_pipeline(self._module(graph), self._pipeline(KERNEL_LEVEL_PIPELINE))
 
     def compile(
         self, graph: Any, schedules: dict[str, Any] | None = None
@@ -351,13 +375,15 @@ class ZeroCompiler:
         from molten.pipeline import run_pipeline
 
         if schedules:
-            outlined = run_pipeline(graph.to_module(), self._pipeline(OUTLINE_PIPELINE))
+            outlined = run_pipeline(
+                self._module(graph), self._pipeline(OUTLINE_PIPELINE)
+            )
             _give_schedules(outlined, schedules)
             return self._compiled_module(graph, outlined, schedules=schedules)
         if not self.autotune:
-            module = run_pipeline(graph.to_module(), self._pipeline(DEFAULT_PIPELINE))
+            module = run_pipeline(self._module(graph), self._pipeline(DEFAULT_PIPELINE))
             return self._packaged(graph, module)
-        outlined = run_pipeline(graph.to_module(), self._pipeline(OUTLINE_PIPELINE))
+        outlined = run_pipeline(self._module(graph), self._pipeline(OUTLINE_PIPELINE))
         self.tuned = self._tune(graph, outlined)
         return self._compiled_module(graph, outlined, self.tuned)
 
@@ -428,18 +454,18 @@ class ZeroCompiler:
             arch=self.arch,
             retarget=None if self.pinned else self._retarget(graph, schedules),
             dims=launcher.dim_names(),
+            target=self.target,
         )
 
     def _retarget(
         self, graph: Any, schedules: dict[str, Any] | None = None
     ) -> Callable[[str], CompiledGraph]:
-        def compile_for(arch: str) -> CompiledGraph:
+        def compile_for(target: Any) -> CompiledGraph:
             compiler = ZeroCompiler(
-                arch,
-                self.sm_count,
-                self.autotune,
-                self.progress,
-                self.prologue,
+                autotune=self.autotune,
+                progress=self.progress,
+                prologue=self.prologue,
+                target=target.with_sm_count(self.sm_count),
                 **self.options,
             )
             return compiler.compile(graph, schedules)
@@ -451,7 +477,7 @@ class ZeroCompiler:
         schedules its tuned one (from the database, else timed on the
         current GPU); returns them by kernel name. Needs a GPU of this
         compiler's target where something is left to time."""
-        from molten.passes.kernel_schedule import H100_SMS, schedule_candidates
+        from molten.passes.schedule.kernel_schedule import schedule_candidates
         from molten.tuning import (
             Progress,
             Tuner,
@@ -463,14 +489,10 @@ class ZeroCompiler:
             tunable_kernels,
         )
 
-        sm_count = self.sm_count or H100_SMS
         kernels = {
             k.sym_name.data: candidates
             for k in tunable_kernels(outlined)
-            if len(
-                candidates := schedule_candidates(k, self.autotune, sm_count, self.arch)
-            )
-            > 1
+            if len(candidates := schedule_candidates(k, self.autotune, self.target)) > 1
         }
         if not kernels:
             return {}
@@ -485,7 +507,9 @@ class ZeroCompiler:
             if name not in kernels:
                 continue
             key = database.key(
-                kernel_signature(kfunc, self.arch, sm_count), device, version
+                kernel_signature(kfunc, self.arch, self.target.sm_count),
+                device,
+                version,
             )
             schedule = database.schedule(key)
             if schedule is None:

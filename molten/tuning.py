@@ -3,7 +3,7 @@ kept in a tuning database.
 
 `ZeroCompiler(autotune=True)` and `molten tune spec.mlir` run the graph
 once per candidate schedule of each kernel that has several (today the
-wgmma gemm: `kernel_schedule.schedule_candidates`), on fresh random inputs
+wgmma gemm: `schedule.kernel_schedule.schedule_candidates`), on fresh random inputs
 (a fixed seed), the other kernels as the heuristics schedule them. Each
 candidate's outputs are checked against the float64 interpreter before it
 is timed: a candidate that computes a wrong result is dropped, never

@@ -99,8 +99,14 @@ def _kernel_outline():
     return KernelOutline
 
 
+def _attach_target():
+    from molten.passes.attach_target import AttachTarget
+
+    return AttachTarget
+
+
 def _kernel_schedule():
-    from molten.passes.kernel_schedule import KernelSchedule
+    from molten.passes.schedule.kernel_schedule import KernelSchedule
 
     return KernelSchedule
 
@@ -142,6 +148,7 @@ MOLTEN_UNIVERSE = Universe(
         "cuda": _cuda_dialect,
     },
     all_passes={
+        "attach-target": _attach_target,
         "molten-decompose": _molten_decompose,
         "transpose-matvec": _transpose_matvec,
         "specialize-dims": _specialize_dims,

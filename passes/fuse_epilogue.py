@@ -50,6 +50,7 @@ from molten.passes.fusion import (
     is_fusible_root,
     recomputable_into,
 )
+from molten.passes.schedule.target import DEFAULT_TARGET, Target, pass_target
 
 
 def sized_for_decision(
@@ -60,7 +61,7 @@ def sized_for_decision(
     (split-size-classes), detached copies with M at the class's bound (the
     size kernel-schedule schedules the class at); else None (a named M is
     decided per class only)."""
-    from molten.passes.kernel_schedule import GEMM_OPEN_ROWS
+    from molten.passes.schedule.size_classes import GEMM_OPEN_ROWS
     from molten.passes.specialize_dims import specialized_type
 
     names = {
@@ -97,40 +98,37 @@ def sized_for_decision(
 
 
 def persistent_takes(
-    matmuls: list[molten.MatmulOp], arch: str, side_by_side: bool | None = None
+    matmuls: list[molten.MatmulOp], target: Target, side_by_side: bool | None = None
 ) -> bool:
     """Whether the persistent TMA kernel (the tensor-core kernel that
     computes several products of one lhs, and a prologue) takes a kernel
-    of `matmuls`, alike: on sm_90a, where it takes the first, that is not
-    a GEMV, and it has a tile for all of them (side by side or not:
-    kernel_schedule.siblings_schedules), at the size the fusion decides
-    them at (sized_for_decision)."""
-    from molten.passes.kernel_schedule import (
-        H100_SMS,
-        WGMMA_ARCHS,
-        is_gemv,
-        siblings_schedules,
-        takes_persistent,
-    )
+    of `matmuls`, alike: on a target with wgmma, where it takes the first,
+    that is not a GEMV, and it has a tile for all of them (side by side or
+    not: schedule.siblings.siblings_schedules), at the size the fusion
+    decides them at (sized_for_decision)."""
+    from molten.passes.schedule.common import is_gemv
+    from molten.passes.schedule.persistent import takes_persistent
+    from molten.passes.schedule.siblings import siblings_schedules
 
     sized = sized_for_decision(matmuls)
     if sized is None:
         return False
     first = sized[0]
     return (
-        arch in WGMMA_ARCHS
+        target.wgmma
         and takes_persistent(first)
         and not is_gemv(first)
-        and bool(siblings_schedules(sized, H100_SMS, side_by_side=side_by_side))
+        and bool(siblings_schedules(sized, target, side_by_side=side_by_side))
     )
 
 
-def siblings_fit(group: set[Operation], arch: str) -> bool:
+def siblings_fit(group: set[Operation], target: Target) -> bool:
     """Whether the target's gemm kernel takes the matmuls of `group` (one
     lhs) as one kernel: side by side where an op reads several of them
     (then of one type), else each tile one's, where the estimate finds
     that no slower than a kernel each (siblings_pay)."""
-    from molten.passes.kernel_schedule import H100_SMS, siblings_pay, side_by_side
+    from molten.passes.schedule.common import side_by_side
+    from molten.passes.schedule.siblings import siblings_pay
 
     if sum(isinstance(o, molten.MatmulOp) for o in group) < 2:
         return True
@@ -139,13 +137,13 @@ def siblings_fit(group: set[Operation], arch: str) -> bool:
     matmuls = [o for o in ops if isinstance(o, molten.MatmulOp)]
     if side_by_side(ops):
         return all(mm.is_sibling_of(matmuls[0]) for mm in matmuls) and persistent_takes(
-            matmuls, arch, side_by_side=True
+            matmuls, target, side_by_side=True
         )
     sized = sized_for_decision(matmuls)
     return (
         sized is not None
-        and persistent_takes(sized, arch, side_by_side=False)
-        and siblings_pay(sized, H100_SMS)
+        and persistent_takes(sized, target, side_by_side=False)
+        and siblings_pay(sized, target)
     )
 
 
@@ -170,7 +168,7 @@ def reads_a_layout(candidate: Operation, group: set[Operation]) -> bool:
 
 
 def epilogue_admits(
-    op: molten.MatmulOp, arch: str, horizontal: bool = False
+    op: molten.MatmulOp, target: Target, horizontal: bool = False
 ) -> Callable[[Operation, set[Operation]], bool]:
     """Whether a candidate joins `op`'s gemm group as its epilogue: an
     elementwise op over the result (or recomputed into it), a layout that
@@ -188,7 +186,7 @@ def epilogue_admits(
             return (
                 related
                 and is_fusible_root(candidate)
-                and persistent_takes([op, candidate], arch)
+                and persistent_takes([op, candidate], target)
             )
         if laid_out_in(candidate, group):
             return True
@@ -212,7 +210,7 @@ def epilogue_admits(
 
 @dataclass(frozen=True)
 class FuseMatmulEpilogue(RewritePattern):
-    arch: str = "sm_90"
+    target: Target = DEFAULT_TARGET
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: molten.MatmulOp, rewriter: PatternRewriter):
@@ -224,7 +222,7 @@ class FuseMatmulEpilogue(RewritePattern):
         # epilogue reads alone.
         group = grow(
             [op],
-            epilogue_admits(op, self.arch, horizontal=True),
+            epilogue_admits(op, self.target, horizontal=True),
             grow_producers_of=producers_of,
             neighbours=lambda o: (
                 [u.operation for u in o.lhs.uses]
@@ -232,9 +230,9 @@ class FuseMatmulEpilogue(RewritePattern):
                 else []
             ),
         )
-        if not siblings_fit(group, self.arch):
+        if not siblings_fit(group, self.target):
             group = grow(
-                [op], epilogue_admits(op, self.arch), grow_producers_of=producers_of
+                [op], epilogue_admits(op, self.target), grow_producers_of=producers_of
             )
         fuse(rewriter, group, kernel.KernelKind.GEMM)
 
@@ -242,14 +240,16 @@ class FuseMatmulEpilogue(RewritePattern):
 @dataclass(frozen=True)
 class FuseEpilogue(ModulePass):
     """Fuses each matmul with its elementwise epilogue into one gemm kernel
-    (with the siblings its epilogue reads, for a target `arch` that takes
-    them: sm_90a)."""
+    (with the siblings its epilogue reads, for a target that takes them:
+    sm_90a's). The module's target, unless `target` or `arch` names one."""
 
     name = "fuse-epilogue"
 
-    arch: str = "sm_90"
+    target: str | None = None
+    arch: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = pass_target(self.name, op, self.target, self.arch)
         PatternRewriteWalker(
-            FuseMatmulEpilogue(self.arch), apply_recursively=False
+            FuseMatmulEpilogue(target), apply_recursively=False
         ).rewrite_module(op)

@@ -58,6 +58,7 @@ from molten.dialects.molten import broadcasts_to, shape_of, value_dims
 from molten.passes.factor_row_scale import factor_row_scale
 from molten.passes.fuse_epilogue import epilogue_admits, persistent_takes
 from molten.passes.fusion import ELEMENTWISE, fuse, grow, is_fusible_root
+from molten.passes.schedule.target import DEFAULT_TARGET, Target, pass_target
 
 ROW_REDUCTIONS = (molten.ReduceSumOp, molten.ReduceMeanOp)
 """The reductions a gemm kernel accumulates from its lhs tiles."""
@@ -76,7 +77,7 @@ w read from global memory, as now, the pass is not yet a gain, and the
 compiler runs it only when asked, `ZeroCompiler(prologue=True)`)."""
 
 
-def takes_prologue(matmul: molten.MatmulOp, arch: str) -> bool:
+def takes_prologue(matmul: molten.MatmulOp, target: Target) -> bool:
     """Whether the target's gemm kernel applies a prologue to `matmul`'s
     lhs, and that pays: on sm_90a, where the heuristic gives the matmul
     alone the persistent TMA kernel unsplit (the kernel that computes a
@@ -84,17 +85,18 @@ def takes_prologue(matmul: molten.MatmulOp, arch: str) -> bool:
     GEMV, it has at most PROLOGUE_MAX_ROWS rows, and K is whole 64-element
     steps (the tiles past K would read the per-column factors out of
     bounds)."""
-    from molten.passes.kernel_schedule import H100_SMS, SWIZZLE_K, wgmma_schedule
+    from molten.passes.schedule.common import SWIZZLE_K
+    from molten.passes.schedule.wgmma import wgmma_schedule
 
     rows = value_dims(matmul.result)[-2]
     if not (
         isinstance(rows, int)  # a named M: no prologue (the kernel takes it alone)
         and rows <= PROLOGUE_MAX_ROWS
         and shape_of(matmul.lhs)[-1] % SWIZZLE_K == 0
-        and persistent_takes([matmul], arch)
+        and persistent_takes([matmul], target)
     ):
         return False
-    alone = wgmma_schedule(matmul, H100_SMS)
+    alone = wgmma_schedule(matmul, target)
     return alone.persistent.data > 0 and alone.split.data == 1
 
 
@@ -250,7 +252,7 @@ def privatize(
 
 @dataclass(frozen=True)
 class FuseMatmulPrologue(RewritePattern):
-    arch: str = "sm_90"
+    target: Target = DEFAULT_TARGET
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: molten.MatmulOp, rewriter: PatternRewriter):
@@ -263,7 +265,7 @@ class FuseMatmulPrologue(RewritePattern):
             return  # no lhs computed elementwise: nothing to fuse (cheap first)
         if not all(
             isinstance(use.operation, molten.MatmulOp)
-            and takes_prologue(use.operation, self.arch)
+            and takes_prologue(use.operation, self.target)
             for use in op.lhs.uses
         ):
             return
@@ -274,7 +276,7 @@ class FuseMatmulPrologue(RewritePattern):
         lhs_ops, source, _ = found
         prologue: set[Operation] = set(lhs_ops)
         reductions: set[Operation] = set()
-        epilogue = epilogue_admits(op, self.arch)
+        epilogue = epilogue_admits(op, self.target)
 
         def admits(candidate: Operation, group: set[Operation]) -> bool:
             if candidate in prologue:
@@ -326,18 +328,20 @@ def _producers_of(
 class FusePrologue(ModulePass):
     """Fuses a matmul with the elementwise work on its lhs, the row
     reductions of that lhs's source and its epilogue into one gemm kernel,
-    for a target `arch` whose gemm takes it (sm_90a); see the module
-    docstring."""
+    for a target whose gemm takes it (sm_90a's: the module's, unless
+    `target` or `arch` names one); see the module docstring."""
 
     name = "fuse-prologue"
 
-    arch: str = "sm_90"
+    target: str | None = None
+    arch: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = pass_target(self.name, op, self.target, self.arch)
         PatternRewriteWalker(
             # Recursively: factor_row_scale replaces the other matmuls of a
             # lhs, which are then matched anew.
-            FuseMatmulPrologue(self.arch),
+            FuseMatmulPrologue(target),
             apply_recursively=True,
         ).rewrite_module(op)
         # The normalized lhs the new kernels no longer read.

@@ -59,7 +59,7 @@ def size_ranges(classes: tuple[int, ...]) -> list[tuple[int, int]]:
 
 def split(module: ModuleOp, graph: func.FuncOp, dim: str) -> None:
     """Replaces `graph` by its copies, one per gemm size class of `dim`."""
-    from molten.passes.kernel_schedule import GEMM_SIZE_CLASSES
+    from molten.passes.schedule.size_classes import GEMM_SIZE_CLASSES
 
     used = {
         name.data

@@ -66,7 +66,7 @@ from molten.dialects.cuda import (
 from molten.dialects.molten import Dim, shape_of, value_dims
 from molten.errors import StaticShapeNeeded
 from molten.passes.fuse_attention import attention_in, query_group
-from molten.passes.kernel_schedule import MMA_ELEMENT_TYPES, WARP, side_by_side
+from molten.passes.schedule.common import MMA_ELEMENT_TYPES, WARP, side_by_side
 
 DOMAIN_DIMS = ("b", "i", "j", "k")
 """The iteration domain's dimensions: batch, then the gemm's M, N and K."""

@@ -36,7 +36,7 @@ from xdsl.pattern_rewriter import (
 
 from molten.dialects import molten
 from molten.dialects.molten import value_dims
-from molten.passes.kernel_schedule import GEMV_MAX_M
+from molten.passes.schedule.common import GEMV_MAX_M
 
 
 class MatvecAsGemv(RewritePattern):

@@ -824,7 +824,7 @@ def hand_schedules(case: str) -> dict | None:
     TMA_GEMMS case's, else None (kernel-schedule's)."""
     if case not in TMA_GEMMS:
         return None
-    from molten.passes.kernel_schedule import wgmma_tile_schedule
+    from molten.passes.schedule.common import wgmma_tile_schedule
 
     rows, cols, stages, blocks, cluster, split = TMA_GEMMS[case]
     schedule = wgmma_tile_schedule(

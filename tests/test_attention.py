@@ -108,7 +108,7 @@ def test_an_attention_kernel_with_a_foreign_schedule_is_a_clear_error():
 
 
 def test_warps_of_32_query_rows_lower(monkeypatch):
-    monkeypatch.setattr("molten.passes.kernel_schedule.ATTENTION_WARP_ROWS", 32)
+    monkeypatch.setattr("molten.passes.schedule.attention.ATTENTION_WARP_ROWS", 32)
     g = _graph("bfloat16", causal=True)
     module = ZeroCompiler().optimize(g)
     assert "tile = [128, 64, 32], warp = [32, 32]" in str(module)
@@ -215,7 +215,7 @@ def test_decode_packs_the_query_heads_and_splits_the_keys():
     ],
 )
 def test_the_split_follows_the_groups_and_the_keys(groups, tiles, causal, split):
-    from molten.passes.kernel_schedule import attention_split
+    from molten.passes.schedule.attention import attention_split
 
     assert attention_split(groups, tiles, causal, sm_count=132) == split
 

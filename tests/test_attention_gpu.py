@@ -109,7 +109,7 @@ def test_attention_kernel_matches_the_interpreter(case, dtype, arch):
 def test_wgmma_with_p_v_left_running(causal, dtype, monkeypatch):
     """Three stages on wgmma: each tile's P V runs on beside the next tile's
     Q Kᵀ and softmax (carried as packed P), at partial tiles, a split."""
-    monkeypatch.setattr("molten.passes.kernel_schedule.ATTENTION_WGMMA_STAGES", 3)
+    monkeypatch.setattr("molten.passes.schedule.attention.ATTENTION_WGMMA_STAGES", 3)
     for case in [(1, 2, 300, 257, 128, 128, causal), (1, 2, 130, 1000, 64, 64, causal)]:
         g = _attention_graph(*case, dtype)
         assert "stages = 3" in str(ZeroCompiler(arch="sm_90a").optimize(g))
@@ -120,7 +120,7 @@ def test_wgmma_with_p_v_left_running(causal, dtype, monkeypatch):
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_warps_of_32_query_rows(dtype, monkeypatch):
     """Two row fragments a warp (each K and V fragment serves both)."""
-    monkeypatch.setattr("molten.passes.kernel_schedule.ATTENTION_WARP_ROWS", 32)
+    monkeypatch.setattr("molten.passes.schedule.attention.ATTENTION_WARP_ROWS", 32)
     g = _attention_graph(1, 2, 300, 129, 64, 64, True, dtype)
     error = _run(g, dtype, "sm_90")
     assert error < TOLERANCE[dtype], f"relative L2 error {error:.2e}"
@@ -194,7 +194,7 @@ def test_a_part_past_the_keys_adds_nothing(monkeypatch):
     """Ten tiles of keys split six ways (44 groups, 264 / 44 = 6): parts of
     two tiles, the sixth part empty (it loops over no tile and stores a max
     of -inf and a sum of 0)."""
-    monkeypatch.setattr("molten.passes.kernel_schedule.ATTENTION_TILES_PER_PART", 1)
+    monkeypatch.setattr("molten.passes.schedule.attention.ATTENTION_TILES_PER_PART", 1)
     g = _attention_graph(1, 44, 1, 600, 64, 64, False, "float16")
     compiled = ZeroCompiler().compile(g)
     assert compiled.kernels[0].grid == (1, 44, 6)

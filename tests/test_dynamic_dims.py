@@ -373,7 +373,7 @@ def _linear_gelu(
 
 GEMM_TOKENS = (1, 2, 3, 4, 5, 8, 9, 17, 64, 100, 128, 129, 512, 513, 1100)
 """Token counts at and around each size class's bounds
-(kernel_schedule.GEMM_SIZE_CLASSES)."""
+(schedule.size_classes.GEMM_SIZE_CLASSES)."""
 
 
 @pytest.mark.parametrize("arch", ["sm_90", "sm_90a"])

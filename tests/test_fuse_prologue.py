@@ -17,7 +17,7 @@ import molten
 from molten.dialects import kernel
 from molten.errors import MoltenError
 from molten.ir import DataflowGraph
-from molten.passes.kernel_schedule import wgmma_tile_schedule
+from molten.passes.schedule.common import wgmma_tile_schedule
 
 try:  # tests/ is a package (tests/__init__.py) or a plain directory
     from .conftest import NATIVE_TOL, REFERENCE_TOL, assert_close, rand

@@ -98,12 +98,14 @@ def test_program_gives_a_fallback_its_own_shared_memory():
     fallback (for misaligned pointers) has static tiles and no dynamic
     shared memory: launched with the gemm's, it could not start (the two
     together are past the SM's limit)."""
-    from molten.passes.kernel_schedule import most_stages, wgmma_tile_schedule
+    from molten.passes.schedule.common import wgmma_tile_schedule
+    from molten.passes.schedule.cost import most_stages
+    from molten.passes.schedule.target import target_named
 
     case = "wgmma_nk_persistent_160_520x1000x4100"
     graph = DataflowGraph(case)
     WGMMA_CASES[case](graph, "bfloat16")
-    stages = most_stages((128, 160))
+    stages = most_stages((128, 160), target_named("sm_90a"))
     schedule = wgmma_tile_schedule(128, 160, stages, persistent=132)
     compiled = ZeroCompiler(arch=WGMMA_ARCH).compile(
         graph, schedules={f"{case}_gemm0": schedule}

@@ -622,3 +622,34 @@ def test_an_unpinned_compile_runs_on_the_devices_best_target():
         torch.tensor(ws, dtype=torch.float16, device="cuda"),
     )
     _check(out.float().cpu().numpy(), _reference(g, xs, ws), "float16")
+
+
+def test_the_jit_schedules_for_the_device_at_hand():
+    """The device's target is read off it (its SMs, shared memory, registers,
+    L2; its best arch), the named device's other facts where Molten names
+    it; an unpinned compile runs the graph compiled for that target."""
+    from cuda.core import Device
+
+    from molten.passes.schedule.target import TARGETS
+    from molten.runtime.device import current_device_id, device_target
+
+    device = Device(current_device_id())
+    target = device_target(current_device_id())
+    assert target.sm_count == device.properties.multiprocessor_count
+    assert (
+        target.shared_per_block == device.properties.max_shared_memory_per_block_optin
+    )
+    major, minor = device.compute_capability
+    assert target.arch.rstrip("a") == f"sm_{major}{minor}"
+    for word, name in (("H200", "h200"), ("H100", "h100")):
+        if word in device.name.split() or f"{word} " in device.name:
+            named = TARGETS[name]
+            assert (target.device, target.copy_bytes_per_s) == (
+                name,
+                named.copy_bytes_per_s,
+            )
+    g = DataflowGraph("g")
+    x = g.add_input("x", [4, 64])
+    g.add_output(g.exp(x))
+    compiled = ZeroCompiler().compile(g)
+    assert compiled.executable().compiled.target in (target, compiled.target)

@@ -20,7 +20,7 @@ from molten.context import parse_module
 from molten.dialects import kernel
 from molten.ir import DataflowGraph
 from molten.passes import tile as tile_pass
-from molten.passes.kernel_schedule import takes_tensor_cores, takes_tf32
+from molten.passes.schedule.common import takes_tensor_cores, takes_tf32
 from molten.pipeline import KERNEL_LEVEL_PIPELINE, run_pipeline
 
 ELEMENT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}

@@ -17,7 +17,8 @@ import molten.compiler as compiler_module
 from molten.dialects import kernel
 from molten.errors import MoltenError
 from molten.ir import DataflowGraph
-from molten.passes.kernel_schedule import schedule_candidates
+from molten.passes.schedule.kernel_schedule import schedule_candidates
+from molten.passes.schedule.target import target_named
 from molten.pipeline import OUTLINE_PIPELINE, run_pipeline
 from molten.runtime.cache import CacheWarning
 from molten.tuning import (
@@ -56,7 +57,7 @@ def only_kernel(g: DataflowGraph) -> kernel.FuncOp:
 def test_wgmma_gemm_candidates_start_with_the_heuristic():
     g = linear(300, 1024, 2048)
     kfunc = only_kernel(g)
-    candidates = schedule_candidates(kfunc, 6, 132, "sm_90a")
+    candidates = schedule_candidates(kfunc, 6, target_named("sm_90a"))
     picked = molten.ZeroCompiler(arch="sm_90a").optimize(g)
     (scheduled,) = [op for op in picked.walk() if isinstance(op, kernel.FuncOp)]
     assert candidates[0] == scheduled.schedule
@@ -84,7 +85,7 @@ def test_wgmma_gemm_candidates_start_with_the_heuristic():
     ]
     assert persistent == [(128, 132, 1), (144, 132, 1), (160, 132, 1), (256, 132, 2)]
     assert not any(c.persistent.data for c in candidates[:-4])
-    fewer = schedule_candidates(kfunc, 5, 132, "sm_90a")
+    fewer = schedule_candidates(kfunc, 5, target_named("sm_90a"))
     assert not any(c.persistent.data for c in fewer)
 
 
@@ -98,7 +99,7 @@ def test_wgmma_gemm_candidates_start_with_the_heuristic():
     ids=["mma-sync", "gemv", "f32"],
 )
 def test_other_kernels_have_one_candidate(graph, arch):
-    assert len(schedule_candidates(only_kernel(graph), 8, 132, arch)) == 1
+    assert len(schedule_candidates(only_kernel(graph), 8, target_named(arch))) == 1
 
 
 def test_signature_ignores_name_and_schedule_not_shape_or_target():
@@ -151,7 +152,7 @@ def test_autotuned_compile_takes_the_stored_schedule(cache_dir, monkeypatch):
     monkeypatch.setattr(compiler_module, "_tuning_device", lambda arch: (0, DEVICE))
     g = linear(300, 1024, 2048)
     kfunc = only_kernel(g)
-    candidates = schedule_candidates(kfunc, 8, 132, "sm_90a")
+    candidates = schedule_candidates(kfunc, 8, target_named("sm_90a"))
     stored = candidates[-5]  # the last of the cp.async kernel's
     key = TuningDatabase.key(
         kernel_signature(kfunc, "sm_90a", 132), DEVICE, molten_version()

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 import molten
-import molten.passes.kernel_schedule as schedule
+import molten.passes.schedule.attention as schedule
 from molten.ir import DataflowGraph
 
 

@@ -8,9 +8,10 @@ variant in the same process, each result in OUTDIR/decode-<keys>x<stages>.json.
 
 import sys
 
-import molten.passes.kernel_schedule as schedule
+import molten.passes.schedule.attention as schedule
 from benchmarks.__main__ import main
 from molten.dialects import kernel
+from molten.passes.schedule.target import DEFAULT_TARGET
 
 PICKED = schedule.attention_schedule
 VARIANTS = [(64, 2), (32, 4), (32, 3), (64, 3)]
@@ -20,8 +21,8 @@ def _variant(keys: int, stages: int):
     """kernel-schedule's attention schedule with another key tile and stages
     where it packs query heads (a decode); others as picked."""
 
-    def attention_schedule(body_ops, sm_count=schedule.H100_SMS, arch="sm_90"):
-        s = PICKED(body_ops, sm_count, arch)
+    def attention_schedule(body_ops, target=DEFAULT_TARGET):
+        s = PICKED(body_ops, target)
         if s.pack.data == 1:
             return s
         rows, _, head = (t.data for t in s.tile)

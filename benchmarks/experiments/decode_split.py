@@ -14,10 +14,11 @@ import torch
 import torch.nn.functional as F
 
 import molten
-import molten.passes.kernel_schedule as schedule
+import molten.passes.schedule.attention as schedule
 from benchmarks.cases import molten_decode
 from molten.dialects import kernel
 from molten.ir import DataflowGraph
+from molten.passes.schedule.target import DEFAULT_TARGET
 
 FLUSH = torch.empty(256 * 2**20, dtype=torch.uint8, device="cuda")
 PICKED = schedule.attention_schedule
@@ -40,8 +41,8 @@ def _variant(keys, stages, split_scale):
     """kernel-schedule's attention schedule with other key tiles, stages and
     a scaled split."""
 
-    def attention_schedule(body_ops, sm_count=schedule.H100_SMS, arch="sm_90"):
-        s = PICKED(body_ops, sm_count, arch)
+    def attention_schedule(body_ops, target=DEFAULT_TARGET):
+        s = PICKED(body_ops, target)
         rows, _, head = (t.data for t in s.tile)
         return kernel.ScheduleAttr(
             s.block.data,

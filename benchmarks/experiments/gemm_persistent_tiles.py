@@ -20,9 +20,13 @@ import sys
 import torch
 
 import molten
-import molten.passes.kernel_schedule as schedule
 from benchmarks.experiments.linear import LinearCase, checked_us, shape_of
 from benchmarks.timing import Timer
+from molten.passes.schedule.common import SWIZZLE_K
+from molten.passes.schedule.cost import persistent_seconds, wgmma_schedule_of
+from molten.passes.schedule.persistent import persistent_schedule, persistent_tiles
+from molten.passes.schedule.target import target_named
+from molten.passes.schedule.wgmma import wgmma_candidates, wgmma_schedule
 
 
 def describe(s) -> str:
@@ -43,6 +47,7 @@ def tile_spec(text: str) -> tuple[tuple[int, int], int, int]:
 def main() -> None:
     timer = Timer(torch.device("cuda"))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
+    target = target_named("sm_90a").with_sm_count(sms)
     args = sys.argv[1:]
     tiles = None
     if "--tiles" in args:
@@ -53,20 +58,20 @@ def main() -> None:
         m, n, k = shape_of(shape)
         case = LinearCase.of(timer, m, n, k)
         mm, cublas = case.matmul, case.cublas_us
-        picked = schedule.wgmma_schedule(mm, sms)
-        best = schedule.wgmma_candidates(mm, sms)[0]
-        k_steps = math.ceil(k / schedule.SWIZZLE_K)
+        picked = wgmma_schedule(mm, target)
+        best = wgmma_candidates(mm, target)[0]
+        k_steps = math.ceil(k / SWIZZLE_K)
         variants = [
             (f"heuristic: {describe(picked)}", None, None),
-            ("cp.async best", schedule.wgmma_schedule_of(best), best.seconds),
+            ("cp.async best", wgmma_schedule_of(best), best.seconds),
         ] + [
             (
                 f"TMA persistent {tile[0]}x{tile[1]} cluster {cluster}",
-                schedule.persistent_schedule(tile, sms, split=split, cluster=cluster),
-                schedule.persistent_seconds(tile, m, n, k_steps, sms, split),
+                persistent_schedule(tile, target, split=split, cluster=cluster),
+                persistent_seconds(tile, m, n, k_steps, target, split),
             )
             for tile, split, cluster in tiles
-            or [(t, 1, 1) for t in schedule.persistent_tiles(mm)]
+            or [(t, 1, 1) for t in persistent_tiles(mm)]
         ]
         print(f"{m}x{n}x{k} cuBLAS {cublas:8.1f} us", flush=True)
         for label, hand, estimate in variants:

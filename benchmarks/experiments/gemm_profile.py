@@ -19,8 +19,9 @@ import sys
 import torch
 
 import molten
-import molten.passes.kernel_schedule as schedule
 from benchmarks.experiments.linear import LinearCase, relative_error, shape_of
+from molten.passes.schedule.persistent import persistent_schedule
+from molten.passes.schedule.target import target_named
 
 
 def names(shapes: list[str]) -> None:
@@ -48,11 +49,12 @@ def names(shapes: list[str]) -> None:
 
 def run(shape: str, tile: str | None) -> None:
     sms = torch.cuda.get_device_properties(0).multi_processor_count
+    target = target_named("sm_90a").with_sm_count(sms)
     case = LinearCase.of(None, *shape_of(shape))
     schedules = None
     if tile:
         rows, cols = (int(d) for d in tile.split("x"))
-        schedules = {"linear_gemm0": schedule.persistent_schedule((rows, cols), sms)}
+        schedules = {"linear_gemm0": persistent_schedule((rows, cols), target)}
     compiled = molten.ZeroCompiler(arch="sm_90a").compile(
         case.graph, schedules=schedules
     )

@@ -18,9 +18,11 @@ import sys
 import torch
 
 import molten
-import molten.passes.kernel_schedule as schedule
 from benchmarks.experiments.linear import LinearCase, checked_us, shape_of
 from benchmarks.timing import Timer
+from molten.passes.schedule.cost import WgmmaCandidate, wgmma_schedule_of
+from molten.passes.schedule.target import target_named
+from molten.passes.schedule.wgmma import wgmma_candidates
 
 LAYERS = [  # (N, K)
     (4096, 4096),  # Llama-3-8B O
@@ -37,17 +39,18 @@ CANDIDATES = 6
 
 def _compiled(g, candidate):
     """`g` compiled with the candidate's schedule for its gemm."""
-    hand = {"linear_gemm0": schedule.wgmma_schedule_of(candidate)}
+    hand = {"linear_gemm0": wgmma_schedule_of(candidate)}
     return molten.ZeroCompiler(arch="sm_90a").compile(g, schedules=hand)
 
 
 def main() -> None:
     timer = Timer(torch.device("cuda"))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
+    target = target_named("sm_90a").with_sm_count(sms)
     for m, n, k in SHAPES:
         case = LinearCase.of(timer, m, n, k)
         mm, cublas = case.matmul, case.cublas_us
-        candidates = schedule.wgmma_candidates(mm, sms)[:CANDIDATES]
+        candidates = wgmma_candidates(mm, target)[:CANDIDATES]
         # Each split candidate's tile and stages without split too, so that
         # split-K's own cost shows.
         tried = {(c.rows, c.cols, c.stages) for c in candidates if c.split == 1}
@@ -55,8 +58,8 @@ def main() -> None:
             if c.split > 1 and (c.rows, c.cols, c.stages) not in tried:
                 tried.add((c.rows, c.cols, c.stages))
                 candidates.append(
-                    schedule.WgmmaCandidate.estimate(
-                        (1, m, n, k), (c.rows, c.cols), c.stages, 1, sms
+                    WgmmaCandidate.estimate(
+                        (1, m, n, k), (c.rows, c.cols), c.stages, 1, target
                     )
                 )
         flops = 2 * m * n * k

@@ -18,7 +18,7 @@ import torch
 import molten
 from benchmarks.experiments.linear import checked_us, linear_graph
 from benchmarks.timing import Timer
-from molten.passes.kernel_schedule import wgmma_tile_schedule
+from molten.passes.schedule.common import wgmma_tile_schedule
 
 LAYERS = [(4096, 4096), (14336, 4096), (4096, 14336)]
 SHAPES = [

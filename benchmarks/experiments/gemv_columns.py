@@ -17,9 +17,13 @@ import sys
 import torch
 
 import molten
-import molten.passes.kernel_schedule as schedule
 from benchmarks.experiments.linear import LinearCase, checked_us
 from benchmarks.timing import Timer
+from molten.passes.schedule.cost import wgmma_schedule_of
+from molten.passes.schedule.gemv import gemv_nk_schedule
+from molten.passes.schedule.persistent import persistent_ranked, persistent_schedule
+from molten.passes.schedule.target import Target, target_named
+from molten.passes.schedule.wgmma import wgmma_candidates
 
 LAYERS = [  # (N, K)
     (6144, 4096),  # Llama-3-8B QKV
@@ -33,24 +37,20 @@ COLUMNS = (1, 2)
 STAGES = (2, 4)
 
 
-def candidates(matmul, sms: int) -> dict:
+def candidates(matmul, target: Target) -> dict:
     """Name: schedule of each candidate timed for the gemm."""
     tried = {
-        f"GEMV columns {columns} stages {stages}": schedule.gemv_nk_schedule(
+        f"GEMV columns {columns} stages {stages}": gemv_nk_schedule(
             matmul, columns, stages
         )
         for columns in COLUMNS
         for stages in STAGES
     }
-    best = schedule.wgmma_candidates(matmul, sms)[0]
-    tried[f"wgmma {best.rows}x{best.cols} split {best.split}"] = (
-        schedule.wgmma_schedule_of(best)
-    )
-    for fastest in schedule.persistent_ranked(matmul, sms)[:1]:
+    best = wgmma_candidates(matmul, target)[0]
+    tried[f"wgmma {best.rows}x{best.cols} split {best.split}"] = wgmma_schedule_of(best)
+    for fastest in persistent_ranked(matmul, target)[:1]:
         tried[f"persistent {fastest.rows}x{fastest.cols} split {fastest.split}"] = (
-            schedule.persistent_schedule(
-                (fastest.rows, fastest.cols), sms, fastest.split
-            )
+            persistent_schedule((fastest.rows, fastest.cols), target, fastest.split)
         )
     return tried
 
@@ -58,12 +58,13 @@ def candidates(matmul, sms: int) -> dict:
 def main() -> None:
     timer = Timer(torch.device("cuda"))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
+    target = target_named("sm_90a").with_sm_count(sms)
     for m in [int(a) for a in sys.argv[1:]] or [1, 2, 4, 8, 16]:
         for n, k in LAYERS:
             case = LinearCase.of(timer, m, n, k)
             weight_bytes = n * k * 2
             print(f"{m}x{n}x{k} cuBLAS {case.cublas_us:7.1f} us", flush=True)
-            for name, picked in candidates(case.matmul, sms).items():
+            for name, picked in candidates(case.matmul, target).items():
                 compiled = molten.ZeroCompiler(arch="sm_90a").compile(
                     case.graph, schedules={"linear_gemm0": picked}
                 )

@@ -37,7 +37,7 @@ def main(k: int, n: int, rows: list[int]) -> None:
         line = []
         for fused in (True, False):
             # Unfused: the pass takes no matmul, the norm is a kernel of its own.
-            fuse_prologue.takes_prologue = takes if fused else lambda mm, arch: False
+            fuse_prologue.takes_prologue = takes if fused else lambda mm, target: False
             compiled = molten.ZeroCompiler(arch="sm_90a").compile(graph(m, k, n))
             times = kernel_times(lambda c=compiled, a=inputs: c(*a))
             total = sum(us for _, us, _ in times)

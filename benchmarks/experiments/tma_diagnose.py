@@ -13,7 +13,7 @@ import torch
 
 import molten
 from molten.ir import DataflowGraph
-from molten.passes.kernel_schedule import wgmma_tile_schedule
+from molten.passes.schedule.common import wgmma_tile_schedule
 
 FENCES = {
     "warpsync": 'asm volatile("bar.warp.sync -1;" ::: "memory");',

@@ -404,7 +404,7 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
 // WGMMA:       kernel.func @gemm_o_64(%x: tensor<64x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<64x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 32, 64], warp = [64, 32], stages = 16, mma_warps = 4, persistent = 132> {
 // WGMMA:       kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<512x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 64], warp = [64, 128], stages = 7, mma_warps = 4, persistent = 132> {
 
-// BAD-ARCH: error: kernel-schedule: arch is a target such as sm_90 or sm_90a, not 'sm90'
+// BAD-ARCH: error: kernel-schedule: unknown target 'sm90': a device (h100, h200, a100, l40s, sm_80, sm_89, sm_90, sm_90a) or an arch such as sm_90 or sm_90a
 
 // -----
 

@@ -67,10 +67,34 @@ def current_device_id() -> int:
 def native_arch(device_arch: str) -> str:
     """The best target for a device of `device_arch`: its arch-specific one
     where Molten uses it (sm_90a: wgmma), else its arch."""
-    from molten.passes.kernel_schedule import WGMMA_ARCHS
+    from molten.passes.schedule.target import WGMMA_ARCHS
 
     specific = device_arch + "a"
     return specific if specific in WGMMA_ARCHS else device_arch
+
+
+def device_target(device_id: int) -> Any:
+    """The `Target` of CUDA device `device_id`: its SMs, shared memory,
+    registers and L2 read off it, its best arch (`native_arch`), and the
+    facts no attribute gives (bandwidth, tensor-core rate) from the named
+    device it is (an H200, an H100, ...) or, for one Molten does not name,
+    from its arch's."""
+    from cuda.core import Device
+
+    from molten.passes.schedule.target import device_facts
+
+    device = Device(device_id)
+    major, minor = device.compute_capability
+    props = device.properties
+    return device_facts(
+        device.name,
+        native_arch(f"sm_{major}{minor}"),
+        sm_count=props.multiprocessor_count,
+        shared_per_block=props.max_shared_memory_per_block_optin,
+        shared_per_sm=props.max_shared_memory_per_multiprocessor,
+        registers_per_sm=props.max_registers_per_multiprocessor,
+        l2_bytes=props.l2_cache_size,
+    )
 
 
 def current_native_arch() -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from xdsl.dialects.builtin import StringAttr
 
 from molten.dialects import cuda, kernel
-from molten.passes.kernel_schedule import simt_gemm_schedule
 from molten.passes.lowering.gemm_mma import lower_gemm_mma
 from molten.passes.lowering.gemm_simt import lower_gemm_simt
 from molten.passes.lowering.gemm_wgmma import lower_gemm_wgmma
@@ -16,6 +15,7 @@ from molten.passes.lowering.gemm_wgmma_tma import lower_gemm_wgmma_tma
 from molten.passes.lowering.gemv import lower_gemv
 from molten.passes.lowering.kernels import LoweredKernel, take_arguments_of
 from molten.passes.lowering.matmul import GemmShape
+from molten.passes.schedule.gemm_simt import simt_gemm_schedule
 from molten.passes.tile import tiling_for
 
 SIMT_SUFFIX = "_simt"

@@ -42,7 +42,7 @@ class GemmShape(Gemm):
     (fuse-prologue): the kernel accumulates them from the lhs tiles."""
     side_by_side: bool = True
     """Whether each tile of the output is a tile of every sibling (an op
-    reads several: kernel_schedule.side_by_side), else of one of them, the
+    reads several: schedule.common.side_by_side), else of one of them, the
     tiles of each one after another (`concatenated`)."""
 
     @property
@@ -77,7 +77,7 @@ class GemmShape(Gemm):
         """The gemm of a kernel; where it holds siblings, or computes its lhs,
         only for a lowering that takes them (`siblings`, `prologue`)."""
         from molten.passes.fuse_prologue import prologue_source
-        from molten.passes.kernel_schedule import side_by_side
+        from molten.passes.schedule.common import side_by_side
 
         matmuls = gemm_matmuls(kfunc)
         first = matmuls[0]

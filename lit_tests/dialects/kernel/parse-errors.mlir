@@ -286,3 +286,19 @@ func.func @cluster_not_persistent() attributes {s = #kernel.schedule<block = 384
   func.return
 }
 // CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 3]]:1: error: func.func: #kernel.schedule: cluster = 2 needs a persistent kernel of whole clusters, not persistent = 133{{$}}
+
+// -----
+
+// #kernel.target: a fact missing
+func.func @target_missing_fact() attributes {t = #kernel.target<"gpu", arch = "sm_90", sm_count = 132>} {
+  func.return
+}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: #kernel.target needs shared_per_block, shared_per_sm, static_shared_per_block, registers_per_sm, l2_bytes, copy_bytes_per_s, tensor_flops{{$}}
+
+// -----
+
+// #kernel.target: a feature the schedules do not know
+func.func @target_feature() attributes {t = #kernel.target<"gpu", arch = "sm_90a", sm_count = 132, shared_per_block = 232448, shared_per_sm = 233472, static_shared_per_block = 49152, registers_per_sm = 65536, l2_bytes = 52428800, copy_bytes_per_s = 3000000000000, tensor_flops = 989000000000000, features = ["wgmma", "fp4"]>} {
+  func.return
+}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 3]]:1: error: func.func: #kernel.target: unknown features fp4 (known: wgmma, tma, clusters){{$}}
