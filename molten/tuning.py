@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
+from molten.conventions import dtype_name
 from molten.dialects import kernel
-from molten.ir import dtype_name
 from molten.runtime.arrays import DeviceArray
 
 DATABASE_NAME = "tuning.json"

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from molten.conventions import dtype_name, element_type
 from molten.errors import DTypeError, InputError
 from molten.interpreters.molten import round_to_bfloat16
-from molten.ir import dtype_name, element_type
 from molten.runtime.program import ITEMSIZES
 
 
