@@ -63,6 +63,7 @@ from xdsl.irdl import (
     traits_def,
 )
 from xdsl.parser import AttrParser
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
@@ -77,15 +78,25 @@ GELU_APPROXIMATIONS = ("none", "tanh")
 
 
 class MoltenCanonicalization(HasCanonicalizationPatternsTrait):
-    """Attaches Molten's canonicalization patterns to an op for `canonicalize`."""
+    """Attaches Molten's canonicalization patterns to an op for `canonicalize`.
+
+    The patterns (`molten.passes.canonicalization_patterns.molten`) fold
+    constants with the interpreter, which is built on this dialect, so the
+    dialect does not import them, not even lazily as xDSL's dialects do:
+    `molten.passes` registers them here when it is imported, which the
+    `molten` package (the parent of every Molten module) does."""
+
+    patterns: ClassVar[tuple[RewritePattern, ...]] = ()
 
     @classmethod
-    def get_canonicalization_patterns(cls):
-        from molten.passes.canonicalization_patterns.molten import (
-            canonicalization_patterns,
-        )
+    def register(cls, patterns: Sequence[RewritePattern]) -> None:
+        """Makes `patterns` the canonicalization patterns of every op with
+        this trait, tried in order."""
+        cls.patterns = tuple(patterns)
 
-        return canonicalization_patterns()
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return cls.patterns
 
 
 # --------------------------------------------------------------------------

@@ -5,6 +5,9 @@ CUDA kernels. This package holds the graph API, the reference interpreter,
 the compiler driver and the command-line tools.
 """
 
+# Gives the molten dialect's ops their canonicalization patterns, whatever
+# Molten module is imported first (see `MoltenCanonicalization`).
+import molten.passes  # noqa: F401
 from molten import ops
 from molten.compiler import CompiledGraph, ZeroCompiler
 from molten.errors import (

@@ -25,7 +25,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
-from molten.ir import NAME_ATTR
+from molten.conventions import NAME_ATTR
 
 
 class MoltenParseError(ParseError):

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -36,10 +35,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    BFloat16Type,
     DictionaryAttr,
-    Float16Type,
-    Float32Type,
     Float64Type,
     FloatAttr,
     IntegerAttr,
@@ -53,33 +49,21 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.printer import Printer
 
+# The graph conventions are the graph API's too (`molten.ir.DTYPES`,
+# `molten.ir.sanitize_name`): re-exported from here.
+from molten.conventions import DTYPES as DTYPES
+from molten.conventions import (
+    NAME_ATTR,
+    dtype_name,
+    element_type,
+    input_name,
+    is_dtype_name,
+    output_name,
+    sanitize_name,
+)
 from molten.dialects import molten
 from molten.errors import DTypeError, GraphError, MoltenError, ShapeError
 from molten.positional_names import StringOption, accepts_positional_names
-
-NAME_ATTR = "molten.name"
-"""Argument and result attribute of a graph's `func.func` holding a name that
-an SSA name cannot carry: xDSL drops a trailing `_<digits>` from SSA names
-(`%h_0` reads back as `h`), so inputs `h_0` and `h_1` keep their names here."""
-
-
-def output_name(func: FuncOp, index: int) -> str | None:
-    """The name a graph function gives its output `index` (its `molten.name`
-    result attribute), if any."""
-    if func.res_attrs is None:
-        return None
-    attr = func.res_attrs.data[index].data.get(NAME_ATTR)
-    return attr.data if isinstance(attr, StringAttr) else None
-
-
-def input_name(func: FuncOp, index: int) -> str | None:
-    """The name of a graph function's input `index`: its `molten.name`
-    argument attribute if it has one, else its SSA name."""
-    if func.arg_attrs is not None:
-        attr = func.arg_attrs.data[index].data.get(NAME_ATTR)
-        if isinstance(attr, StringAttr):
-            return attr.data
-    return func.body.block.args[index].name_hint
 
 
 def name_value(value: SSAValue, name: str) -> str:
@@ -93,75 +77,11 @@ def name_value(value: SSAValue, name: str) -> str:
     return clean
 
 
-DTYPES: dict[str, Attribute] = {
-    "float32": Float32Type(),
-    "float16": Float16Type(),
-    "bfloat16": BFloat16Type(),
-}
-_DTYPE_ALIASES = {
-    "f32": "float32",
-    "fp32": "float32",
-    "float": "float32",
-    "f16": "float16",
-    "fp16": "float16",
-    "half": "float16",
-    "bf16": "bfloat16",
-}
-
-
-def element_type(dtype: Any) -> Attribute:
-    """The molten element type for a dtype name, numpy dtype or torch dtype."""
-    if isinstance(dtype, molten.ELEMENT_TYPES):
-        return dtype
-    key = str(dtype).removeprefix("torch.")
-    if not isinstance(dtype, str):
-        with contextlib.suppress(TypeError):
-            key = np.dtype(dtype).name
-    key = _DTYPE_ALIASES.get(key, key)
-    if key not in DTYPES:
-        raise DTypeError(
-            f"unsupported dtype {dtype!r}: molten tensors are float32, float16 "
-            "or bfloat16"
-        )
-    return DTYPES[key]
-
-
-def _is_dtype_name(value: str) -> bool:
-    """A string that names a dtype, Molten's or not ("float64": then the op
-    says Molten has no float64, which is more use than reading a name)."""
-    key = value.removeprefix("torch.")
-    if key in DTYPES or key in _DTYPE_ALIASES:
-        return True
-    try:
-        return np.dtype(key).name == key  # not numpy's one-letter codes
-    except TypeError:
-        return False
-
-
 DTypeLike = Annotated[
     Any,
-    StringOption("a dtype name: float32, float16, bfloat16, f16, ...", _is_dtype_name),
+    StringOption("a dtype name: float32, float16, bfloat16, f16, ...", is_dtype_name),
 ]
 """A dtype: its name, a numpy or torch dtype, or a molten element type."""
-
-
-def dtype_name(element: Attribute) -> str:
-    """The dtype name ('float32', 'float16', 'bfloat16') of a molten element type."""
-    for name, t in DTYPES.items():
-        if t == element:
-            return name
-    raise DTypeError(f"{element} is not a molten element type")
-
-
-_NAME_CHARS = re.compile(r"[^A-Za-z0-9_]")
-
-
-def sanitize_name(name: str) -> str:
-    """`name` reduced to an identifier ([A-Za-z_][A-Za-z0-9_]*) safe in MLIR and C++."""
-    cleaned = _NAME_CHARS.sub("_", str(name))
-    if not cleaned or cleaned[0].isdigit():
-        cleaned = "_" + cleaned
-    return cleaned
 
 
 def _checked_name(op_name: str, name: Any) -> str | None:

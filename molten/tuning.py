@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
+from molten.conventions import dtype_name
 from molten.dialects import kernel
-from molten.ir import dtype_name
 from molten.runtime.arrays import DeviceArray
 
 DATABASE_NAME = "tuning.json"
@@ -248,8 +248,8 @@ class Tuner:
     progress: Progress
 
     def __post_init__(self):
-        import molten
-        from molten.interpreters import round_to
+        from molten.interpreters import interpret
+        from molten.interpreters.molten import round_to
 
         rng = np.random.default_rng(SEED)
         specs = self.graph.inputs
@@ -257,7 +257,7 @@ class Tuner:
             round_to(rng.uniform(-1.0, 1.0, t.shape.dims), t.type.element_type)
             for t in specs
         ]
-        want = molten.interpret(self.graph, *hosts, reference=True)
+        want = interpret(self.graph, *hosts, reference=True)
         self.want = want if isinstance(want, tuple) else (want,)
         self.inputs = [
             DeviceArray.from_numpy(

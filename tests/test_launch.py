@@ -256,7 +256,7 @@ def test_calls_into_the_same_out_replay_their_graph(fake_driver):
         executable.inputs, executable.outputs = ("x", "w"), ("y",)
         executable._graphs, executable._seen = OrderedDict(), OrderedDict()
         executable._cu_streams = {}
-        executable._run = lambda slots, handle: ran.append((slots, handle))
+        executable.run = lambda slots, handle: ran.append((slots, handle))
         graph = types.SimpleNamespace(replay=None)
         executable._graphs[(77, 1, 2, 3)] = (graph, 0x9999)
         executable._run_captured([1, 2, 3], 77)
@@ -342,7 +342,7 @@ def test_a_torch_call_launches_from_its_own_function(fake_driver):
                             aligned=(0, 1, 2), fallback="k_scalar")
         exe = executable((step,))
         assert exe._torch_call is None
-        first = exe(x, w)  # through `_bind`, which writes the function
+        first = exe(x, w)  # through `bind`, which writes the function
         assert recorded()[4:] == (77, (0x10000, 0x20000, first.ptr))
         assert "start0(*arguments0)" in exe._torch_call.source
         y = exe(x, w)
@@ -397,7 +397,7 @@ def test_a_torch_call_of_several_kernels_or_sizes(fake_driver):
     """The function written for a call launches each kernel on its own
     arguments, a size (a launcher's slot past the arrays) as its value;
     where a launch goes through cuda.bindings, the function runs the
-    program (`_run`) on the call's slots."""
+    program (`run`) on the call's slots."""
     _run(
         fake_driver,
         TORCH_CALLS

@@ -88,12 +88,12 @@ def main() -> None:
         "molten exe(x, w, out=)": lambda: exe(tx, tw, out=out),
         "exe(x, w), cuda.bindings": lambda: exe_bindings(tx, tw),
         "exe._torch_call((x, w))": lambda: exe._torch_call((tx, tw)),
-        "exe._bind(x, w)": lambda: exe._bind((tx, tw), None, None),
-        "exe._bind(x, w, out=)": lambda: exe._bind((tx, tw), out, None),
+        "exe.bind(x, w)": lambda: exe.bind((tx, tw), None, None),
+        "exe.bind(x, w, out=)": lambda: exe.bind((tx, tw), out, None),
         "view_of(x)": lambda: view_of(tx, handle),
         "current_stream": lambda: current_stream("torch", 0),
         "empty_like_framework": lambda: empty_like_framework("torch", spec, 0),
-        "_run (launch only)": lambda: exe._run(list(slots), handle),
+        "exe.run (launch only)": lambda: exe.run(list(slots), handle),
         "torch.empty(device=obj)": lambda: torch.empty(
             (1, hidden), dtype=torch.bfloat16, device=device
         ),

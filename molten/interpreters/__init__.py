@@ -9,11 +9,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter
 
+from molten.conventions import input_name
 from molten.dialects.molten import dims_of, graph_name, is_dynamic
 from molten.errors import GraphError, InputError
 from molten.interpreters.kernel import KernelFunctions
 from molten.interpreters.molten import MoltenFunctions, round_to, storage_dtype
-from molten.ir import input_name
 
 
 def entry_function(module: ModuleOp, entry: str | None = None) -> FuncOp:

@@ -13,14 +13,16 @@ Molten importing any of them.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from molten.conventions import dtype_name, element_type
 from molten.errors import DTypeError, InputError
 from molten.interpreters.molten import round_to_bfloat16
-from molten.ir import dtype_name, element_type
+from molten.runtime.device import framework_of
 from molten.runtime.program import ITEMSIZES
 
 
@@ -266,3 +268,11 @@ class DeviceArray:
             "strides": None,
             "stream": None,
         }
+
+
+def framework_of_inputs(inputs: Sequence[Any]) -> str | None:
+    """The framework of a call's arrays: the first that is not a
+    DeviceArray's (None where all are)."""
+    return next(
+        (framework_of(a) for a in inputs if not isinstance(a, DeviceArray)), None
+    )

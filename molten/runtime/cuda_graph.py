@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from molten.runtime.arrays import framework_of_inputs
 from molten.runtime.device import _driver, check
-from molten.runtime.executable import framework_of_inputs
 
 
 class CudaGraph:
@@ -44,7 +44,7 @@ class CudaGraph:
         self._framework = framework_of_inputs(self.inputs)
         self._exec: Any = None
         self._graph: Any = None
-        executable._run(list(slots), handle)
+        executable.run(list(slots), handle)
         driver = _driver()
         capture = check(
             driver.cuStreamCreate(driver.CUstream_flags.CU_STREAM_NON_BLOCKING),
@@ -64,7 +64,7 @@ class CudaGraph:
         """Runs the captured launches on `stream` (default: as a call picks
         it: the current stream of the inputs' framework, else the device's
         default) and returns the outputs."""
-        handle = self.executable._stream(stream, self._framework)
+        handle = self.executable.call_stream(stream, self._framework)
         check(_driver().cuGraphLaunch(self._exec, handle), "replaying a CUDA graph")
         return self.outputs
 
@@ -91,7 +91,7 @@ def _captured(executable: Any, slots: list[int], capture: Any) -> Any:
     mode = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
     check(driver.cuStreamBeginCapture(capture, mode), "beginning a capture")
     try:
-        executable._run(list(slots), int(capture), capturing=True)
+        executable.run(list(slots), int(capture), capturing=True)
     except BaseException:
         _, graph = driver.cuStreamEndCapture(capture)
         if graph is not None and int(graph):
@@ -119,7 +119,7 @@ class GraphedCall:
 
     def __call__(self, *inputs: Any, stream: Any = None) -> Any:
         executable = self.executable.for_inputs(inputs)
-        slots, handle, _ = executable._bind(inputs, None, stream, allocate=False)
+        slots, handle, _ = executable.bind(inputs, None, stream, allocate=False)
         # The executable (of the inputs' sizes, where the graph takes sizes)
         # is part of the key: arrays at the same addresses may differ in size.
         key = (executable, handle, *slots[: len(inputs)])

@@ -28,15 +28,16 @@ from molten.runtime.arrays import (
     ArrayView,
     DeviceArray,
     _NotAnArray,
+    framework_of_inputs,
     is_contiguous,
     view_of,
 )
+from molten.runtime.cuda_graph import CudaGraph, GraphedCall
 from molten.runtime.device import (
     _driver,
     check,
     current_stream,
     empty_like_framework,
-    framework_of,
     from_dlpack,
     native_arch,
     runtime_device,
@@ -428,9 +429,9 @@ class Executable:
                 return result
             slots, handle, results = self._bind_general(inputs, out, stream)
         else:
-            slots, handle, results = self._bind(inputs, out, stream)
+            slots, handle, results = self.bind(inputs, out, stream)
         if out is None or not self.auto_graphs:
-            self._run(slots, handle)
+            self.run(slots, handle)
             return _returned(out, results)
         self._run_captured(slots, handle)
         return out
@@ -446,7 +447,7 @@ class Executable:
         if (captured is not None or key in self._seen) and self._capturing(
             handle
         ):  # within someone's capture: launch into it, as a call does
-            self._run(slots, handle)
+            self.run(slots, handle)
             return
         if captured is not None:
             self._graphs.move_to_end(key)
@@ -461,10 +462,8 @@ class Executable:
             self._seen[key] = None
             if len(self._seen) > AUTO_SEEN:
                 self._seen.popitem(last=False)
-            self._run(slots, handle)
+            self.run(slots, handle)
             return
-        from molten.runtime.cuda_graph import CudaGraph
-
         del self._seen[key]
         graph = CudaGraph(self, slots, handle, (), None)  # runs it
         self._graphs[key] = (graph, int(graph._exec))
@@ -496,8 +495,6 @@ class Executable:
         """This graph called through CUDA graphs, captured once per set of
         input addresses and replayed after (`molten.runtime.GraphedCall`:
         its outputs are reused, as torch's "reduce-overhead" does)."""
-        from molten.runtime.cuda_graph import GraphedCall
-
         return GraphedCall(self, max_graphs)
 
     def cuda_graph(self, *inputs: Any, out: Any = None, stream: Any = None) -> Any:
@@ -507,12 +504,10 @@ class Executable:
         them) and writing the same outputs (`out`, or new arrays made here).
         The arguments are checked as a call's are; the graph runs once here,
         on `stream`, before it is captured."""
-        from molten.runtime.cuda_graph import CudaGraph
-
-        slots, handle, results = self._bind(inputs, out, stream)
+        slots, handle, results = self.bind(inputs, out, stream)
         return CudaGraph(self, slots, handle, inputs, _returned(out, results))
 
-    def _bind(
+    def bind(
         self, inputs: Sequence[Any], out: Any, stream: Any, allocate: bool = True
     ) -> tuple[list[int], int, list[Any]]:
         """(slots, stream handle, new outputs) of a call: the arrays checked,
@@ -530,7 +525,7 @@ class Executable:
     def _bind_general(
         self, inputs: Sequence[Any], out: Any, stream: Any, allocate: bool = True
     ) -> tuple[list[int], int, list[Any]]:
-        """`_bind` of arrays that the torch path does not take as they are:
+        """`bind` of arrays that the torch path does not take as they are:
         read through DLPack (or the CUDA array interface), which accepts them
         or names what is wrong."""
         if len(inputs) != len(self.inputs):
@@ -539,7 +534,7 @@ class Executable:
                 f"({', '.join(map(str, self.inputs))}), got {len(inputs)}"
             )
         framework = framework_of_inputs(inputs)
-        handle = self._stream(stream, framework)
+        handle = self.call_stream(stream, framework)
         slots = self._template.copy()
         views = []
         for i, (array, spec) in enumerate(zip(inputs, self.inputs, strict=True)):
@@ -590,7 +585,7 @@ class Executable:
         """What a call runs once its arrays are checked, as source for
         `TorchPath.call_function`: the launches themselves where the call
         is launches through ctypes alone (one kernel, as a rule), else
-        `_run` on the slots."""
+        `run` on the slots."""
         arrays = len(self.inputs) + len(self.outputs)
         values = [f"p{i}" for i in range(arrays)]
         values += [repr(value) for value in self._template[arrays:]]
@@ -602,9 +597,12 @@ class Executable:
                 body += lines
                 names |= more
             return body, names
-        return [f"run([{', '.join(values)}], stream)"], {"run": self._run}
+        return [f"run([{', '.join(values)}], stream)"], {"run": self.run}
 
-    def _stream(self, stream: Any, framework: str | None) -> int:
+    def call_stream(self, stream: Any, framework: str | None) -> int:
+        """The handle of the stream a call runs on: `stream`, else the current
+        stream of the arrays' `framework` on this device, else the device's
+        default stream."""
         if stream is not None:
             return stream_handle(stream)
         handle = current_stream(framework, self.device_id)
@@ -710,7 +708,7 @@ class Executable:
             "zeroing a buffer",
         )
 
-    def _run(self, slots: list[int], handle: int, capturing: bool = False) -> None:
+    def run(self, slots: list[int], handle: int, capturing: bool = False) -> None:
         """The program's steps on stream `handle`. While the stream is being
         captured into a CUDA graph (ours, `capturing`, or anyone's), buffers
         come from the graph's memory, and those the kernels leave zeroed are
@@ -821,14 +819,6 @@ def _returned(out: Any, results: list[Any]) -> Any:
     if out is not None:
         return out
     return results[0] if len(results) == 1 else tuple(results)
-
-
-def framework_of_inputs(inputs: Sequence[Any]) -> str | None:
-    """The framework of a call's arrays: the first that is not a
-    DeviceArray's (None where all are)."""
-    return next(
-        (framework_of(a) for a in inputs if not isinstance(a, DeviceArray)), None
-    )
 
 
 def target_arch(compiled_for: str, device_arch: str) -> str:

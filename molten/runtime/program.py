@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 from xdsl.ir import Attribute, SSAValue
 from xdsl.traits import SymbolTable
 
+from molten.conventions import dtype_name
 from molten.dialects import cuda
 from molten.dialects.cuda import element_bytes
-from molten.ir import dtype_name
 
 ITEMSIZES = {"float32": 4, "float16": 2, "bfloat16": 2}
 

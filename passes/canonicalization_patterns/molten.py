@@ -36,6 +36,7 @@ from xdsl.pattern_rewriter import (
 
 from molten.dialects import molten
 from molten.errors import MoltenError
+from molten.interpreters.molten import evaluate, round_to
 
 
 def splat_value(value: SSAValue) -> float | None:
@@ -88,8 +89,6 @@ class FoldSplatOperands(RewritePattern):
         op: molten.ElementwiseBinaryOp | molten.ElementwiseUnaryOp | molten.CastOp,
         rewriter: PatternRewriter,
     ):
-        from molten.interpreters.molten import evaluate, round_to
-
         scalars = [splat_value(v) for v in op.operands]
         if any(s is None for s in scalars):
             return

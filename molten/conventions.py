@@ -1,0 +1,120 @@
+"""The conventions of Molten's graph functions: names and dtypes.
+
+A graph is a `func.func` of molten ops whose inputs and outputs have names
+(its `molten.name` attributes, identifiers safe in MLIR and C++) and whose
+tensors have float32, float16 or bfloat16 elements, named so by the
+frameworks. Every layer reads them: the graph API (`molten.ir`, which
+re-exports them), the diagnostics, the interpreter, the lowering and the
+runtime. They live here, below all of those, so that none of them imports
+the graph API.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, StringAttr
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute
+
+from molten.dialects.molten import ELEMENT_TYPES
+from molten.errors import DTypeError
+
+# --------------------------------------------------------------------------
+# Names.
+# --------------------------------------------------------------------------
+
+NAME_ATTR = "molten.name"
+"""Argument and result attribute of a graph's `func.func` holding a name that
+an SSA name cannot carry: xDSL drops a trailing `_<digits>` from SSA names
+(`%h_0` reads back as `h`), so inputs `h_0` and `h_1` keep their names here."""
+
+
+def output_name(func: FuncOp, index: int) -> str | None:
+    """The name a graph function gives its output `index` (its `molten.name`
+    result attribute), if any."""
+    if func.res_attrs is None:
+        return None
+    attr = func.res_attrs.data[index].data.get(NAME_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def input_name(func: FuncOp, index: int) -> str | None:
+    """The name of a graph function's input `index`: its `molten.name`
+    argument attribute if it has one, else its SSA name."""
+    if func.arg_attrs is not None:
+        attr = func.arg_attrs.data[index].data.get(NAME_ATTR)
+        if isinstance(attr, StringAttr):
+            return attr.data
+    return func.body.block.args[index].name_hint
+
+
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9_]")
+
+
+def sanitize_name(name: str) -> str:
+    """`name` reduced to an identifier ([A-Za-z_][A-Za-z0-9_]*) safe in MLIR and C++."""
+    cleaned = _NAME_CHARS.sub("_", str(name))
+    if not cleaned or cleaned[0].isdigit():
+        cleaned = "_" + cleaned
+    return cleaned
+
+
+# --------------------------------------------------------------------------
+# Dtypes.
+# --------------------------------------------------------------------------
+
+DTYPES: dict[str, Attribute] = {
+    "float32": Float32Type(),
+    "float16": Float16Type(),
+    "bfloat16": BFloat16Type(),
+}
+_DTYPE_ALIASES = {
+    "f32": "float32",
+    "fp32": "float32",
+    "float": "float32",
+    "f16": "float16",
+    "fp16": "float16",
+    "half": "float16",
+    "bf16": "bfloat16",
+}
+
+
+def element_type(dtype: Any) -> Attribute:
+    """The molten element type for a dtype name, numpy dtype or torch dtype."""
+    if isinstance(dtype, ELEMENT_TYPES):
+        return dtype
+    key = str(dtype).removeprefix("torch.")
+    if not isinstance(dtype, str):
+        with contextlib.suppress(TypeError):
+            key = np.dtype(dtype).name
+    key = _DTYPE_ALIASES.get(key, key)
+    if key not in DTYPES:
+        raise DTypeError(
+            f"unsupported dtype {dtype!r}: molten tensors are float32, float16 "
+            "or bfloat16"
+        )
+    return DTYPES[key]
+
+
+def is_dtype_name(value: str) -> bool:
+    """A string that names a dtype, Molten's or not ("float64": then the op
+    says Molten has no float64, which is more use than reading a name)."""
+    key = value.removeprefix("torch.")
+    if key in DTYPES or key in _DTYPE_ALIASES:
+        return True
+    try:
+        return np.dtype(key).name == key  # not numpy's one-letter codes
+    except TypeError:
+        return False
+
+
+def dtype_name(element: Attribute) -> str:
+    """The dtype name ('float32', 'float16', 'bfloat16') of a molten element type."""
+    for name, t in DTYPES.items():
+        if t == element:
+            return name
+    raise DTypeError(f"{element} is not a molten element type")
