@@ -133,8 +133,8 @@ class CompiledGraph:
         one) and loaded, as a `molten.runtime.Executable`; built once. Unless
         an arch was pinned, it is the graph for the device's best target
         (`jit_target`)."""
-        from molten.runtime import Executable, current_device_id
-        from molten.runtime.device import device_target
+        from molten.runtime.device import current_device_id, device_target
+        from molten.runtime.executable import Executable
         from molten.runtime.sized import SizedExecutable
 
         device_id = current_device_id() if device is None else device
@@ -588,8 +588,11 @@ def _tuning_device(arch: str) -> tuple[int, str]:
     """The current GPU (its id and name), which tuning for `arch` times on:
     a clear error where there is none, or it does not run `arch`."""
     from molten.errors import RuntimeUnavailableError
-    from molten.runtime import current_device_id
-    from molten.runtime.device import device_native_arch, runtime_device
+    from molten.runtime.device import (
+        current_device_id,
+        device_native_arch,
+        runtime_device,
+    )
     from molten.runtime.executable import target_arch
 
     device_id = current_device_id()

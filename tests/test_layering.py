@@ -30,14 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
-    # removed by the schedule package: compiler.py is edited there. It imports
-    # Executable and current_device_id from the molten.runtime package, whose
-    # lazy names include `zero` (molten.runtime.decorator, which imports the
-    # compiler); importing them from molten.runtime.executable and
-    # molten.runtime.device (compiler.py:129 and 567) breaks the cycle.
-    ("molten.compiler", "molten.runtime"): "the schedule package",
-}
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
 """Edges left out of the graph, each with the change that removes it. The
 test fails once one of them is gone, so that its entry goes too."""
 

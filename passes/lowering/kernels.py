@@ -14,10 +14,10 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float32Type, FunctionType, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from molten.conventions import sanitize_name
 from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import Dim, dims_of, split_dims, value_dims
 from molten.errors import StaticShapeNeeded
-from molten.ir import sanitize_name
 from molten.passes.fusion import LAYOUTS
 from molten.passes.lowering.emitter import (
     INDEX,

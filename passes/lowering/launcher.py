@@ -15,6 +15,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, SymbolRefAttr, i64
 from xdsl.ir import Block, Region, SSAValue
 
+from molten.conventions import input_name, output_name, sanitize_name
 from molten.dialects import cuda, kernel
 from molten.dialects.molten import (
     SizeRangeAttr,
@@ -24,7 +25,6 @@ from molten.dialects.molten import (
     value_dims,
 )
 from molten.errors import GraphError, StaticShapeNeeded
-from molten.ir import input_name, output_name, sanitize_name
 from molten.passes.lowering.emitter import INDEX, element_of
 from molten.passes.lowering.kernels import (
     GridOf,
