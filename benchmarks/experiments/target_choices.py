@@ -14,8 +14,9 @@ from benchmarks.experiments.linear import LinearCase, checked_us
 from benchmarks.timing import Timer
 from molten.dialects import kernel
 
-SHAPES = [  # (M, N, K): the shapes of Llama-3-8B and Qwen2.5-7B layers whose
-    # schedule differs between the targets "h100" and "h200"
+SHAPES = [  # (M, N, K): x @ w.T at 2 to 4 rows of layers' widths (Llama-3-8B,
+    # Qwen2.5-7B), where the targets "h100" and "h200" picked apart by the
+    # estimate before GEMV_ROW_BYTES_PER_S (2026-12-01), or still do
     (2, 6144, 14336),
     (3, 4096, 14336),
     (4, 2048, 18944),

@@ -7,7 +7,7 @@
 
 // attach-target: the module's device, which kernel-schedule reads (its own
 // options override it). The attribute prints every fact and reads back.
-// CHECK: builtin.module attributes {kernel.target = #kernel.target<"h200", arch = "sm_90a", sm_count = 132, shared_per_block = 232448, shared_per_sm = 233472, static_shared_per_block = 49152, registers_per_sm = 65536, l2_bytes = 52428800, copy_bytes_per_s = 4320000000000, tensor_flops = 989000000000000, features = ["wgmma", "tma", "clusters"]>}
+// CHECK: builtin.module attributes {kernel.target = #kernel.target<"h200", arch = "sm_90a", sm_count = 132, shared_per_block = 232448, shared_per_sm = 233472, static_shared_per_block = 49152, registers_per_sm = 65536, l2_bytes = 62914560, copy_bytes_per_s = 4277000000000, tensor_flops = 989000000000000, features = ["wgmma", "tma", "clusters"]>}
 
 // A decode's attention (32 query heads on 8 KV heads, 8192 keys): the
 // query heads of a KV head share a block's rows (pack = 4), so 8 groups of

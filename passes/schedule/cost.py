@@ -157,10 +157,20 @@ row more slows the stream by 7-8% (the conversions and FMAs of A's rows
 per byte of B)."""
 
 
+GEMV_ROW_BYTES_PER_S = 10e12
+"""The bytes of B a second the GEMV of B stored [N, K] gets through per row
+of A where its loads and conversions of A, not B's stream, bound it: on an
+H200 (2026-12-01, benchmarks/experiments/target_choices.py), 3 and 4 rows
+took 0.29-0.30 and 0.40 ns a byte of B beyond the fixed cost, at five
+shapes of 44 to 176 MB, whatever the bandwidth (an H100's stream is slower
+than this bound up to GEMV_NK_MAX_M rows)."""
+
+
 def gemv_nk_seconds(matmul: molten.MatmulOp, target: Target) -> float:
-    """The GEMV's estimated time (GEMV_SECONDS) for a gemm of B stored
-    [N, K], its stream at the H100's rate scaled by the target's copy
-    bandwidth."""
+    """The GEMV's estimated time for a gemm of B stored [N, K]: the fixed
+    cost (GEMV_SECONDS), then B's stream at the H100's rate scaled by the
+    target's copy bandwidth, or where longer its rows of A at
+    GEMV_ROW_BYTES_PER_S."""
     result = shape_of(matmul.result)
     rows = result[-2]
     b_bytes = math.prod(shape_of(matmul.rhs)) * element_bytes(
@@ -168,7 +178,8 @@ def gemv_nk_seconds(matmul: molten.MatmulOp, target: Target) -> float:
     )
     fixed, rate, slowdown = GEMV_SECONDS
     rate *= target.copy_bytes_per_s / FITTED_COPY_BYTES_PER_S
-    return fixed + b_bytes * (1 + slowdown * (rows - 1)) / rate
+    stream = b_bytes * (1 + slowdown * (rows - 1)) / rate
+    return fixed + max(stream, b_bytes * rows / GEMV_ROW_BYTES_PER_S)
 
 
 PERSISTENT_ROWS = 128

@@ -9,9 +9,10 @@ takes `attach-target{target=h200}`. A module without one is scheduled for
 `sm_90` (the H100's facts, no wgmma), as Molten always did.
 
 The facts of the named devices are their data sheets', except the copy
-bandwidth: on the H100 the one measured by the benchmark harness (a 1 GiB
-device-to-device copy, 3.0-3.35 TB/s in every run), elsewhere that same
-share (0.9) of the data sheet's bandwidth, until measured there.
+bandwidth: on the H100 and H200 the one measured by the benchmark harness
+(a 1 GiB device-to-device copy: 3.0 TB/s on the H100, 4.28 on the H200),
+elsewhere the H100's share (0.9) of the data sheet's bandwidth, until
+measured there (`scripts/device-facts` prints both).
 """
 
 from __future__ import annotations
@@ -112,9 +113,11 @@ H100 = Target(
 )
 """H100 SXM 80 GB: 3.35 TB/s of HBM3 on the data sheet, 3.0 measured."""
 H200 = dataclasses.replace(
-    H100, device="h200", copy_bytes_per_s=int(COPY_SHARE * 4.8e12)
+    H100, device="h200", l2_bytes=60 * _MIB, copy_bytes_per_s=4_277_000_000_000
 )
-"""H200 SXM 141 GB: the H100's SMs with 4.8 TB/s of HBM3e."""
+"""H200 SXM 141 GB: the H100's SMs with 4.8 TB/s of HBM3e on the data
+sheet, 4.28 measured (scripts/device-facts, 2026-12-01: a 1 GiB copy), and
+60 MiB of L2 (read off the device)."""
 A100 = Target(
     "a100",
     "sm_80",
