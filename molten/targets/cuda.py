@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from typing import IO
@@ -297,77 +297,13 @@ def float_literal(value: float) -> str:
     return text + "f"
 
 
-_BINARY = {
-    arith.AddfOp: "+",
-    arith.SubfOp: "-",
-    arith.MulfOp: "*",
-    arith.DivfOp: "/",
-    arith.AddiOp: "+",
-    arith.SubiOp: "-",
-    arith.MuliOp: "*",
-    arith.DivSIOp: "/",
-    arith.RemSIOp: "%",
-    arith.AndIOp: "&&",
-    arith.OrIOp: "||",
-    arith.XOrIOp: "^",
-}
-_BITWISE = {arith.AndIOp: "&", arith.OrIOp: "|"}
-"""The operators of logical ops on integers wider than a bool."""
-_CALLS = {
-    arith.MaximumfOp: "molten_fmax",
-    arith.MaxnumfOp: "fmaxf",
-    arith.MinimumfOp: "molten_fmin",
-    arith.MinSIOp: "molten_imin",
-    mathd.ExpOp: "expf",
-    mathd.Exp2Op: "exp2f",
-    mathd.LogOp: "logf",
-    mathd.SqrtOp: "sqrtf",
-    mathd.RsqrtOp: "rsqrtf",
-    mathd.TanhOp: "tanhf",
-    mathd.ErfOp: "erff",
-    mathd.PowFOp: "powf",
-    mathd.AbsFOp: "fabsf",
-}
-_APPROXIMATE_CALLS = {mathd.Exp2Op: "molten_exp2_approx"}
-"""The device functions of ops whose fastmath flags allow an approximation
-(afn)."""
-
-
-def _call_name(op: Operation) -> str:
-    fastmath = getattr(op, "fastmath", None)
-    if (
-        type(op) in _APPROXIMATE_CALLS
-        and isinstance(fastmath, arith.FastMathFlagsAttr)
-        and arith.FastMathFlag.APPROX_FUNC in fastmath.data
-    ):
-        return _APPROXIMATE_CALLS[type(op)]
-    return _CALLS[type(op)]
-
-
-_PREDICATES = {
-    "eq": "==",
-    "ne": "!=",
-    "slt": "<",
-    "sle": "<=",
-    "sgt": ">",
-    "sge": ">=",
-    "oeq": "==",
-    "one": "!=",
-    "olt": "<",
-    "ole": "<=",
-    "ogt": ">",
-    "oge": ">=",
-}
-_SPECIAL = {
-    cuda.ThreadIdxOp: "threadIdx",
-    cuda.BlockIdxOp: "blockIdx",
-    cuda.BlockDimOp: "blockDim",
-    cuda.GridDimOp: "gridDim",
-}
+OpPrinter = Callable[["BodyPrinter", Operation], None]
+"""Writes one op's C++ (statements, or the expression its result stands for)."""
 
 
 class BodyPrinter:
-    """C++ statements for the ops of a kernel or launcher body."""
+    """C++ statements for the ops of a kernel or launcher body, each op
+    written by its entry in `OP_PRINTERS`."""
 
     def __init__(self, scope: Scope, kernel_names: dict[str, str] | None = None):
         self.scope = scope
@@ -390,8 +326,16 @@ class BodyPrinter:
     def name(self, value: SSAValue) -> str:
         return self.names[value]
 
+    def address(self, pointer: SSAValue, index: SSAValue) -> str:
+        """`pointer + index`, the address of an element."""
+        return f"{self.name(pointer)} + {self.name(index)}"
+
     def emit(self, line: str) -> None:
         self.lines.append("  " * self.depth + line)
+
+    def inline(self, value: SSAValue, expression: str) -> None:
+        """`value` written as `expression` wherever it is used (no variable)."""
+        self.names[value] = expression
 
     def define(self, value: SSAValue, expression: str, default: str = "v") -> None:
         name = self.scope.fresh(value.name_hint, default)
@@ -400,231 +344,7 @@ class BodyPrinter:
             self.origins[name] = value.name_hint
         self.emit(f"const {c_type(value.type)} {name} = {expression};")
 
-    def block(self, block: Block) -> None:
-        for op in block.ops:
-            self.op(op)
-
-    def op(self, op: Operation) -> None:
-        if isinstance(op, arith.ConstantOp):
-            value = op.value
-            if isinstance(value, FloatAttr):
-                self.names[op.result] = float_literal(value.value.data)
-            elif isinstance(value, IntegerAttr) and value.type == IntegerType(1):
-                self.names[op.result] = "true" if value.value.data else "false"
-            elif isinstance(value, IntegerAttr):
-                self.names[op.result] = str(value.value.data)
-            else:
-                raise NotImplementedError(f"-t cuda: constant {value}")
-        elif type(op) in _SPECIAL:
-            axis = op.dim.data.value
-            self.names[op.results[0]] = f"(int64_t){_SPECIAL[type(op)]}.{axis}"
-        elif type(op) in _BINARY:
-            a, b = (self.name(v) for v in op.operands)
-            operator = _BINARY[type(op)]
-            if op.results[0].type != IntegerType(1):
-                operator = _BITWISE.get(type(op), operator)
-            self.define(op.results[0], f"{a} {operator} {b}")
-        elif type(op) in _CALLS:
-            args = ", ".join(self.name(v) for v in op.operands)
-            self.define(op.results[0], f"{_call_name(op)}({args})")
-        elif isinstance(op, arith.NegfOp):
-            self.define(op.result, f"-{self.name(op.operand)}")
-        elif isinstance(op, arith.CmpiOp | arith.CmpfOp):
-            names = (
-                arith.CMPI_COMPARISON_OPERATIONS
-                if isinstance(op, arith.CmpiOp)
-                else arith.CMPF_COMPARISON_OPERATIONS
-            )
-            predicate = names[op.predicate.value.data]
-            a, b = (self.name(v) for v in op.operands)
-            self.define(op.result, f"{a} {_PREDICATES[predicate]} {b}", "cond")
-        elif isinstance(op, arith.SelectOp):
-            c, a, b = (self.name(v) for v in op.operands)
-            self.define(op.result, f"{c} ? {a} : {b}")
-        elif isinstance(op, arith.ExtFOp):
-            source = op.input.type
-            fn = (
-                "__half2float"
-                if isinstance(source, Float16Type)
-                else "__bfloat162float"
-            )
-            self.define(op.result, f"{fn}({self.name(op.input)})")
-        elif isinstance(op, arith.TruncFOp):
-            target = op.result.type
-            fn = (
-                "__float2half_rn"
-                if isinstance(target, Float16Type)
-                else "__float2bfloat16_rn"
-            )
-            self.define(op.result, f"{fn}({self.name(op.input)})")
-        elif isinstance(op, cuda.LoadOp):
-            self._load(op)
-        elif isinstance(op, cuda.StoreOp):
-            self._store(op)
-        elif isinstance(op, cuda.SharedAllocOp):
-            self._shared_alloc(op)
-        elif isinstance(op, cuda.CpAsyncOp):
-            target = f"{self.name(op.target)} + {self.name(op.target_index)}"
-            source = f"{self.name(op.source)} + {self.name(op.source_index)}"
-            self.emit(f"molten_cp_async({target}, {source}, {self.name(op.valid)});")
-        elif isinstance(op, cuda.CpAsyncCommitOp):
-            self.emit("molten_cp_async_commit();")
-        elif isinstance(op, cuda.CpAsyncWaitOp):
-            self.emit(f"molten_cp_async_wait<{op.pending.value.data}>();")
-        elif isinstance(op, cuda.LdMatrixOp):
-            names = self._declare(op.fragments, "frag")
-            fn = "molten_ldmatrix_trans" if op.trans is not None else "molten_ldmatrix"
-            address = f"{self.name(op.ptr)} + {self.name(op.index)}"
-            self.emit(f"{fn}({address}, {', '.join(names)});")
-        elif isinstance(op, cuda.MmaOp):
-            names = self._declare(op.d, "acc")
-            kind = _MMA_KINDS[type(op.operand)]
-            args = ", ".join([*names, *(self.name(v) for v in (*op.a, *op.b, *op.c))])
-            self.emit(f"molten_mma_{kind}({args});")
-        elif isinstance(op, cuda.SplitTf32Op):
-            big, small = self._declare(op.results, "tf32")
-            self.emit(f"molten_split_tf32({self.name(op.value)}, {big}, {small});")
-        elif isinstance(op, cuda.PackOp):
-            kind = _MMA_KINDS[type(op.operand)]
-            lo, hi = self.name(op.lo), self.name(op.hi)
-            self.define(op.result, f"molten_pack_{kind}({lo}, {hi})", "pair")
-        elif isinstance(op, cuda.WgmmaDescriptorOp):
-            address = f"{self.name(op.ptr)}, {self.name(op.index)}"
-            self.define(
-                op.result,
-                f"molten_wgmma_descriptor({address}, {op.leading.value.data}, "
-                f"{op.stride.value.data})",
-                "desc",
-            )
-        elif isinstance(op, cuda.WgmmaOp):
-            if op.c:
-                names = self._declare_in_place(op.d, op.c, "acc")
-            else:  # D = A B: the helper only writes them
-                names = self._declare(op.d, "acc")
-            args = ", ".join([*names, self.name(op.a), self.name(op.b)])
-            self.emit(f"{wgmma_helper_name(op)}({args});")
-        elif isinstance(op, cuda.WgmmaRegisterAOp):
-            names = self._declare_in_place(op.d, op.c, "acc")
-            args = ", ".join([*names, *(self.name(r) for r in op.a), self.name(op.b)])
-            self.emit(f"{wgmma_helper_name(op)}({args});")
-        elif isinstance(op, cuda.WgmmaFenceOp):
-            self.emit('asm volatile("wgmma.fence.sync.aligned;" ::: "memory");')
-        elif isinstance(op, cuda.WgmmaCommitOp):
-            self.emit('asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");')
-        elif isinstance(op, cuda.WgmmaWaitOp):
-            names = self._declare_in_place(op.results_, op.values, "acc")
-            wait = f"molten_wgmma_wait{len(names)}<{op.pending.value.data}>"
-            self.emit(f"{wait}({', '.join(names)});")
-        elif isinstance(op, cuda.FenceProxyAsyncOp):
-            self.emit('asm volatile("fence.proxy.async.shared::cta;" ::: "memory");')
-        elif isinstance(op, cuda.MbarrierInitOp):
-            barrier = f"{self.name(op.barriers)} + {self.name(op.index)}"
-            self.emit(f"molten_mbarrier_init({barrier}, {op.count.value.data});")
-        elif isinstance(op, cuda.FenceMbarrierInitOp):
-            self.emit(
-                'asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");'
-            )
-        elif isinstance(op, cuda.MbarrierArriveOp):
-            barrier = f"{self.name(op.barriers)} + {self.name(op.index)}"
-            if op.cta is not None:
-                cta = self.name(op.cta)
-                self.emit(f"molten_mbarrier_arrive_cluster({barrier}, {cta});")
-            elif op.expect_tx is None:
-                self.emit(f"molten_mbarrier_arrive({barrier});")
-            else:
-                tx = op.expect_tx.value.data
-                self.emit(f"molten_mbarrier_arrive_expect_tx({barrier}, {tx});")
-        elif isinstance(op, cuda.MbarrierWaitOp):
-            barrier = f"{self.name(op.barriers)} + {self.name(op.index)}"
-            self.emit(f"molten_mbarrier_wait({barrier}, {self.name(op.parity)});")
-        elif isinstance(op, cuda.TmaLoadOp):
-            target = f"{self.name(op.target)} + {self.name(op.target_index)}"
-            barrier = f"{self.name(op.barriers)} + {self.name(op.barrier_index)}"
-            c0, c1 = self.name(op.c0), self.name(op.c1)
-            tensor_map = f"&{self.name(op.map)}"
-            if op.multicast is None:
-                self.emit(
-                    f"molten_tma_load({target}, {tensor_map}, {barrier}, {c0}, {c1});"
-                )
-            else:
-                mask = op.multicast.value.data
-                self.emit(
-                    f"molten_tma_load_multicast({target}, {tensor_map}, {barrier}, "
-                    f"{c0}, {c1}, {mask});"
-                )
-        elif isinstance(op, cuda.ClusterSyncOp):
-            self.emit("molten_cluster_sync();")
-        elif isinstance(op, cuda.SetMaxRegistersOp):
-            direction, count = op.direction.data, op.count.value.data
-            self.emit(
-                f'asm volatile("setmaxnreg.{direction}.sync.aligned.u32 {count};");'
-            )
-        elif isinstance(op, cuda.SyncThreadsOp):
-            self.emit("__syncthreads();")
-        elif isinstance(op, cuda.NamedBarrierOp):
-            barrier, threads = self.name(op.id), op.threads.value.data
-            self.emit(
-                f'asm volatile("bar.sync %0, {threads};" :: "r"((int){barrier}) '
-                ': "memory");'
-            )
-        elif isinstance(op, cuda.GroupBarrierOp):
-            counters, group, target = (self.name(v) for v in op.operands)
-            self.emit(f"molten_group_barrier({counters} + {group}, {target});")
-        elif isinstance(op, cuda.LastArrivalOp):
-            counters, group, count = (self.name(v) for v in op.operands)
-            among = "" if op.threads is None else f", {op.threads.value.data}"
-            self.define(
-                op.result,
-                f"molten_last_arrival({counters} + {group}, {count}{among})",
-            )
-        elif isinstance(op, cuda.ShflXorOp):
-            self.define(
-                op.result,
-                f"__shfl_xor_sync(0xffffffffu, {self.name(op.value)}, "
-                f"{op.offset.value.data})",
-            )
-        elif isinstance(op, scf.ForOp):
-            self._for(op)
-        elif isinstance(op, scf.IfOp):
-            self._if(op)
-        elif isinstance(op, scf.YieldOp | cuda.ReturnOp):
-            pass  # handled by the enclosing construct / the end of the function
-        elif isinstance(op, cuda.AllocOp):
-            self._alloc(op)
-        elif isinstance(op, cuda.FreeOp):
-            self.emit(f"cudaFreeAsync({self.name(op.ptr)}, stream);")
-            self.allocated.remove(self.name(op.ptr))
-        elif isinstance(op, cuda.LaunchOp):
-            self._launch(op)
-        elif isinstance(op, cuda.MakeTensorMapOp):
-            # A map only variants of a launch use is made where one runs.
-            if not all(
-                isinstance(use.operation, cuda.LaunchOp)
-                and use.operation.when is not None
-                for use in op.result.uses
-            ):
-                self._tensor_map(op)
-        elif isinstance(op, cuda.ZeroOp):
-            element = c_type(op.target.type.element_type)
-            self.emit(
-                f"err = cudaMemsetAsync({self.name(op.target)}, 0, "
-                f"{op.size.value.data} * sizeof({element}), stream);"
-            )
-            self.check_error()
-        elif isinstance(op, cuda.CopyOp):
-            element = c_type(op.target.type.element_type)
-            target, source = self.name(op.target), self.name(op.source)
-            count = self._count(op.size.value.data, op.factors)
-            self.emit(
-                f"err = cudaMemcpyAsync({target}, {source}, "
-                f"{count} * sizeof({element}), "
-                "cudaMemcpyDeviceToDevice, stream);"
-            )
-            self.check_error()
-        else:
-            raise NotImplementedError(f"-t cuda: cannot print {op.name}")
-
-    def _declare(self, values, default: str) -> list[str]:
+    def declare(self, values: Sequence[SSAValue], default: str) -> list[str]:
         """Variables for the results of an op that writes them through
         references (one declaration, then the call)."""
         names = [self.scope.fresh(v.name_hint, default) for v in values]
@@ -636,7 +356,9 @@ class BodyPrinter:
         self.emit(f"{c_type(values[0].type)} {', '.join(names)};")
         return names
 
-    def _declare_in_place(self, values, sources, default: str) -> list[str]:
+    def declare_in_place(
+        self, values: Sequence[SSAValue], sources: Sequence[SSAValue], default: str
+    ) -> list[str]:
         """Variables for the results of an op that updates its operands in
         place (through references): each operand's own variable where this
         op is its last reader, else a copy of it. A wgmma's accumulators
@@ -650,135 +372,12 @@ class BodyPrinter:
             for value, source in zip(values, sources, strict=True):
                 self.names[value] = self.name(source)
             return [self.name(source) for source in sources]
-        names = self._declare(values, default)
+        names = self.declare(values, default)
         for name, source in zip(names, sources, strict=True):
             self.emit(f"{name} = {self.name(source)};")
         return names
 
-    def _shared_alloc(self, op: cuda.SharedAllocOp) -> None:
-        name = self.scope.fresh(op.result.name_hint, "shared")
-        self.names[op.result] = name
-        element = c_type(op.result.type.element_type)
-        if op.result in self.dynamic_shared:
-            offset = self.dynamic_shared[op.result]
-            self.emit(
-                f"{element}* const {name} = "
-                f"reinterpret_cast<{element}*>(molten_shared + {offset});"
-            )
-            return
-        # Aligned only where the accesses need it: the alignment alone
-        # changes how ptxas allocates registers.
-        align = (
-            f" __align__({cuda.shared_alignment(op.result)})"
-            if cuda.copied_whole(op.result) or cuda.swizzled(op.result)
-            else ""
-        )
-        self.emit(f"__shared__{align} {element} {name}[{op.size.value.data}];")
-
-    def _load(self, op: cuda.LoadOp) -> None:
-        address = f"{self.name(op.ptr)}[{self.name(op.index)}]"
-        if op.coherent is not None:
-            self.define(op.result, f"__ldcg(&{address})")
-            return
-        if len(op.values) == 1:
-            self.define(op.result, address)
-            return
-        vector = _vector_type(op.ptr.type, len(op.values))
-        hint = op.values[0].name_hint
-        name = self.scope.fresh(f"{hint}_vec" if hint else None, "vec")
-        self.emit(
-            f"const {vector} {name} = *reinterpret_cast<const {vector}*>(&{address});"
-        )
-        for i, value in enumerate(op.values):
-            self.define(value, f"{name}.v[{i}]")
-
-    def _store(self, op: cuda.StoreOp) -> None:
-        address = f"{self.name(op.ptr)}[{self.name(op.index)}]"
-        if len(op.values) == 1:
-            self.emit(f"{address} = {self.name(op.value)};")
-            return
-        vector = _vector_type(op.ptr.type, len(op.values))
-        values = ", ".join(self.name(v) for v in op.values)
-        self.emit(
-            f"*reinterpret_cast<{vector}*>(&{address}) = {vector}{{{{{values}}}}};"
-        )
-
-    def _for(self, op: scf.ForOp) -> None:
-        body = op.body.block
-        iv = self.scope.fresh(body.args[0].name_hint, "i")
-        self.names[body.args[0]] = iv
-        carried = []
-        for arg, init, result in zip(
-            body.args[1:], op.iter_args, op.results, strict=True
-        ):
-            name = self.scope.fresh(result.name_hint or arg.name_hint, "acc")
-            self.variables.add(name)
-            self.emit(f"{c_type(arg.type)} {name} = {self.name(init)};")
-            self.names[arg] = self.names[result] = name
-            carried.append(name)
-        lb, ub, step = (self.name(v) for v in (op.lb, op.ub, op.step))
-        self.emit(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {step}) {{")
-        self.depth += 1
-        self.block(body)
-        terminator = body.last_op
-        assert isinstance(terminator, scf.YieldOp)
-        updates = [self.name(v) for v in terminator.operands]
-        if any(
-            u in carried and u != name for u, name in zip(updates, carried, strict=True)
-        ):
-            # A yielded value is itself carried (e.g. two swapped): read all
-            # before writing any.
-            staged = [self.scope.fresh(f"{name}_next") for name in carried]
-            for name, update, arg in zip(staged, updates, body.args[1:], strict=True):
-                self.emit(f"const {c_type(arg.type)} {name} = {update};")
-            updates = staged
-        for name, update in zip(carried, updates, strict=True):
-            if name != update:
-                self.emit(f"{name} = {update};")
-        self.depth -= 1
-        self.emit("}")
-
-    def _if(self, op: scf.IfOp) -> None:
-        # Results are variables declared before the if, each branch
-        # assigning what it yields.
-        results = []
-        for result in op.results:
-            name = self.scope.fresh(result.name_hint, "v")
-            self.emit(f"{c_type(result.type)} {name};")
-            self.names[result] = name
-            results.append(name)
-
-        def branch(block: Block) -> None:
-            self.depth += 1
-            self.block(block)
-            terminator = block.last_op
-            if results:
-                assert isinstance(terminator, scf.YieldOp)
-                for name, value in zip(results, terminator.operands, strict=True):
-                    self.emit(f"{name} = {self.name(value)};")
-            self.depth -= 1
-
-        self.emit(f"if ({self.name(op.cond)}) {{")
-        branch(op.true_region.block)
-        if op.false_region.blocks and (results or list(op.false_region.block.ops)[:-1]):
-            self.emit("} else {")
-            branch(op.false_region.block)
-        self.emit("}")
-
-    def _alloc(self, op: cuda.AllocOp) -> None:
-        name = self.scope.fresh(op.result.name_hint, "buffer")
-        self.names[op.result] = name
-        element = c_type(op.result.type.element_type)
-        size = self._count(op.size.value.data, op.factors)
-        self.emit(f"{element}* {name} = nullptr;")
-        self.emit(
-            f"err = cudaMallocAsync((void**)&{name}, {size} * sizeof({element}), "
-            "stream);"
-        )
-        self.check_error()
-        self.allocated.append(name)
-
-    def _count(self, size: int, factors: Sequence[SSAValue]) -> str:
+    def count(self, size: int, factors: Sequence[SSAValue]) -> str:
         """An element count: `size` times the `factors` (sizes)."""
         return " * ".join([str(size), *(self.name(f) for f in factors)])
 
@@ -793,118 +392,693 @@ class BodyPrinter:
         self.emit("  return err;")
         self.emit("}")
 
-    def _tensor_map(self, op: cuda.MakeTensorMapOp) -> None:
-        """The tensor map's encoding on the host."""
-        name = self.scope.fresh(op.result.name_hint, "map")
-        self.names[op.result] = name
-        (rows, cols), (box_rows, box_cols) = (
-            op.shape.get_values(),
-            op.box.get_values(),
-        )
-        element = op.result.type.element_type
-        kind = "BFLOAT16" if isinstance(element, BFloat16Type) else "FLOAT16"
-        if op.rows is not None:
-            size = self.name(op.rows)
-            rows = size if rows == 1 else f"{rows} * {size}"
-        self.emit(f"MoltenTensorMap {name};")
-        self.emit(
-            f"err = molten_make_tensor_map(&{name}, {self.name(op.source)}, "
-            f"{rows}, {cols}, {box_rows}, {box_cols}, "
-            f"CU_TENSOR_MAP_DATA_TYPE_{kind});"
-        )
-        self.check_error()
+    def block(self, block: Block) -> None:
+        for op in block.ops:
+            self.op(op)
 
-    def _launch(self, op: cuda.LaunchOp) -> None:
-        if op.when is not None:
-            position, least, most = op.when.get_values()
-            size = self.name(op.args[position])
-            bounds = [f"{size} >= {least}"] + ([f"{size} <= {most}"] if most else [])
-            if least == most:
-                bounds = [f"{size} == {least}"]
-            self.emit(f"if ({' && '.join(bounds)}) {{  // this variant's sizes")
-            self.depth += 1
-            for arg in op.args:
-                made = arg.owner
-                if isinstance(made, cuda.MakeTensorMapOp) and arg not in self.names:
-                    self._tensor_map(made)
-        args = ", ".join(self.name(a) for a in op.args)
+    def op(self, op: Operation) -> None:
+        printer = printer_for(type(op))
+        if printer is None:
+            raise NotImplementedError(f"-t cuda: cannot print {op.name}")
+        printer(self, op)
 
-        arguments = ""
+
+def printer_for(op_class: type[Operation]) -> OpPrinter | None:
+    """The printer of `op_class` itself, else of its nearest base class that
+    has one (the first in its method resolution order); None where none has."""
+    for cls in op_class.__mro__:
+        if cls in OP_PRINTERS:
+            return OP_PRINTERS[cls]
+    return None
+
+
+def statement(line: str) -> OpPrinter:
+    """The printer of an op that is one fixed statement."""
+    return lambda printer, op: printer.emit(line)
+
+
+def ptx(instruction: str) -> OpPrinter:
+    """The printer of an op that is one PTX instruction without operands,
+    which the compiler must not move memory accesses across."""
+    return statement(f'asm volatile("{instruction};" ::: "memory");')
+
+
+# --------------------------------------------------------------------------
+# Arithmetic (arith, math) and the thread-index registers
+# --------------------------------------------------------------------------
+
+
+def _constant(printer: BodyPrinter, op: arith.ConstantOp) -> None:
+    value = op.value
+    if isinstance(value, FloatAttr):
+        printer.inline(op.result, float_literal(value.value.data))
+        return
+    if not isinstance(value, IntegerAttr):
+        raise NotImplementedError(f"-t cuda: constant {value}")
+    if value.type == IntegerType(1):
+        printer.inline(op.result, "true" if value.value.data else "false")
+        return
+    printer.inline(op.result, str(value.value.data))
+
+
+def special_register(variable: str) -> OpPrinter:
+    """An axis of `threadIdx`, `blockIdx`, ..., inline."""
+    return lambda printer, op: printer.inline(
+        op.results[0], f"(int64_t){variable}.{op.dim.data.value}"
+    )
+
+
+def binary(operator: str, bitwise: str | None = None) -> OpPrinter:
+    """`a <operator> b`; for a logical op, `bitwise` is its operator on
+    integers wider than a bool."""
+
+    def print_binary(printer: BodyPrinter, op: Operation) -> None:
+        a, b = (printer.name(v) for v in op.operands)
+        chosen = operator
+        if bitwise is not None and op.results[0].type != IntegerType(1):
+            chosen = bitwise
+        printer.define(op.results[0], f"{a} {chosen} {b}")
+
+    return print_binary
+
+
+def allows_approximation(op: Operation) -> bool:
+    """Whether `op`'s fastmath flags allow an approximate function (afn)."""
+    fastmath = getattr(op, "fastmath", None)
+    return (
+        isinstance(fastmath, arith.FastMathFlagsAttr)
+        and arith.FastMathFlag.APPROX_FUNC in fastmath.data
+    )
+
+
+def call(function: str, approximation: str | None = None) -> OpPrinter:
+    """`function(operands...)`, or the device function `approximation`
+    where the op's fastmath flags allow one."""
+
+    def print_call(printer: BodyPrinter, op: Operation) -> None:
+        callee = function
+        if approximation is not None and allows_approximation(op):
+            callee = approximation
+        arguments = ", ".join(printer.name(v) for v in op.operands)
+        printer.define(op.results[0], f"{callee}({arguments})")
+
+    return print_call
+
+
+_C_COMPARISONS = {
+    "eq": "==",
+    "ne": "!=",
+    "slt": "<",
+    "sle": "<=",
+    "sgt": ">",
+    "sge": ">=",
+    "oeq": "==",
+    "one": "!=",
+    "olt": "<",
+    "ole": "<=",
+    "ogt": ">",
+    "oge": ">=",
+}
+"""The C++ operator of each predicate the lowering makes."""
+
+
+def compare(predicates: Sequence[str]) -> OpPrinter:
+    """`a <operator> b` of an arith.cmpi or cmpf (`predicates`: its
+    predicate names, by number)."""
+
+    def print_compare(printer: BodyPrinter, op: arith.CmpiOp | arith.CmpfOp) -> None:
+        operator = _C_COMPARISONS[predicates[op.predicate.value.data]]
+        a, b = (printer.name(v) for v in op.operands)
+        printer.define(op.result, f"{a} {operator} {b}", "cond")
+
+    return print_compare
+
+
+def _select(printer: BodyPrinter, op: arith.SelectOp) -> None:
+    condition, a, b = (printer.name(v) for v in op.operands)
+    printer.define(op.result, f"{condition} ? {a} : {b}")
+
+
+def _extend_float(printer: BodyPrinter, op: arith.ExtFOp) -> None:
+    convert = (
+        "__half2float" if isinstance(op.input.type, Float16Type) else "__bfloat162float"
+    )
+    printer.define(op.result, f"{convert}({printer.name(op.input)})")
+
+
+def _truncate_float(printer: BodyPrinter, op: arith.TruncFOp) -> None:
+    convert = (
+        "__float2half_rn"
+        if isinstance(op.result.type, Float16Type)
+        else "__float2bfloat16_rn"
+    )
+    printer.define(op.result, f"{convert}({printer.name(op.input)})")
+
+
+ARITHMETIC_PRINTERS: dict[type[Operation], OpPrinter] = {
+    arith.ConstantOp: _constant,
+    cuda.ThreadIdxOp: special_register("threadIdx"),
+    cuda.BlockIdxOp: special_register("blockIdx"),
+    cuda.BlockDimOp: special_register("blockDim"),
+    cuda.GridDimOp: special_register("gridDim"),
+    arith.AddfOp: binary("+"),
+    arith.SubfOp: binary("-"),
+    arith.MulfOp: binary("*"),
+    arith.DivfOp: binary("/"),
+    arith.AddiOp: binary("+"),
+    arith.SubiOp: binary("-"),
+    arith.MuliOp: binary("*"),
+    arith.DivSIOp: binary("/"),
+    arith.RemSIOp: binary("%"),
+    arith.AndIOp: binary("&&", bitwise="&"),
+    arith.OrIOp: binary("||", bitwise="|"),
+    arith.XOrIOp: binary("^"),
+    arith.MaximumfOp: call("molten_fmax"),
+    arith.MaxnumfOp: call("fmaxf"),
+    arith.MinimumfOp: call("molten_fmin"),
+    arith.MinSIOp: call("molten_imin"),
+    mathd.ExpOp: call("expf"),
+    mathd.Exp2Op: call("exp2f", approximation="molten_exp2_approx"),
+    mathd.LogOp: call("logf"),
+    mathd.SqrtOp: call("sqrtf"),
+    mathd.RsqrtOp: call("rsqrtf"),
+    mathd.TanhOp: call("tanhf"),
+    mathd.ErfOp: call("erff"),
+    mathd.PowFOp: call("powf"),
+    mathd.AbsFOp: call("fabsf"),
+    arith.NegfOp: lambda printer, op: printer.define(
+        op.result, f"-{printer.name(op.operand)}"
+    ),
+    arith.CmpiOp: compare(arith.CMPI_COMPARISON_OPERATIONS),
+    arith.CmpfOp: compare(arith.CMPF_COMPARISON_OPERATIONS),
+    arith.SelectOp: _select,
+    arith.ExtFOp: _extend_float,
+    arith.TruncFOp: _truncate_float,
+}
+
+
+# --------------------------------------------------------------------------
+# Memory: global and shared loads and stores, shared buffers
+# --------------------------------------------------------------------------
+
+
+def _load(printer: BodyPrinter, op: cuda.LoadOp) -> None:
+    address = f"{printer.name(op.ptr)}[{printer.name(op.index)}]"
+    if op.coherent is not None:
+        printer.define(op.result, f"__ldcg(&{address})")
+        return
+    if len(op.values) == 1:
+        printer.define(op.result, address)
+        return
+    vector = _vector_type(op.ptr.type, len(op.values))
+    hint = op.values[0].name_hint
+    name = printer.scope.fresh(f"{hint}_vec" if hint else None, "vec")
+    printer.emit(
+        f"const {vector} {name} = *reinterpret_cast<const {vector}*>(&{address});"
+    )
+    for i, value in enumerate(op.values):
+        printer.define(value, f"{name}.v[{i}]")
+
+
+def _store(printer: BodyPrinter, op: cuda.StoreOp) -> None:
+    address = f"{printer.name(op.ptr)}[{printer.name(op.index)}]"
+    if len(op.values) == 1:
+        printer.emit(f"{address} = {printer.name(op.value)};")
+        return
+    vector = _vector_type(op.ptr.type, len(op.values))
+    values = ", ".join(printer.name(v) for v in op.values)
+    printer.emit(
+        f"*reinterpret_cast<{vector}*>(&{address}) = {vector}{{{{{values}}}}};"
+    )
+
+
+def _shared_alloc(printer: BodyPrinter, op: cuda.SharedAllocOp) -> None:
+    name = printer.scope.fresh(op.result.name_hint, "shared")
+    printer.names[op.result] = name
+    element = c_type(op.result.type.element_type)
+    if op.result in printer.dynamic_shared:
+        offset = printer.dynamic_shared[op.result]
+        printer.emit(
+            f"{element}* const {name} = "
+            f"reinterpret_cast<{element}*>(molten_shared + {offset});"
+        )
+        return
+    # Aligned only where the accesses need it: the alignment alone
+    # changes how ptxas allocates registers.
+    align = (
+        f" __align__({cuda.shared_alignment(op.result)})"
+        if cuda.copied_whole(op.result) or cuda.swizzled(op.result)
+        else ""
+    )
+    printer.emit(f"__shared__{align} {element} {name}[{op.size.value.data}];")
+
+
+MEMORY_PRINTERS: dict[type[Operation], OpPrinter] = {
+    cuda.LoadOp: _load,
+    cuda.StoreOp: _store,
+    cuda.SharedAllocOp: _shared_alloc,
+}
+
+
+# --------------------------------------------------------------------------
+# Threads: barriers and shuffles
+# --------------------------------------------------------------------------
+
+
+def _named_barrier(printer: BodyPrinter, op: cuda.NamedBarrierOp) -> None:
+    barrier, threads = printer.name(op.id), op.threads.value.data
+    printer.emit(
+        f'asm volatile("bar.sync %0, {threads};" :: "r"((int){barrier}) : "memory");'
+    )
+
+
+def _group_barrier(printer: BodyPrinter, op: cuda.GroupBarrierOp) -> None:
+    counters, group, target = (printer.name(v) for v in op.operands)
+    printer.emit(f"molten_group_barrier({counters} + {group}, {target});")
+
+
+def _last_arrival(printer: BodyPrinter, op: cuda.LastArrivalOp) -> None:
+    counters, group, count = (printer.name(v) for v in op.operands)
+    among = "" if op.threads is None else f", {op.threads.value.data}"
+    printer.define(
+        op.result, f"molten_last_arrival({counters} + {group}, {count}{among})"
+    )
+
+
+def _shfl_xor(printer: BodyPrinter, op: cuda.ShflXorOp) -> None:
+    value, offset = printer.name(op.value), op.offset.value.data
+    printer.define(op.result, f"__shfl_xor_sync(0xffffffffu, {value}, {offset})")
+
+
+THREAD_PRINTERS: dict[type[Operation], OpPrinter] = {
+    cuda.SyncThreadsOp: statement("__syncthreads();"),
+    cuda.NamedBarrierOp: _named_barrier,
+    cuda.GroupBarrierOp: _group_barrier,
+    cuda.LastArrivalOp: _last_arrival,
+    cuda.ShflXorOp: _shfl_xor,
+}
+
+
+# --------------------------------------------------------------------------
+# Tensor cores and their PTX: cp.async, ldmatrix, mma.sync, wgmma, TMA
+# --------------------------------------------------------------------------
+
+
+def _cp_async(printer: BodyPrinter, op: cuda.CpAsyncOp) -> None:
+    target = printer.address(op.target, op.target_index)
+    source = printer.address(op.source, op.source_index)
+    printer.emit(f"molten_cp_async({target}, {source}, {printer.name(op.valid)});")
+
+
+def _ldmatrix(printer: BodyPrinter, op: cuda.LdMatrixOp) -> None:
+    names = printer.declare(op.fragments, "frag")
+    helper = "molten_ldmatrix_trans" if op.trans is not None else "molten_ldmatrix"
+    address = printer.address(op.ptr, op.index)
+    printer.emit(f"{helper}({address}, {', '.join(names)});")
+
+
+def _mma(printer: BodyPrinter, op: cuda.MmaOp) -> None:
+    names = printer.declare(op.d, "acc")
+    kind = _MMA_KINDS[type(op.operand)]
+    operands = (printer.name(v) for v in (*op.a, *op.b, *op.c))
+    printer.emit(f"molten_mma_{kind}({', '.join([*names, *operands])});")
+
+
+def _split_tf32(printer: BodyPrinter, op: cuda.SplitTf32Op) -> None:
+    big, small = printer.declare(op.results, "tf32")
+    printer.emit(f"molten_split_tf32({printer.name(op.value)}, {big}, {small});")
+
+
+def _pack(printer: BodyPrinter, op: cuda.PackOp) -> None:
+    kind = _MMA_KINDS[type(op.operand)]
+    lo, hi = printer.name(op.lo), printer.name(op.hi)
+    printer.define(op.result, f"molten_pack_{kind}({lo}, {hi})", "pair")
+
+
+def _wgmma_descriptor(printer: BodyPrinter, op: cuda.WgmmaDescriptorOp) -> None:
+    address = f"{printer.name(op.ptr)}, {printer.name(op.index)}"
+    printer.define(
+        op.result,
+        f"molten_wgmma_descriptor({address}, {op.leading.value.data}, "
+        f"{op.stride.value.data})",
+        "desc",
+    )
+
+
+def _wgmma(printer: BodyPrinter, op: cuda.WgmmaOp) -> None:
+    if op.c:
+        names = printer.declare_in_place(op.d, op.c, "acc")
+    else:  # D = A B: the helper only writes them
+        names = printer.declare(op.d, "acc")
+    arguments = ", ".join([*names, printer.name(op.a), printer.name(op.b)])
+    printer.emit(f"{wgmma_helper_name(op)}({arguments});")
+
+
+def _wgmma_register_a(printer: BodyPrinter, op: cuda.WgmmaRegisterAOp) -> None:
+    names = printer.declare_in_place(op.d, op.c, "acc")
+    a = (printer.name(r) for r in op.a)
+    arguments = ", ".join([*names, *a, printer.name(op.b)])
+    printer.emit(f"{wgmma_helper_name(op)}({arguments});")
+
+
+def _wgmma_wait(printer: BodyPrinter, op: cuda.WgmmaWaitOp) -> None:
+    names = printer.declare_in_place(op.results_, op.values, "acc")
+    wait = f"molten_wgmma_wait{len(names)}<{op.pending.value.data}>"
+    printer.emit(f"{wait}({', '.join(names)});")
+
+
+def _mbarrier_init(printer: BodyPrinter, op: cuda.MbarrierInitOp) -> None:
+    barrier = printer.address(op.barriers, op.index)
+    printer.emit(f"molten_mbarrier_init({barrier}, {op.count.value.data});")
+
+
+def _mbarrier_arrive(printer: BodyPrinter, op: cuda.MbarrierArriveOp) -> None:
+    barrier = printer.address(op.barriers, op.index)
+    if op.cta is not None:
+        cta = printer.name(op.cta)
+        printer.emit(f"molten_mbarrier_arrive_cluster({barrier}, {cta});")
+        return
+    if op.expect_tx is None:
+        printer.emit(f"molten_mbarrier_arrive({barrier});")
+        return
+    tx = op.expect_tx.value.data
+    printer.emit(f"molten_mbarrier_arrive_expect_tx({barrier}, {tx});")
+
+
+def _mbarrier_wait(printer: BodyPrinter, op: cuda.MbarrierWaitOp) -> None:
+    barrier = printer.address(op.barriers, op.index)
+    printer.emit(f"molten_mbarrier_wait({barrier}, {printer.name(op.parity)});")
+
+
+def _tma_load(printer: BodyPrinter, op: cuda.TmaLoadOp) -> None:
+    target = printer.address(op.target, op.target_index)
+    barrier = printer.address(op.barriers, op.barrier_index)
+    c0, c1 = printer.name(op.c0), printer.name(op.c1)
+    tensor_map = f"&{printer.name(op.map)}"
+    if op.multicast is None:
+        printer.emit(f"molten_tma_load({target}, {tensor_map}, {barrier}, {c0}, {c1});")
+        return
+    mask = op.multicast.value.data
+    printer.emit(
+        f"molten_tma_load_multicast({target}, {tensor_map}, {barrier}, "
+        f"{c0}, {c1}, {mask});"
+    )
+
+
+def _set_max_registers(printer: BodyPrinter, op: cuda.SetMaxRegistersOp) -> None:
+    direction, count = op.direction.data, op.count.value.data
+    printer.emit(f'asm volatile("setmaxnreg.{direction}.sync.aligned.u32 {count};");')
+
+
+TENSOR_CORE_PRINTERS: dict[type[Operation], OpPrinter] = {
+    cuda.CpAsyncOp: _cp_async,
+    cuda.CpAsyncCommitOp: statement("molten_cp_async_commit();"),
+    cuda.CpAsyncWaitOp: lambda printer, op: printer.emit(
+        f"molten_cp_async_wait<{op.pending.value.data}>();"
+    ),
+    cuda.LdMatrixOp: _ldmatrix,
+    cuda.MmaOp: _mma,
+    cuda.SplitTf32Op: _split_tf32,
+    cuda.PackOp: _pack,
+    cuda.WgmmaDescriptorOp: _wgmma_descriptor,
+    cuda.WgmmaOp: _wgmma,
+    cuda.WgmmaRegisterAOp: _wgmma_register_a,
+    cuda.WgmmaFenceOp: ptx("wgmma.fence.sync.aligned"),
+    cuda.WgmmaCommitOp: ptx("wgmma.commit_group.sync.aligned"),
+    cuda.WgmmaWaitOp: _wgmma_wait,
+    cuda.FenceProxyAsyncOp: ptx("fence.proxy.async.shared::cta"),
+    cuda.MbarrierInitOp: _mbarrier_init,
+    cuda.FenceMbarrierInitOp: ptx("fence.mbarrier_init.release.cluster"),
+    cuda.MbarrierArriveOp: _mbarrier_arrive,
+    cuda.MbarrierWaitOp: _mbarrier_wait,
+    cuda.TmaLoadOp: _tma_load,
+    cuda.ClusterSyncOp: statement("molten_cluster_sync();"),
+    cuda.SetMaxRegistersOp: _set_max_registers,
+}
+
+
+# --------------------------------------------------------------------------
+# Control flow: scf.for and scf.if
+# --------------------------------------------------------------------------
+
+
+def _for(printer: BodyPrinter, op: scf.ForOp) -> None:
+    body = op.body.block
+    iv = printer.scope.fresh(body.args[0].name_hint, "i")
+    printer.names[body.args[0]] = iv
+    carried = []
+    for arg, init, result in zip(body.args[1:], op.iter_args, op.results, strict=True):
+        name = printer.scope.fresh(result.name_hint or arg.name_hint, "acc")
+        printer.variables.add(name)
+        printer.emit(f"{c_type(arg.type)} {name} = {printer.name(init)};")
+        printer.names[arg] = printer.names[result] = name
+        carried.append(name)
+    lb, ub, step = (printer.name(v) for v in (op.lb, op.ub, op.step))
+    printer.emit(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {step}) {{")
+    printer.depth += 1
+    printer.block(body)
+    terminator = body.last_op
+    assert isinstance(terminator, scf.YieldOp)
+    updates = [printer.name(v) for v in terminator.operands]
+    if any(
+        u in carried and u != name for u, name in zip(updates, carried, strict=True)
+    ):
+        # A yielded value is itself carried (e.g. two swapped): read all
+        # before writing any.
+        staged = [printer.scope.fresh(f"{name}_next") for name in carried]
+        for name, update, arg in zip(staged, updates, body.args[1:], strict=True):
+            printer.emit(f"const {c_type(arg.type)} {name} = {update};")
+        updates = staged
+    for name, update in zip(carried, updates, strict=True):
+        if name != update:
+            printer.emit(f"{name} = {update};")
+    printer.depth -= 1
+    printer.emit("}")
+
+
+def _if(printer: BodyPrinter, op: scf.IfOp) -> None:
+    # Results are variables declared before the if, each branch
+    # assigning what it yields.
+    results = []
+    for result in op.results:
+        name = printer.scope.fresh(result.name_hint, "v")
+        printer.emit(f"{c_type(result.type)} {name};")
+        printer.names[result] = name
+        results.append(name)
+
+    def branch(block: Block) -> None:
+        printer.depth += 1
+        printer.block(block)
+        terminator = block.last_op
+        if results:
+            assert isinstance(terminator, scf.YieldOp)
+            for name, value in zip(results, terminator.operands, strict=True):
+                printer.emit(f"{name} = {printer.name(value)};")
+        printer.depth -= 1
+
+    printer.emit(f"if ({printer.name(op.cond)}) {{")
+    branch(op.true_region.block)
+    if op.false_region.blocks and (results or list(op.false_region.block.ops)[:-1]):
+        printer.emit("} else {")
+        branch(op.false_region.block)
+    printer.emit("}")
+
+
+def _printed_by_enclosing_op(printer: BodyPrinter, op: Operation) -> None:
+    """A terminator: the enclosing scf.for or scf.if assigns what it yields,
+    the end of the function returns."""
+
+
+CONTROL_FLOW_PRINTERS: dict[type[Operation], OpPrinter] = {
+    scf.ForOp: _for,
+    scf.IfOp: _if,
+    scf.YieldOp: _printed_by_enclosing_op,
+    cuda.ReturnOp: _printed_by_enclosing_op,
+}
+
+
+# --------------------------------------------------------------------------
+# Host: a launcher's buffers, copies, tensor maps and launches
+# --------------------------------------------------------------------------
+
+
+def _alloc(printer: BodyPrinter, op: cuda.AllocOp) -> None:
+    name = printer.scope.fresh(op.result.name_hint, "buffer")
+    printer.names[op.result] = name
+    element = c_type(op.result.type.element_type)
+    size = printer.count(op.size.value.data, op.factors)
+    printer.emit(f"{element}* {name} = nullptr;")
+    printer.emit(
+        f"err = cudaMallocAsync((void**)&{name}, {size} * sizeof({element}), stream);"
+    )
+    printer.check_error()
+    printer.allocated.append(name)
+
+
+def _free(printer: BodyPrinter, op: cuda.FreeOp) -> None:
+    printer.emit(f"cudaFreeAsync({printer.name(op.ptr)}, stream);")
+    printer.allocated.remove(printer.name(op.ptr))
+
+
+def _zero(printer: BodyPrinter, op: cuda.ZeroOp) -> None:
+    element = c_type(op.target.type.element_type)
+    printer.emit(
+        f"err = cudaMemsetAsync({printer.name(op.target)}, 0, "
+        f"{op.size.value.data} * sizeof({element}), stream);"
+    )
+    printer.check_error()
+
+
+def _copy(printer: BodyPrinter, op: cuda.CopyOp) -> None:
+    element = c_type(op.target.type.element_type)
+    target, source = printer.name(op.target), printer.name(op.source)
+    count = printer.count(op.size.value.data, op.factors)
+    printer.emit(
+        f"err = cudaMemcpyAsync({target}, {source}, "
+        f"{count} * sizeof({element}), "
+        "cudaMemcpyDeviceToDevice, stream);"
+    )
+    printer.check_error()
+
+
+def _make_tensor_map(printer: BodyPrinter, op: cuda.MakeTensorMapOp) -> None:
+    """The tensor map's encoding on the host."""
+    name = printer.scope.fresh(op.result.name_hint, "map")
+    printer.names[op.result] = name
+    (rows, cols), (box_rows, box_cols) = op.shape.get_values(), op.box.get_values()
+    element = op.result.type.element_type
+    kind = "BFLOAT16" if isinstance(element, BFloat16Type) else "FLOAT16"
+    if op.rows is not None:
+        size = printer.name(op.rows)
+        rows = size if rows == 1 else f"{rows} * {size}"
+    printer.emit(f"MoltenTensorMap {name};")
+    printer.emit(
+        f"err = molten_make_tensor_map(&{name}, {printer.name(op.source)}, "
+        f"{rows}, {cols}, {box_rows}, {box_cols}, "
+        f"CU_TENSOR_MAP_DATA_TYPE_{kind});"
+    )
+    printer.check_error()
+
+
+def _tensor_map_unless_per_variant(
+    printer: BodyPrinter, op: cuda.MakeTensorMapOp
+) -> None:
+    # A map only variants of a launch use is made where one runs (_launch).
+    if all(
+        isinstance(use.operation, cuda.LaunchOp) and use.operation.when is not None
+        for use in op.result.uses
+    ):
+        return
+    _make_tensor_map(printer, op)
+
+
+def _launch(printer: BodyPrinter, op: cuda.LaunchOp) -> None:
+    if op.when is not None:
+        position, least, most = op.when.get_values()
+        size = printer.name(op.args[position])
+        bounds = [f"{size} >= {least}"] + ([f"{size} <= {most}"] if most else [])
+        if least == most:
+            bounds = [f"{size} == {least}"]
+        printer.emit(f"if ({' && '.join(bounds)}) {{  // this variant's sizes")
+        printer.depth += 1
+        for arg in op.args:
+            made = arg.owner
+            if isinstance(made, cuda.MakeTensorMapOp) and arg not in printer.names:
+                _make_tensor_map(printer, made)
+    args = ", ".join(printer.name(a) for a in op.args)
+
+    arguments = ""
+    if op.cooperative is not None:
+        arguments = printer.scope.fresh("arguments")
+        addresses = ", ".join(f"(void*)&{printer.name(a)}" for a in op.args)
+        printer.emit(f"void* {arguments}[] = {{{addresses}}};")
+
+    callees = [op.callee] if op.fallback is None else [op.callee, op.fallback]
+    for callee in callees:
+        name = printer.kernel_names[callee.string_value()]
+        shared = printer.shared_bytes.get(name, 0)
+        if not shared:
+            continue
         if op.cooperative is not None:
-            arguments = self.scope.fresh("arguments")
-            addresses = ", ".join(f"(void*)&{self.name(a)}" for a in op.args)
-            self.emit(f"void* {arguments}[] = {{{addresses}}};")
-
-        callees = [op.callee] if op.fallback is None else [op.callee, op.fallback]
-        for callee in callees:
-            name = self.kernel_names[callee.string_value()]
-            shared = self.shared_bytes.get(name, 0)
-            if not shared:
-                continue
-            if op.cooperative is not None:
-                raise NotImplementedError(
-                    "-t cuda: a cooperative launch of a kernel with dynamic shared "
-                    "memory"
-                )
-            # Above 48 KiB a kernel must opt in to its dynamic shared memory.
-            self.emit(
-                f"err = cudaFuncSetAttribute((const void*){name}, "
-                f"cudaFuncAttributeMaxDynamicSharedMemorySize, {shared});"
+            raise NotImplementedError(
+                "-t cuda: a cooperative launch of a kernel with dynamic shared memory"
             )
-            self.check_error()
+        # Above 48 KiB a kernel must opt in to its dynamic shared memory.
+        printer.emit(
+            f"err = cudaFuncSetAttribute((const void*){name}, "
+            f"cudaFuncAttributeMaxDynamicSharedMemorySize, {shared});"
+        )
+        printer.check_error()
 
-        def launch(callee: SymbolRefAttr) -> str:
-            name = self.kernel_names[callee.string_value()]
-            grid_shape, block_shape = op.launch_shape(callee)
-            grid = ", ".join(str(g) for g in grid_shape)
-            scale = op.grid_scale
-            if callee == op.fallback and op.fallback_grid is not None:
-                scale = op.fallback_scale
-            if op.grid_of is not None and scale is not None:
-                factor, divisor, *rest = scale.get_values()
-                times, axis = rest or (1, 0)
-                work = " * ".join(
-                    [*(self.name(v) for v in op.grid_sizes())]
-                    + ([f"{factor}LL"] if factor != 1 else [])
-                )
-                extra = f", {times}" if times != 1 else ""
-                sizes = [str(g) for g in grid_shape]
-                sizes[axis] = (
-                    f"molten_grid({work}, {divisor}, {grid_shape[axis]}{extra})"
-                )
-                grid = ", ".join(sizes)
-            block = ", ".join(str(b) for b in block_shape)
-            if op.cooperative is None:
-                shared = self.shared_bytes.get(name, 0)
-                return (
-                    f"{name}<<<dim3({grid}), dim3({block}), {shared}, stream>>>"
-                    f"({args});"
-                )
-            (group,) = op.cooperative.get_values()
-            groups = op.grid.get_values()[0] // group
-            threads = math.prod(op.block.get_values())
-            return (
-                f"err = molten_launch_cooperative((const void*){name}, {groups}, "
-                f"{group}, {threads}, {arguments}, stream);"
+    def launch(callee: SymbolRefAttr) -> str:
+        name = printer.kernel_names[callee.string_value()]
+        grid_shape, block_shape = op.launch_shape(callee)
+        grid = ", ".join(str(g) for g in grid_shape)
+        scale = op.grid_scale
+        if callee == op.fallback and op.fallback_grid is not None:
+            scale = op.fallback_scale
+        if op.grid_of is not None and scale is not None:
+            factor, divisor, *rest = scale.get_values()
+            times, axis = rest or (1, 0)
+            work = " * ".join(
+                [*(printer.name(v) for v in op.grid_sizes())]
+                + ([f"{factor}LL"] if factor != 1 else [])
             )
-
-        if op.aligned is None or op.fallback is None:
-            self.emit(launch(op.callee))
-        else:
-            pointers = " | ".join(
-                f"(uintptr_t){self.name(op.args[i])}" for i in op.aligned.get_values()
-            )
-            self.emit(f"if ((({pointers}) % {cuda.VECTOR_BYTES}) == 0) {{")
-            self.emit(f"  {launch(op.callee)}")
-            self.emit("} else {  // a pointer too misaligned for the vector accesses")
-            self.emit(f"  {launch(op.fallback)}")
-            self.emit("}")
+            extra = f", {times}" if times != 1 else ""
+            sizes = [str(g) for g in grid_shape]
+            sizes[axis] = f"molten_grid({work}, {divisor}, {grid_shape[axis]}{extra})"
+            grid = ", ".join(sizes)
+        block = ", ".join(str(b) for b in block_shape)
         if op.cooperative is None:
-            self.emit("err = cudaGetLastError();")
-        self.check_error()
-        if op.when is not None:
-            self.depth -= 1
-            self.emit("}")
+            shared = printer.shared_bytes.get(name, 0)
+            return f"{name}<<<dim3({grid}), dim3({block}), {shared}, stream>>>({args});"
+        (group,) = op.cooperative.get_values()
+        groups = op.grid.get_values()[0] // group
+        threads = math.prod(op.block.get_values())
+        return (
+            f"err = molten_launch_cooperative((const void*){name}, {groups}, "
+            f"{group}, {threads}, {arguments}, stream);"
+        )
+
+    if op.aligned is None or op.fallback is None:
+        printer.emit(launch(op.callee))
+    else:
+        pointers = " | ".join(
+            f"(uintptr_t){printer.name(op.args[i])}" for i in op.aligned.get_values()
+        )
+        printer.emit(f"if ((({pointers}) % {cuda.VECTOR_BYTES}) == 0) {{")
+        printer.emit(f"  {launch(op.callee)}")
+        printer.emit("} else {  // a pointer too misaligned for the vector accesses")
+        printer.emit(f"  {launch(op.fallback)}")
+        printer.emit("}")
+    if op.cooperative is None:
+        printer.emit("err = cudaGetLastError();")
+    printer.check_error()
+    if op.when is not None:
+        printer.depth -= 1
+        printer.emit("}")
+
+
+HOST_PRINTERS: dict[type[Operation], OpPrinter] = {
+    cuda.AllocOp: _alloc,
+    cuda.FreeOp: _free,
+    cuda.ZeroOp: _zero,
+    cuda.CopyOp: _copy,
+    cuda.MakeTensorMapOp: _tensor_map_unless_per_variant,
+    cuda.LaunchOp: _launch,
+}
+
+
+OP_PRINTERS: dict[type[Operation], OpPrinter] = {
+    **ARITHMETIC_PRINTERS,
+    **MEMORY_PRINTERS,
+    **THREAD_PRINTERS,
+    **TENSOR_CORE_PRINTERS,
+    **CONTROL_FLOW_PRINTERS,
+    **HOST_PRINTERS,
+}
+"""Each op class's printer. An op whose own class has none is printed by its
+nearest base class's (`printer_for`)."""
 
 
 def _vector_type(pointer: Attribute, width: int) -> str:
@@ -1205,8 +1379,7 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
         "pack": cuda.PackOp in kernel_ops,
         "tf32": cuda.SplitTf32Op in kernel_ops,
         "exp2_approx": any(
-            type(op) in _APPROXIMATE_CALLS
-            and _call_name(op) == _APPROXIMATE_CALLS[type(op)]
+            isinstance(op, mathd.Exp2Op) and allows_approximation(op)
             for k in kernels
             for op in k.walk()
         ),
