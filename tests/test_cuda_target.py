@@ -1235,6 +1235,29 @@ def test_an_op_class_without_a_printer_of_its_own_takes_its_base_class_one():
     class DerivedAddf(arith.AddfOp):
         """A subclass, as a specialization of an op in a dialect would be."""
 
-    assert printer_for(arith.AddfOp) is OP_PRINTERS[arith.AddfOp]
-    assert printer_for(DerivedAddf) is OP_PRINTERS[arith.AddfOp]
-    assert printer_for(ModuleOp) is None
+    addf = OP_PRINTERS[arith.AddfOp]
+    assert printer_for(arith.AddfOp, OP_PRINTERS) is addf
+    assert printer_for(DerivedAddf, OP_PRINTERS) is addf
+    assert printer_for(ModuleOp, OP_PRINTERS) is None
+
+
+def test_each_op_class_has_one_printer():
+    """The kinds' tables are disjoint: merged, none hides another's printer."""
+    from molten.targets.cuda import (
+        arithmetic,
+        control_flow,
+        host,
+        memory,
+        tensor_cores,
+        threads,
+    )
+
+    tables = [
+        arithmetic.ARITHMETIC_PRINTERS,
+        memory.MEMORY_PRINTERS,
+        threads.THREAD_PRINTERS,
+        tensor_cores.TENSOR_CORE_PRINTERS,
+        control_flow.CONTROL_FLOW_PRINTERS,
+        host.HOST_PRINTERS,
+    ]
+    assert sum(map(len, tables)) == len(OP_PRINTERS)
