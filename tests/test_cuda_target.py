@@ -22,12 +22,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ModuleOp
 
 from molten import ZeroCompiler
 from molten.context import parse_module
 from molten.ir import DataflowGraph
 from molten.pipeline import DEFAULT_PIPELINE, KERNEL_LEVEL_PIPELINE, run_pipeline
-from molten.targets.cuda import float_literal, print_cuda
+from molten.targets.cuda import OP_PRINTERS, float_literal, print_cuda, printer_for
 
 # One worker runs the module: its tests share the session fixture `units`
 # (a dozen graphs compiled and built by nvcc), made once per worker.
@@ -1206,3 +1208,56 @@ def test_square_by_pow_is_one_multiply(exponent, powf):
     assert ("powf(" in source) == powf
     if not powf:
         assert re.search(r"= (\w+) \* \1;", source)
+
+
+# --------------------------------------------------------------------------
+# The op table: each op class's printer, found by class.
+# --------------------------------------------------------------------------
+
+
+def test_an_op_without_a_printer_is_an_error_that_names_it():
+    module = parse_module(
+        """
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 32 {
+  %i = cuda.thread_idx x
+  %v = cuda.load %x[%i] : !cuda.ptr<f32> -> f32
+  %c = math.cos %v : f32
+  cuda.store %c, %x[%i] : f32, !cuda.ptr<f32>
+  cuda.return
+}
+"""
+    )
+    with pytest.raises(NotImplementedError, match="-t cuda: cannot print math.cos"):
+        print_cuda(module)
+
+
+def test_an_op_class_without_a_printer_of_its_own_takes_its_base_class_one():
+    class DerivedAddf(arith.AddfOp):
+        """A subclass, as a specialization of an op in a dialect would be."""
+
+    addf = OP_PRINTERS[arith.AddfOp]
+    assert printer_for(arith.AddfOp, OP_PRINTERS) is addf
+    assert printer_for(DerivedAddf, OP_PRINTERS) is addf
+    assert printer_for(ModuleOp, OP_PRINTERS) is None
+
+
+def test_each_op_class_has_one_printer():
+    """The kinds' tables are disjoint: merged, none hides another's printer."""
+    from molten.targets.cuda import (
+        arithmetic,
+        control_flow,
+        host,
+        memory,
+        tensor_cores,
+        threads,
+    )
+
+    tables = [
+        arithmetic.ARITHMETIC_PRINTERS,
+        memory.MEMORY_PRINTERS,
+        threads.THREAD_PRINTERS,
+        tensor_cores.TENSOR_CORE_PRINTERS,
+        control_flow.CONTROL_FLOW_PRINTERS,
+        host.HOST_PRINTERS,
+    ]
+    assert sum(map(len, tables)) == len(OP_PRINTERS)

@@ -20,9 +20,10 @@ FENCES = {
     "named": 'asm volatile("bar.sync 2, 256;" ::: "memory");',
 }
 if os.environ.get("WAIT_FENCE"):
-    from molten.targets import cuda as cuda_target
+    # print_cuda calls the name its module imported.
+    from molten.targets.cuda import unit as cuda_unit
 
-    helpers = cuda_target.wgmma_helpers
+    helpers = cuda_unit.wgmma_helpers
     fence = FENCES[os.environ["WAIT_FENCE"]]
 
     def fenced(kernels):
@@ -34,7 +35,7 @@ if os.environ.get("WAIT_FENCE"):
             for h in helpers(kernels)
         ]
 
-    cuda_target.wgmma_helpers = fenced
+    cuda_unit.wgmma_helpers = fenced
 
 
 def graph(m, n, k, dtype):

@@ -1,0 +1,165 @@
+"""The printers of arith and math ops and of the thread-index registers: each
+result a `const` variable of one expression, or, for constants and thread
+indices, the expression written where it is used."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import Float16Type, FloatAttr, IntegerAttr, IntegerType
+from xdsl.ir import Operation
+
+from molten.dialects import cuda
+from molten.targets.cuda.body import BodyPrinter, OpPrinter
+from molten.targets.cuda.c_types import float_literal
+
+
+def _constant(printer: BodyPrinter, op: arith.ConstantOp) -> None:
+    value = op.value
+    if isinstance(value, FloatAttr):
+        printer.inline(op.result, float_literal(value.value.data))
+        return
+    if not isinstance(value, IntegerAttr):
+        raise NotImplementedError(f"-t cuda: constant {value}")
+    if value.type == IntegerType(1):
+        printer.inline(op.result, "true" if value.value.data else "false")
+        return
+    printer.inline(op.result, str(value.value.data))
+
+
+def special_register(variable: str) -> OpPrinter:
+    """An axis of `threadIdx`, `blockIdx`, ..., inline."""
+    return lambda printer, op: printer.inline(
+        op.results[0], f"(int64_t){variable}.{op.dim.data.value}"
+    )
+
+
+def binary(operator: str, bitwise: str | None = None) -> OpPrinter:
+    """`a <operator> b`; for a logical op, `bitwise` is its operator on
+    integers wider than a bool."""
+
+    def print_binary(printer: BodyPrinter, op: Operation) -> None:
+        a, b = (printer.name(v) for v in op.operands)
+        chosen = operator
+        if bitwise is not None and op.results[0].type != IntegerType(1):
+            chosen = bitwise
+        printer.define(op.results[0], f"{a} {chosen} {b}")
+
+    return print_binary
+
+
+def allows_approximation(op: Operation) -> bool:
+    """Whether `op`'s fastmath flags allow an approximate function (afn)."""
+    fastmath = getattr(op, "fastmath", None)
+    return (
+        isinstance(fastmath, arith.FastMathFlagsAttr)
+        and arith.FastMathFlag.APPROX_FUNC in fastmath.data
+    )
+
+
+def call(function: str, approximation: str | None = None) -> OpPrinter:
+    """`function(operands...)`, or the device function `approximation`
+    where the op's fastmath flags allow one."""
+
+    def print_call(printer: BodyPrinter, op: Operation) -> None:
+        callee = function
+        if approximation is not None and allows_approximation(op):
+            callee = approximation
+        arguments = ", ".join(printer.name(v) for v in op.operands)
+        printer.define(op.results[0], f"{callee}({arguments})")
+
+    return print_call
+
+
+_C_COMPARISONS = {
+    "eq": "==",
+    "ne": "!=",
+    "slt": "<",
+    "sle": "<=",
+    "sgt": ">",
+    "sge": ">=",
+    "oeq": "==",
+    "one": "!=",
+    "olt": "<",
+    "ole": "<=",
+    "ogt": ">",
+    "oge": ">=",
+}
+"""The C++ operator of each predicate the lowering makes."""
+
+
+def compare(predicates: Sequence[str]) -> OpPrinter:
+    """`a <operator> b` of an arith.cmpi or cmpf (`predicates`: its
+    predicate names, by number)."""
+
+    def print_compare(printer: BodyPrinter, op: arith.CmpiOp | arith.CmpfOp) -> None:
+        operator = _C_COMPARISONS[predicates[op.predicate.value.data]]
+        a, b = (printer.name(v) for v in op.operands)
+        printer.define(op.result, f"{a} {operator} {b}", "cond")
+
+    return print_compare
+
+
+def _select(printer: BodyPrinter, op: arith.SelectOp) -> None:
+    condition, a, b = (printer.name(v) for v in op.operands)
+    printer.define(op.result, f"{condition} ? {a} : {b}")
+
+
+def _extend_float(printer: BodyPrinter, op: arith.ExtFOp) -> None:
+    convert = (
+        "__half2float" if isinstance(op.input.type, Float16Type) else "__bfloat162float"
+    )
+    printer.define(op.result, f"{convert}({printer.name(op.input)})")
+
+
+def _truncate_float(printer: BodyPrinter, op: arith.TruncFOp) -> None:
+    convert = (
+        "__float2half_rn"
+        if isinstance(op.result.type, Float16Type)
+        else "__float2bfloat16_rn"
+    )
+    printer.define(op.result, f"{convert}({printer.name(op.input)})")
+
+
+ARITHMETIC_PRINTERS: dict[type[Operation], OpPrinter] = {
+    arith.ConstantOp: _constant,
+    cuda.ThreadIdxOp: special_register("threadIdx"),
+    cuda.BlockIdxOp: special_register("blockIdx"),
+    cuda.BlockDimOp: special_register("blockDim"),
+    cuda.GridDimOp: special_register("gridDim"),
+    arith.AddfOp: binary("+"),
+    arith.SubfOp: binary("-"),
+    arith.MulfOp: binary("*"),
+    arith.DivfOp: binary("/"),
+    arith.AddiOp: binary("+"),
+    arith.SubiOp: binary("-"),
+    arith.MuliOp: binary("*"),
+    arith.DivSIOp: binary("/"),
+    arith.RemSIOp: binary("%"),
+    arith.AndIOp: binary("&&", bitwise="&"),
+    arith.OrIOp: binary("||", bitwise="|"),
+    arith.XOrIOp: binary("^"),
+    arith.MaximumfOp: call("molten_fmax"),
+    arith.MaxnumfOp: call("fmaxf"),
+    arith.MinimumfOp: call("molten_fmin"),
+    arith.MinSIOp: call("molten_imin"),
+    mathd.ExpOp: call("expf"),
+    mathd.Exp2Op: call("exp2f", approximation="molten_exp2_approx"),
+    mathd.LogOp: call("logf"),
+    mathd.SqrtOp: call("sqrtf"),
+    mathd.RsqrtOp: call("rsqrtf"),
+    mathd.TanhOp: call("tanhf"),
+    mathd.ErfOp: call("erff"),
+    mathd.PowFOp: call("powf"),
+    mathd.AbsFOp: call("fabsf"),
+    arith.NegfOp: lambda printer, op: printer.define(
+        op.result, f"-{printer.name(op.operand)}"
+    ),
+    arith.CmpiOp: compare(arith.CMPI_COMPARISON_OPERATIONS),
+    arith.CmpfOp: compare(arith.CMPF_COMPARISON_OPERATIONS),
+    arith.SelectOp: _select,
+    arith.ExtFOp: _extend_float,
+    arith.TruncFOp: _truncate_float,
+}
