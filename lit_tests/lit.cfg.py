@@ -132,11 +132,8 @@ config.substitutions.append(("MOLTEN_LEVEL_PIPELINE", MOLTEN_PIPELINE))
 config.substitutions.append(("MOLTEN_KERNEL_LEVEL_PIPELINE", KERNEL_LEVEL_PIPELINE))
 
 # The default pipeline as the compiler runs it for an sm_90a device
-# (ZeroCompiler._pipeline: kernel-schedule{arch="sm_90a"}, its tensor-core
-# gemms on wgmma). Quote it on a RUN line: -p 'MOLTEN_SM90A_PIPELINE'.
+# (ZeroCompiler(arch="sm_90a") attaches that target to the module: its
+# tensor-core gemms on wgmma). Quote it on a RUN line: -p 'MOLTEN_SM90A_PIPELINE'.
 config.substitutions.append(
-    (
-        "MOLTEN_SM90A_PIPELINE",
-        DEFAULT_PIPELINE.replace("kernel-schedule", 'kernel-schedule{arch="sm_90a"}'),
-    )
+    ("MOLTEN_SM90A_PIPELINE", f'attach-target{{target="sm_90a"}},{DEFAULT_PIPELINE}')
 )

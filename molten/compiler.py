@@ -384,7 +384,13 @@ class ZeroCompiler:
             module = run_pipeline(self._module(graph), self._pipeline(DEFAULT_PIPELINE))
             return self._packaged(graph, module)
         outlined = run_pipeline(self._module(graph), self._pipeline(OUTLINE_PIPELINE))
-        self.tuned = self._tune(graph, outlined)
+        from molten.tuning import Autotuner
+
+        tuner = Autotuner(self.autotune, self.target, self.progress)
+        self.tuned = tuner.tune(
+            graph, outlined, lambda module: self._compiled_module(graph, module)
+        )
+        self.trials = tuner.trials
         return self._compiled_module(graph, outlined, self.tuned)
 
     def _compiled_module(
@@ -459,83 +465,8 @@ class ZeroCompiler:
 
     def _retarget(
         self, graph: Any, schedules: dict[str, Any] | None = None
-    ) -> Callable[[str], CompiledGraph]:
-        def compile_for(target: Any) -> CompiledGraph:
-            compiler = ZeroCompiler(
-                autotune=self.autotune,
-                progress=self.progress,
-                prologue=self.prologue,
-                target=target.with_sm_count(self.sm_count),
-                **self.options,
-            )
-            return compiler.compile(graph, schedules)
-
-        return compile_for
-
-    def _tune(self, graph: Any, outlined: ModuleOp) -> dict[str, Any]:
-        """Gives each kernel of the outlined module with several candidate
-        schedules its tuned one (from the database, else timed on the
-        current GPU); returns them by kernel name. Needs a GPU of this
-        compiler's target where something is left to time."""
-        from molten.passes.schedule.kernel_schedule import schedule_candidates
-        from molten.tuning import (
-            Progress,
-            Tuner,
-            TuningDatabase,
-            best,
-            kernel_signature,
-            molten_version,
-            record,
-            tunable_kernels,
-        )
-
-        kernels = {
-            k.sym_name.data: candidates
-            for k in tunable_kernels(outlined)
-            if len(candidates := schedule_candidates(k, self.autotune, self.target)) > 1
-        }
-        if not kernels:
-            return {}
-        device_id, device = _tuning_device(self.arch)
-        database = TuningDatabase()
-        version = molten_version()
-        tuner: Tuner | None = None
-        tuned: dict[str, Any] = {}
-        self.trials = {}
-        for kfunc in tunable_kernels(outlined):
-            name = kfunc.sym_name.data
-            if name not in kernels:
-                continue
-            key = database.key(
-                kernel_signature(kfunc, self.arch, self.target.sm_count),
-                device,
-                version,
-            )
-            schedule = database.schedule(key)
-            if schedule is None:
-                if tuner is None:
-                    tuner = Tuner(graph, device_id, Progress(self.progress))
-
-                def build(candidate, kfunc=kfunc):
-                    kfunc.schedule = candidate
-                    compiled = self._compiled_module(graph, outlined.clone())
-                    kfunc.schedule = None
-                    return compiled
-
-                trials = tuner.trials(name, kernels[name], build)
-                self.trials[name] = trials
-                winner = best(trials)
-                if winner is None:
-                    problems = "; ".join(f"{t.schedule}: {t.problem}" for t in trials)
-                    raise MoltenError(
-                        f"autotune: no candidate schedule of @{name} computed the "
-                        f"graph correctly ({problems})"
-                    )
-                schedule = winner.schedule
-                database.store(key, schedule, record(winner, trials, device))
-            kfunc.schedule = schedule
-            tuned[name] = schedule
-        return tuned
+    ) -> Retarget:
+        return Retarget(self, graph, schedules)
 
     def save(self, compiled: CompiledGraph, directory: str | Path) -> list[Path]:
         """Writes `<graph>.cu`, `<graph>.h` and the final IR, `<graph>.final.mlir`,
@@ -563,6 +494,28 @@ class ZeroCompiler:
         return list(files)
 
 
+@dataclass(frozen=True)
+class Retarget:
+    """The graph compiled again for another target (the device's, at JIT
+    time: `CompiledGraph.jit_target`) with the compiler's other options and
+    the hand schedules it was given."""
+
+    compiler: ZeroCompiler
+    graph: Any
+    schedules: dict[str, Any] | None = None
+
+    def __call__(self, target: Any) -> CompiledGraph:
+        given = self.compiler
+        compiler = ZeroCompiler(
+            autotune=given.autotune,
+            progress=given.progress,
+            prologue=given.prologue,
+            target=target.with_sm_count(given.sm_count),
+            **given.options,
+        )
+        return compiler.compile(self.graph, self.schedules)
+
+
 def _give_schedules(outlined: ModuleOp, schedules: dict[str, Any]) -> None:
     """Sets the given schedules on the outlined kernels they name."""
     from molten.dialects import kernel
@@ -582,30 +535,6 @@ def _give_schedules(outlined: ModuleOp, schedules: dict[str, Any]) -> None:
                 "not a #kernel.schedule (molten.dialects.kernel.ScheduleAttr)"
             )
         kernels[name].schedule = schedule
-
-
-def _tuning_device(arch: str) -> tuple[int, str]:
-    """The current GPU (its id and name), which tuning for `arch` times on:
-    a clear error where there is none, or it does not run `arch`."""
-    from molten.errors import RuntimeUnavailableError
-    from molten.runtime.device import (
-        current_device_id,
-        device_native_arch,
-        runtime_device,
-    )
-    from molten.runtime.executable import target_arch
-
-    device_id = current_device_id()
-    device = runtime_device(device_id)
-    try:
-        target_arch(arch, device.arch)
-    except MoltenError as error:
-        raise RuntimeUnavailableError(
-            f"autotune: tuning for {arch} needs a GPU that runs it; device "
-            f"{device_id} is {device.arch} (its best target: "
-            f"{device_native_arch(device_id)}): {error}"
-        ) from error
-    return device_id, str(device.device.name)
 
 
 def _signature(

@@ -29,7 +29,7 @@ import sys
 import tempfile
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from molten.conventions import dtype_name
 from molten.dialects import kernel
+from molten.errors import MoltenError, RuntimeUnavailableError
 from molten.runtime.arrays import DeviceArray
 
 DATABASE_NAME = "tuning.json"
@@ -330,3 +331,96 @@ def record(trial: Trial, trials: list[Trial], device: str) -> dict[str, Any]:
         "candidates": len(trials),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
     }
+
+
+@dataclass
+class Autotuner:
+    """What `ZeroCompiler(autotune=...)` calls between the outlined kernels
+    and their lowering: gives each kernel with several candidate schedules
+    (its family rule's `candidates`, at most `candidates` of them) its tuned
+    one, from the database, else timed on the current GPU, which must run
+    the target's arch."""
+
+    candidates: int
+    target: Any
+    """The `Target` the kernels are scheduled for."""
+    progress: bool = True
+    trials: dict[str, list[Trial]] = field(default_factory=dict)
+    """Per kernel timed by the last `tune`, its candidates as timed; none for
+    a kernel the database had."""
+
+    def tune(
+        self, graph: Any, outlined: ModuleOp, build: Callable[[ModuleOp], Any]
+    ) -> dict[str, kernel.ScheduleAttr]:
+        """The tuned schedules by kernel name, each set on its kernel of
+        `outlined`; `build` compiles a copy of `outlined` (some kernels
+        scheduled) to the graph it runs."""
+        from molten.passes.schedule.kernel_schedule import schedule_candidates
+
+        kernels = {
+            k.sym_name.data: found
+            for k in tunable_kernels(outlined)
+            if len(found := schedule_candidates(k, self.candidates, self.target)) > 1
+        }
+        if not kernels:
+            return {}
+        device_id, device = tuning_device(self.target.arch)
+        database = TuningDatabase()
+        version = molten_version()
+        tuner: Tuner | None = None
+        tuned: dict[str, kernel.ScheduleAttr] = {}
+        self.trials = {}
+        for kfunc in tunable_kernels(outlined):
+            name = kfunc.sym_name.data
+            if name not in kernels:
+                continue
+            signature = kernel_signature(kfunc, self.target.arch, self.target.sm_count)
+            key = database.key(signature, device, version)
+            schedule = database.schedule(key)
+            if schedule is None:
+                if tuner is None:
+                    tuner = Tuner(graph, device_id, Progress(self.progress))
+
+                def build_with(candidate, kfunc=kfunc):
+                    kfunc.schedule = candidate
+                    compiled = build(outlined.clone())
+                    kfunc.schedule = None
+                    return compiled
+
+                trials = tuner.trials(name, kernels[name], build_with)
+                self.trials[name] = trials
+                winner = best(trials)
+                if winner is None:
+                    problems = "; ".join(f"{t.schedule}: {t.problem}" for t in trials)
+                    raise MoltenError(
+                        f"autotune: no candidate schedule of @{name} computed the "
+                        f"graph correctly ({problems})"
+                    )
+                schedule = winner.schedule
+                database.store(key, schedule, record(winner, trials, device))
+            kfunc.schedule = schedule
+            tuned[name] = schedule
+        return tuned
+
+
+def tuning_device(arch: str) -> tuple[int, str]:
+    """The current GPU (its id and name), which tuning for `arch` times on:
+    a clear error where there is none, or it does not run `arch`."""
+    from molten.runtime.device import (
+        current_device_id,
+        device_native_arch,
+        runtime_device,
+    )
+    from molten.runtime.executable import target_arch
+
+    device_id = current_device_id()
+    device = runtime_device(device_id)
+    try:
+        target_arch(arch, device.arch)
+    except MoltenError as error:
+        raise RuntimeUnavailableError(
+            f"autotune: tuning for {arch} needs a GPU that runs it; device "
+            f"{device_id} is {device.arch} (its best target: "
+            f"{device_native_arch(device_id)}): {error}"
+        ) from error
+    return device_id, str(device.device.name)

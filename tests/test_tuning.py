@@ -13,7 +13,7 @@ import pytest
 from xdsl.utils.exceptions import PassFailedException
 
 import molten
-import molten.compiler as compiler_module
+import molten.tuning as tuning_module
 from molten.dialects import kernel
 from molten.errors import MoltenError
 from molten.ir import DataflowGraph
@@ -149,7 +149,7 @@ def test_best_is_the_fastest_correct_trial():
 def test_autotuned_compile_takes_the_stored_schedule(cache_dir, monkeypatch):
     """A kernel the database has is compiled with its stored schedule (no
     GPU, nothing timed), listed in the final IR's molten.tuned."""
-    monkeypatch.setattr(compiler_module, "_tuning_device", lambda arch: (0, DEVICE))
+    monkeypatch.setattr(tuning_module, "tuning_device", lambda arch: (0, DEVICE))
     g = linear(300, 1024, 2048)
     kfunc = only_kernel(g)
     candidates = schedule_candidates(kfunc, 8, target_named("sm_90a"))
