@@ -33,10 +33,20 @@ dimension's size is an `index` parameter of the kernels and the launcher
   accumulators before a single guarded store. Batch axes run along
   blockIdx.z, broadcast like numpy; transposed operands are read through
   their strides.
-* attention kernels are not lowered yet (NotImplementedError).
+  On sm_90a the gemm runs on wgmma: the cp.async kernel, or the persistent
+  kernel fed by TMA (a producer warpgroup, `persistent` blocks looping over
+  the tiles).
+* scan: a grid-stride loop over rows, each walked in steps that carry the
+  sum of the steps before; a Kogge-Stone scan across lanes.
+* attention: flash attention, a block of query rows against tiles of keys
+  with the online softmax (mma.sync, or wgmma on sm_90a), query heads that
+  share a KV head packed into a block's rows, keys split into parts that
+  the last block of a group combines.
 
 The code of each kernel kind is one module of `molten.passes.lowering`
-(pointwise, row_reduce, gemm_simt, gemm_mma, gemm_wgmma, gemv), built from
+(pointwise, row_reduce with split_row, scan, gemm choosing gemv, gemm_simt,
+gemm_mma, gemm_wgmma or gemm_wgmma_tma, attention with attention_wgmma),
+built from
 its shared blocks: index arithmetic (emitter), per-element evaluation
 (evaluator), kernel parameters and stores (kernels), block reductions
 (reductions), the gemm epilogue and staged store (epilogue) and the host

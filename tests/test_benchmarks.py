@@ -19,6 +19,7 @@ import molten
 from benchmarks import report
 from benchmarks.__main__ import main
 from benchmarks.cases import LAYER_TOKENS, MAIN_SUITES, SUITES, Case
+from molten.dialects import molten as dialect
 
 ALL_CASES = [case for make in SUITES.values() for case in make()]
 
@@ -107,7 +108,14 @@ def test_each_pytorch_function_computes_its_molten_graph():
         arrays = [rng.standard_normal(o.shape) for o in case.operands]
         want = molten.interpret(case.graph(), *arrays, reference=True)
         got = case.torch(*(torch.from_numpy(a) for a in arrays)).numpy()
-        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, err_msg=case.id)
+        # A composite's float parameter (attention's scale) is the f32 value
+        # the graph's kernels compute with, also in the float64 reference
+        # (interpreters.molten.f32_parameter); torch in float64 keeps it exact.
+        parameter = any(
+            isinstance(op, dialect.AttentionOp) for op in case.graph()._block.ops
+        )
+        rtol, atol = (1e-6, 1e-7) if parameter else (1e-9, 1e-12)
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=case.id)
         for name, reference in case.references.items():
             assert (
                 reference(*(torch.from_numpy(a) for a in arrays)).shape == got.shape
