@@ -117,9 +117,10 @@ def test_each_pytorch_function_computes_its_molten_graph():
         rtol, atol = (1e-6, 1e-7) if parameter else (1e-9, 1e-12)
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=case.id)
         for name, reference in case.references.items():
-            assert (
-                reference(*(torch.from_numpy(a) for a in arrays)).shape == got.shape
-            ), name
+            # Only the shape is checked, in float32: FlexAttention on the CPU
+            # takes no float64.
+            floats = (torch.from_numpy(a).float() for a in arrays)
+            assert reference(*floats).shape == got.shape, name
 
 
 def test_the_pytorch_layer_computes_the_example_s_layer():
