@@ -50,13 +50,14 @@ from molten.passes.lowering.emitter import (
     ravel,
     unravel,
 )
-from molten.passes.lowering.epilogue import RowMap, Staging, finish
+from molten.passes.lowering.epilogue import Epilogue, RowMap, Staging, finish
 from molten.passes.lowering.evaluator import Evaluator, round_to
 from molten.passes.lowering.kernels import (
     GridOf,
+    KernelShell,
+    Launch,
     LoweredKernel,
     Scratch,
-    kernel_shell,
     scratch_params,
 )
 from molten.passes.lowering.matmul import (
@@ -555,7 +556,8 @@ def lower_attention(
             raise _not_supported(f"{where} computing q, k or v inside it")
     if (problem := attention_schedule_problem(found, schedule)) is not None:
         raise _not_supported(f"{where} with schedule {schedule} ({problem})")
-    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    shell = KernelShell.of(kfunc)
+    e, pointers = shell.e, shell.pointers
     element = found.query.type.element_type  # type: ignore[attr-defined]
     q_shape, k_shape, v_shape = (
         value_dims(t) for t in (found.query, found.key, found.value)
@@ -609,8 +611,7 @@ def lower_attention(
         grid = (most, batches // pack, split)
         grid_of = GridOf((str(q_shape[-2]),), pack, bm)
 
-    tid = e.add(cuda.ThreadIdxOp())
-    tid.name_hint = "tid"
+    tid = shell.thread_index()
     lane, warp = e.irem(tid, WARP), e.idiv(tid, WARP)
     lane.name_hint, warp.name_hint = "lane", "warp"
     tile_x = e.add(cuda.BlockIdxOp(cuda.Dim.X))
@@ -919,24 +920,28 @@ def lower_attention(
         for i in range(fragments)
         for n in range(4 * o_frags)
     ]
-    enclosing = None
+    last: Emitter | None = None
+    scratch = ()
     if split > 1:
-        parts = _Parts.of(region, grid, (bm, query_rows, value_head))
+        parts = _Parts.of(shell.region, grid, (bm, query_rows, value_head))
+        scratch = parts.scratch
         group = e.iadd(e.imul(batch, q_tiles), tile_x)
         local_row = e.iadd(warp_row, e.idiv(lane, 4))
         at = (group, part, row0, local_row)
         parts.store(e, at, lane, lane_col, m_final, sums, o_final, places)
-        last = e.add(cuda.LastArrivalOp(parts.counters, e.index(group), e.index(split)))
-        last.name_hint = "last"
-        enclosing, e = e, emit_if(e, last)
+        arrival = cuda.LastArrivalOp(parts.counters, e.index(group), e.index(split))
+        arrived = e.add(arrival)
+        arrived.name_hint = "last"
+        last = emit_if(e, arrived)
         at = (group, row0, local_row)
-        sums, o_final = parts.combined(e, at, lane_col, places, rows)
-    inverse = [e.add(arith.DivfOp(e.f32(1.0), total)) for total in sums]
+        sums, o_final = parts.combined(last, at, lane_col, places, rows)
+    end_e = last or e
+    inverse = [end_e.add(arith.DivfOp(end_e.f32(1.0), total)) for total in sums]
     accumulators = [
         (
-            e.iadd(lane_row, row),
-            e.iadd(lane_col, col),
-            e.add(arith.MulfOp(value, inverse[row // 8])),
+            end_e.iadd(lane_row, row),
+            end_e.iadd(lane_col, col),
+            end_e.add(arith.MulfOp(value, inverse[row // 8])),
         )
         for (row, col), value in zip(places, o_final, strict=True)
     ]
@@ -945,24 +950,15 @@ def lower_attention(
         matmuls=(found.weighted,),
         source=found.weighted.lhs,
     )
-    lowered = finish(
+    staging = Staging(
+        (q.buffer, k.buffer, v.buffer), (bm, value_head), (row0, 0), tid, block
+    )
+    end = Epilogue(
         gemm,
-        kfunc,
-        region,
-        e,
-        pointers,
-        outputs,
-        out_ptrs,
         RowMap(query_rows, row_prefix),
         accumulators,
-        {"m"} if rows_partial else set(),
-        block,
-        grid,
-        staging=Staging(
-            (q.buffer, k.buffer, v.buffer), (bm, value_head), (row0, 0), tid
-        ),
-        enclosing=enclosing,
+        guard_rows=rows_partial,
+        staging=staging,
     )
-    lowered.scratch = parts.scratch if split > 1 else ()
-    lowered.grid_of = grid_of
-    return lowered
+    launch = Launch(grid, block, grid_of, min_blocks=1, scratch=scratch)
+    return finish(shell, end, launch, last)

@@ -19,8 +19,8 @@ from molten.passes.lowering.emitter import (
     element_of,
     emit_if,
 )
-from molten.passes.lowering.epilogue import Staging, finish
-from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
+from molten.passes.lowering.epilogue import Epilogue, Staging, finish
+from molten.passes.lowering.kernels import KernelShell, Launch, LoweredKernel
 from molten.passes.lowering.matmul import GemmShape, LdmatrixLanes, StagedOperand
 
 MMA_SHAPE = (16, 8, 16)
@@ -35,7 +35,8 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
     mma.sync m16n8k16, its fragments read by ldmatrix from shared memory
     (rows padded to the tiling's pitch) that `stages` tiles of each operand
     flow into by cp.async, `stages - 1` ahead of the math."""
-    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    shell = KernelShell.of(kfunc)
+    e, pointers = shell.e, shell.pointers
     gemm = GemmShape.of(kfunc)
     mm = gemm.matmul
     element = element_of(mm.lhs)
@@ -56,8 +57,7 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
             f"{stages} stages (cp.async needs two or more)"
         )
     grid, grid_of = gemm.launch_grid(tiling, bm)
-    tid = e.add(cuda.ThreadIdxOp())
-    tid.name_hint = "tid"
+    tid = shell.thread_index()
     lane, warp = e.irem(tid, WARP), e.idiv(tid, WARP)
     lane.name_hint, warp.name_hint = "lane", "warp"
     warp_m = e.imul(e.idiv(warp, warps_n), wm)
@@ -258,24 +258,17 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
         for j in range(n_frags)
         for r in range(4)
     ]
-    lowered = finish(
+    staging = Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid, block)
+    end = Epilogue(
         gemm,
-        kfunc,
-        region,
-        e,
-        pointers,
-        outputs,
-        out_ptrs,
         batch_index,
         accumulators,
-        partial,
-        block,
-        grid,
-        staging=Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid),
+        guard_rows="m" in partial,
+        guard_cols="n" in partial,
+        staging=staging,
         run=2,
     )
-    lowered.grid_of = grid_of
-    return lowered
+    return finish(shell, end, Launch(grid, block, grid_of, min_blocks=1))
 
 
 def fragment_offset_const(operand: StagedOperand, outer: int, k: int) -> int:

@@ -13,8 +13,8 @@ from xdsl.ir import Block, Region, SSAValue
 
 from molten.dialects import cuda, kernel
 from molten.passes.lowering.emitter import F32, INDEX, WARP, Emitter, Index, element_of
-from molten.passes.lowering.epilogue import Accumulated, Staging, finish
-from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
+from molten.passes.lowering.epilogue import Accumulated, Epilogue, Staging, finish
+from molten.passes.lowering.kernels import KernelShell, Launch, LoweredKernel
 from molten.passes.lowering.matmul import GemmShape, StagedOperand
 from molten.passes.lowering.split_k import KRange, SplitK
 
@@ -145,7 +145,8 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
     cp.async, `stages - 2` ahead of the math: one stage is read by the
     wgmmas issued now and one by the previous step's, which may still run.
     The K loop has no branch (ptxas serializes wgmmas across one)."""
-    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    shell = KernelShell.of(kfunc)
+    e, pointers = shell.e, shell.pointers
     gemm = GemmShape.of(kfunc)
     mm = gemm.matmul
     element = element_of(mm.lhs)
@@ -173,8 +174,7 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
             "blocks, three or more stages, copies shared evenly by the threads)"
         )
     grid, grid_of = gemm.launch_grid(tiling, bm)
-    tid = e.add(cuda.ThreadIdxOp())
-    tid.name_hint = "tid"
+    tid = shell.thread_index()
     group, in_group = e.idiv(tid, WARPGROUP), e.irem(tid, WARPGROUP)
     group.name_hint = "warpgroup"
     group_m = e.imul(e.idiv(group, groups_n), wm)
@@ -278,34 +278,25 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
     done = step(e, e.isub(steps.count, 1), acc, True)
 
     lane_row, lane_col = lane_origin(e, (row0, group_m), (col0, group_n), in_group)
-    enclosing = None
+    last: Emitter | None = None
+    scratch = ()
     if split > 1:
-        parts = SplitK.of(region, tiling, block, count)
+        parts = SplitK.of(shell.region, tiling, block, count)
         has_rows = e.icmp(lane_row, gemm.m, "slt") if "m" in partial else None
-        enclosing = e
-        e, done = parts.combined(enclosing, (tile, part, tid), done, has_rows)
-    accumulators = accumulator_places(e, lane_row, lane_col, done)
-    lowered = finish(
+        last, done = parts.combined(e, (tile, part, tid), done, has_rows)
+        scratch = parts.scratch
+    accumulators = accumulator_places(last or e, lane_row, lane_col, done)
+    end = Epilogue(
         gemm,
-        kfunc,
-        region,
-        e,
-        pointers,
-        outputs,
-        out_ptrs,
         batch_index,
         accumulators,
-        partial,
-        block,
-        grid,
-        staging=Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid),
-        enclosing=enclosing,
+        guard_rows="m" in partial,
+        guard_cols="n" in partial,
+        staging=Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid, block),
         run=ACCUMULATOR_RUN,
     )
-    if split > 1:
-        lowered.scratch = parts.scratch
-    lowered.grid_of = grid_of
-    return lowered
+    launch = Launch(grid, block, grid_of, min_blocks=1, scratch=scratch)
+    return finish(shell, end, launch, last)
 
 
 def lane_origin(

@@ -44,9 +44,9 @@ from molten.passes.lowering.emitter import (
 )
 from molten.passes.lowering.epilogue import (
     Accumulated,
+    Epilogue,
     by_place,
     each_sibling,
-    epilogue,
 )
 from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.gemm_wgmma import (
@@ -60,9 +60,9 @@ from molten.passes.lowering.gemm_wgmma import (
 )
 from molten.passes.lowering.kernels import (
     GridOf,
+    KernelShell,
+    Launch,
     LoweredKernel,
-    kernel_op,
-    kernel_shell,
 )
 from molten.passes.lowering.matmul import GemmShape
 from molten.passes.lowering.split_k import SplitK
@@ -121,7 +121,8 @@ def lower_gemm_wgmma_tma(
     of a 64-row, whole-width warp tile each, fed by a producer warpgroup's
     TMA loads, in `persistent` blocks (at most one per tile), in clusters
     of `cluster` blocks."""
-    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    shell = KernelShell.of(kfunc)
+    e, pointers, region = shell.e, shell.pointers, shell.region
     gemm = GemmShape.of(kfunc, siblings=True, prologue=True)
     mm = gemm.matmul
     products = len(gemm.matmuls)
@@ -185,8 +186,7 @@ def lower_gemm_wgmma_tma(
     for p, map_b in enumerate(b_maps):
         map_b.name_hint = "b_map" if products == 1 else f"b{p}_map"
 
-    tid = e.add(cuda.ThreadIdxOp())
-    tid.name_hint = "tid"
+    tid = shell.thread_index()
     group, in_group = e.idiv(tid, WARPGROUP), e.irem(tid, WARPGROUP)
     group.name_hint = "warpgroup"
     a_buffer = e.add(cuda.SharedAllocOp(element, stages * bm * bk))
@@ -567,19 +567,16 @@ def lower_gemm_wgmma_tma(
             em, lane_row, lane_col, by_place(done, len(gemm.matmuls))
         )
         defined = row_reductions_done(em, gemm, accumulators, sums)
-        epilogue(
+        end = Epilogue(
             gemm,
-            em,
-            pointers,
-            outputs,
-            out_ptrs,
             [],
             accumulators,
-            "m" in partial,
-            guard_cols,
+            guard_rows="m" in partial,
+            guard_cols=guard_cols,
             run=ACCUMULATOR_RUN,
             defined=defined,
         )
+        end.emit(em, pointers, outputs, out_ptrs)
 
     if gemm.concatenated:
 
@@ -589,8 +586,10 @@ def lower_gemm_wgmma_tma(
             guard_cols = sibling.n % bn != 0
             tile_epilogue(em, sibling, lanes, own, own_ptrs, guard_cols)
 
+        outputs, out_ptrs = shell.outputs, shell.out_ptrs
         each_sibling(gemm, last_e, n_tile, bn, outputs, out_ptrs, sibling_epilogue)
     else:
+        outputs, out_ptrs = shell.outputs, shell.out_ptrs
         tile_epilogue(last_e, gemm, lanes, outputs, out_ptrs, "n" in partial)
     if parts is not None:
         close_if(last_e)
@@ -599,10 +598,13 @@ def lower_gemm_wgmma_tma(
     if cluster > 1:
         # No block leaves while another may still signal its barriers.
         e.add(cuda.ClusterSyncOp())
-    e.add(cuda.ReturnOp())
-    op = kernel_op(kfunc, region, block, 1, cluster if cluster > 1 else None)
-    lowered = LoweredKernel(op, (grid, 1, 1), (block, 1, 1), grid_of=grid_of)
-    lowered.tensor_maps = maps
-    if parts is not None:
-        lowered.scratch = parts.scratch
-    return lowered
+    launch = Launch(
+        (grid, 1, 1),
+        block,
+        grid_of,
+        min_blocks=1,
+        cluster=cluster if cluster > 1 else None,
+        scratch=() if parts is None else parts.scratch,
+        tensor_maps=maps,
+    )
+    return shell.finish(launch)
