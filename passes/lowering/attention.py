@@ -52,6 +52,7 @@ from molten.passes.lowering.emitter import (
 )
 from molten.passes.lowering.epilogue import Epilogue, RowMap, Staging, finish
 from molten.passes.lowering.evaluator import Evaluator, round_to
+from molten.passes.lowering.fragments import MMA_M16N8K16, AccumulatorLayout
 from molten.passes.lowering.kernels import (
     GridOf,
     KernelShell,
@@ -403,16 +404,17 @@ class _Parts:
         maxima: list[SSAValue],
         sums: list[SSAValue],
         outputs: list[SSAValue],
-        places: list[tuple[int, int]],
+        layout: AccumulatorLayout,
     ) -> None:
-        """The lane's rows of the block's part, at = (group, part, the
-        block's first query row, the lane's first row in the block); rows
-        past the queries are not stored. Each row's max and sum are stored
-        by the first lane of its quad, which holds them as the others do."""
+        """The lane's rows of the block's part (its `outputs` in `layout`), at
+        = (group, part, the block's first query row, the lane's first row in
+        the block); rows past the queries are not stored. Each row's max
+        and sum are stored by the first lane of its quad, which holds them
+        as the others do."""
         group, part, row0, local_row = at
-        leader = e.icmp(e.irem(lane, 4), 0, "eq")
+        leader = e.icmp(e.irem(lane, layout.quad), 0, "eq")
         for h, (m, total) in enumerate(zip(maxima, sums, strict=True)):
-            row = e.iadd(local_row, 8 * h)
+            row = e.iadd(local_row, layout.rows[h])
             inside = None
             if self.rows_past_queries:
                 inside = e.icmp(e.iadd(row0, row), self.queries, "slt")
@@ -421,9 +423,7 @@ class _Parts:
             first = inner.iadd(inner.imul(slot, self.width), lane_col)
             # Columns c and c + 1 of the row are neighbours: one 8-byte store.
             pairs = [
-                (col, value)
-                for (r, col), value in zip(places, outputs, strict=True)
-                if r // 8 == h
+                (layout.registers[j][1], outputs[j]) for j in layout.row_registers(h)
             ]
             for (col, value), (_, after) in zip(pairs[::2], pairs[1::2], strict=True):
                 inner.add(
@@ -445,12 +445,12 @@ class _Parts:
         e: Emitter,
         at: tuple[Index, Index, Index],
         lane_col: Index,
-        places: list[tuple[int, int]],
-        rows: int,
+        layout: AccumulatorLayout,
     ) -> tuple[list[SSAValue], list[SSAValue]]:
-        """The lane's rows over the whole of the keys, combined from the
-        parts in order, at = (group, the block's first query row, the lane's
-        first row in the block): each part's weight is exp2(m_part - m) for
+        """The lane's rows (its accumulators in `layout`) over the whole of the
+        keys, combined from the parts in order, at = (group, the block's
+        first query row, the lane's first row in the block): each part's
+        weight is exp2(m_part - m) for
         the rows' max m over the parts. Rows past the queries read the last
         query row's parts, and a lane whose rows are all past them reads
         none (their results are not stored): a decode's few query rows
@@ -460,9 +460,10 @@ class _Parts:
         if self.rows_past_queries:
             inside = e.icmp(e.iadd(row0, local_row), self.queries, "slt")
             parts = e.select(inside, e.index(self.split), e.index(0))
+        rows = len(layout.rows)
         slots = []
-        for h in range(rows):
-            row = e.iadd(local_row, 8 * h)
+        for offset in layout.rows:
+            row = e.iadd(local_row, offset)
             if self.depth < self.block_rows:
                 row = e.imin(row, self.depth - 1)
             slots.append(row)
@@ -501,23 +502,20 @@ class _Parts:
                     )
                 )
             outputs = []
-            for (r, col), value in zip(places, carried[rows:], strict=True):
-                slot = self._row(em, group, part, slots[r // 8])
+            for j, value in enumerate(carried[rows:]):
+                h, col = layout.row_slot(j), layout.registers[j][1]
+                slot = self._row(em, group, part, slots[h])
                 at = em.iadd(em.iadd(em.imul(slot, self.width), lane_col), col)
                 part_value = em.add(
                     cuda.LoadOp(self.outputs, em.index(at), coherent=True)
                 )
-                outputs.append(
-                    em.add(
-                        arith.AddfOp(
-                            value, em.add(arith.MulfOp(part_value, weights[r // 8]))
-                        )
-                    )
-                )
+                weighted = em.add(arith.MulfOp(part_value, weights[h]))
+                outputs.append(em.add(arith.AddfOp(value, weighted)))
             return sums + outputs
 
         zero = e.f32(0.0)
-        totals = _for_parts(e, parts, [zero] * (rows + len(places)), add_part)
+        count = rows + len(layout.registers)
+        totals = _for_parts(e, parts, [zero] * count, add_part)
         return totals[:rows], totals[rows:]
 
 
@@ -722,21 +720,20 @@ def lower_attention(
             fragments,
             (head, value_head),
         )
-    # Lane l holds rows l / 4 and l / 4 + 8 of each accumulator fragment, at
-    # columns 2 (l % 4) and 2 (l % 4) + 1.
-    lane_row = e.iadd(e.iadd(row0, warp_row), e.idiv(lane, 4))
-    lane_col = e.imul(e.irem(lane, 4), 2)
-    # The batch index and row of each of the lane's rows, h = 2 i + r // 2,
-    # kept inside the queries (rows past the end are not stored).
+    # A lane's accumulators of S and of O: mma.sync fragments, a warp's rows'
+    # (on wgmma too: a warpgroup's accumulators are its warps' fragments).
+    s_frags, o_frags = bn // 8, value_head // 8
+    out_layout = MMA_M16N8K16.tiled(fragments, o_frags)
+    lane_row, lane_col = out_layout.thread_origin(e, lane, (row0, warp_row), (0, 0))
+    # The batch index and row of each of the lane's rows, kept inside the
+    # queries (rows past the end are not stored).
     lane_rows = []
-    for h in range(2 * fragments):
-        row = e.iadd(lane_row, 8 * h)
+    for offset in out_layout.rows:
+        row = e.iadd(lane_row, offset)
         lane_rows.append(
             row_prefix(e, e.imin(row, e.isub(query_rows, 1)) if rows_partial else row)
         )
-
-    s_frags, o_frags = bn // 8, value_head // 8
-    rows = 2 * fragments  # the lane's rows: two per fragment
+    rows = len(out_layout.rows)
     carried = 2 * rows + 4 * o_frags * fragments  # m, l per row; O
     # And what one tile's products leave to the next's (a P to multiply).
     pending_initial = products.pending_initial(e, bn)
@@ -840,7 +837,7 @@ def lower_attention(
             for value in values[1:]:
                 row_max = lb.add(arith.MaxnumfOp(row_max, value))
             # A row's values are spread over the four lanes of a quad.
-            row_max = lanes_reduce(lb, arith.MaxnumfOp, row_max, 4)
+            row_max = lanes_reduce(lb, arith.MaxnumfOp, row_max, out_layout.quad)
             row_max = lb.add(arith.MulfOp(row_max, log2e))
             m_new.append(lb.add(arith.MaxnumfOp(m_old[h], row_max)))
             # A row masked whole so far subtracts 0, not -inf (exp2(-inf - -inf)
@@ -906,45 +903,38 @@ def lower_attention(
 
     # Each lane summed its own columns: the row's sum is its quad's.
     m_final = results[:rows]
+    quad = out_layout.quad
     sums = [
-        lanes_reduce(e, molten.ReduceSumOp, results[rows + h], 4) for h in range(rows)
+        lanes_reduce(e, molten.ReduceSumOp, results[rows + h], quad)
+        for h in range(rows)
     ]
     # O, once the last tile's P V is done.
     (o_final,) = products.finished(
         e, [results[2 * rows : carried]], results[carried:], count
     )
-    # The lane's accumulator n of fragment i: row 16 i + 8 (n % 4 // 2) of
-    # its rows, column 8 (n // 4) + n % 2 of its columns.
-    places = [
-        (16 * i + 8 * (n % 4 // 2), 8 * (n // 4) + n % 2)
-        for i in range(fragments)
-        for n in range(4 * o_frags)
-    ]
     last: Emitter | None = None
     scratch = ()
     if split > 1:
         parts = _Parts.of(shell.region, grid, (bm, query_rows, value_head))
         scratch = parts.scratch
         group = e.iadd(e.imul(batch, q_tiles), tile_x)
-        local_row = e.iadd(warp_row, e.idiv(lane, 4))
+        local_row = e.iadd(warp_row, e.idiv(lane, out_layout.quad))
         at = (group, part, row0, local_row)
-        parts.store(e, at, lane, lane_col, m_final, sums, o_final, places)
+        parts.store(e, at, lane, lane_col, m_final, sums, o_final, out_layout)
         arrival = cuda.LastArrivalOp(parts.counters, e.index(group), e.index(split))
         arrived = e.add(arrival)
         arrived.name_hint = "last"
         last = emit_if(e, arrived)
         at = (group, row0, local_row)
-        sums, o_final = parts.combined(last, at, lane_col, places, rows)
+        sums, o_final = parts.combined(last, at, lane_col, out_layout)
     end_e = last or e
     inverse = [end_e.add(arith.DivfOp(end_e.f32(1.0), total)) for total in sums]
-    accumulators = [
-        (
-            end_e.iadd(lane_row, row),
-            end_e.iadd(lane_col, col),
-            end_e.add(arith.MulfOp(value, inverse[row // 8])),
-        )
-        for (row, col), value in zip(places, o_final, strict=True)
-    ]
+
+    def normalized(j: int) -> SSAValue:
+        """O / l at the lane's accumulator j."""
+        return end_e.add(arith.MulfOp(o_final[j], inverse[out_layout.row_slot(j)]))
+
+    accumulators = out_layout.places(end_e, (lane_row, lane_col), normalized)
     gemm = GemmShape(
         **vars(Gemm.of(found.weighted, result_only=True)),
         matmuls=(found.weighted,),

@@ -20,12 +20,13 @@ from molten.passes.lowering.emitter import (
     emit_if,
 )
 from molten.passes.lowering.epilogue import Epilogue, Staging, finish
+from molten.passes.lowering.fragments import MMA_M16N8K8, MMA_M16N8K16
 from molten.passes.lowering.kernels import KernelShell, Launch, LoweredKernel
 from molten.passes.lowering.matmul import GemmShape, LdmatrixLanes, StagedOperand
 
-MMA_SHAPE = (16, 8, 16)
+MMA_SHAPE = MMA_M16N8K16.instruction
 """The tensor-core instruction the warps run: mma.sync m16n8k16."""
-TF32_MMA_SHAPE = (16, 8, 8)
+TF32_MMA_SHAPE = MMA_M16N8K8.instruction
 """The one they run on f32 operands: mma.sync m16n8k8 on tf32 fragments."""
 
 
@@ -45,7 +46,8 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
     wm, wn = (t.data for t in tiling.warp)
     stages = tiling.stages.data
     partial = {d.data for d in tiling.partial}
-    shape = TF32_MMA_SHAPE if tf32 else MMA_SHAPE
+    mma_kind = MMA_M16N8K8 if tf32 else MMA_M16N8K16
+    shape = mma_kind.instruction
     fm, fn, fk = shape
     warps_n = bn // wn
     block = WARP * (bm // wm) * warps_n
@@ -139,7 +141,9 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
         e.add(cuda.CpAsyncCommitOp())
 
     m_frags, n_frags = wm // fm, wn // fn
-    count = m_frags * n_frags * 4
+    layout = mma_kind.tiled(m_frags, n_frags)
+    count = len(layout.registers)
+    per_mma = len(mma_kind.registers)
     loop_body = Block(arg_types=[INDEX, *[F32] * count])
     loop = scf.ForOp(
         e.index(0),
@@ -203,7 +207,7 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
         """The mmas of fragment (i, j) into its accumulators."""
         first = 2 * (j % 2)
         rhs = [t[first : first + 2] for t in pair]
-        at = (i * n_frags + j) * 4
+        at = (i * n_frags + j) * per_mma
         if not tf32:
             mma = lb.add(cuda.MmaOp(element, lhs[0], rhs[0], acc[at : at + 4]))
             acc[at : at + 4] = list(mma.owner.results)
@@ -244,20 +248,8 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
     loop_body.add_op(scf.YieldOp(*acc))
     e.add(cuda.CpAsyncWaitOp(0))
 
-    # Lane l holds rows l / 4 and l / 4 + 8 of each fragment, at columns
-    # 2 (l % 4) and 2 (l % 4) + 1.
-    lane_row = e.iadd(e.iadd(row0, warp_m), e.idiv(lane, 4))
-    lane_col = e.iadd(e.iadd(col0, warp_n), e.imul(e.irem(lane, 4), 2))
-    accumulators = [
-        (
-            e.iadd(lane_row, i * fm + (r // 2) * 8),
-            e.iadd(lane_col, j * fn + r % 2),
-            loop.results[(i * n_frags + j) * 4 + r],
-        )
-        for i in range(m_frags)
-        for j in range(n_frags)
-        for r in range(4)
-    ]
+    origin = layout.thread_origin(e, lane, (row0, warp_m), (col0, warp_n))
+    accumulators = layout.places(e, origin, loop.results)
     staging = Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid, block)
     end = Epilogue(
         gemm,
@@ -266,7 +258,7 @@ def lower_gemm_mma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> LoweredKe
         guard_rows="m" in partial,
         guard_cols="n" in partial,
         staging=staging,
-        run=2,
+        run=layout.run,
     )
     return finish(shell, end, Launch(grid, block, grid_of, min_blocks=1))
 

@@ -13,7 +13,8 @@ from xdsl.ir import Block, Region, SSAValue
 
 from molten.dialects import cuda, kernel
 from molten.passes.lowering.emitter import F32, INDEX, WARP, Emitter, Index, element_of
-from molten.passes.lowering.epilogue import Accumulated, Epilogue, Staging, finish
+from molten.passes.lowering.epilogue import Epilogue, Staging, finish
+from molten.passes.lowering.fragments import wgmma_m64
 from molten.passes.lowering.kernels import KernelShell, Launch, LoweredKernel
 from molten.passes.lowering.matmul import GemmShape, StagedOperand
 from molten.passes.lowering.split_k import KRange, SplitK
@@ -258,7 +259,8 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
     # across its back edge; the last step after it, waiting for all. (With
     # the loop's group still in flight into the epilogue, ptxas serializes
     # the wgmmas where the epilogue converts accumulators.)
-    count = wn // 2
+    layout = wgmma_m64(wn)
+    count = len(layout.registers)
     acc = [e.f32(0.0)] * count
     if tiling.part_steps > 1:
         loop_body = Block(arg_types=[INDEX, *[F32] * count])
@@ -277,15 +279,15 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
         acc = list(loop.results)
     done = step(e, e.isub(steps.count, 1), acc, True)
 
-    lane_row, lane_col = lane_origin(e, (row0, group_m), (col0, group_n), in_group)
+    origin = layout.thread_origin(e, in_group, (row0, group_m), (col0, group_n))
     last: Emitter | None = None
     scratch = ()
     if split > 1:
         parts = SplitK.of(shell.region, tiling, block, count)
-        has_rows = e.icmp(lane_row, gemm.m, "slt") if "m" in partial else None
+        has_rows = e.icmp(origin[0], gemm.m, "slt") if "m" in partial else None
         last, done = parts.combined(e, (tile, part, tid), done, has_rows)
         scratch = parts.scratch
-    accumulators = accumulator_places(last or e, lane_row, lane_col, done)
+    accumulators = layout.places(last or e, origin, done)
     end = Epilogue(
         gemm,
         batch_index,
@@ -293,43 +295,7 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
         guard_rows="m" in partial,
         guard_cols="n" in partial,
         staging=Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid, block),
-        run=ACCUMULATOR_RUN,
+        run=layout.run,
     )
     launch = Launch(grid, block, grid_of, min_blocks=1, scratch=scratch)
     return finish(shell, end, launch, last)
-
-
-def lane_origin(
-    e: Emitter, rows: tuple[Index, Index], cols: tuple[Index, Index], in_group: Index
-) -> tuple[Index, Index]:
-    """The row and column of thread `in_group`'s first accumulator of a
-    warpgroup tile at rows[0] + rows[1], cols[0] + cols[1] (a block
-    tile's origin and the warpgroup's place in it)."""
-    warp, lane = e.idiv(in_group, WARP), e.irem(in_group, WARP)
-    row = e.iadd(e.iadd(*rows), e.iadd(e.imul(warp, 16), e.idiv(lane, 4)))
-    return row, e.iadd(e.iadd(*cols), e.imul(e.irem(lane, 4), 2))
-
-
-ACCUMULATOR_RUN = 2
-"""A wgmma thread's accumulators come in pairs of adjacent columns."""
-
-
-def accumulator_places(
-    e: Emitter, lane_row: Index, lane_col: Index, values: list[Accumulated]
-) -> list[tuple[Index, Index, Accumulated]]:
-    """(row, column, value) of each of a warpgroup thread's accumulators
-    from its first's place: accumulator j of thread t is at row 16 (t /
-    32) + (t % 32) / 4 + 8 ((j / 2) % 2), column 8 (j / 4) + 2 (t % 4) +
-    j % 2 of the warpgroup tile."""
-    rows: dict[int, Index] = {}  # each made once: what is per row, once a row
-
-    def row(j: int) -> Index:
-        half = (j // 2) % 2
-        if half not in rows:
-            rows[half] = e.iadd(lane_row, 8 * half)
-        return rows[half]
-
-    return [
-        (row(j), e.iadd(lane_col, 8 * (j // 4) + j % 2), value)
-        for j, value in enumerate(values)
-    ]

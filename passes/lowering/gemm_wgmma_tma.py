@@ -49,14 +49,12 @@ from molten.passes.lowering.epilogue import (
     each_sibling,
 )
 from molten.passes.lowering.evaluator import Evaluator
+from molten.passes.lowering.fragments import AccumulatorLayout, wgmma_m64
 from molten.passes.lowering.gemm_wgmma import (
-    ACCUMULATOR_RUN,
     SWIZZLE_ELEMENTS,
     SWIZZLE_ROWS,
     WARPGROUP,
     SwizzledOperand,
-    accumulator_places,
-    lane_origin,
 )
 from molten.passes.lowering.kernels import (
     GridOf,
@@ -89,21 +87,26 @@ class TensorMapSpec:
 def row_reductions_done(
     e: Emitter,
     gemm: GemmShape,
+    layout: AccumulatorLayout,
     accumulators: list[tuple[Index, Index, Accumulated]],
     sums: list[SSAValue],
 ) -> list[tuple[SSAValue, list[Index], SSAValue]]:
-    """Each row reduction's value at this thread's two rows, from its sums
-    of them (per row, then per reduction) over its share of each row: the
-    four lanes of a quad share the rows."""
+    """Each row reduction's value at this thread's rows, from its sums of
+    them (per row, then per reduction) over its share of each row: the
+    lanes of a quad share the rows."""
     reductions = gemm.row_reductions
     if not reductions:
         return []
     totals = []
     for total in sums:
-        for offset in (1, 2):
+        offset = 1
+        while offset < layout.quad:
             total = e.add(arith.AddfOp(total, e.add(cuda.ShflXorOp(total, offset))))
+            offset *= 2
         totals.append(total)
-    rows = (accumulators[0][0], accumulators[2][0])  # accumulator_places
+    rows = [
+        accumulators[layout.row_registers(h)[0]][0] for h in range(len(layout.rows))
+    ]
     defined = []
     for r, row in enumerate(rows):
         for q, reduction in enumerate(reductions):
@@ -385,6 +388,7 @@ def lower_gemm_wgmma_tma(
     consumer = emit_if(e, e.icmp(group, consumers, "slt"))
     consumer.add(cuda.SetMaxRegistersOp("inc", CONSUMER_REGISTERS))
     group_m = consumer.imul(group, wm)
+    layout = wgmma_m64(wn)
     # A lhs computed in the kernel (fuse-prologue): each consumer thread
     # computes it in place in each stage of A on the rows of its
     # accumulators (16 w + l / 4 and 8 more, in lane l of warp w), 16-byte
@@ -395,9 +399,12 @@ def lower_gemm_wgmma_tma(
     reads_a = gemm.has_prologue or bool(reductions)
     if reads_a:
         warp, lane = consumer.idiv(in_group, WARP), consumer.irem(in_group, WARP)
-        quad, quad_lane = consumer.idiv(lane, 4), consumer.irem(lane, 4)
-        first_row = consumer.iadd(group_m, consumer.iadd(consumer.imul(warp, 16), quad))
-        own_rows = [first_row, consumer.iadd(first_row, 8)]
+        quad = layout.quad
+        quad, quad_lane = consumer.idiv(lane, quad), consumer.irem(lane, quad)
+        first_row = consumer.iadd(
+            group_m, consumer.iadd(consumer.imul(warp, layout.warp_rows), quad)
+        )
+        own_rows = [consumer.iadd(first_row, row) for row in layout.rows]
         # Its two chunks, and their places in a stage in each row: row r's
         # chunk c is at c ^ (r % 8), and r % 8 is the quad for both rows.
         own_chunks = [
@@ -420,7 +427,7 @@ def lower_gemm_wgmma_tma(
     _, tile_loop, tile_body = emit_carried_for(consumer, 0, own_units, start)
     i = tile_body.args[0]
     m0, n0, part, block_tile, n_tile = unit_origin(tile_loop, i)
-    count = wn // 2  # accumulators a thread holds of each matmul
+    count = len(layout.registers)  # accumulators a thread holds of each matmul
 
     # A prologue's work on a stage overlaps the wgmmas of the two steps
     # before it (one step's did not cover it), so two groups stay in flight.
@@ -521,7 +528,7 @@ def lower_gemm_wgmma_tma(
     # loop, ptxas moved the f16 epilogue's reads of the accumulators above
     # it, reading the last step's wgmmas half done.)
     zero = tile_loop.f32(0.0)
-    sum_count = 2 * len(reductions)
+    sum_count = len(layout.rows) * len(reductions)
     loop, step_e, loop_body = emit_carried_for(
         tile_loop,
         0,
@@ -540,7 +547,7 @@ def lower_gemm_wgmma_tma(
     following = advance(tile_loop, stage, parity)
     lanes = None
     if not gemm.concatenated:
-        lanes = lane_origin(tile_loop, (m0, group_m), (n0, 0), in_group)
+        lanes = layout.thread_origin(tile_loop, in_group, (m0, group_m), (n0, 0))
     last_e = tile_loop
     parts = None
     if split > 1:
@@ -562,18 +569,15 @@ def lower_gemm_wgmma_tma(
     def tile_epilogue(em, gemm, lanes, outputs, out_ptrs, guard_cols) -> None:
         """The epilogue of `gemm`'s tile, on its accumulators at the thread's
         first row and column (`lanes`)."""
-        lane_row, lane_col = lanes
-        accumulators = accumulator_places(
-            em, lane_row, lane_col, by_place(done, len(gemm.matmuls))
-        )
-        defined = row_reductions_done(em, gemm, accumulators, sums)
+        accumulators = layout.places(em, lanes, by_place(done, len(gemm.matmuls)))
+        defined = row_reductions_done(em, gemm, layout, accumulators, sums)
         end = Epilogue(
             gemm,
             [],
             accumulators,
             guard_rows="m" in partial,
             guard_cols=guard_cols,
-            run=ACCUMULATOR_RUN,
+            run=layout.run,
             defined=defined,
         )
         end.emit(em, pointers, outputs, out_ptrs)
@@ -582,7 +586,7 @@ def lower_gemm_wgmma_tma(
 
         def sibling_epilogue(em, sibling, tile, own, own_ptrs) -> None:
             origin = (em.imul(tile, bn), 0)
-            lanes = lane_origin(em, (m0, group_m), origin, in_group)
+            lanes = layout.thread_origin(em, in_group, (m0, group_m), origin)
             guard_cols = sibling.n % bn != 0
             tile_epilogue(em, sibling, lanes, own, own_ptrs, guard_cols)
 
