@@ -67,6 +67,7 @@ from molten.passes.lowering.matmul import (
     StagedOperand,
     a_fragment,
 )
+from molten.passes.lowering.pipeline import CopyPipeline, loop_steps
 from molten.passes.lowering.reductions import lanes_reduce
 from molten.passes.tile import (
     ATTENTION_FRAGMENT_ROWS,
@@ -159,8 +160,8 @@ Scores = list[list[list[SSAValue]]]
 class TileProducts(Protocol):
     """The two products of the flash loop, per tile of keys: S = Q Kᵀ and
     O += P V, on mma.sync (`_MmaProducts`) or wgmma (`WgmmaProducts`). The
-    loop calls, per tile: `arrived` before its barrier, `scores`, the
-    softmax, `settled` before O is rescaled, then `weighted`; `finished`
+    loop calls, per tile: `scores`, the softmax, `settled` before O is
+    rescaled, then `weighted`; `finished`
     after the loop. `pending` is what one tile leaves to the next (a P for
     wgmma's overlapped P V), starting from `pending_initial`."""
 
@@ -168,8 +169,9 @@ class TileProducts(Protocol):
     tile_row: Index
     """The first row, in the block's, of the rows the unit issuing one
     product holds (a warp's, or a warpgroup's)."""
-
-    def arrived(self, e: Emitter) -> None: ...
+    async_proxy: bool
+    """Whether the products read shared memory through the async proxy
+    (wgmma): the copies are fenced for it (`CopyPipeline.async_proxy`)."""
 
     def pending_initial(self, e: Emitter, keys: int) -> list[SSAValue]: ...
 
@@ -212,6 +214,9 @@ class _MmaProducts:
     value_head: int
     tile_row: Index
     """The warp's first row in the block's."""
+
+    async_proxy = False
+    """ldmatrix reads what a barrier made visible."""
 
     @staticmethod
     def of(
@@ -259,9 +264,6 @@ class _MmaProducts:
             value_head,
             warp_row,
         )
-
-    def arrived(self, e: Emitter) -> None:
-        """Nothing: ldmatrix reads what a barrier made visible."""
 
     @staticmethod
     def tiles_ahead(stages: int) -> int:
@@ -682,29 +684,28 @@ def lower_attention(
         count = e.imin(per_part, e.isub(kv_tiles, kv_begin))
         count.name_hint = "kv_count"
 
-    def wanted(em: Emitter, j: Index) -> SSAValue | None:
-        if isinstance(j, int) and isinstance(count, int):
-            return None
-        return em.icmp(j, count, "slt")
-
     def first_key(em: Emitter, j: Index) -> Index:
         return em.imul(em.iadd(kv_begin, j), bn)
 
+    def fill(em: Emitter, j: Index) -> None:
+        """The K and V tiles of the block's j-th tile of keys, into its stage."""
+        stage = pipeline.stage(em, j)
+        k.issue(em, k_copies, stage, first_key(em, j), pipeline.wanted(em, j))
+        v.issue(em, v_copies, stage, first_key(em, j), pipeline.wanted(em, j))
+
     product_kind = WgmmaProducts if on_wgmma else _MmaProducts
-    tiles_ahead = product_kind.tiles_ahead(stages)
+    pipeline = CopyPipeline(
+        stages,
+        product_kind.tiles_ahead(stages),
+        count,
+        count if isinstance(count, int) else 0,
+        fill,
+        async_proxy=product_kind.async_proxy,
+    )
+    # Q joins the first commit group: it has landed with the first K, V tiles.
     q.issue(e, q_copies, 0, row0)
-    for stage in range(tiles_ahead):
-        if isinstance(count, int) and stage >= count:
-            e.add(cuda.CpAsyncCommitOp())
-            continue
-        k.issue(e, k_copies, stage, first_key(e, stage), wanted(e, stage))
-        v.issue(e, v_copies, stage, first_key(e, stage), wanted(e, stage))
-        e.add(cuda.CpAsyncCommitOp())
-    # The first commit group (Q and the first K, V tiles) has landed.
-    e.add(cuda.CpAsyncWaitOp(tiles_ahead - 1))
-    if on_wgmma:
-        e.add(cuda.FenceProxyAsyncOp())
-    e.add(cuda.SyncThreadsOp())
+    pipeline.prologue(e)
+    pipeline.landed(e)
 
     warp_row = e.imul(warp, rows_per_warp)
     products: TileProducts
@@ -752,34 +753,33 @@ def lower_attention(
         each row's max and sum, O and what the products leave pending;
         without the causal mask unless `masked` (tiles whose keys every
         row of the block sees)."""
-        loop_body = Block(arg_types=[INDEX, *carried_types])
-        loop = scf.ForOp(
-            e.index(begin), e.index(end), e.index(1), initial, Region(loop_body)
+        return loop_steps(
+            e,
+            begin,
+            end,
+            initial,
+            lambda lb, j, values: tile_step(lb, j, values, masked),
+            "kv_tile",
         )
-        e.block.add_op(loop)
-        lb = e.nested(loop_body)
-        j = loop_body.args[0]
-        j.name_hint = "kv_tile"
+
+    def tile_step(
+        lb: Emitter, j: SSAValue, values: list[SSAValue], masked: bool
+    ) -> list[SSAValue]:
+        """The block's j-th tile of keys on the carried `values`: their
+        values after it."""
         kv = lb.iadd(kv_begin, j)
-        m_old = list(loop_body.args[1 : 1 + rows])
-        l_old = list(loop_body.args[1 + rows : 1 + 2 * rows])
-        o_flat = list(loop_body.args[1 + 2 * rows : 1 + carried])
-        pending = list(loop_body.args[1 + carried :])
+        m_old = values[:rows]
+        l_old = values[rows : 2 * rows]
+        o_flat = values[2 * rows : carried]
+        pending = values[carried:]
         # o[i][4 f + r]: fragment i's accumulators; row h of the lane = 2 i + r // 2.
         o = [o_flat[i * 4 * o_frags : (i + 1) * 4 * o_frags] for i in range(fragments)]
-        lb.add(cuda.CpAsyncWaitOp(tiles_ahead - 1))
-        products.arrived(lb)
         # Every product that read the stage copied into next is done (each
-        # waited for in its warp tile before this barrier).
-        lb.add(cuda.SyncThreadsOp())
-        # The tile `tiles_ahead` on goes into the stage read last (or, with a
-        # P V left running, the one before).
-        ahead = lb.iadd(j, tiles_ahead)
-        fetch = lb.irem(ahead, stages)
-        k.issue(lb, k_copies, fetch, first_key(lb, ahead), wanted(lb, ahead))
-        v.issue(lb, v_copies, fetch, first_key(lb, ahead), wanted(lb, ahead))
-        lb.add(cuda.CpAsyncCommitOp())
-        stage = lb.irem(j, stages)
+        # waited for in its warp tile before this barrier), and the tile
+        # `ahead` on goes into the stage read last (or, with a P V left
+        # running, the one before).
+        pipeline.begin(lb, j)
+        stage = pipeline.stage(lb, j)
         # A warp tile whose rows are all past the queries (most warps of a
         # decode's block) skips the products and the softmax; it only copies.
         # (A warpgroup's warps decide together: a wgmma is the warpgroup's.)
@@ -788,7 +788,7 @@ def lower_attention(
             busy = lb.icmp(lb.iadd(row0, products.tile_row), query_rows, "slt")
             busy_if = scf.IfOp(busy, carried_types, Region(Block()), Region(Block()))
             lb.block.add_op(busy_if)
-            busy_if.false_region.block.add_op(scf.YieldOp(*loop_body.args[1:]))
+            busy_if.false_region.block.add_op(scf.YieldOp(*values))
             lb = lb.nested(busy_if.true_region.block)
 
         s, o = products.scores(lb, (j, stage), bn, o, pending)
@@ -886,8 +886,7 @@ def lower_attention(
         if busy_if is not None:
             lb.block.add_op(scf.YieldOp(*carried_next))
             carried_next = list(busy_if.results)
-        loop_body.add_op(scf.YieldOp(*carried_next))
-        return list(loop.results)
+        return carried_next
 
     initial = [e.f32(-math.inf)] * rows + [e.f32(0.0)] * (carried - rows)
     initial += pending_initial
@@ -899,7 +898,7 @@ def lower_attention(
         results = tile_loop(seen, count, results, True)
     else:
         results = tile_loop(0, count, initial, True)
-    e.add(cuda.CpAsyncWaitOp(0))
+    pipeline.drain(e)
 
     # Each lane summed its own columns: the row's sum is its quad's.
     m_final = results[:rows]

@@ -70,6 +70,8 @@ class WgmmaProducts:
     """The warpgroup's first row in the block's (and in the Q tile)."""
 
     fragments = 1
+    async_proxy = True
+    """cp.async's copies are fenced for the tensor cores' reads."""
 
     @staticmethod
     def of(
@@ -97,10 +99,6 @@ class WgmmaProducts:
     @staticmethod
     def rows_per_warp(group_rows: int) -> int:
         return group_rows // (WARPGROUP // WARP)
-
-    def arrived(self, e: Emitter) -> None:
-        """Copies by cp.async become visible to the tensor cores' reads."""
-        e.add(cuda.FenceProxyAsyncOp())
 
     def pending_initial(self, e: Emitter, keys: int) -> list[SSAValue]:
         """The P carried into the first iteration (`overlapped`): zeros, so

@@ -63,6 +63,7 @@ from molten.passes.lowering.kernels import (
     LoweredKernel,
 )
 from molten.passes.lowering.matmul import GemmShape
+from molten.passes.lowering.pipeline import peeled_steps
 from molten.passes.lowering.split_k import SplitK
 
 GROUP_M = 8
@@ -529,22 +530,22 @@ def lower_gemm_wgmma_tma(
     # it, reading the last step's wgmmas half done.)
     zero = tile_loop.f32(0.0)
     sum_count = len(layout.rows) * len(reductions)
-    loop, step_e, loop_body = emit_carried_for(
-        tile_loop,
-        0,
-        k_steps - 1,
-        [*tile_body.args[1:], *[zero] * (count * in_tile + sum_count)],
-    )
-    k, stage, parity, *acc = loop_body.args
-    acc, sums = acc[: len(acc) - sum_count], acc[len(acc) - sum_count :]
-    k.name_hint = "k_tile"
-    name_stage(tile_body.args[1:], (stage, parity))
-    acc, sums = k_step(step_e, k, stage, parity, acc, sums, pending=in_flight)
-    loop_body.add_op(scf.YieldOp(*advance(step_e, stage, parity), *acc, *sums))
-    stage, parity, *acc = loop.results
-    acc, sums = acc[: len(acc) - sum_count], acc[len(acc) - sum_count :]
-    done, sums = k_step(tile_loop, k_steps - 1, stage, parity, acc, sums, 0)
-    following = advance(tile_loop, stage, parity)
+
+    def consume(em: Emitter, k: Index, carried: list[SSAValue], last: bool):
+        """A K step on the carried stage, parity, accumulators and sums; the
+        next step's stage and parity, and those after it."""
+        stage, parity, *rest = carried
+        acc, sums = rest[: len(rest) - sum_count], rest[len(rest) - sum_count :]
+        if not last:
+            name_stage(tile_body.args[1:], (stage, parity))
+        pending = 0 if last else in_flight
+        acc, sums = k_step(em, k, stage, parity, acc, sums, pending)
+        return [*advance(em, stage, parity), *acc, *sums]
+
+    initial = [*tile_body.args[1:], *[zero] * (count * in_tile + sum_count)]
+    results = peeled_steps(tile_loop, k_steps, initial, consume, "k_tile")
+    following, rest = results[:2], results[2:]
+    done, sums = rest[: len(rest) - sum_count], rest[len(rest) - sum_count :]
     lanes = None
     if not gemm.concatenated:
         lanes = layout.thread_origin(tile_loop, in_group, (m0, group_m), (n0, 0))

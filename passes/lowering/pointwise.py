@@ -25,12 +25,8 @@ def lower_pointwise(
     """A grid-stride loop over runs of `vector` consecutive elements, on a
     grid that gives each thread about `elements_per_thread` elements."""
     shell = KernelShell.of(kfunc)
-    e, pointers, outputs, out_ptrs = (
-        shell.e,
-        shell.pointers,
-        shell.outputs,
-        shell.out_ptrs,
-    )
+    e, pointers = shell.e, shell.pointers
+    outputs, out_ptrs = shell.outputs, shell.out_ptrs
     domain = kernel.iteration_domain(outputs)
     block = schedule.block.data
     width = checked_vector_width(kfunc, schedule, domain[-1] if domain else 1)

@@ -62,12 +62,8 @@ def lower_row_reduce(
     the inner axes fastest, so with a thread a row (lanes = 1) the threads
     of a warp load consecutive elements of each column."""
     shell = KernelShell.of(kfunc)
-    e, pointers, outputs, out_ptrs = (
-        shell.e,
-        shell.pointers,
-        shell.outputs,
-        shell.out_ptrs,
-    )
+    e, pointers = shell.e, shell.pointers
+    outputs, out_ptrs = shell.outputs, shell.out_ptrs
     name = f"@{kfunc.sym_name.data}"
     body_ops = list(kfunc.body.block.ops)
     reductions = [op for op in body_ops if isinstance(op, molten.ReductionOp)]

@@ -112,12 +112,8 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     """A grid-stride loop over rows, each walked in steps that carry the sum
     of the steps before (see the module docstring)."""
     shell = KernelShell.of(kfunc)
-    e, pointers, outputs, out_ptrs = (
-        shell.e,
-        shell.pointers,
-        shell.outputs,
-        shell.out_ptrs,
-    )
+    e, pointers = shell.e, shell.pointers
+    outputs, out_ptrs = shell.outputs, shell.out_ptrs
     name = f"@{kfunc.sym_name.data}"
     (scan,) = [op for op in kfunc.body.block.ops if isinstance(op, molten.CumsumOp)]
     full = value_dims(scan.result)
