@@ -30,10 +30,9 @@ from dataclasses import dataclass
 from xdsl.dialects import arith, scf
 from xdsl.ir import SSAValue
 
-from molten.dialects import cuda, kernel, molten
+from molten.dialects import cuda, kernel
 from molten.dialects.molten import value_dims
 from molten.passes.lowering.emitter import (
-    F32,
     WARP,
     Emitter,
     Index,
@@ -43,13 +42,12 @@ from molten.passes.lowering.emitter import (
     emit_if,
 )
 from molten.passes.lowering.epilogue import (
-    Accumulated,
     Epilogue,
     by_place,
     each_sibling,
 )
-from molten.passes.lowering.evaluator import Evaluator
-from molten.passes.lowering.fragments import AccumulatorLayout, wgmma_m64
+from molten.passes.lowering.fragments import wgmma_m64
+from molten.passes.lowering.gemm_tma_prologue import ComputedLhs, row_reductions_done
 from molten.passes.lowering.gemm_wgmma import (
     SWIZZLE_ELEMENTS,
     SWIZZLE_ROWS,
@@ -83,39 +81,6 @@ class TensorMapSpec:
     operand: int
     shape: tuple[int, int]
     box: tuple[int, int]
-
-
-def row_reductions_done(
-    e: Emitter,
-    gemm: GemmShape,
-    layout: AccumulatorLayout,
-    accumulators: list[tuple[Index, Index, Accumulated]],
-    sums: list[SSAValue],
-) -> list[tuple[SSAValue, list[Index], SSAValue]]:
-    """Each row reduction's value at this thread's rows, from its sums of
-    them (per row, then per reduction) over its share of each row: the
-    lanes of a quad share the rows."""
-    reductions = gemm.row_reductions
-    if not reductions:
-        return []
-    totals = []
-    for total in sums:
-        offset = 1
-        while offset < layout.quad:
-            total = e.add(arith.AddfOp(total, e.add(cuda.ShflXorOp(total, offset))))
-            offset *= 2
-        totals.append(total)
-    rows = [
-        accumulators[layout.row_registers(h)[0]][0] for h in range(len(layout.rows))
-    ]
-    defined = []
-    for r, row in enumerate(rows):
-        for q, reduction in enumerate(reductions):
-            value = totals[r * len(reductions) + q]
-            if isinstance(reduction, molten.ReduceMeanOp):
-                value = e.add(arith.DivfOp(value, e.f32(float(gemm.k))))
-            defined.append((reduction.result, [row, 0], value))
-    return defined
 
 
 def lower_gemm_wgmma_tma(
@@ -390,40 +355,9 @@ def lower_gemm_wgmma_tma(
     consumer.add(cuda.SetMaxRegistersOp("inc", CONSUMER_REGISTERS))
     group_m = consumer.imul(group, wm)
     layout = wgmma_m64(wn)
-    # A lhs computed in the kernel (fuse-prologue): each consumer thread
-    # computes it in place in each stage of A on the rows of its
-    # accumulators (16 w + l / 4 and 8 more, in lane l of warp w), 16-byte
-    # chunks 2 (l % 4) and 2 (l % 4) + 1 of each, and adds up the row
-    # reductions from the same elements; then its warpgroup's barrier lets
-    # the wgmmas read the stage.
-    reductions = gemm.row_reductions
-    reads_a = gemm.has_prologue or bool(reductions)
-    if reads_a:
-        warp, lane = consumer.idiv(in_group, WARP), consumer.irem(in_group, WARP)
-        quad = layout.quad
-        quad, quad_lane = consumer.idiv(lane, quad), consumer.irem(lane, quad)
-        first_row = consumer.iadd(
-            group_m, consumer.iadd(consumer.imul(warp, layout.warp_rows), quad)
-        )
-        own_rows = [consumer.iadd(first_row, row) for row in layout.rows]
-        # Its two chunks, and their places in a stage in each row: row r's
-        # chunk c is at c ^ (r % 8), and r % 8 is the quad for both rows.
-        own_chunks = [
-            consumer.imul(quad_lane, 2),
-            consumer.iadd(consumer.imul(quad_lane, 2), 1),
-        ]
-        places = [
-            [
-                consumer.iadd(
-                    consumer.imul(row, bk),
-                    consumer.imul(consumer.ixor(chunk, quad), 8),
-                )
-                for chunk in own_chunks
-            ]
-            for row in own_rows
-        ]
-        # 0 is __syncthreads's, 1 molten_sync_among's (split-K)
-        barrier_id = consumer.iadd(group, 2)
+    # A lhs computed in the kernel, or row reductions of it (fuse-prologue).
+    unit = (group, in_group, group_m)
+    lhs = ComputedLhs.of(consumer, gemm, layout, unit, a_buffer, pointers, (bm, bk))
     start = [consumer.index(0), consumer.index(0)]
     _, tile_loop, tile_body = emit_carried_for(consumer, 0, own_units, start)
     i = tile_body.args[0]
@@ -438,47 +372,8 @@ def lower_gemm_wgmma_tma(
             f"lower-kernel-to-cuda: a persistent TMA gemm computing its lhs in "
             f"{stages} stages (it keeps {in_flight} steps in flight: more stages)"
         )
-    computed = mm.lhs.owner if gemm.has_prologue else None
-    narrowed = computed.input if isinstance(computed, molten.CastOp) else mm.lhs
-
     # The rows of this thread's elements in the tile, once a tile.
-    rows = [tile_loop.iadd(m0, row) for row in own_rows] if reads_a else []
-
-    def prologue_step(
-        em: Emitter, k: Index, stage: SSAValue, sums: list[SSAValue]
-    ) -> list[SSAValue]:
-        """The lhs computed in place on this thread's elements of the K
-        step in `stage`, and `sums` (each row's, then each reduction's)
-        with them added."""
-        ev = Evaluator(em, pointers)
-        k0, base = em.imul(k, bk), em.imul(stage, bm * bk)
-        sums = list(sums)
-        for c, chunk in enumerate(own_chunks):
-            k_chunk = em.iadd(k0, em.imul(chunk, 8))
-            # The chunk's columns, once for both rows: what is per column
-            # (w) is loaded once.
-            columns = [em.iadd(k_chunk, j) for j in range(8)]
-            for r, row in enumerate(rows):
-                at = em.index(em.iadd(base, places[r][c]))
-                load = cuda.LoadOp(a_buffer, at, 8)
-                em.add(load)
-                values = []
-                for column, x in zip(columns, load.values, strict=True):
-                    index = [row, column]
-                    ev.define(gemm.source, index, em.add(arith.ExtFOp(x, F32)))
-                    if gemm.has_prologue:
-                        value = ev.at(narrowed, index)
-                        values.append(em.add(arith.TruncFOp(value, element)))
-                    for q, reduction in enumerate(reductions):
-                        slot = r * len(reductions) + q
-                        term = ev.at(reduction.input, index)
-                        sums[slot] = em.add(arith.AddfOp(sums[slot], term))
-                if gemm.has_prologue:
-                    em.add(cuda.StoreOp(values, a_buffer, at))
-        if gemm.has_prologue:
-            em.add(cuda.FenceProxyAsyncOp())
-            em.add(cuda.NamedBarrierOp(em.index(barrier_id), WARPGROUP))
-        return sums
+    rows = [] if lhs is None else lhs.tile_rows(tile_loop, m0)
 
     def k_step(
         em: Emitter,
@@ -496,8 +391,8 @@ def lower_gemm_wgmma_tma(
         (and, waited for in full, the steps since and this one's own).
         With a prologue, first that, onto `sums`."""
         em.add(cuda.MbarrierWaitOp(bars, stage, parity))
-        if reads_a:
-            sums = prologue_step(em, k, stage, sums)
+        if lhs is not None:
+            sums = lhs.step(em, k, stage, rows, sums)
         em.add(cuda.WgmmaFenceOp())
         parts = [acc[p * count : (p + 1) * count] for p in range(in_tile)]
         for kk in range(0, bk, cuda.WGMMA_K):
@@ -529,7 +424,7 @@ def lower_gemm_wgmma_tma(
     # loop, ptxas moved the f16 epilogue's reads of the accumulators above
     # it, reading the last step's wgmmas half done.)
     zero = tile_loop.f32(0.0)
-    sum_count = len(layout.rows) * len(reductions)
+    sum_count = len(layout.rows) * len(gemm.row_reductions)
 
     def consume(em: Emitter, k: Index, carried: list[SSAValue], last: bool):
         """A K step on the carried stage, parity, accumulators and sums; the
