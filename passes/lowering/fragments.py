@@ -46,6 +46,8 @@ class AccumulatorLayout:
     """Adjacent columns a lane holds: its registers come in runs of this."""
     warp_rows: int = 16
     """Rows between one warp's first accumulator and the next warp's."""
+    tiles: tuple[int, int] = (1, 1)
+    """Instructions side by side along M and N (`tiled`)."""
 
     @property
     def run(self) -> int:
@@ -69,6 +71,7 @@ class AccumulatorLayout:
         """The accumulators of m x n instructions side by side (a warp's tile
         of mma.sync fragments): each instruction's registers after the one's
         before, along N first."""
+        assert self.tiles == (1, 1), "a layout of one instruction"
         rows, cols, _ = self.instruction
         registers = tuple(
             (i * rows + row, j * cols + col)
@@ -76,7 +79,14 @@ class AccumulatorLayout:
             for j in range(n)
             for row, col in self.registers
         )
-        return replace(self, name=f"{self.name} x {m}x{n}", registers=registers)
+        name = f"{self.name} x {m}x{n}"
+        return replace(self, name=name, registers=registers, tiles=(m, n))
+
+    def instruction_slice(self, i: int, j: int) -> slice:
+        """Where instruction (i, j)'s registers are among a thread's."""
+        per = len(self.registers) // (self.tiles[0] * self.tiles[1])
+        first = (i * self.tiles[1] + j) * per
+        return slice(first, first + per)
 
     def place(self, thread: int, register: int) -> tuple[int, int]:
         """Where `register` of `thread` lies in the tile (as the docstring

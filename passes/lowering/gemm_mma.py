@@ -156,7 +156,6 @@ class MmaSyncProduct:
         m_frags, n_frags = (
             w.data // f for w, f in zip(self.family.tiling.warp, (fm, fn), strict=True)
         )
-        per_mma = len(kind.registers)
         stage = pipeline.stage(lb, k)
         a_stage = lb.iadd(lb.imul(stage, a.rows * a.pitch), self.a_lane)
         b_stage = lb.iadd(lb.imul(stage, b.rows * b.pitch), self.b_lane)
@@ -198,10 +197,10 @@ class MmaSyncProduct:
             """The mmas of fragment (i, j) into its accumulators."""
             first = 2 * (j % 2)
             rhs = [t[first : first + 2] for t in pair]
-            at = (i * n_frags + j) * per_mma
+            at = self.layout.instruction_slice(i, j)
             if not tf32:
-                mma = lb.add(cuda.MmaOp(element, lhs[0], rhs[0], acc[at : at + 4]))
-                acc[at : at + 4] = list(mma.owner.results)
+                mma = lb.add(cuda.MmaOp(element, lhs[0], rhs[0], acc[at]))
+                acc[at] = list(mma.owner.results)
                 return
             # 3xTF32: small x big, big x small, then big x big, from zero; their
             # sum is added to the accumulators in f32, rounded to nearest. The
@@ -213,9 +212,8 @@ class MmaSyncProduct:
                 sums = list(
                     lb.add(cuda.MmaOp(element, left, right, sums)).owner.results
                 )
-            acc[at : at + 4] = [
-                lb.add(arith.AddfOp(c, d))
-                for c, d in zip(acc[at : at + 4], sums, strict=True)
+            acc[at] = [
+                lb.add(arith.AddfOp(c, d)) for c, d in zip(acc[at], sums, strict=True)
             ]
 
         for kk in range(0, bk, fk):
