@@ -168,33 +168,48 @@ def lower_tiled_gemm(
     place = UnitPlace(unit, in_unit, unit_m, unit_n)
     split = tiling.split.data
     row0, col0, a_base, b_base, batch_index = gemm.block_origin(e, bm, bn, split)
-    tile, part = SplitK.tile_and_part(e, tiling) if split > 1 else (0, 0)
+    out_tile, part = SplitK.tile_and_part(e, tiling) if split > 1 else (0, 0)
     steps = KRange.of(e, tiling, part)
 
-    def operand(ptr, base, outer, k_rows, outer0, outer_total, dim, footprint, name):
-        sizes = tuple(f.data for f in footprint)
-        return family.operand(
-            e,
-            OperandTile(
-                ptr,
-                base,
-                outer,
-                k_rows,
-                outer0,
-                outer_total,
-                gemm.k,
-                dim in partial,
-                "k" in partial,
-                sizes,  # type: ignore[arg-type]
-                name,
-            ),
+    def operand_tile(footprint, **where) -> OperandTile:
+        """An operand's tile, its footprint the tiling's."""
+        rows, cols, pitch = (f.data for f in footprint)
+        return OperandTile(
+            k_total=gemm.k,
+            k_partial="k" in partial,
+            footprint=(rows, cols, pitch),
+            **where,
         )
 
     mm = gemm.matmul
-    lhs, rhs = shell.pointers[mm.lhs], shell.pointers[mm.rhs]
-    a_k_rows, b_k_rows = gemm.transpose_a, not gemm.transpose_b
-    a = operand(lhs, a_base, bm, a_k_rows, row0, gemm.m, "m", tiling.lhs, "a_tile")
-    b = operand(rhs, b_base, bn, b_k_rows, col0, gemm.n, "n", tiling.rhs, "b_tile")
+    a = family.operand(
+        e,
+        operand_tile(
+            tiling.lhs,
+            ptr=shell.pointers[mm.lhs],
+            base=a_base,
+            outer=bm,
+            k_rows=gemm.transpose_a,
+            outer0=row0,
+            outer_total=gemm.m,
+            outer_partial="m" in partial,
+            name="a_tile",
+        ),
+    )
+    b = family.operand(
+        e,
+        operand_tile(
+            tiling.rhs,
+            ptr=shell.pointers[mm.rhs],
+            base=b_base,
+            outer=bn,
+            k_rows=not gemm.transpose_b,
+            outer0=col0,
+            outer_total=gemm.n,
+            outer_partial="n" in partial,
+            name="b_tile",
+        ),
+    )
     width = cuda.ASYNC_COPY_BYTES // cuda.element_bytes(element)
     a_copies = a.copies(e, tid, block, width)
     b_copies = b.copies(e, tid, block, width)
@@ -226,7 +241,7 @@ def lower_tiled_gemm(
     if split > 1:
         parts = SplitK.of(shell.region, tiling, block, count)
         has_rows = e.icmp(origin[0], gemm.m, "slt") if "m" in partial else None
-        last, done = parts.combined(e, (tile, part, tid), done, has_rows)
+        last, done = parts.combined(e, (out_tile, part, tid), done, has_rows)
         scratch = parts.scratch
     end = Epilogue(
         gemm,
