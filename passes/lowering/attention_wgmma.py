@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from molten.dialects import cuda
 from molten.passes.lowering.emitter import WARP, Emitter, Index
+from molten.passes.lowering.fragments import AccumulatorLayout
 from molten.passes.lowering.gemm_wgmma import (
     SWIZZLE_ELEMENTS,
     WARPGROUP,
@@ -60,33 +61,43 @@ class WgmmaProducts:
     P V reads stays in its stage for that iteration: the copies run
     `stages - 2` tiles ahead. FlashAttention-3's intra-warpgroup overlap."""
 
-    element: object
+    element: Attribute
     q: SwizzledOperand
     k: SwizzledOperand
     v: SwizzledOperand
     head: int
     stages: int
+    layouts: tuple[AccumulatorLayout, AccumulatorLayout]
+    """S's (and P's) layout, and O's, as a warp's mma.sync fragments: a
+    warpgroup's wgmma accumulators are its warps' fragments side by side."""
     tile_row: Index
     """The warpgroup's first row in the block's (and in the Q tile)."""
 
-    fragments = 1
+    async_proxy = True
+    """cp.async's copies are fenced for the tensor cores' reads."""
 
     @staticmethod
     def of(
         e: Emitter,
         tid: Index,
         tiles: tuple[SwizzledOperand, SwizzledOperand, SwizzledOperand],
-        element,
+        element: Attribute,
         head: int,
         group_rows: int,
         stages: int,
+        layouts: tuple[AccumulatorLayout, AccumulatorLayout],
     ) -> WgmmaProducts:
         tile_row = e.imul(e.idiv(tid, WARPGROUP), group_rows)
-        return WgmmaProducts(element, *tiles, head, stages, tile_row)
+        return WgmmaProducts(element, *tiles, head, stages, layouts, tile_row)
 
     @property
     def overlapped(self) -> bool:
         return self.stages > 2
+
+    @property
+    def keys(self) -> int:
+        """Keys a tile: the columns of S."""
+        return self.layouts[0].tiles[1] * self.layouts[0].instruction[1]
 
     @staticmethod
     def tiles_ahead(stages: int) -> int:
@@ -98,92 +109,86 @@ class WgmmaProducts:
     def rows_per_warp(group_rows: int) -> int:
         return group_rows // (WARPGROUP // WARP)
 
-    def arrived(self, e: Emitter) -> None:
-        """Copies by cp.async become visible to the tensor cores' reads."""
-        e.add(cuda.FenceProxyAsyncOp())
-
-    def pending_initial(self, e: Emitter, keys: int) -> list[SSAValue]:
+    def pending_initial(self, e: Emitter) -> list[SSAValue]:
         """The P carried into the first iteration (`overlapped`): zeros, so
         that its P V adds nothing (it reads the first tile's V, finite)."""
         if not self.overlapped:
             return []
         zero = e.add(arith.ConstantOp(IntegerAttr(0, cuda.FRAGMENT)))
-        return [zero] * (keys // 4)
+        return [zero] * (self.keys // 4)
 
     def scores(
         self,
         e: Emitter,
         tile: tuple[Index, Index],
-        keys: int,
-        o: list[list[SSAValue]],
+        o: list[SSAValue],
         pending: list[SSAValue],
-    ) -> tuple[list[list[list[SSAValue]]], list[list[SSAValue]]]:
+    ) -> tuple[list[SSAValue], list[SSAValue]]:
         """S = Q Kᵀ of the warpgroup's rows against the keys of `tile` =
-        (index, stage), as s[0][f][r]: the thread's accumulator r of columns
-        8 f to 8 f + 7; and O, to which (`overlapped`) the tile before's
-        P V, issued after Q Kᵀ, is still adding."""
+        (index, stage), in S's layout; and O, to which (`overlapped`) the
+        tile before's P V, issued after Q Kᵀ, is still adding."""
         e.add(cuda.WgmmaFenceOp())
         index, stage = tile
         acc: list[SSAValue] = []  # the first product is D = A B
         for kk in range(0, self.head, cuda.WGMMA_K):
             da = self.q.row_descriptor(e, 0, self.tile_row, kk)
             db = self.k.row_descriptor(e, stage, 0, kk)
-            mma = cuda.WgmmaOp(self.element, da, db, acc, n=keys)
+            mma = cuda.WgmmaOp(self.element, da, db, acc, n=self.keys)
             acc = list(e.add(mma).owner.results)
         e.add(cuda.WgmmaCommitOp())
         if not self.overlapped:
-            s = self._wait(e, 0, acc)
-            return [[s[4 * f : 4 * f + 4] for f in range(keys // 8)]], o
+            return self._wait(e, 0, acc), o
         # The first tile's pending P (zeros) reads its own V.
         before = e.isub(index, e.imin(index, 1))
-        o = [self._issue(e, e.irem(before, self.stages), pending, o[0])]
-        done = self._wait(e, 1, [*acc, *o[0]])
-        s, o = done[: len(acc)], [done[len(acc) :]]
-        return [[s[4 * f : 4 * f + 4] for f in range(keys // 8)]], o
+        o = self._issue(e, e.irem(before, self.stages), pending, o)
+        done = self._wait(e, 1, [*acc, *o])
+        return done[: len(acc)], done[len(acc) :]
 
-    def settled(self, e: Emitter, o: list[list[SSAValue]]) -> list[list[SSAValue]]:
+    def settled(self, e: Emitter, o: list[SSAValue]) -> list[SSAValue]:
         """O once every P V that writes it is done."""
         if not self.overlapped:
             return o
-        return [self._wait(e, 0, o[0])]
+        return self._wait(e, 0, o)
 
     def weighted(
         self,
         e: Emitter,
         stage: Index,
-        p: list[list[list[SSAValue]]],
-        o: list[list[SSAValue]],
-        keys: int,
-    ) -> tuple[list[list[SSAValue]], list[SSAValue]]:
-        """O += P V for the tile in `stage`, P (in f32, the layout of
-        `scores`) packed into A registers per 16 keys, V read MN-major; or
-        (`overlapped`) the packed P, for the next iteration to issue."""
-        (p_rows,) = p
+        p: list[SSAValue],
+        o: list[SSAValue],
+    ) -> tuple[list[SSAValue], list[SSAValue]]:
+        """O += P V for the tile in `stage`, P (in f32, in S's layout) packed
+        into A registers per 16 keys, V read MN-major; or (`overlapped`) the
+        packed P, for the next iteration to issue."""
+        scores = self.layouts[0]
         a = [
             reg
-            for kk in range(keys // cuda.WGMMA_K)
-            for reg in a_fragment(e, self.element, p_rows[2 * kk], p_rows[2 * kk + 1])
+            for kk in range(self.keys // cuda.WGMMA_K)
+            for reg in a_fragment(
+                e,
+                self.element,
+                p[scores.instruction_slice(0, 2 * kk)],
+                p[scores.instruction_slice(0, 2 * kk + 1)],
+            )
         ]
         if self.overlapped:
             return o, a
-        acc = self._issue(e, stage, a, o[0])
-        return [self._wait(e, 0, acc)], []
+        acc = self._issue(e, stage, a, o)
+        return self._wait(e, 0, acc), []
 
     def finished(
         self,
         e: Emitter,
-        o: list[list[SSAValue]],
+        o: list[SSAValue],
         pending: list[SSAValue],
         count: Index,
-    ) -> list[list[SSAValue]]:
+    ) -> list[SSAValue]:
         """O after the loop over `count` tiles: (`overlapped`) with the last
         tile's P V, issued and waited for."""
         if not self.overlapped:
             return o
         last = e.isub(count, e.imin(count, 1))  # a part past the keys: 0
-        return [
-            self._wait(e, 0, self._issue(e, e.irem(last, self.stages), pending, o[0]))
-        ]
+        return self._wait(e, 0, self._issue(e, e.irem(last, self.stages), pending, o))
 
     def _issue(
         self, e: Emitter, stage: Index, a: list[SSAValue], acc: list[SSAValue]

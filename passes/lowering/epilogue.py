@@ -10,9 +10,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import scf
-from xdsl.ir import Region, SSAValue
+from xdsl.ir import SSAValue
 
-from molten.dialects import cuda, kernel
+from molten.dialects import cuda
 from molten.dialects.molten import value_dims
 from molten.passes.lowering.emitter import (
     Emitter,
@@ -27,9 +27,10 @@ from molten.passes.lowering.emitter import (
 )
 from molten.passes.lowering.evaluator import Evaluator, round_to
 from molten.passes.lowering.kernels import (
+    KernelShell,
+    Launch,
     Layout,
     LoweredKernel,
-    kernel_op,
     store_output,
     store_scalar,
 )
@@ -121,12 +122,14 @@ class StagingTile:
 @dataclass(frozen=True)
 class Staging:
     """Shared buffers free for a gemm's epilogue: the block tile's shape and
-    first row and column, and the thread's index in the block."""
+    first row and column, the thread's index in the block and the block's
+    threads (which store the tiles a vector each at a time)."""
 
     buffers: tuple[SSAValue, ...]
     tile_shape: tuple[int, int]
     origin: tuple[Index, Index]
     tid: Index
+    threads: int
 
 
 def staging_tiles(
@@ -167,116 +170,167 @@ def staging_tiles(
     return tiles
 
 
-def epilogue(
-    gemm: GemmShape,
-    e: Emitter,
-    pointers: dict[SSAValue, SSAValue],
-    outputs: list[SSAValue],
-    out_ptrs: list[SSAValue],
-    batch_index: list[Index] | RowMap,
-    accumulators: list[tuple[Index, Index, Accumulated]],
-    guard_rows: bool = False,
-    guard_cols: bool = False,
-    staged: Sequence[StagingTile] = (),
-    origin: tuple[Index, Index] = (0, 0),
-    run: int = 1,
-    defined: Sequence[tuple[SSAValue, list[Index], SSAValue]] = (),
-) -> None:
-    """The kernel's outputs from each (row, column, f32 accumulator) of this
-    thread (a tuple of accumulators where the kernel computes sibling
-    matmuls, one each): each matmul's result rounded to its type, the ops after it
-    evaluated on it, each output stored once; rows and columns past the
-    matrix skipped where the tiles do not divide it. A `staged` output
-    goes to its tile in shared memory instead, at its place relative to
-    the block tile's `origin`. The accumulators come in runs of `run`
-    consecutive columns of a row, the first a multiple of `run`: where
-    `run` divides N, a run is guarded as one, so that its stores stay
-    together for `vectorize` (a run starting inside the matrix lies in
-    it). `defined`: (value, index, scalar) the kernel computed already (a
-    prologue's row reductions, at [row, 0]). An output that permutes a
-    value of the matmul's shape (`Layout`) is that value stored where the
-    layout sends it; a run of it stays together where the layout keeps
-    runs contiguous."""
-    rows = RowMap.of(gemm, batch_index)
-    ev = Evaluator(e, pointers)
-    for value, index, scalar in defined:
-        ev.define(value, index, scalar)
-    tiles = {tile.output: tile for tile in staged}
-    layouts = {o: Layout.of(o, gemm.result_shape) for o in outputs}
-    if gemm.n % run:
-        run = 1
-    # Rows past M: a gemm's epilogue is evaluated on the last row (its
-    # inputs read in bounds) and only the stores are guarded, so that the
-    # rows' work overlaps as in a tile that M divides (a guard around it
-    # all kept the compiler from overlapping a gelu epilogue's rows). Where the
-    # kernel defined values by row (a prologue's reductions) or its rows
-    # are not one matrix's (a RowMap), the guard takes it all.
-    clamped = guard_rows and not defined and not isinstance(batch_index, RowMap)
-    for first in range(0, len(accumulators), run):
-        row, col, _ = accumulators[first]
-        inside = None
-        if guard_rows and not clamped:
-            inside = e.icmp(row, rows.count, "slt")
-        if guard_cols:
-            inside = both(e, inside, e.icmp(col, gemm.n, "slt"))
-        inner = e if inside is None else emit_if(e, inside)
-        rows_inside = inner.icmp(row, rows.count, "slt") if clamped else None
-        stores: list[tuple[Evaluator, SSAValue, SSAValue, Index]] = []
-        # Each layout output's place of the run's first element.
-        run_places: dict[SSAValue, list[Index]] = {}
-        for j, (row, col, accumulated) in enumerate(accumulators[first : first + run]):
-            scoped = ev.scoped(inner)
-            at_row = inner.imin(row, inner.isub(rows.count, 1)) if clamped else row
-            index = [*rows.prefix(inner, at_row), col]
-            stored_at = [*rows.prefix(inner, row), col] if clamped else index
-            values = accumulated if isinstance(accumulated, tuple) else (accumulated,)
-            for mm, value in zip(gemm.matmuls, values, strict=True):
-                rounded = round_to(inner, value, element_of(mm.result))
-                scoped.define(mm.result, index, rounded)
-            for output, ptr in zip(outputs, out_ptrs, strict=True):
-                tile, layout = tiles.get(output), layouts[output]
-                if tile is None and layout is not None:
-                    source = scoped.at(layout.source, index)
-                    place = _run_place(
-                        layout, inner, stored_at, j, run, run_places, output
-                    )
-                    offset = ravel(inner, place, value_dims(output))
-                    stores.append((scoped, source, ptr, offset))
-                    continue
-                if tile is None:
-                    if clamped:
-                        read_at = broadcast_index(
-                            index, value_dims(output), gemm.result_shape
+Placed = tuple[Index, Index, Accumulated]
+"""A thread's accumulator at its row and column of the matmul's result."""
+Defined = tuple[SSAValue, list[Index], SSAValue]
+"""(value, index, scalar) a kernel computed before its epilogue."""
+
+
+@dataclass(frozen=True)
+class Epilogue:
+    """A tiled kernel's outputs from each (row, column, f32 accumulator) of
+    this thread (a tuple of accumulators where the kernel computes sibling
+    matmuls, one each): each matmul's result rounded to its type, the ops
+    after it evaluated on it, each output stored once; rows and columns
+    past the matrix skipped where the tiles do not divide it
+    (`guard_rows`, `guard_cols`). With `staging`, the outputs that fit its
+    buffers go to their tile in shared memory first, at their place
+    relative to the block tile's origin, and from there to the output a
+    vector a thread (`store_staged`). The accumulators come in runs of
+    `run` consecutive columns of a row, the first a multiple of `run`:
+    where `run` divides N, a run is guarded as one, so that its stores
+    stay together for `vectorize` (a run starting inside the matrix lies
+    in it). An output that permutes a value of the matmul's shape
+    (`Layout`) is that value stored where the layout sends it; a run of it
+    stays together where the layout keeps runs contiguous."""
+
+    gemm: GemmShape
+    rows: list[Index] | RowMap
+    """The batch index of the tile's matrix, or where each row lies."""
+    accumulators: Sequence[Placed]
+    guard_rows: bool = False
+    guard_cols: bool = False
+    staging: Staging | None = None
+    run: int = 1
+    defined: Sequence[Defined] = ()
+    """What the kernel computed already (a prologue's row reductions, at
+    [row, 0])."""
+
+    def emit(
+        self,
+        e: Emitter,
+        pointers: dict[SSAValue, SSAValue],
+        outputs: list[SSAValue],
+        out_ptrs: list[SSAValue],
+    ) -> None:
+        """The epilogue's ops in `e`, storing `outputs` to `out_ptrs`."""
+        staging = self.staging
+        staged = []
+        if staging is not None:
+            staged = staging_tiles(self.gemm, outputs, out_ptrs, staging)
+        if staged:
+            # Every warp is done with the operand tiles (its copies landed,
+            # its tensor-core reads retired) before they are overwritten.
+            e.add(cuda.SyncThreadsOp())
+        self._store(e, pointers, outputs, out_ptrs, staged)
+        if staging is None or not staged:
+            return
+        e.add(cuda.SyncThreadsOp())
+        store_staged(
+            self.gemm,
+            e,
+            staged,
+            staging,
+            self.rows,
+            self.guard_rows,
+            self.guard_cols,
+        )
+
+    def _store(
+        self,
+        e: Emitter,
+        pointers: dict[SSAValue, SSAValue],
+        outputs: list[SSAValue],
+        out_ptrs: list[SSAValue],
+        staged: Sequence[StagingTile],
+    ) -> None:
+        """Each accumulator's outputs stored, or written to its staging tile."""
+        gemm, accumulators = self.gemm, self.accumulators
+        guard_rows, guard_cols = self.guard_rows, self.guard_cols
+        origin = self.staging.origin if self.staging is not None else (0, 0)
+        rows = RowMap.of(gemm, self.rows)
+        ev = Evaluator(e, pointers)
+        for value, index, scalar in self.defined:
+            ev.define(value, index, scalar)
+        tiles = {tile.output: tile for tile in staged}
+        layouts = {o: Layout.of(o, gemm.result_shape) for o in outputs}
+        run = 1 if gemm.n % self.run else self.run
+        # Rows past M: a gemm's epilogue is evaluated on the last row (its
+        # inputs read in bounds) and only the stores are guarded, so that the
+        # rows' work overlaps as in a tile that M divides (a guard around it
+        # all kept the compiler from overlapping a gelu epilogue's rows). Where the
+        # kernel defined values by row (a prologue's reductions) or its rows
+        # are not one matrix's (a RowMap), the guard takes it all.
+        clamped = guard_rows and not self.defined and not isinstance(self.rows, RowMap)
+        for first in range(0, len(accumulators), run):
+            row, col, _ = accumulators[first]
+            inside = None
+            if guard_rows and not clamped:
+                inside = e.icmp(row, rows.count, "slt")
+            if guard_cols:
+                inside = both(e, inside, e.icmp(col, gemm.n, "slt"))
+            inner = e if inside is None else emit_if(e, inside)
+            rows_inside = inner.icmp(row, rows.count, "slt") if clamped else None
+            stores: list[tuple[Evaluator, SSAValue, SSAValue, Index]] = []
+            # Each layout output's place of the run's first element.
+            run_places: dict[SSAValue, list[Index]] = {}
+            for j, (row, col, accumulated) in enumerate(
+                accumulators[first : first + run]
+            ):
+                scoped = ev.scoped(inner)
+                at_row = inner.imin(row, inner.isub(rows.count, 1)) if clamped else row
+                index = [*rows.prefix(inner, at_row), col]
+                stored_at = [*rows.prefix(inner, row), col] if clamped else index
+                values = (
+                    accumulated if isinstance(accumulated, tuple) else (accumulated,)
+                )
+                for mm, value in zip(gemm.matmuls, values, strict=True):
+                    rounded = round_to(inner, value, element_of(mm.result))
+                    scoped.define(mm.result, index, rounded)
+                for output, ptr in zip(outputs, out_ptrs, strict=True):
+                    tile, layout = tiles.get(output), layouts[output]
+                    if tile is None and layout is not None:
+                        source = scoped.at(layout.source, index)
+                        place = _run_place(
+                            layout, inner, stored_at, j, run, run_places, output
                         )
-                        scalar = scoped.at(output, read_at)
-                        stores.append((scoped, scalar, ptr, (output, stored_at)))
-                    else:
-                        store_output(scoped, output, ptr, index, gemm.result_shape)
+                        offset = ravel(inner, place, value_dims(output))
+                        stores.append((scoped, source, ptr, offset))
+                        continue
+                    if tile is None:
+                        if clamped:
+                            read_at = broadcast_index(
+                                index, value_dims(output), gemm.result_shape
+                            )
+                            scalar = scoped.at(output, read_at)
+                            stores.append((scoped, scalar, ptr, (output, stored_at)))
+                        else:
+                            store_output(scoped, output, ptr, index, gemm.result_shape)
+                        continue
+                    place = inner.iadd(
+                        inner.imul(inner.isub(row, origin[0]), tile.pitch),
+                        inner.isub(col, origin[1]),
+                    )
+                    value = output if layout is None else layout.source
+                    stores.append((scoped, scoped.at(value, index), tile.buffer, place))
+            guarded = inner if rows_inside is None else emit_if(inner, rows_inside)
+            for scoped, value, ptr, where in stores:
+                if isinstance(where, tuple):  # (output, its index), evaluated
+                    output, stored = where
+                    store_output(
+                        scoped.scoped(guarded),
+                        output,
+                        ptr,
+                        stored,
+                        gemm.result_shape,
+                        value,
+                    )
                     continue
-                place = inner.iadd(
-                    inner.imul(inner.isub(row, origin[0]), tile.pitch),
-                    inner.isub(col, origin[1]),
-                )
-                value = output if layout is None else layout.source
-                stores.append((scoped, scoped.at(value, index), tile.buffer, place))
-        guarded = inner if rows_inside is None else emit_if(inner, rows_inside)
-        for scoped, value, ptr, where in stores:
-            if isinstance(where, tuple):  # (output, its index), evaluated
-                output, stored = where
-                store_output(
-                    scoped.scoped(guarded),
-                    output,
-                    ptr,
-                    stored,
-                    gemm.result_shape,
-                    value,
-                )
-                continue
-            store_scalar(scoped.scoped(guarded), value, ptr, where)
-        if rows_inside is not None:
-            close_if(guarded)
-        if inside is not None:
-            close_if(inner)
+                store_scalar(scoped.scoped(guarded), value, ptr, where)
+            if rows_inside is not None:
+                close_if(guarded)
+            if inside is not None:
+                close_if(inner)
 
 
 def _run_place(
@@ -306,7 +360,6 @@ def store_staged(
     e: Emitter,
     staged: Sequence[StagingTile],
     staging: Staging,
-    block: int,
     batch_index: list[Index] | RowMap,
     guard_rows: bool,
     guard_cols: bool,
@@ -316,7 +369,7 @@ def store_staged(
     warp writes whole rows at once (the accumulators' own layout would
     write a few bytes of each of eight rows)."""
     bm, bn = staging.tile_shape
-    origin = staging.origin
+    origin, block = staging.origin, staging.threads
     rows = RowMap.of(gemm, batch_index)
     for tile in staged:
         per_row = bn // tile.width
@@ -357,59 +410,22 @@ def store_staged(
 
 
 def finish(
-    gemm: GemmShape,
-    kfunc: kernel.FuncOp,
-    region: Region,
-    e: Emitter,
-    pointers: dict[SSAValue, SSAValue],
-    outputs: list[SSAValue],
-    out_ptrs: list[SSAValue],
-    batch_index: list[Index] | RowMap,
-    accumulators: list[tuple[Index, Index, Accumulated]],
-    partial: set[str],
-    block: int,
-    grid: tuple[int, int, int],
-    min_blocks: int = 1,
-    staging: Staging | None = None,
-    enclosing: Emitter | None = None,
-    run: int = 1,
+    shell: KernelShell,
+    epilogue: Epilogue,
+    launch: Launch,
+    branch: Emitter | None = None,
 ) -> LoweredKernel:
-    """A tiled gemm kernel's end: the epilogue on this thread's
-    accumulators (rows and columns guarded along the partial loops), the
-    return, and the kernel, bounded to `min_blocks` blocks per SM: left
-    to its heuristics, ptxas caps a gemm's registers for occupancy and
-    spills its accumulators. With `staging`, the outputs that fit its
-    buffers are stored through them. With `enclosing`, `e` is the body of
-    an `scf.if` (a condition the same in every thread of the block) opened
-    in `enclosing`: the stores go in it, the return after it. `run`: as
-    `epilogue`'s."""
-    guard_rows, guard_cols = "m" in partial, "n" in partial
-    staged = [] if staging is None else staging_tiles(gemm, outputs, out_ptrs, staging)
-    if staged:
-        # Every warp is done with the operand tiles (its copies landed,
-        # its tensor-core reads retired) before they are overwritten.
-        e.add(cuda.SyncThreadsOp())
-    epilogue(
-        gemm,
-        e,
-        pointers,
-        outputs,
-        out_ptrs,
-        batch_index,
-        accumulators,
-        guard_rows,
-        guard_cols,
-        staged,
-        staging.origin if staging is not None else (0, 0),
-        run,
+    """A tiled kernel's end: `epilogue` on the shell's outputs, then the
+    kernel, launched as `launch` says. With `branch`, the epilogue goes in
+    that `scf.if` body of the entry block (a condition the same in every
+    thread of the block: the last block of a split to arrive), which is
+    closed before the return."""
+    epilogue.emit(
+        shell.e if branch is None else branch,
+        shell.pointers,
+        shell.outputs,
+        shell.out_ptrs,
     )
-    if staging is not None and staged:
-        e.add(cuda.SyncThreadsOp())
-        store_staged(
-            gemm, e, staged, staging, block, batch_index, guard_rows, guard_cols
-        )
-    if enclosing is not None:
-        close_if(e)
-    (enclosing or e).add(cuda.ReturnOp())
-    op = kernel_op(kfunc, region, block, min_blocks)
-    return LoweredKernel(op, grid, (block, 1, 1))
+    if branch is not None:
+        close_if(branch)
+    return shell.finish(launch)

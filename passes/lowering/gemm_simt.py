@@ -16,13 +16,13 @@ from molten.dialects import cuda, kernel
 from molten.passes.lowering.emitter import F32, INDEX, Emitter, Index, both
 from molten.passes.lowering.epilogue import (
     Accumulated,
+    Epilogue,
     by_place,
     each_sibling,
-    epilogue,
     finish,
 )
 from molten.passes.lowering.evaluator import Evaluator
-from molten.passes.lowering.kernels import LoweredKernel, kernel_op, kernel_shell
+from molten.passes.lowering.kernels import KernelShell, Launch, LoweredKernel
 from molten.passes.lowering.matmul import GemmShape, gemm_offset
 
 SIMT_A_SKEW = 4
@@ -52,7 +52,8 @@ def lower_gemm_simt(
     """A gemm on the SIMT cores, as `tiling` has it: each thread accumulates
     a micro-tile of outputs while f32 operand tiles pass through two stages
     of shared memory."""
-    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    shell = KernelShell.of(kfunc)
+    e, pointers = shell.e, shell.pointers
     gemm = GemmShape.of(kfunc, siblings=True, prologue=True)
     products = len(gemm.matmuls)
     m, k = gemm.m, gemm.k
@@ -323,44 +324,21 @@ def lower_gemm_simt(
         ]
         return accumulators, batch_index
 
+    launch = Launch(grid, block, grid_of, min_blocks=SIMT_MIN_BLOCKS)
     if origin is not None:
         accumulators, batch_index = tile_of(e, gemm, origin)
-        lowered = finish(
-            gemm,
-            kfunc,
-            region,
-            e,
-            pointers,
-            outputs,
-            out_ptrs,
-            batch_index,
-            accumulators,
-            partial,
-            block,
-            grid,
-            SIMT_MIN_BLOCKS,
-        )
-        lowered.grid_of = grid_of
-        return lowered
+        guard_rows, guard_cols = "m" in partial, "n" in partial
+        end = Epilogue(gemm, batch_index, accumulators, guard_rows, guard_cols)
+        return finish(shell, end, launch)
 
     def sibling_tile(branch, sibling, tile, own, own_ptrs) -> None:
         at = sibling.block_origin(branch, bm, bn, col_tile=tile)
         accumulators, batch_index = tile_of(branch, sibling, at)
         guard_cols = sibling.n % bn != 0
-        epilogue(
-            sibling,
-            branch,
-            pointers,
-            own,
-            own_ptrs,
-            batch_index,
-            accumulators,
-            "m" in partial,
-            guard_cols,
-        )
+        end = Epilogue(sibling, batch_index, accumulators, "m" in partial, guard_cols)
+        end.emit(branch, pointers, own, own_ptrs)
 
     column_tile = e.add(cuda.BlockIdxOp(cuda.Dim.X))
+    outputs, out_ptrs = shell.outputs, shell.out_ptrs
     each_sibling(gemm, e, column_tile, bn, outputs, out_ptrs, sibling_tile)
-    e.add(cuda.ReturnOp())
-    op = kernel_op(kfunc, region, block, SIMT_MIN_BLOCKS)
-    return LoweredKernel(op, grid, (block, 1, 1), grid_of=grid_of)
+    return shell.finish(launch)

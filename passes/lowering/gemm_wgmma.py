@@ -7,16 +7,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from molten.dialects import cuda, kernel
-from molten.passes.lowering.emitter import F32, INDEX, WARP, Emitter, Index, element_of
-from molten.passes.lowering.epilogue import Accumulated, Staging, finish
-from molten.passes.lowering.kernels import LoweredKernel, kernel_shell
+from molten.passes.lowering.emitter import WARP, Emitter, Index, element_of
+from molten.passes.lowering.fragments import AccumulatorLayout, wgmma_m64
+from molten.passes.lowering.kernels import LoweredKernel
 from molten.passes.lowering.matmul import GemmShape, StagedOperand
-from molten.passes.lowering.split_k import KRange, SplitK
+from molten.passes.lowering.pipeline import CopyPipeline, Fill
+from molten.passes.lowering.split_k import KRange
+from molten.passes.lowering.tiled_gemm import OperandTile, UnitPlace, lower_tiled_gemm
 
 
 @dataclass
@@ -43,7 +43,7 @@ class SwizzledOperand(StagedOperand):
         outer_partial: bool,
         k_partial: bool,
     ) -> SwizzledOperand:
-        rows, cols = (SWIZZLE_ELEMENTS, outer) if k_rows else (outer, SWIZZLE_ELEMENTS)
+        rows, cols = SwizzledOperand.tile_shape(outer, k_rows)
         return SwizzledOperand(
             ptr,
             base,
@@ -58,6 +58,12 @@ class SwizzledOperand(StagedOperand):
             outer_partial,
             k_partial,
         )
+
+    @staticmethod
+    def tile_shape(outer: int, k_rows: bool) -> tuple[int, int]:
+        """A stage's rows and columns in storage order: K-major, `outer` rows
+        of a K step; MN-major, a K step's rows of `outer` columns."""
+        return (SWIZZLE_ELEMENTS, outer) if k_rows else (outer, SWIZZLE_ELEMENTS)
 
     def _row_start(self, e: Emitter, outer: Index, k: Index) -> Index:
         """Where in a stage the swizzled row holding (outer, k) starts: row
@@ -145,200 +151,117 @@ def lower_gemm_wgmma(kfunc: kernel.FuncOp, tiling: kernel.TilingAttr) -> Lowered
     cp.async, `stages - 2` ahead of the math: one stage is read by the
     wgmmas issued now and one by the previous step's, which may still run.
     The K loop has no branch (ptxas serializes wgmmas across one)."""
-    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
-    gemm = GemmShape.of(kfunc)
-    mm = gemm.matmul
-    element = element_of(mm.lhs)
-    bm, bn, bk = (t.data for t in tiling.block)
-    wm, wn = (t.data for t in tiling.warp)
-    stages = tiling.stages.data
-    partial = {d.data for d in tiling.partial}
-    groups_n = bn // wn
-    block = WARPGROUP * (bm // wm) * groups_n
-    ahead = stages - 2
-    a_k_rows, b_k_rows = gemm.transpose_a, not gemm.transpose_b
-    if (
-        tuple(f.data for f in tiling.fragment) != (cuda.WGMMA_M, wn, cuda.WGMMA_K)
-        or bk != SWIZZLE_ELEMENTS
-        or ahead < 1
-        or (a_k_rows and (wm % SWIZZLE_ELEMENTS or bm % SWIZZLE_ELEMENTS))
-        or (b_k_rows and (wn % SWIZZLE_ELEMENTS or bn % SWIZZLE_ELEMENTS))
-        or (bm * bk // CHUNK_ELEMENTS) % block
-        or (bn * bk // CHUNK_ELEMENTS) % block
-    ):
-        raise NotImplementedError(
-            f"lower-kernel-to-cuda: a wgmma gemm tile {bm}x{bn}x{bk} with warpgroup "
-            f"tiles {wm}x{wn} and {stages} stages (the K step is one swizzled row "
-            f"of {SWIZZLE_ELEMENTS}, an MN-major operand's tiles whole 64-column "
-            "blocks, three or more stages, copies shared evenly by the threads)"
-        )
-    grid, grid_of = gemm.launch_grid(tiling, bm)
-    tid = e.add(cuda.ThreadIdxOp())
-    tid.name_hint = "tid"
-    group, in_group = e.idiv(tid, WARPGROUP), e.irem(tid, WARPGROUP)
-    group.name_hint = "warpgroup"
-    group_m = e.imul(e.idiv(group, groups_n), wm)
-    group_n = e.imul(e.irem(group, groups_n), wn)
-    split = tiling.split.data
-    row0, col0, a_base, b_base, batch_index = gemm.block_origin(e, bm, bn, split)
-    tile, part = SplitK.tile_and_part(e, tiling) if split > 1 else (0, 0)
-    steps = KRange.of(e, tiling, part)
+    return lower_tiled_gemm(kfunc, tiling, WgmmaGemm.of)
 
-    def swizzled(ptr, base, outer, k_rows, outer0, outer_total, dim, name):
-        buffer = e.add(cuda.SharedAllocOp(element, stages * outer * bk))
-        buffer.name_hint = name
-        return SwizzledOperand.of(
-            ptr,
-            base,
-            buffer,
-            outer,
-            k_rows,
-            outer0,
-            outer_total,
-            gemm.k,
-            dim in partial,
-            "k" in partial,
-        )
 
-    a = swizzled(pointers[mm.lhs], a_base, bm, a_k_rows, row0, gemm.m, "m", "a_tile")
-    b = swizzled(pointers[mm.rhs], b_base, bn, b_k_rows, col0, gemm.n, "n", "b_tile")
-    a_copies = a.copies(e, tid, block, CHUNK_ELEMENTS)
-    b_copies = b.copies(e, tid, block, CHUNK_ELEMENTS)
+@dataclass(frozen=True)
+class WgmmaGemm:
+    """The wgmma family of `lower_tiled_gemm`: a warpgroup a unit, operand
+    tiles in 128-byte swizzled rows, zero-filled copies past the end and
+    the last K step peeled."""
 
-    def k_offset(em: Emitter, step: Index) -> Index:
-        return em.imul(em.iadd(steps.begin, step), bk)
+    element: Attribute
+    tiling: kernel.TilingAttr
 
-    # One commit group per step, empty past the block's last K step, so the
-    # wait below always leaves `ahead - 1` groups in flight. (Steps count
-    # from the block's first: a part of split-K starts inside K.)
-    for step in range(ahead):
-        wanted = None
-        if step >= steps.fewest:
-            wanted = (
-                e.add(arith.ConstantOp(IntegerAttr(0, IntegerType(1))))
-                if isinstance(steps.count, int)
-                else e.icmp(step, steps.count, "slt")
+    unit_threads = WARPGROUP
+
+    @staticmethod
+    def of(gemm: GemmShape, tiling: kernel.TilingAttr) -> WgmmaGemm:
+        bm, bn, bk = (t.data for t in tiling.block)
+        wm, wn = (t.data for t in tiling.warp)
+        stages = tiling.stages.data
+        block = WARPGROUP * (bm // wm) * (bn // wn)
+        a_k_rows, b_k_rows = gemm.transpose_a, not gemm.transpose_b
+        if (
+            tuple(f.data for f in tiling.fragment) != (cuda.WGMMA_M, wn, cuda.WGMMA_K)
+            or bk != SWIZZLE_ELEMENTS
+            or stages < 3
+            or (a_k_rows and (wm % SWIZZLE_ELEMENTS or bm % SWIZZLE_ELEMENTS))
+            or (b_k_rows and (wn % SWIZZLE_ELEMENTS or bn % SWIZZLE_ELEMENTS))
+            or (bm * bk // CHUNK_ELEMENTS) % block
+            or (bn * bk // CHUNK_ELEMENTS) % block
+        ):
+            raise NotImplementedError(
+                f"lower-kernel-to-cuda: a wgmma gemm tile {bm}x{bn}x{bk} with "
+                f"warpgroup tiles {wm}x{wn} and {stages} stages (the K step is one "
+                f"swizzled row of {SWIZZLE_ELEMENTS}, an MN-major operand's tiles "
+                "whole 64-column blocks, three or more stages, copies shared evenly "
+                "by the threads)"
             )
-        a.issue(e, a_copies, step, k_offset(e, step), wanted)
-        b.issue(e, b_copies, step, k_offset(e, step), wanted)
-        e.add(cuda.CpAsyncCommitOp())
+        return WgmmaGemm(element_of(gemm.matmul.lhs), tiling)
 
-    def step(em: Emitter, kt: Index, acc: list[SSAValue], last: bool):
-        """One K step (the block's kt-th): wait for its tiles, fetch the
-        tiles `ahead` steps on into the stage read two steps ago, issue its
-        wgmmas; the accumulators after a wait for all but this step's group
-        (for all, `last`)."""
-        em.add(cuda.CpAsyncWaitOp(0 if last else ahead - 1))
-        # Every thread's copies of this step are in shared memory, and
-        # visible to the tensor cores' reads; every warpgroup is past the
-        # wait of the step before, so the stage read two steps ago is free.
-        em.add(cuda.FenceProxyAsyncOp())
-        em.add(cuda.SyncThreadsOp())
-        if not last:
-            upcoming = em.iadd(kt, ahead)
-            wanted = em.icmp(upcoming, steps.count, "slt")
-            stage_ahead, k0 = em.irem(upcoming, stages), k_offset(em, upcoming)
-            a.issue(em, a_copies, stage_ahead, k0, wanted)
-            b.issue(em, b_copies, stage_ahead, k0, wanted)
-            em.add(cuda.CpAsyncCommitOp())
-        em.add(cuda.WgmmaFenceOp())
-        stage = em.irem(kt, stages)
-        for kk in range(0, bk, cuda.WGMMA_K):
-            da = a.descriptor(em, stage, group_m, kk)
-            db = b.descriptor(em, stage, group_n, kk)
-            mma = cuda.WgmmaOp(element, da, db, acc, trans_a=a.k_rows, trans_b=b.k_rows)
-            em.add(mma)
-            acc = list(mma.results)
-        em.add(cuda.WgmmaCommitOp())
-        wait = cuda.WgmmaWaitOp(0 if last else 1, acc)
-        em.add(wait)
-        return list(wait.results)
+    def thread_unit(self, e: Emitter, tid: SSAValue) -> tuple[Index, Index]:
+        group, in_group = e.idiv(tid, WARPGROUP), e.irem(tid, WARPGROUP)
+        group.name_hint = "warpgroup"
+        return group, in_group
 
-    # All K steps but the last in a loop, one wgmma group left in flight
-    # across its back edge; the last step after it, waiting for all. (With
-    # the loop's group still in flight into the epilogue, ptxas serializes
-    # the wgmmas where the epilogue converts accumulators.)
-    count = wn // 2
-    acc = [e.f32(0.0)] * count
-    if tiling.part_steps > 1:
-        loop_body = Block(arg_types=[INDEX, *[F32] * count])
-        loop = scf.ForOp(
-            e.index(0),
-            e.index(e.isub(steps.count, 1)),
-            e.index(1),
-            acc,
-            Region(loop_body),
+    def operand(self, e: Emitter, tile: OperandTile) -> SwizzledOperand:
+        """`stages` swizzled tiles of the K step's 64 columns (or rows)."""
+        stages, bk = self.tiling.stages.data, self.tiling.block.data[2].data
+        buffer = e.add(cuda.SharedAllocOp(self.element, stages * tile.outer * bk))
+        buffer.name_hint = tile.name
+        rows, cols = SwizzledOperand.tile_shape(tile.outer, tile.k_rows)
+        return tile.staged(SwizzledOperand, buffer, rows, cols, cols)
+
+    def pipeline(self, steps: KRange, fill: Fill) -> CopyPipeline:
+        """`stages - 2` steps ahead (the step before's wgmmas may still read
+        their stage), fenced for the async proxy, zero-filled past the end
+        (no branch in the K loop), the last step peeled: with the loop's
+        group still in flight into the epilogue, ptxas serializes the wgmmas
+        where the epilogue converts accumulators."""
+        stages = self.tiling.stages.data
+        return CopyPipeline(
+            stages,
+            stages - 2,
+            steps.count,
+            steps.fewest,
+            fill,
+            async_proxy=True,
+            prologue_zeros=True,
+            peel_last=True,
         )
-        e.block.add_op(loop)
-        kt = loop_body.args[0]
-        kt.name_hint = "k_tile"
-        carried = step(e.nested(loop_body), kt, list(loop_body.args[1:]), False)
-        loop_body.add_op(scf.YieldOp(*carried))
-        acc = list(loop.results)
-    done = step(e, e.isub(steps.count, 1), acc, True)
 
-    lane_row, lane_col = lane_origin(e, (row0, group_m), (col0, group_n), in_group)
-    enclosing = None
-    if split > 1:
-        parts = SplitK.of(region, tiling, block, count)
-        has_rows = e.icmp(lane_row, gemm.m, "slt") if "m" in partial else None
-        enclosing = e
-        e, done = parts.combined(enclosing, (tile, part, tid), done, has_rows)
-    accumulators = accumulator_places(e, lane_row, lane_col, done)
-    lowered = finish(
-        gemm,
-        kfunc,
-        region,
-        e,
-        pointers,
-        outputs,
-        out_ptrs,
-        batch_index,
-        accumulators,
-        partial,
-        block,
-        grid,
-        staging=Staging((b.buffer, a.buffer), (bm, bn), (row0, col0), tid),
-        enclosing=enclosing,
-        run=ACCUMULATOR_RUN,
-    )
-    if split > 1:
-        lowered.scratch = parts.scratch
-    lowered.grid_of = grid_of
-    return lowered
+    def product(
+        self, e: Emitter, place: UnitPlace, a: StagedOperand, b: StagedOperand
+    ) -> WgmmaProduct:
+        assert isinstance(a, SwizzledOperand) and isinstance(b, SwizzledOperand)
+        wn = self.tiling.warp.data[1].data
+        return WgmmaProduct(self.element, self.tiling, a, b, place, wgmma_m64(wn))
 
 
-def lane_origin(
-    e: Emitter, rows: tuple[Index, Index], cols: tuple[Index, Index], in_group: Index
-) -> tuple[Index, Index]:
-    """The row and column of thread `in_group`'s first accumulator of a
-    warpgroup tile at rows[0] + rows[1], cols[0] + cols[1] (a block
-    tile's origin and the warpgroup's place in it)."""
-    warp, lane = e.idiv(in_group, WARP), e.irem(in_group, WARP)
-    row = e.iadd(e.iadd(*rows), e.iadd(e.imul(warp, 16), e.idiv(lane, 4)))
-    return row, e.iadd(e.iadd(*cols), e.imul(e.irem(lane, 4), 2))
+@dataclass(frozen=True)
+class WgmmaProduct:
+    """A warpgroup's wgmmas on one K step: one m64nNk16 per 16 of K, on the
+    stage's descriptors, committed, then a wait that leaves this step's
+    group in flight (for all, the last step's)."""
 
+    element: Attribute
+    tiling: kernel.TilingAttr
+    a: SwizzledOperand
+    b: SwizzledOperand
+    place: UnitPlace
+    layout: AccumulatorLayout
 
-ACCUMULATOR_RUN = 2
-"""A wgmma thread's accumulators come in pairs of adjacent columns."""
-
-
-def accumulator_places(
-    e: Emitter, lane_row: Index, lane_col: Index, values: list[Accumulated]
-) -> list[tuple[Index, Index, Accumulated]]:
-    """(row, column, value) of each of a warpgroup thread's accumulators
-    from its first's place: accumulator j of thread t is at row 16 (t /
-    32) + (t % 32) / 4 + 8 ((j / 2) % 2), column 8 (j / 4) + 2 (t % 4) +
-    j % 2 of the warpgroup tile."""
-    rows: dict[int, Index] = {}  # each made once: what is per row, once a row
-
-    def row(j: int) -> Index:
-        half = (j // 2) % 2
-        if half not in rows:
-            rows[half] = e.iadd(lane_row, 8 * half)
-        return rows[half]
-
-    return [
-        (row(j), e.iadd(lane_col, 8 * (j // 4) + j % 2), value)
-        for j, value in enumerate(values)
-    ]
+    def step(
+        self,
+        e: Emitter,
+        pipeline: CopyPipeline,
+        k: Index,
+        acc: list[SSAValue],
+        last: bool,
+    ) -> list[SSAValue]:
+        a, b = self.a, self.b
+        e.add(cuda.WgmmaFenceOp())
+        stage = pipeline.stage(e, k)
+        for kk in range(0, self.tiling.block.data[2].data, cuda.WGMMA_K):
+            da = a.descriptor(e, stage, self.place.row, kk)
+            db = b.descriptor(e, stage, self.place.col, kk)
+            mma = cuda.WgmmaOp(
+                self.element, da, db, acc, trans_a=a.k_rows, trans_b=b.k_rows
+            )
+            e.add(mma)
+            acc = list(mma.results)
+        e.add(cuda.WgmmaCommitOp())
+        wait = cuda.WgmmaWaitOp(0 if last else 1, acc)
+        e.add(wait)
+        return list(wait.results)

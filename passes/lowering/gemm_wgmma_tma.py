@@ -30,10 +30,9 @@ from dataclasses import dataclass
 from xdsl.dialects import arith, scf
 from xdsl.ir import SSAValue
 
-from molten.dialects import cuda, kernel, molten
+from molten.dialects import cuda, kernel
 from molten.dialects.molten import value_dims
 from molten.passes.lowering.emitter import (
-    F32,
     WARP,
     Emitter,
     Index,
@@ -43,28 +42,26 @@ from molten.passes.lowering.emitter import (
     emit_if,
 )
 from molten.passes.lowering.epilogue import (
-    Accumulated,
+    Epilogue,
     by_place,
     each_sibling,
-    epilogue,
 )
-from molten.passes.lowering.evaluator import Evaluator
+from molten.passes.lowering.fragments import wgmma_m64
+from molten.passes.lowering.gemm_tma_prologue import ComputedLhs, row_reductions_done
 from molten.passes.lowering.gemm_wgmma import (
-    ACCUMULATOR_RUN,
     SWIZZLE_ELEMENTS,
     SWIZZLE_ROWS,
     WARPGROUP,
     SwizzledOperand,
-    accumulator_places,
-    lane_origin,
 )
 from molten.passes.lowering.kernels import (
     GridOf,
+    KernelShell,
+    Launch,
     LoweredKernel,
-    kernel_op,
-    kernel_shell,
 )
 from molten.passes.lowering.matmul import GemmShape
+from molten.passes.lowering.pipeline import peeled_steps
 from molten.passes.lowering.split_k import SplitK
 
 GROUP_M = 8
@@ -86,34 +83,6 @@ class TensorMapSpec:
     box: tuple[int, int]
 
 
-def row_reductions_done(
-    e: Emitter,
-    gemm: GemmShape,
-    accumulators: list[tuple[Index, Index, Accumulated]],
-    sums: list[SSAValue],
-) -> list[tuple[SSAValue, list[Index], SSAValue]]:
-    """Each row reduction's value at this thread's two rows, from its sums
-    of them (per row, then per reduction) over its share of each row: the
-    four lanes of a quad share the rows."""
-    reductions = gemm.row_reductions
-    if not reductions:
-        return []
-    totals = []
-    for total in sums:
-        for offset in (1, 2):
-            total = e.add(arith.AddfOp(total, e.add(cuda.ShflXorOp(total, offset))))
-        totals.append(total)
-    rows = (accumulators[0][0], accumulators[2][0])  # accumulator_places
-    defined = []
-    for r, row in enumerate(rows):
-        for q, reduction in enumerate(reductions):
-            value = totals[r * len(reductions) + q]
-            if isinstance(reduction, molten.ReduceMeanOp):
-                value = e.add(arith.DivfOp(value, e.f32(float(gemm.k))))
-            defined.append((reduction.result, [row, 0], value))
-    return defined
-
-
 def lower_gemm_wgmma_tma(
     kfunc: kernel.FuncOp, tiling: kernel.TilingAttr, persistent: int, cluster: int = 1
 ) -> LoweredKernel:
@@ -121,7 +90,8 @@ def lower_gemm_wgmma_tma(
     of a 64-row, whole-width warp tile each, fed by a producer warpgroup's
     TMA loads, in `persistent` blocks (at most one per tile), in clusters
     of `cluster` blocks."""
-    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    shell = KernelShell.of(kfunc)
+    e, pointers, region = shell.e, shell.pointers, shell.region
     gemm = GemmShape.of(kfunc, siblings=True, prologue=True)
     mm = gemm.matmul
     products = len(gemm.matmuls)
@@ -185,8 +155,7 @@ def lower_gemm_wgmma_tma(
     for p, map_b in enumerate(b_maps):
         map_b.name_hint = "b_map" if products == 1 else f"b{p}_map"
 
-    tid = e.add(cuda.ThreadIdxOp())
-    tid.name_hint = "tid"
+    tid = shell.thread_index()
     group, in_group = e.idiv(tid, WARPGROUP), e.irem(tid, WARPGROUP)
     group.name_hint = "warpgroup"
     a_buffer = e.add(cuda.SharedAllocOp(element, stages * bm * bk))
@@ -385,42 +354,15 @@ def lower_gemm_wgmma_tma(
     consumer = emit_if(e, e.icmp(group, consumers, "slt"))
     consumer.add(cuda.SetMaxRegistersOp("inc", CONSUMER_REGISTERS))
     group_m = consumer.imul(group, wm)
-    # A lhs computed in the kernel (fuse-prologue): each consumer thread
-    # computes it in place in each stage of A on the rows of its
-    # accumulators (16 w + l / 4 and 8 more, in lane l of warp w), 16-byte
-    # chunks 2 (l % 4) and 2 (l % 4) + 1 of each, and adds up the row
-    # reductions from the same elements; then its warpgroup's barrier lets
-    # the wgmmas read the stage.
-    reductions = gemm.row_reductions
-    reads_a = gemm.has_prologue or bool(reductions)
-    if reads_a:
-        warp, lane = consumer.idiv(in_group, WARP), consumer.irem(in_group, WARP)
-        quad, quad_lane = consumer.idiv(lane, 4), consumer.irem(lane, 4)
-        first_row = consumer.iadd(group_m, consumer.iadd(consumer.imul(warp, 16), quad))
-        own_rows = [first_row, consumer.iadd(first_row, 8)]
-        # Its two chunks, and their places in a stage in each row: row r's
-        # chunk c is at c ^ (r % 8), and r % 8 is the quad for both rows.
-        own_chunks = [
-            consumer.imul(quad_lane, 2),
-            consumer.iadd(consumer.imul(quad_lane, 2), 1),
-        ]
-        places = [
-            [
-                consumer.iadd(
-                    consumer.imul(row, bk),
-                    consumer.imul(consumer.ixor(chunk, quad), 8),
-                )
-                for chunk in own_chunks
-            ]
-            for row in own_rows
-        ]
-        # 0 is __syncthreads's, 1 molten_sync_among's (split-K)
-        barrier_id = consumer.iadd(group, 2)
+    layout = wgmma_m64(wn)
+    # A lhs computed in the kernel, or row reductions of it (fuse-prologue).
+    unit = (group, in_group, group_m)
+    lhs = ComputedLhs.of(consumer, gemm, layout, unit, a_buffer, pointers, (bm, bk))
     start = [consumer.index(0), consumer.index(0)]
     _, tile_loop, tile_body = emit_carried_for(consumer, 0, own_units, start)
     i = tile_body.args[0]
     m0, n0, part, block_tile, n_tile = unit_origin(tile_loop, i)
-    count = wn // 2  # accumulators a thread holds of each matmul
+    count = len(layout.registers)  # accumulators a thread holds of each matmul
 
     # A prologue's work on a stage overlaps the wgmmas of the two steps
     # before it (one step's did not cover it), so two groups stay in flight.
@@ -430,47 +372,8 @@ def lower_gemm_wgmma_tma(
             f"lower-kernel-to-cuda: a persistent TMA gemm computing its lhs in "
             f"{stages} stages (it keeps {in_flight} steps in flight: more stages)"
         )
-    computed = mm.lhs.owner if gemm.has_prologue else None
-    narrowed = computed.input if isinstance(computed, molten.CastOp) else mm.lhs
-
     # The rows of this thread's elements in the tile, once a tile.
-    rows = [tile_loop.iadd(m0, row) for row in own_rows] if reads_a else []
-
-    def prologue_step(
-        em: Emitter, k: Index, stage: SSAValue, sums: list[SSAValue]
-    ) -> list[SSAValue]:
-        """The lhs computed in place on this thread's elements of the K
-        step in `stage`, and `sums` (each row's, then each reduction's)
-        with them added."""
-        ev = Evaluator(em, pointers)
-        k0, base = em.imul(k, bk), em.imul(stage, bm * bk)
-        sums = list(sums)
-        for c, chunk in enumerate(own_chunks):
-            k_chunk = em.iadd(k0, em.imul(chunk, 8))
-            # The chunk's columns, once for both rows: what is per column
-            # (w) is loaded once.
-            columns = [em.iadd(k_chunk, j) for j in range(8)]
-            for r, row in enumerate(rows):
-                at = em.index(em.iadd(base, places[r][c]))
-                load = cuda.LoadOp(a_buffer, at, 8)
-                em.add(load)
-                values = []
-                for column, x in zip(columns, load.values, strict=True):
-                    index = [row, column]
-                    ev.define(gemm.source, index, em.add(arith.ExtFOp(x, F32)))
-                    if gemm.has_prologue:
-                        value = ev.at(narrowed, index)
-                        values.append(em.add(arith.TruncFOp(value, element)))
-                    for q, reduction in enumerate(reductions):
-                        slot = r * len(reductions) + q
-                        term = ev.at(reduction.input, index)
-                        sums[slot] = em.add(arith.AddfOp(sums[slot], term))
-                if gemm.has_prologue:
-                    em.add(cuda.StoreOp(values, a_buffer, at))
-        if gemm.has_prologue:
-            em.add(cuda.FenceProxyAsyncOp())
-            em.add(cuda.NamedBarrierOp(em.index(barrier_id), WARPGROUP))
-        return sums
+    rows = [] if lhs is None else lhs.tile_rows(tile_loop, m0)
 
     def k_step(
         em: Emitter,
@@ -488,8 +391,8 @@ def lower_gemm_wgmma_tma(
         (and, waited for in full, the steps since and this one's own).
         With a prologue, first that, onto `sums`."""
         em.add(cuda.MbarrierWaitOp(bars, stage, parity))
-        if reads_a:
-            sums = prologue_step(em, k, stage, sums)
+        if lhs is not None:
+            sums = lhs.step(em, k, stage, rows, sums)
         em.add(cuda.WgmmaFenceOp())
         parts = [acc[p * count : (p + 1) * count] for p in range(in_tile)]
         for kk in range(0, bk, cuda.WGMMA_K):
@@ -521,26 +424,26 @@ def lower_gemm_wgmma_tma(
     # loop, ptxas moved the f16 epilogue's reads of the accumulators above
     # it, reading the last step's wgmmas half done.)
     zero = tile_loop.f32(0.0)
-    sum_count = 2 * len(reductions)
-    loop, step_e, loop_body = emit_carried_for(
-        tile_loop,
-        0,
-        k_steps - 1,
-        [*tile_body.args[1:], *[zero] * (count * in_tile + sum_count)],
-    )
-    k, stage, parity, *acc = loop_body.args
-    acc, sums = acc[: len(acc) - sum_count], acc[len(acc) - sum_count :]
-    k.name_hint = "k_tile"
-    name_stage(tile_body.args[1:], (stage, parity))
-    acc, sums = k_step(step_e, k, stage, parity, acc, sums, pending=in_flight)
-    loop_body.add_op(scf.YieldOp(*advance(step_e, stage, parity), *acc, *sums))
-    stage, parity, *acc = loop.results
-    acc, sums = acc[: len(acc) - sum_count], acc[len(acc) - sum_count :]
-    done, sums = k_step(tile_loop, k_steps - 1, stage, parity, acc, sums, 0)
-    following = advance(tile_loop, stage, parity)
+    sum_count = len(layout.rows) * len(gemm.row_reductions)
+
+    def consume(em: Emitter, k: Index, carried: list[SSAValue], last: bool):
+        """A K step on the carried stage, parity, accumulators and sums; the
+        next step's stage and parity, and those after it."""
+        stage, parity, *rest = carried
+        acc, sums = rest[: len(rest) - sum_count], rest[len(rest) - sum_count :]
+        if not last:
+            name_stage(tile_body.args[1:], (stage, parity))
+        pending = 0 if last else in_flight
+        acc, sums = k_step(em, k, stage, parity, acc, sums, pending)
+        return [*advance(em, stage, parity), *acc, *sums]
+
+    initial = [*tile_body.args[1:], *[zero] * (count * in_tile + sum_count)]
+    results = peeled_steps(tile_loop, k_steps, initial, consume, "k_tile")
+    following, rest = results[:2], results[2:]
+    done, sums = rest[: len(rest) - sum_count], rest[len(rest) - sum_count :]
     lanes = None
     if not gemm.concatenated:
-        lanes = lane_origin(tile_loop, (m0, group_m), (n0, 0), in_group)
+        lanes = layout.thread_origin(tile_loop, in_group, (m0, group_m), (n0, 0))
     last_e = tile_loop
     parts = None
     if split > 1:
@@ -562,35 +465,31 @@ def lower_gemm_wgmma_tma(
     def tile_epilogue(em, gemm, lanes, outputs, out_ptrs, guard_cols) -> None:
         """The epilogue of `gemm`'s tile, on its accumulators at the thread's
         first row and column (`lanes`)."""
-        lane_row, lane_col = lanes
-        accumulators = accumulator_places(
-            em, lane_row, lane_col, by_place(done, len(gemm.matmuls))
-        )
-        defined = row_reductions_done(em, gemm, accumulators, sums)
-        epilogue(
+        accumulators = layout.places(em, lanes, by_place(done, len(gemm.matmuls)))
+        defined = row_reductions_done(em, gemm, layout, accumulators, sums)
+        end = Epilogue(
             gemm,
-            em,
-            pointers,
-            outputs,
-            out_ptrs,
             [],
             accumulators,
-            "m" in partial,
-            guard_cols,
-            run=ACCUMULATOR_RUN,
+            guard_rows="m" in partial,
+            guard_cols=guard_cols,
+            run=layout.run,
             defined=defined,
         )
+        end.emit(em, pointers, outputs, out_ptrs)
 
     if gemm.concatenated:
 
         def sibling_epilogue(em, sibling, tile, own, own_ptrs) -> None:
             origin = (em.imul(tile, bn), 0)
-            lanes = lane_origin(em, (m0, group_m), origin, in_group)
+            lanes = layout.thread_origin(em, in_group, (m0, group_m), origin)
             guard_cols = sibling.n % bn != 0
             tile_epilogue(em, sibling, lanes, own, own_ptrs, guard_cols)
 
+        outputs, out_ptrs = shell.outputs, shell.out_ptrs
         each_sibling(gemm, last_e, n_tile, bn, outputs, out_ptrs, sibling_epilogue)
     else:
+        outputs, out_ptrs = shell.outputs, shell.out_ptrs
         tile_epilogue(last_e, gemm, lanes, outputs, out_ptrs, "n" in partial)
     if parts is not None:
         close_if(last_e)
@@ -599,10 +498,13 @@ def lower_gemm_wgmma_tma(
     if cluster > 1:
         # No block leaves while another may still signal its barriers.
         e.add(cuda.ClusterSyncOp())
-    e.add(cuda.ReturnOp())
-    op = kernel_op(kfunc, region, block, 1, cluster if cluster > 1 else None)
-    lowered = LoweredKernel(op, (grid, 1, 1), (block, 1, 1), grid_of=grid_of)
-    lowered.tensor_maps = maps
-    if parts is not None:
-        lowered.scratch = parts.scratch
-    return lowered
+    launch = Launch(
+        (grid, 1, 1),
+        block,
+        grid_of,
+        min_blocks=1,
+        cluster=cluster if cluster > 1 else None,
+        scratch=() if parts is None else parts.scratch,
+        tensor_maps=maps,
+    )
+    return shell.finish(launch)

@@ -21,9 +21,9 @@ from molten.passes.lowering.emitter import (
     close_if,
     emit_if,
 )
-from molten.passes.lowering.epilogue import epilogue
+from molten.passes.lowering.epilogue import Epilogue
 from molten.passes.lowering.evaluator import Evaluator
-from molten.passes.lowering.kernels import LoweredKernel, kernel_op, kernel_shell
+from molten.passes.lowering.kernels import KernelShell, Launch, LoweredKernel
 from molten.passes.lowering.matmul import GemmShape, gemm_offset
 from molten.passes.lowering.reductions import lanes_reduce
 
@@ -38,7 +38,8 @@ def lower_gemv(
     partial sums of each output are added by shuffles within a warp, then in
     one fixed order across warps through shared memory, and one thread per
     row and run applies the epilogue and stores the run."""
-    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    shell = KernelShell.of(kfunc)
+    e, pointers = shell.e, shell.pointers
     gemm = GemmShape.of(kfunc)
     mm = gemm.matmul
     name = kfunc.sym_name.data
@@ -164,14 +165,12 @@ def lower_gemv(
             value = final.add(cuda.LoadOp(sums, slot))
             total = value if total is None else final.add(arith.AddfOp(total, value))
         accumulators.append((row, final.iadd(col, j), total))
-    epilogue(gemm, final, pointers, outputs, out_ptrs, batch_index, accumulators)
+    end = Epilogue(gemm, batch_index, accumulators)
+    end.emit(final, pointers, shell.outputs, shell.out_ptrs)
     if inside is not None:
         close_if(final)
     close_if(reader)
-    e.add(cuda.ReturnOp())
-    return LoweredKernel(
-        kernel_op(kfunc, region, block), grid, (block, 1, 1), grid_of=grid_of
-    )
+    return shell.finish(Launch(grid, block, grid_of))
 
 
 Accumulate = Callable[[Emitter, list[Index], list[SSAValue]], list[SSAValue]]
@@ -216,7 +215,9 @@ def _lower_gemv_nk(
     allows), `stages` rounds loaded before they are used, each load of A
     serving all c columns; the lanes' sums added by shuffles, and lane 0
     applies the epilogue to the group's outputs."""
-    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    shell = KernelShell.of(kfunc)
+    e, pointers = shell.e, shell.pointers
+    outputs, out_ptrs = shell.outputs, shell.out_ptrs
     gemm = GemmShape.of(kfunc)
     mm = gemm.matmul
     n, k = gemm.n, gemm.k
@@ -332,26 +333,15 @@ def _lower_gemv_nk(
             (final.iadd(row0, r), col, acc[r * columns + c]) for r in range(bm)
         ]
         if m is None:
-            epilogue(
-                gemm, final, pointers, outputs, out_ptrs, batch_index, accumulators
-            )
+            end = Epilogue(gemm, batch_index, accumulators)
+            end.emit(final, pointers, outputs, out_ptrs)
         else:  # over a named M: each row's store guarded
             for accumulator in accumulators:
                 stored = emit_if(final, final.icmp(accumulator[0], m, "slt"))
-                epilogue(
-                    gemm,
-                    stored,
-                    pointers,
-                    outputs,
-                    out_ptrs,
-                    batch_index,
-                    [accumulator],
-                )
+                end = Epilogue(gemm, batch_index, [accumulator])
+                end.emit(stored, pointers, outputs, out_ptrs)
                 close_if(stored)
         if inside is not None:
             close_if(final)
     close_if(writer)
-    e.add(cuda.ReturnOp())
-    return LoweredKernel(
-        kernel_op(kfunc, region, block), grid, (block, 1, 1), grid_of=grid_of
-    )
+    return shell.finish(Launch(grid, block, grid_of))

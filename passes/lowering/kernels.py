@@ -1,6 +1,8 @@
-"""What every kernel kind shares: the cuda.kernel's parameters (inputs, then
-outputs, as pointers), stores of f32 scalars to them, the kernel op, and
-the `LoweredKernel` the launcher is built from.
+"""What every kernel kind shares: the kernel being built (`KernelShell`:
+the cuda.kernel's parameters, inputs then outputs as pointers, and its
+entry block), stores of f32 scalars to them, and the `LoweredKernel` the
+launcher is built from, which `KernelShell.finish` returns as `Launch`
+says.
 """
 
 from __future__ import annotations
@@ -176,32 +178,103 @@ def size_names(values: Sequence[SSAValue]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def kernel_shell(
-    kfunc: kernel.FuncOp,
-) -> tuple[Region, Emitter, dict[SSAValue, SSAValue], list[SSAValue], list[SSAValue]]:
-    """The cuda.kernel's region and emitter, the pointer of each input tensor,
-    the kernel's output tensors and their pointers. A named dimension of
-    the tensors' types is an `index` parameter after the pointers (the
-    emitter's `sizes`)."""
-    body_block = kfunc.body.block
-    yield_op = body_block.last_op
-    assert isinstance(yield_op, kernel.YieldOp)
-    outputs = list(yield_op.values)
-    dims = size_names([*body_block.args, *outputs])
-    param_types = [pointer_type(a) for a in body_block.args] + [
-        pointer_type(v) for v in outputs
-    ]
-    entry = Block(arg_types=[*param_types, *(INDEX for _ in dims)])
-    names = [a.name_hint for a in body_block.args] + [
-        f"out{i}" if v.name_hint is None else v.name_hint for i, v in enumerate(outputs)
-    ]
-    for arg, name in zip(entry.args, [*names, *dims], strict=True):
-        arg.name_hint = sanitize_name(name) if name else None
-    pointers = dict(zip(body_block.args, entry.args, strict=False))
-    out_pointers = list(entry.args[len(body_block.args) : len(param_types)])
-    sizes = dict(zip(dims, entry.args[len(param_types) :], strict=True))
-    e = Emitter(entry, {}, entry, sizes)
-    return Region(entry), e, pointers, outputs, out_pointers
+@dataclass(frozen=True)
+class Launch:
+    """How a finished kernel is launched, and what the launcher gives it."""
+
+    grid: tuple[int, int, int]
+    block: int
+    """Threads a block (along x)."""
+    grid_of: GridOf | None = None
+    """Where the kernel's work grows with named sizes: its grid along x,
+    at most `grid[0]` (the kernel loops over what its grid leaves)."""
+    min_blocks: int | None = None
+    """Blocks an SM holds at least (launch bounds): ptxas then caps the
+    kernel's registers no lower than that takes."""
+    cluster: int | None = None
+    """Blocks of a thread block cluster (`__cluster_dims__`)."""
+    cooperative: int | None = None
+    """Blocks per group of a cooperative launch (`grid` is then the most)."""
+    scratch: tuple[Scratch, ...] = ()
+    """Buffers the launcher allocates and passes after the outputs."""
+    tensor_maps: tuple = ()
+    """TMA tensor maps (`gemm_wgmma_tma.TensorMapSpec`) the launcher makes and
+    passes after the outputs, before the scratch buffers."""
+
+
+@dataclass(frozen=True)
+class KernelShell:
+    """A cuda.kernel being built from a kernel.func: its region and the
+    emitter of its entry block, the pointer of each input tensor, the
+    kernel's output tensors and their pointers. A named dimension of the
+    tensors' types is an `index` parameter after the pointers (the
+    emitter's `sizes`). `finish` returns the kernel."""
+
+    kfunc: kernel.FuncOp
+    region: Region
+    e: Emitter
+    pointers: dict[SSAValue, SSAValue]
+    outputs: list[SSAValue]
+    out_ptrs: list[SSAValue]
+
+    @staticmethod
+    def of(kfunc: kernel.FuncOp) -> KernelShell:
+        body_block = kfunc.body.block
+        yield_op = body_block.last_op
+        assert isinstance(yield_op, kernel.YieldOp)
+        outputs = list(yield_op.values)
+        dims = size_names([*body_block.args, *outputs])
+        param_types = [pointer_type(a) for a in body_block.args] + [
+            pointer_type(v) for v in outputs
+        ]
+        entry = Block(arg_types=[*param_types, *(INDEX for _ in dims)])
+        names = [a.name_hint for a in body_block.args] + [
+            f"out{i}" if v.name_hint is None else v.name_hint
+            for i, v in enumerate(outputs)
+        ]
+        for arg, name in zip(entry.args, [*names, *dims], strict=True):
+            arg.name_hint = sanitize_name(name) if name else None
+        pointers = dict(zip(body_block.args, entry.args, strict=False))
+        out_ptrs = list(entry.args[len(body_block.args) : len(param_types)])
+        sizes = dict(zip(dims, entry.args[len(param_types) :], strict=True))
+        e = Emitter(entry, {}, entry, sizes)
+        return KernelShell(kfunc, Region(entry), e, pointers, outputs, out_ptrs)
+
+    def thread_index(self) -> SSAValue:
+        """threadIdx.x, named `tid`."""
+        tid = self.e.add(cuda.ThreadIdxOp())
+        tid.name_hint = "tid"
+        return tid
+
+    def scratch(self, buffers: Sequence[Scratch]) -> list[SSAValue]:
+        """The kernel's parameters for scratch `buffers` (`scratch_params`)."""
+        return scratch_params(self.region, buffers)
+
+    def finish(self, launch: Launch) -> LoweredKernel:
+        """The kernel: its entry block returns, launched as `launch` says."""
+        self.e.add(cuda.ReturnOp())
+        kfunc = self.kfunc
+        fused = []
+        if kfunc.fused_ops is not None:
+            fused = [name.data for name in kfunc.fused_ops]
+        op = cuda.KernelOp(
+            kfunc.sym_name.data,
+            [a.type for a in self.region.block.args],
+            launch.block,
+            self.region,
+            fused,
+            launch.min_blocks,
+            launch.cluster,
+        )
+        return LoweredKernel(
+            op,
+            launch.grid,
+            (launch.block, 1, 1),
+            cooperative=launch.cooperative,
+            scratch=launch.scratch,
+            tensor_maps=launch.tensor_maps,
+            grid_of=launch.grid_of,
+        )
 
 
 def scratch_params(region: Region, buffers: Sequence[Scratch]) -> list[SSAValue]:
@@ -346,20 +419,6 @@ def checked_vector_width(
             f"{width}, which does not divide its innermost dimension {inner}"
         )
     return width
-
-
-def kernel_op(
-    kfunc: kernel.FuncOp,
-    region: Region,
-    block: int,
-    min_blocks: int | None = None,
-    cluster: int | None = None,
-) -> cuda.KernelOp:
-    fused = [s.data for s in kfunc.fused_ops] if kfunc.fused_ops is not None else []
-    params = [a.type for a in region.block.args]
-    return cuda.KernelOp(
-        kfunc.sym_name.data, params, block, region, fused, min_blocks, cluster
-    )
 
 
 def lower_variants(

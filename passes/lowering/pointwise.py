@@ -10,11 +10,11 @@ from molten.dialects import cuda, kernel
 from molten.passes.lowering.emitter import emit_for, unravel_vector
 from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.kernels import (
+    KernelShell,
+    Launch,
     LoweredKernel,
     checked_vector_width,
     grid_for,
-    kernel_op,
-    kernel_shell,
     store_output,
 )
 
@@ -24,7 +24,9 @@ def lower_pointwise(
 ) -> LoweredKernel:
     """A grid-stride loop over runs of `vector` consecutive elements, on a
     grid that gives each thread about `elements_per_thread` elements."""
-    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    shell = KernelShell.of(kfunc)
+    e, pointers = shell.e, shell.pointers
+    outputs, out_ptrs = shell.outputs, shell.out_ptrs
     domain = kernel.iteration_domain(outputs)
     block = schedule.block.data
     width = checked_vector_width(kfunc, schedule, domain[-1] if domain else 1)
@@ -46,10 +48,4 @@ def lower_pointwise(
         for value, ptr in zip(outputs, out_ptrs, strict=True):
             store_output(ev, value, ptr, index, domain)
     loop_block.add_op(scf.YieldOp())
-    e.add(cuda.ReturnOp())
-    return LoweredKernel(
-        kernel_op(kfunc, region, block),
-        (grid, 1, 1),
-        (block, 1, 1),
-        grid_of=grid_of,
-    )
+    return shell.finish(Launch((grid, 1, 1), block, grid_of))

@@ -5,6 +5,7 @@ each, or split across a group of blocks, as the schedule says.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
@@ -30,13 +31,12 @@ from molten.passes.lowering.emitter import (
 from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.kernels import (
     GridOf,
+    KernelShell,
+    Launch,
     LoweredKernel,
     Scratch,
     checked_vector_width,
-    kernel_op,
-    kernel_shell,
     row_loop,
-    scratch_params,
     store_scalar,
 )
 from molten.passes.lowering.reductions import IDENTITY, block_reduce, combine
@@ -61,7 +61,9 @@ def lower_row_reduce(
     Strided rows (axes after the reduced ones, `inner`) are numbered with
     the inner axes fastest, so with a thread a row (lanes = 1) the threads
     of a warp load consecutive elements of each column."""
-    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    shell = KernelShell.of(kfunc)
+    e, pointers = shell.e, shell.pointers
+    outputs, out_ptrs = shell.outputs, shell.out_ptrs
     name = f"@{kfunc.sym_name.data}"
     body_ops = list(kfunc.body.block.ops)
     reductions = [op for op in body_ops if isinstance(op, molten.ReductionOp)]
@@ -148,7 +150,7 @@ def lower_row_reduce(
             Scratch("group_counters", cuda.COUNTER_TYPE, rows, True),
             Scratch("group_partials", F32, 2 * rows * split * slots, False),
         )
-        counters, partials = scratch_params(region, scratch)
+        counters, partials = shell.scratch(scratch)
         group, part = e.idiv(bid, split), e.irem(bid, split)
         group.name_hint, part.name_hint = "group", "part"
         split_row = SplitRow(
@@ -325,18 +327,11 @@ def lower_row_reduce(
     if row_valid is not None:
         close_if(sb)
     row_block.add_op(scf.YieldOp())
-    e.add(cuda.ReturnOp())
     # The blocks of a split row must be resident together, as many as
     # kernel-schedule counts on.
     resident = kernel.SPLIT_THREADS_PER_SM // block
     min_blocks = resident if split > 1 and resident > 1 else None
-    lowered = LoweredKernel(
-        kernel_op(kfunc, region, block, min_blocks),
-        (grid, 1, 1),
-        (block, 1, 1),
-        grid_of=grid_of,
-    )
+    launch = Launch((grid, 1, 1), block, grid_of, min_blocks)
     if split_row is not None:
-        lowered.cooperative = split
-        lowered.scratch = scratch
-    return lowered
+        launch = replace(launch, cooperative=split, scratch=scratch)
+    return shell.finish(launch)

@@ -38,10 +38,10 @@ from molten.passes.lowering.emitter import (
 )
 from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.kernels import (
+    KernelShell,
+    Launch,
     LoweredKernel,
     checked_vector_width,
-    kernel_op,
-    kernel_shell,
     row_loop,
     store_scalar,
 )
@@ -111,7 +111,9 @@ class _Exchange:
 def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKernel:
     """A grid-stride loop over rows, each walked in steps that carry the sum
     of the steps before (see the module docstring)."""
-    region, e, pointers, outputs, out_ptrs = kernel_shell(kfunc)
+    shell = KernelShell.of(kfunc)
+    e, pointers = shell.e, shell.pointers
+    outputs, out_ptrs = shell.outputs, shell.out_ptrs
     name = f"@{kfunc.sym_name.data}"
     (scan,) = [op for op in kfunc.body.block.ops if isinstance(op, molten.CumsumOp)]
     full = value_dims(scan.result)
@@ -248,7 +250,4 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
         # The next row's first step writes the slots this row's last read.
         rb.add(cuda.SyncThreadsOp())
     row_block.add_op(scf.YieldOp())
-    e.add(cuda.ReturnOp())
-    return LoweredKernel(
-        kernel_op(kfunc, region, block), (grid, 1, 1), (block, 1, 1), grid_of=grid_of
-    )
+    return shell.finish(Launch((grid, 1, 1), block, grid_of))
