@@ -45,8 +45,9 @@ dimension's size is an `index` parameter of the kernels and the launcher
 
 The code of each kernel kind is one module of `molten.passes.lowering`
 (pointwise, row_reduce with split_row, scan, gemm choosing gemv, gemm_simt,
-gemm_mma, gemm_wgmma or gemm_wgmma_tma, attention with attention_wgmma),
-built from
+gemm_mma, gemm_wgmma (both on tiled_gemm) or gemm_wgmma_tma, attention with
+its stages: attention_softmax, attention_mma or attention_wgmma,
+attention_split), built from
 its shared blocks: index arithmetic (emitter), per-element evaluation
 (evaluator), kernel parameters and stores (kernels), block reductions
 (reductions), the gemm epilogue and staged store (epilogue) and the host
