@@ -79,7 +79,7 @@ def name_value(value: SSAValue, name: str) -> str:
 
 DTypeLike = Annotated[
     Any,
-    StringOption("a dtype name: float32, float16, bfloat16, f16, ...", is_dtype_name),
+    StringOption(f"a dtype name: {', '.join(DTYPES)}, ...", is_dtype_name),
 ]
 """A dtype: its name, a numpy or torch dtype, or a molten element type."""
 

@@ -25,14 +25,15 @@ compiler.save(kernels, "output/") # standalone .cu file
 """
 
 
-def _first_python_block(markdown: str) -> str:
-    block = re.search(r"^```python\n(.*?)^```", markdown, re.S | re.M)
-    assert block, "the README has a python example"
+def _block(markdown: str, language: str) -> str:
+    """The first fenced block of `language` (a regex) in `markdown`."""
+    block = re.search(rf"^```{language}\n(.*?)^```", markdown, re.S | re.M)
+    assert block, f"the README has a {language} example"
     return block.group(1)
 
 
 def test_the_readme_opens_with_the_announcement_example():
-    assert _first_python_block(README.read_text()) == ANNOUNCEMENT
+    assert _block(README.read_text(), "python") == ANNOUNCEMENT
 
 
 @pytest.fixture
@@ -73,12 +74,6 @@ def test_the_announcements_cu_compiles_with_nvcc(ran_announcement):
     )
     assert result.returncode == 0, result.stderr
     assert (directory / "fused_rmsnorm.o").stat().st_size > 0
-
-
-def _block(markdown: str, language: str) -> str:
-    block = re.search(rf"^```{language}\n(.*?)^```", markdown, re.S | re.M)
-    assert block, f"the README has a {language} example"
-    return block.group(1)
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")

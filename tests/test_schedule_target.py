@@ -110,7 +110,11 @@ def test_wave_quantization_reads_the_sm_count():
     assert _gemm_schedule(g, "h100").tile.data[0].data == 64
 
 
-DECODE_ATTENTION = Path(__file__).parent / "data" / "decode_attention.mlir"
+DECODE_ATTENTION = (
+    Path(__file__).parent.parent / "lit_tests" / "passes" / "attach-target.mlir"
+)
+"""A decode's attention kernel (32 query heads on 8 KV heads, one query, 8192
+keys): the lit test's input, which checks the same splits through molten-opt."""
 
 
 def _decode_split(target: Target) -> int:

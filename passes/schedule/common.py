@@ -66,6 +66,13 @@ class FamilyRule:
         return [self.schedule(body, target)]
 
 
+def first_rule(
+    rules: Sequence[FamilyRule], body: KernelBody, target: Target
+) -> FamilyRule | None:
+    """The first of `rules` that takes the kernel on the target, if any."""
+    return next((rule for rule in rules if rule.applies(body, target)), None)
+
+
 WARP = 32
 
 

@@ -13,7 +13,7 @@ from molten.dialects import kernel, molten
 from molten.dialects.cuda import BARRIER_TYPE, WGMMA_M, element_bytes
 from molten.dialects.molten import shape_of
 from molten.passes.schedule.common import SWIZZLE_K, WARP, wgmma_tile_schedule
-from molten.passes.schedule.target import Target
+from molten.passes.schedule.target import H100, Target
 
 WGMMA_TILE_EFFICIENCY = {
     (128, 256): 0.56,
@@ -143,11 +143,6 @@ class WgmmaCandidate:
         return WgmmaCandidate(bm, bn, stages, split, seconds, streaming > compute)
 
 
-FITTED_COPY_BYTES_PER_S = 3.0e12
-"""The copy bandwidth of the H100 the rates below were fitted on: on another
-target a fitted stream rate scales with the target's copy bandwidth."""
-
-
 GEMV_SECONDS = (4.3e-6, 2.97e12, 0.075)
 """The GEMV of B stored [N, K]: (fixed seconds, bytes of B a second at one
 row on the H100, the share each further row slows B's stream): on the H100
@@ -177,7 +172,7 @@ def gemv_nk_seconds(matmul: molten.MatmulOp, target: Target) -> float:
         matmul.rhs.type.element_type  # type: ignore[attr-defined]
     )
     fixed, rate, slowdown = GEMV_SECONDS
-    rate *= target.copy_bytes_per_s / FITTED_COPY_BYTES_PER_S
+    rate *= target.copy_bytes_per_s / H100.copy_bytes_per_s  # where it was fitted
     stream = b_bytes * (1 + slowdown * (rows - 1)) / rate
     return fixed + max(stream, b_bytes * rows / GEMV_ROW_BYTES_PER_S)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from xdsl.ir import Operation
 
 from molten.dialects import kernel
-from molten.passes.schedule.common import FamilyRule, KernelBody
+from molten.passes.schedule.common import FamilyRule, KernelBody, first_rule
 from molten.passes.schedule.gemm_mma import MmaRule
 from molten.passes.schedule.gemm_simt import SimtRule
 from molten.passes.schedule.gemv import GemvRule
@@ -24,15 +24,12 @@ GEMM_RULES: tuple[FamilyRule, ...] = (
 )
 
 
-def gemm_rule(body: KernelBody, target: Target) -> FamilyRule:
-    """The first gemm rule that takes the kernel (SimtRule takes any)."""
-    return next(rule for rule in GEMM_RULES if rule.applies(body, target))
-
-
 def gemm_schedule(
     body_ops: list[Operation], target: Target = DEFAULT_TARGET
 ) -> kernel.ScheduleAttr:
     """The schedule of a gemm kernel of these ops (its tensors do not matter
     to the gemm rules): a size class's, a fusion's question."""
     body = KernelBody(body_ops, [], [])
-    return gemm_rule(body, target).schedule(body, target)
+    rule = first_rule(GEMM_RULES, body, target)
+    assert rule is not None  # SimtRule takes any gemm
+    return rule.schedule(body, target)

@@ -30,7 +30,12 @@ from xdsl.pattern_rewriter import (
 
 from molten.dialects import kernel, molten
 from molten.passes.schedule.attention import AttentionRule
-from molten.passes.schedule.common import FamilyRule, KernelBody, named_rows
+from molten.passes.schedule.common import (
+    FamilyRule,
+    KernelBody,
+    first_rule,
+    named_rows,
+)
 from molten.passes.schedule.gemm import GEMM_RULES
 from molten.passes.schedule.pointwise import PointwiseRule
 from molten.passes.schedule.rows import RowReduceRule
@@ -55,9 +60,9 @@ RULES: dict[kernel.KernelKind, tuple[FamilyRule, ...]] = {
 
 def rule_for(kind: kernel.KernelKind, body: KernelBody, target: Target) -> FamilyRule:
     """The first rule of `kind` that takes the kernel on the target."""
-    for rule in RULES.get(kind, ()):
-        if rule.applies(body, target):
-            return rule
+    rule = first_rule(RULES.get(kind, ()), body, target)
+    if rule is not None:
+        return rule
     raise NotImplementedError(f"kernel-schedule: no rule for {kind.value} kernels")
 
 

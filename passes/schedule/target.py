@@ -96,7 +96,7 @@ class Target:
 
 _KIB = 1024
 _MIB = 1024 * 1024
-_HOPPER_FEATURES = frozenset({"wgmma", "tma", "clusters"})
+_HOPPER_FEATURES = frozenset(kernel.TARGET_FEATURES)
 
 H100 = Target(
     "h100",
