@@ -24,7 +24,8 @@ partial tiles, operand footprints).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from enum import auto
 
 from xdsl.dialects.builtin import (
@@ -92,27 +93,129 @@ class KernelKindAttr(EnumAttribute[KernelKind], SpacedOpaqueSyntaxAttribute):
     name = "kernel.kind"
 
 
-SCHEDULE_FIELDS = (
+class ScheduleFamily(StrEnum):
+    """How a kernel is lowered: its kind's kernel shape, and for a gemm the
+    instruction and data movement. A `#kernel.schedule` names its family
+    first and takes only that family's parameters (`SCHEDULE_FAMILIES`)."""
+
+    POINTWISE = auto()
+    ROW_REDUCE = auto()
+    SCAN = auto()
+    ATTENTION = auto()
+    GEMV = auto()
+    GEMM_SIMT = auto()
+    GEMM_MMA = auto()
+    GEMM_WGMMA = auto()
+    GEMM_TMA = auto()
+
+
+@irdl_attr_definition
+class ScheduleFamilyAttr(EnumAttribute[ScheduleFamily], SpacedOpaqueSyntaxAttribute):
+    """`#kernel<family gemm_mma>`; printed bare inside `#kernel.schedule`."""
+
+    name = "kernel.family"
+
+
+@dataclasses.dataclass(frozen=True)
+class FamilyParameters:
+    """A family's kernel kind and the `#kernel.schedule` fields it takes
+    besides `block` (any other keeps its default); `implied`: fields whose
+    value the family fixes (not printed, not parsed)."""
+
+    kind: KernelKind
+    fields: tuple[str, ...]
+    implied: Mapping[str, int] = dataclasses.field(default_factory=dict)
+
+
+SCHEDULE_FAMILIES: dict[ScheduleFamily, FamilyParameters] = {
+    # vector: elements per access; elements_per_thread: per thread a step.
+    ScheduleFamily.POINTWISE: FamilyParameters(
+        KernelKind.POINTWISE, ("vector", "elements_per_thread")
+    ),
+    # rows_per_block: rows a block shares; split: blocks a row (cooperative).
+    ScheduleFamily.ROW_REDUCE: FamilyParameters(
+        KernelKind.ROW_REDUCE,
+        ("rows_per_block", "vector", "elements_per_thread", "split"),
+    ),
+    ScheduleFamily.SCAN: FamilyParameters(
+        KernelKind.SCAN, ("rows_per_block", "vector", "elements_per_thread")
+    ),
+    # tile: query rows, keys, head dim a block; warp: a warp's (warpgroup's)
+    # rows, value head dim; split: parts of the keys; pack: query heads
+    # sharing a KV head in one block; mma_warps: 4 on wgmma.
+    ScheduleFamily.ATTENTION: FamilyParameters(
+        KernelKind.ATTENTION, ("split", "tile", "warp", "stages", "mma_warps", "pack")
+    ),
+    # tile: M, N, K a block; stages: rows of B in flight a thread; k_lanes:
+    # the threads that share an output, each summing every k_lanes-th
+    # element of K over `vector` columns.
+    ScheduleFamily.GEMV: FamilyParameters(
+        KernelKind.GEMM, ("vector", "tile", "stages", "k_lanes")
+    ),
+    ScheduleFamily.GEMM_SIMT: FamilyParameters(KernelKind.GEMM, ("tile",)),
+    # warp: a warp's M, N; stages: the operand tiles in flight (cp.async).
+    ScheduleFamily.GEMM_MMA: FamilyParameters(
+        KernelKind.GEMM, ("tile", "warp", "stages")
+    ),
+    # warp: a warpgroup's M, N; split: parts of K (split-K).
+    ScheduleFamily.GEMM_WGMMA: FamilyParameters(
+        KernelKind.GEMM,
+        ("split", "tile", "warp", "stages"),
+        {"mma_warps": 4},
+    ),
+    # persistent: the blocks, each looping over output tiles, one warpgroup
+    # loading the operands by TMA; cluster: blocks sharing B's tile by TMA
+    # multicast.
+    ScheduleFamily.GEMM_TMA: FamilyParameters(
+        KernelKind.GEMM,
+        ("split", "tile", "warp", "stages", "persistent", "cluster"),
+        {"mma_warps": 4},
+    ),
+}
+"""The parameters of each family's `#kernel.schedule`."""
+
+SCHEDULE_FIELD_ORDER = (
     "block",
     "rows_per_block",
     "vector",
     "elements_per_thread",
     "split",
+    "tile",
+    "warp",
+    "stages",
+    "k_lanes",
+    "mma_warps",
+    "pack",
+    "persistent",
+    "cluster",
 )
-"""The integer fields of `#kernel.schedule`, in printing order (`split` only
-when above 1)."""
+"""The fields of `#kernel.schedule` after its family, in printing order."""
 SCHEDULE_ARRAY_FIELDS = ("tile", "warp")
-"""The integer-list fields of `#kernel.schedule`, printed after the others
-when not empty."""
-SCHEDULE_TRAILING_FIELDS = ("stages", "k_lanes", "mma_warps", "pack")
-"""The integer fields of `#kernel.schedule` printed last, when above 1 (their
-default)."""
+"""The integer-list fields of `#kernel.schedule`."""
+SCHEDULE_ALWAYS_PRINTED = (
+    "block",
+    "rows_per_block",
+    "vector",
+    "elements_per_thread",
+    "tile",
+    "warp",
+)
+"""The fields a family's schedule prints whatever their value; the others
+print when not at their default."""
 SCHEDULE_DEFAULTS = {
     "rows_per_block": 1,
     "vector": 1,
     "elements_per_thread": 1,
     "split": 1,
+    "stages": 1,
+    "k_lanes": 1,
+    "mma_warps": 1,
+    "pack": 1,
+    "persistent": 0,
+    "cluster": 1,
 }
+"""Each scalar field's value where a family does not take it or its
+schedule does not give it."""
 
 
 def part_steps(k_steps: int, split: int) -> int:
@@ -154,46 +257,36 @@ MAX_BLOCK = 1024
 
 @irdl_attr_definition
 class ScheduleAttr(ParametrizedAttribute):
-    """How a kernel runs: threads per block, rows per block, vector width,
-    elements per thread, blocks per row (`split`, printed when above 1), tile
-    sizes (for gemm: block M, N, K), the warp tile (for a gemm on tensor
-    cores: warp M, N; printed when given), the stages of the copy pipeline
-    that feeds them (printed when above 1; for a GEMV, the rows of B each
-    thread has in flight) and, for a gemm of few rows (a GEMV), `k_lanes`:
-    the threads of a block that share each output, each summing every
-    k_lanes-th element of K over `vector` consecutive columns (printed when
-    above 1); and `mma_warps`, the warps that issue one tensor-core
-    instruction of a gemm: 1 for mma.sync, 4 (a warpgroup) for sm_90a's
-    wgmma, whose warp tile is then a warpgroup's (printed when above 1);
-    and for an attention, `pack`: the consecutive batch matrices (query
-    heads that share a KV head) whose query rows a block's rows run
-    through, so that each K and V tile read serves all of them (printed
-    when above 1); and for a wgmma gemm, `persistent`: the blocks of a
-    persistent kernel, each looping over output tiles, one warpgroup
-    loading the operand tiles by TMA for the others (printed when above 0),
-    and `cluster`: the blocks of a thread block cluster that take
-    consecutive row tiles of the same columns, each loading a share of
-    B's tile by TMA multicast into all of them (printed when above 1).
+    """How a kernel runs: its family (`ScheduleFamily`), which picks its
+    lowering, then that family's parameters (`SCHEDULE_FAMILIES` says
+    which, and what each means there): `block`, the threads per block,
+    always; rows per block, vector width and elements per thread for the
+    memory-bound families; a tile (gemm: block M, N, K; attention: query
+    rows, keys, head dim) for the others, with a warp tile on tensor cores,
+    the `stages` of the copy pipeline (for a GEMV, the rows of B each thread
+    has in flight), `split` (blocks a row; parts of K or of the keys),
+    `k_lanes` (a GEMV's threads that share an output), `mma_warps` (4: an
+    attention on wgmma), `pack` (query heads that share a KV head, in one
+    block), and for the persistent TMA gemm `persistent` (its blocks) and
+    `cluster` (blocks that share B's tile by multicast). Fields at their
+    default print only where SCHEDULE_ALWAYS_PRINTED says.
 
     ```mlir
-    #kernel.schedule<block = 256, rows_per_block = 1, vector = 4,
-                     elements_per_thread = 4, tile = [64, 64, 16]>
-    #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4,
+    #kernel.schedule<pointwise, block = 256, vector = 4, elements_per_thread = 4>
+    #kernel.schedule<row_reduce, block = 1024, rows_per_block = 1, vector = 4,
                      elements_per_thread = 32, split = 128>
-    #kernel.schedule<block = 128, rows_per_block = 1, vector = 1,
-                     elements_per_thread = 1, tile = [128, 128, 32],
+    #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32],
                      warp = [64, 64], stages = 4>
-    #kernel.schedule<block = 256, rows_per_block = 1, vector = 8,
-                     elements_per_thread = 1, tile = [1, 16, 4096],
+    #kernel.schedule<gemv, block = 256, vector = 8, tile = [1, 16, 4096],
                      stages = 4, k_lanes = 128>
-    #kernel.schedule<block = 256, rows_per_block = 1, vector = 1,
-                     elements_per_thread = 1, tile = [128, 256, 64],
-                     warp = [64, 256], stages = 4, mma_warps = 4>
+    #kernel.schedule<gemm_wgmma, block = 256, tile = [128, 256, 64],
+                     warp = [64, 256], stages = 4>
     ```
     """
 
     name = "kernel.schedule"
 
+    family: ScheduleFamilyAttr = param_def()
     block: IntAttr = param_def()
     rows_per_block: IntAttr = param_def()
     vector: IntAttr = param_def()
@@ -210,6 +303,7 @@ class ScheduleAttr(ParametrizedAttribute):
 
     def __init__(
         self,
+        family: ScheduleFamily | str,
         block: int,
         rows_per_block: int = 1,
         vector: int = 1,
@@ -224,7 +318,10 @@ class ScheduleAttr(ParametrizedAttribute):
         persistent: int = 0,
         cluster: int = 1,
     ):
+        family = ScheduleFamily(family)
+        implied = SCHEDULE_FAMILIES[family].implied
         super().__init__(
+            ScheduleFamilyAttr(family),
             IntAttr(block),
             IntAttr(rows_per_block),
             IntAttr(vector),
@@ -234,31 +331,50 @@ class ScheduleAttr(ParametrizedAttribute):
             _int_array(warp),
             IntAttr(stages),
             IntAttr(k_lanes),
-            IntAttr(mma_warps),
+            IntAttr(implied.get("mma_warps", mma_warps)),
             IntAttr(pack),
             IntAttr(persistent),
             IntAttr(cluster),
         )
 
+    @property
+    def family_name(self) -> ScheduleFamily:
+        return self.family.data
+
+    @property
+    def parameters_of_family(self) -> FamilyParameters:
+        return SCHEDULE_FAMILIES[self.family.data]
+
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        family_span = parser._current_token.span
+        family_word = parser.parse_optional_identifier()
+        if family_word not in ScheduleFamily.__members__.values():
+            given = f", not '{family_word}'" if family_word else ""
+            parser.raise_error(
+                f"a schedule starts with its family{given} (one of "
+                f"{', '.join(ScheduleFamily)})",
+                family_span,
+            )
+        family = ScheduleFamily(family_word)
+        takes = ("block", *SCHEDULE_FAMILIES[family].fields)
         values: dict[str, Attribute] = {}
-        fields = (
-            *SCHEDULE_FIELDS,
-            *SCHEDULE_ARRAY_FIELDS,
-            *SCHEDULE_TRAILING_FIELDS,
-            "persistent",
-            "cluster",
-        )
-
-        def parse_field() -> None:
+        while parser.parse_optional_punctuation(","):
             field_span = parser._current_token.span
             key = parser.parse_identifier()
             if key in values:
                 parser.raise_error(f"schedule field '{key}' is given twice", field_span)
-            if key not in fields:
+            if key not in SCHEDULE_FIELD_ORDER:
                 parser.raise_error(
-                    f"unknown schedule field '{key}' (fields: {', '.join(fields)})",
+                    f"unknown schedule field '{key}' (a {family} schedule takes "
+                    f"{', '.join(takes)})",
+                    field_span,
+                )
+            if key not in takes:
+                parser.raise_error(
+                    f"a {family} schedule takes no '{key}' (it takes "
+                    f"{', '.join(takes)})",
                     field_span,
                 )
             parser.parse_punctuation("=")
@@ -266,98 +382,103 @@ class ScheduleAttr(ParametrizedAttribute):
                 values[key] = _parse_int_array(parser)
             else:
                 values[key] = IntAttr(parser.parse_integer(allow_negative=False))
-
-        parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_field)
+        parser.parse_punctuation(">")
         if "block" not in values:
             parser.raise_error("a schedule needs 'block'")
+        implied = SCHEDULE_FAMILIES[family].implied
         return (
-            values["block"],
+            ScheduleFamilyAttr(family),
             *(
-                values.get(f, IntAttr(SCHEDULE_DEFAULTS[f]))
-                for f in SCHEDULE_FIELDS[1:]
+                values[f]
+                if f in values
+                else ArrayAttr([])
+                if f in SCHEDULE_ARRAY_FIELDS
+                else IntAttr(implied.get(f, SCHEDULE_DEFAULTS[f]))
+                for f in SCHEDULE_FIELD_ORDER
             ),
-            *(values.get(f, ArrayAttr([])) for f in SCHEDULE_ARRAY_FIELDS),
-            *(values.get(f, IntAttr(1)) for f in SCHEDULE_TRAILING_FIELDS),
-            values.get("persistent", IntAttr(0)),
-            values.get("cluster", IntAttr(1)),
         )
 
     def print_parameters(self, printer: Printer) -> None:
-        fields = [
-            f"{f} = {getattr(self, f).data}"
-            for f in SCHEDULE_FIELDS
-            if f != "split" or self.split.data != 1
-        ]
-        for f in SCHEDULE_ARRAY_FIELDS:
-            if getattr(self, f).data:
-                fields.append(f"{f} = {_format_ints(getattr(self, f))}")
-        for f in SCHEDULE_TRAILING_FIELDS:
-            if getattr(self, f).data != 1:
-                fields.append(f"{f} = {getattr(self, f).data}")
-        if self.persistent.data:
-            fields.append(f"persistent = {self.persistent.data}")
-        if self.cluster.data != 1:
-            fields.append(f"cluster = {self.cluster.data}")
+        takes = ("block", *self.parameters_of_family.fields)
+        fields = [self.family.data.value]
+        for f in SCHEDULE_FIELD_ORDER:
+            value = getattr(self, f)
+            if f not in takes:
+                continue
+            if f in SCHEDULE_ARRAY_FIELDS:
+                if value.data or f in SCHEDULE_ALWAYS_PRINTED:
+                    fields.append(f"{f} = {_format_ints(value)}")
+            elif f in SCHEDULE_ALWAYS_PRINTED or value.data != SCHEDULE_DEFAULTS[f]:
+                fields.append(f"{f} = {value.data}")
         printer.print_string(f"<{', '.join(fields)}>")
 
     def verify(self) -> None:
-        for f in (*SCHEDULE_FIELDS, *SCHEDULE_TRAILING_FIELDS):
-            if getattr(self, f).data < 1:
-                raise VerifyException(f"#kernel.schedule: {f} must be >= 1")
-        for f in SCHEDULE_ARRAY_FIELDS:
-            if any(t.data < 1 for t in getattr(self, f)):
-                raise VerifyException(f"#kernel.schedule: {f} sizes must be >= 1")
+        family = self.family.data
+        parameters = SCHEDULE_FAMILIES[family]
+        where = f"#kernel.schedule<{family}>"
+        for f in SCHEDULE_FIELD_ORDER[1:]:
+            if f in parameters.fields:
+                continue
+            value = getattr(self, f)
+            expected = parameters.implied.get(
+                f, [] if f in SCHEDULE_ARRAY_FIELDS else SCHEDULE_DEFAULTS[f]
+            )
+            got = [v.data for v in value] if f in SCHEDULE_ARRAY_FIELDS else value.data
+            if got != expected:
+                raise VerifyException(
+                    f"{where}: a {family} schedule takes no {f} (given {got}; it "
+                    f"takes block, {', '.join(parameters.fields)})"
+                )
+        for f in SCHEDULE_FIELD_ORDER:
+            if f in SCHEDULE_ARRAY_FIELDS:
+                if any(t.data < 1 for t in getattr(self, f)):
+                    raise VerifyException(f"{where}: {f} sizes must be >= 1")
+            elif f != "persistent" and getattr(self, f).data < 1:
+                raise VerifyException(f"{where}: {f} must be >= 1")
         if self.block.data > MAX_BLOCK:
             raise VerifyException(
-                f"#kernel.schedule: block = {self.block.data} is more threads than "
+                f"{where}: block = {self.block.data} is more threads than "
                 f"a CUDA block holds ({MAX_BLOCK})"
             )
         if self.block.data % self.rows_per_block.data:
             raise VerifyException(
-                f"#kernel.schedule: rows_per_block = {self.rows_per_block.data} "
+                f"{where}: rows_per_block = {self.rows_per_block.data} "
                 f"does not divide block = {self.block.data}"
             )
-        if len(self.warp) not in (0, 2):
+        if "tile" in parameters.fields and len(self.tile) != 3:
+            sizes = "query rows, keys, head dim"
+            if family != ScheduleFamily.ATTENTION:
+                sizes = "M, N, K"
             raise VerifyException(
-                f"#kernel.schedule: warp = {_format_ints(self.warp)} must give "
-                "two sizes (warp tile M, N) or none"
+                f"{where}: tile = {_format_ints(self.tile)} must give three "
+                f"sizes ({sizes})"
             )
-        if self.warp.data and len(self.tile) != 3:
+        if "warp" in parameters.fields and len(self.warp) != 2:
             raise VerifyException(
-                f"#kernel.schedule: a warp tile needs a gemm tile of three sizes "
-                f"(M, N, K), not tile = {_format_ints(self.tile)}"
-            )
-        if self.k_lanes.data > 1 and (self.warp.data or len(self.tile) != 3):
-            raise VerifyException(
-                f"#kernel.schedule: k_lanes = {self.k_lanes.data} needs a gemm tile "
-                f"of three sizes (M, N, K) and no warp tile"
+                f"{where}: warp = {_format_ints(self.warp)} must give two sizes "
+                "(a warp's or warpgroup's M, N)"
             )
         if self.mma_warps.data not in (1, WARPGROUP_WARPS):
             raise VerifyException(
-                f"#kernel.schedule: mma_warps = {self.mma_warps.data} must be 1 "
+                f"{where}: mma_warps = {self.mma_warps.data} must be 1 "
                 f"(mma.sync) or {WARPGROUP_WARPS} (wgmma)"
             )
-        if self.persistent.data and self.mma_warps.data != WARPGROUP_WARPS:
+        if family != ScheduleFamily.GEMM_TMA:
+            return
+        if self.persistent.data < 1:
             raise VerifyException(
-                f"#kernel.schedule: persistent = {self.persistent.data} needs a "
-                f"wgmma gemm (mma_warps = {WARPGROUP_WARPS})"
+                f"{where}: persistent = {self.persistent.data}: a persistent "
+                "kernel needs its blocks (>= 1)"
             )
         if self.cluster.data not in CLUSTER_SIZES:
             raise VerifyException(
-                f"#kernel.schedule: cluster = {self.cluster.data} must be one of "
+                f"{where}: cluster = {self.cluster.data} must be one of "
                 f"{', '.join(map(str, CLUSTER_SIZES))}"
             )
-        if self.cluster.data > 1 and (
-            not self.persistent.data or self.persistent.data % self.cluster.data
-        ):
+        if self.persistent.data % self.cluster.data:
             raise VerifyException(
-                f"#kernel.schedule: cluster = {self.cluster.data} needs a persistent "
+                f"{where}: cluster = {self.cluster.data} needs a persistent "
                 f"kernel of whole clusters, not persistent = {self.persistent.data}"
-            )
-        if self.mma_warps.data > 1 and not self.warp.data:
-            raise VerifyException(
-                f"#kernel.schedule: mma_warps = {self.mma_warps.data} needs a warp "
-                "tile (a warpgroup's M, N)"
             )
 
 
@@ -402,8 +523,8 @@ class VariantAttr(ParametrizedAttribute):
     (`#molten.sizes`).
 
     ```mlir
-    #kernel.variant<T <= 8, #kernel.schedule<block = 256, ...>>
-    #kernel.variant<T, #kernel.schedule<block = 384, ...>>
+    #kernel.variant<T <= 8, #kernel.schedule<gemv, block = 256, ...>>
+    #kernel.variant<T, #kernel.schedule<gemm_tma, block = 384, ...>>
     ```
     """
 
@@ -733,6 +854,20 @@ class TilingAttr(ParametrizedAttribute):
                 )
 
 
+def verify_schedule_kind(
+    where: str, kind: KernelKind, schedules: Sequence[ScheduleAttr]
+) -> None:
+    """Each schedule's family is one of the kernel's kind."""
+    for schedule in schedules:
+        family = schedule.family.data
+        if SCHEDULE_FAMILIES[family].kind != kind:
+            families = [f.value for f, p in SCHEDULE_FAMILIES.items() if p.kind == kind]
+            raise VerifyException(
+                f"{where}: a {family} schedule does not schedule a {kind.value} "
+                f"kernel (its families: {', '.join(families)})"
+            )
+
+
 def _verify_yield_types(op_name: str, body: Region, types: Sequence[Attribute]):
     terminator = body.block.last_op
     if not isinstance(terminator, YieldOp):
@@ -784,6 +919,8 @@ class FusedOp(IRDLOperation):
                 "kernel.fused: block argument types must match the inputs"
             )
         _verify_yield_types(self.name, self.body, self.result_types)
+        if self.schedule is not None:
+            verify_schedule_kind("kernel.fused", self.kind.data, [self.schedule])
 
 
 class KernelFuncCallable(CallableOpInterface):
@@ -829,7 +966,7 @@ class FuncOp(IRDLOperation):
 
     ```mlir
     kernel.func @fused_rmsnorm_kernel0(%x: tensor<4x8xf32>) -> tensor<4x8xf32>
-        row_reduce schedule #kernel.schedule<block = 32, ...> {
+        row_reduce schedule #kernel.schedule<row_reduce, block = 32, ...> {
       ...
       kernel.yield %r : tensor<4x8xf32>
     }
@@ -889,6 +1026,14 @@ class FuncOp(IRDLOperation):
                 "match the function type's inputs"
             )
         _verify_yield_types(self.name, self.body, self.function_type.outputs.data)
+        verify_schedule_kind(
+            f"kernel.func @{self.sym_name.data}",
+            self.kind.data,
+            [
+                *([self.schedule] if self.schedule is not None else []),
+                *(v.schedule for v in self.variants or ()),
+            ],
+        )
         if self.tiling is not None:
             self._verify_tiling(self.tiling)
         if self.variants is not None:
@@ -1072,5 +1217,12 @@ class LaunchOp(IRDLOperation):
 Kernel = Dialect(
     "kernel",
     [FusedOp, YieldOp, FuncOp, LaunchOp],
-    [KernelKindAttr, ScheduleAttr, TargetAttr, TilingAttr, VariantAttr],
+    [
+        KernelKindAttr,
+        ScheduleFamilyAttr,
+        ScheduleAttr,
+        TargetAttr,
+        TilingAttr,
+        VariantAttr,
+    ],
 )

@@ -97,7 +97,7 @@ def takes_prologue(matmul: molten.MatmulOp, target: Target) -> bool:
     ):
         return False
     alone = wgmma_schedule(matmul, target)
-    return alone.persistent.data > 0 and alone.split.data == 1
+    return alone.family.data == kernel.ScheduleFamily.GEMM_TMA and alone.split.data == 1
 
 
 def elementwise_cone(

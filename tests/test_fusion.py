@@ -486,7 +486,7 @@ def test_seed_rms_norm_kernel_level_text():
     assert (
         "kernel.func @fused_rmsnorm_row_reduce0(%x: tensor<2048x5120xf32>, "
         "%w: tensor<5120xf32>) -> (tensor<2048x5120xf32>) row_reduce schedule "
-        "#kernel.schedule<block = 640, rows_per_block = 1, vector = 4, "
+        "#kernel.schedule<row_reduce, block = 640, rows_per_block = 1, vector = 4, "
         "elements_per_thread = 8>" in text
     )
     assert (
@@ -948,7 +948,7 @@ def test_gemm_schedule_has_a_tile(dtype):
 def test_schedule_written_by_hand_is_kept():
     text = """
     func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-      %y = kernel.fused pointwise schedule <block = 128, vector = 4> (%x)
+      %y = kernel.fused pointwise schedule <pointwise, block = 128, vector = 4> (%x)
           : (tensor<4x8xf32>) -> tensor<4x8xf32> {
       ^bb0(%a: tensor<4x8xf32>):
         %e = molten.exp %a : tensor<4x8xf32>
@@ -966,14 +966,16 @@ def test_schedule_written_by_hand_is_kept():
 
     module = run_pipeline(parse_module(text), "kernel-outline,kernel-schedule")
     first, second = kernel_funcs(module)
-    assert first.schedule == kernel.ScheduleAttr(128, vector=4)
-    assert second.schedule == kernel.ScheduleAttr(64, vector=4, elements_per_thread=4)
+    assert first.schedule == kernel.ScheduleAttr("pointwise", 128, vector=4)
+    assert second.schedule == kernel.ScheduleAttr(
+        "pointwise", 64, vector=4, elements_per_thread=4
+    )
     # scheduling a kernel.fused (before outlining) works too
     module = run_pipeline(parse_module(text), "kernel-schedule")
     fused = [op for op in module.walk() if isinstance(op, kernel.FusedOp)]
     assert [f.schedule for f in fused] == [
-        kernel.ScheduleAttr(128, vector=4),
-        kernel.ScheduleAttr(64, vector=4, elements_per_thread=4),
+        kernel.ScheduleAttr("pointwise", 128, vector=4),
+        kernel.ScheduleAttr("pointwise", 64, vector=4, elements_per_thread=4),
     ]
 
 

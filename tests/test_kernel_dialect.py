@@ -31,6 +31,9 @@ from molten.dialects import kernel
 from molten.dialects import molten as dialect
 from molten.errors import GraphError
 
+F = kernel.ScheduleFamily
+
+
 try:  # tests/ is a package (tests/__init__.py) or a plain directory
     from .conftest import NATIVE_TOL, REFERENCE_TOL, assert_close, rand
 except ImportError:  # pragma: no cover
@@ -209,11 +212,11 @@ def test_kernel_func_from_python():
     assert k.kind.data == kernel.KernelKind.POINTWISE
     assert k.fused_ops == ArrayAttr([StringAttr("exp")])
     assert k.schedule is None
-    k.schedule = kernel.ScheduleAttr(256)
+    k.schedule = kernel.ScheduleAttr(F.POINTWISE, 256)
     k.verify()
     assert printed(k) == (
         "kernel.func @k(%a: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise "
-        "schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, "
+        "schedule #kernel.schedule<pointwise, block = 256, vector = 1, "
         'elements_per_thread = 1> attributes {fused_ops = ["exp"]} {\n'
         "  %0 = molten.exp %a : tensor<4x8xf32>\n"
         "  kernel.yield %0 : tensor<4x8xf32>\n"
@@ -322,7 +325,8 @@ def test_launch_verifier(kwargs, message):
 
 
 def test_schedule_fields_and_defaults():
-    s = kernel.ScheduleAttr(128)
+    s = kernel.ScheduleAttr(F.POINTWISE, 128)
+    assert s.family.data == F.POINTWISE
     assert (s.block, s.rows_per_block, s.vector, s.elements_per_thread) == (
         IntAttr(128),
         IntAttr(1),
@@ -330,68 +334,127 @@ def test_schedule_fields_and_defaults():
         IntAttr(1),
     )
     assert s.tile == ArrayAttr([])
-    s = kernel.ScheduleAttr(256, 2, 4, 8, (64, 32, 16))
-    assert [t.data for t in s.tile] == [64, 32, 16]
+    s = kernel.ScheduleAttr("row_reduce", 256, 2, 4, 8, split=3)
     assert str(s) == (
-        "#kernel.schedule<block = 256, rows_per_block = 2, vector = 4, "
-        "elements_per_thread = 8, tile = [64, 32, 16]>"
+        "#kernel.schedule<row_reduce, block = 256, rows_per_block = 2, vector = 4, "
+        "elements_per_thread = 8, split = 3>"
     )
-    assert kernel.ScheduleAttr(256, 2, 4, 8, (64, 32, 16)) == s
-    assert kernel.ScheduleAttr(256) != kernel.ScheduleAttr(256, tile=(1,))
+    assert kernel.ScheduleAttr(F.ROW_REDUCE, 256, 2, 4, 8, split=3) == s
+    assert kernel.ScheduleAttr(F.ROW_REDUCE, 256) != kernel.ScheduleAttr(F.SCAN, 256)
     assert s.warp == ArrayAttr([]) and s.stages == IntAttr(1)
 
 
-def test_schedule_warp_and_stages_print_only_when_given():
-    s = kernel.ScheduleAttr(128, tile=(128, 128, 32), warp=(64, 64), stages=4)
-    assert str(s) == (
-        "#kernel.schedule<block = 128, rows_per_block = 1, vector = 1, "
-        "elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], "
-        "stages = 4>"
+def test_each_family_prints_only_its_fields():
+    """A family's schedule prints its own fields (the memory-bound ones'
+    always, the others' when not at their default) and nothing else."""
+    gemm = kernel.ScheduleAttr(
+        F.GEMM_MMA, 128, tile=(128, 128, 32), warp=(64, 64), stages=4
     )
-    assert "stages" not in str(kernel.ScheduleAttr(128, tile=(1, 1, 1), warp=(1, 1)))
-    assert str(kernel.ScheduleAttr(64, stages=2)).endswith(
-        "elements_per_thread = 1, stages = 2>"
+    assert str(gemm) == (
+        "#kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], "
+        "warp = [64, 64], stages = 4>"
     )
+    simt = kernel.ScheduleAttr(F.GEMM_SIMT, 256, tile=(64, 64, 16))
+    assert str(simt) == "#kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]>"
+    assert str(kernel.ScheduleAttr(F.POINTWISE, 64)) == (
+        "#kernel.schedule<pointwise, block = 64, vector = 1, elements_per_thread = 1>"
+    )
+    wgmma = kernel.ScheduleAttr(
+        F.GEMM_WGMMA, 256, tile=(128, 256, 64), warp=(64, 256), stages=4
+    )
+    # wgmma's warpgroup (mma_warps = 4) is its family's, never printed.
+    assert wgmma.mma_warps.data == kernel.WARPGROUP_WARPS
+    assert "mma_warps" not in str(wgmma) and "split" not in str(wgmma)
+    attention = kernel.ScheduleAttr(
+        F.ATTENTION, 512, tile=(128, 64, 128), warp=(64, 128), stages=2, mma_warps=4
+    )
+    assert str(attention).endswith("stages = 2, mma_warps = 4>")
 
 
 @pytest.mark.parametrize(
-    "kwargs,message",
+    "family,kwargs,message",
     [
-        ({"stages": 0}, "stages must be >= 1"),
-        ({"tile": (64, 64, 16), "warp": (64,)}, "warp = \\[64\\] must give two"),
-        ({"tile": (64, 64, 16), "warp": (64, 32, 8)}, "must give two sizes"),
-        ({"tile": (64, 64, 16), "warp": (0, 32)}, "warp sizes must be >= 1"),
-        ({"tile": (64, 64), "warp": (32, 32)}, "a warp tile needs a gemm tile"),
-        ({"warp": (32, 32)}, "a warp tile needs a gemm tile of three sizes"),
+        (
+            F.GEMM_MMA,
+            {"tile": (64, 64, 16), "warp": (32, 32), "stages": 0},
+            "stages must be >= 1",
+        ),
+        (
+            F.GEMM_MMA,
+            {"tile": (64, 64, 16), "warp": (64,)},
+            "warp = \\[64\\] must give two",
+        ),
+        (
+            F.GEMM_MMA,
+            {"tile": (64, 64, 16), "warp": (64, 32, 8)},
+            "must give two sizes",
+        ),
+        (
+            F.GEMM_MMA,
+            {"tile": (64, 64, 16), "warp": (0, 32)},
+            "warp sizes must be >= 1",
+        ),
+        (
+            F.GEMM_MMA,
+            {"tile": (64, 64), "warp": (32, 32)},
+            "tile = \\[64, 64\\] must give three sizes \\(M, N, K\\)",
+        ),
+        (
+            F.ATTENTION,
+            {"tile": (64, 64), "warp": (16, 64)},
+            "three sizes \\(query rows, keys, head dim\\)",
+        ),
+        (
+            F.GEMM_MMA,
+            {"tile": (64, 64, 16), "warp": (32, 32), "split": 2},
+            "a gemm_mma schedule takes no split",
+        ),
+        (F.POINTWISE, {"tile": (64, 64, 16)}, "a pointwise schedule takes no tile"),
+        (
+            F.GEMM_SIMT,
+            {"tile": (64, 64, 16), "vector": 4},
+            "a gemm_simt schedule takes no vector",
+        ),
+        (
+            F.GEMV,
+            {"tile": (1, 64, 64), "warp": (32, 32)},
+            "a gemv schedule takes no warp",
+        ),
+        (F.GEMM_TMA, {"tile": (128, 256, 64), "warp": (64, 256)}, "persistent = 0"),
+        (
+            F.GEMM_TMA,
+            {"tile": (128, 256, 64), "warp": (64, 256), "persistent": 3, "cluster": 2},
+            "whole clusters",
+        ),
     ],
 )
-def test_schedule_warp_and_stages_verify(kwargs, message):
+def test_schedule_verifies_per_family(family, kwargs, message):
     with pytest.raises(VerifyException, match=message):
-        kernel.ScheduleAttr(128, **kwargs)
+        kernel.ScheduleAttr(family, 128, **kwargs)
 
 
 @pytest.mark.parametrize(
     "args,field",
     [
-        ((0,), "block"),
-        ((-32,), "block"),
-        ((32, 0), "rows_per_block"),
-        ((32, 1, 0), "vector"),
-        ((32, 1, 1, 0), "elements_per_thread"),
-        ((32, 1, 1, -1), "elements_per_thread"),
+        ((F.POINTWISE, 0), "block"),
+        ((F.POINTWISE, -32), "block"),
+        ((F.ROW_REDUCE, 32, 0), "rows_per_block"),
+        ((F.POINTWISE, 32, 1, 0), "vector"),
+        ((F.SCAN, 32, 1, 1, 0), "elements_per_thread"),
+        ((F.SCAN, 32, 1, 1, -1), "elements_per_thread"),
     ],
 )
 def test_schedule_fields_below_one(args, field):
     with pytest.raises(
-        VerifyException, match=f"#kernel.schedule: {field} must be >= 1"
+        VerifyException, match=f"#kernel.schedule<{args[0]}>: {field} must be >= 1"
     ):
         kernel.ScheduleAttr(*args)
 
 
-@pytest.mark.parametrize("tile", [(0,), (64, 64, 0), (-16, 64, 16)])
+@pytest.mark.parametrize("tile", [(0, 1, 1), (64, 64, 0), (-16, 64, 16)])
 def test_schedule_tile_below_one(tile):
     with pytest.raises(VerifyException, match="tile sizes must be >= 1"):
-        kernel.ScheduleAttr(256, tile=tile)
+        kernel.ScheduleAttr(F.GEMM_SIMT, 256, tile=tile)
 
 
 def schedule_text(schedule: str) -> str:
@@ -410,19 +473,38 @@ def parsed_schedule(schedule: str) -> kernel.ScheduleAttr:
 @pytest.mark.parametrize(
     "text,expected",
     [
-        ("block = 64", kernel.ScheduleAttr(64)),
-        ("vector = 4, block = 64", kernel.ScheduleAttr(64, vector=4)),
+        ("pointwise, block = 64", kernel.ScheduleAttr(F.POINTWISE, 64)),
         (
-            "tile = [128, 128, 32], elements_per_thread = 2, block = 256, "
+            "pointwise, vector = 4, block = 64",
+            kernel.ScheduleAttr(F.POINTWISE, 64, vector=4),
+        ),
+        (
+            "row_reduce, split = 2, elements_per_thread = 2, block = 256, "
             "rows_per_block = 4",
-            kernel.ScheduleAttr(256, 4, 1, 2, (128, 128, 32)),
+            kernel.ScheduleAttr(F.ROW_REDUCE, 256, 4, 1, 2, split=2),
         ),
-        ("block = 1, tile = []", kernel.ScheduleAttr(1)),
         (
-            "stages = 3, warp = [32, 64], tile = [64, 128, 32], block = 128",
-            kernel.ScheduleAttr(128, tile=(64, 128, 32), warp=(32, 64), stages=3),
+            "gemm_mma, stages = 3, warp = [32, 64], tile = [64, 128, 32], block = 128",
+            kernel.ScheduleAttr(
+                F.GEMM_MMA, 128, tile=(64, 128, 32), warp=(32, 64), stages=3
+            ),
         ),
-        ("block = 1, warp = [], stages = 1", kernel.ScheduleAttr(1)),
+        (
+            "gemv, k_lanes = 64, tile = [2, 16, 4096], vector = 8, block = 256",
+            kernel.ScheduleAttr(F.GEMV, 256, vector=8, tile=(2, 16, 4096), k_lanes=64),
+        ),
+        (
+            "gemm_tma, block = 384, tile = [128, 256, 64], warp = [64, 256], "
+            "persistent = 132, cluster = 2",
+            kernel.ScheduleAttr(
+                F.GEMM_TMA,
+                384,
+                tile=(128, 256, 64),
+                warp=(64, 256),
+                persistent=132,
+                cluster=2,
+            ),
+        ),
     ],
 )
 def test_schedule_parses(text, expected):
@@ -434,12 +516,16 @@ def test_schedule_parses(text, expected):
 @pytest.mark.parametrize(
     "text,message",
     [
-        ("vector = 4", "a schedule needs 'block'"),
-        ("block = 32, threads = 4", "unknown schedule field 'threads'"),
-        ("block = 0", "block must be >= 1"),
-        ("block = 32, tile = [16, 0]", "tile sizes must be >= 1"),
-        ("block = -1", "Expected integer literal"),
-        ("block = 2.5", "Expected"),
+        ("pointwise, vector = 4", "a schedule needs 'block'"),
+        ("block = 32", "a schedule starts with its family, not 'block'"),
+        ("gemm, block = 32", "a schedule starts with its family, not 'gemm'"),
+        ("pointwise, block = 32, threads = 4", "unknown schedule field 'threads'"),
+        ("pointwise, block = 32, tile = [16, 16, 16]", "takes no 'tile'"),
+        ("gemm_wgmma, block = 128, mma_warps = 4", "takes no 'mma_warps'"),
+        ("pointwise, block = 0", "block must be >= 1"),
+        ("gemm_simt, block = 32, tile = [16, 0, 16]", "tile sizes must be >= 1"),
+        ("pointwise, block = -1", "Expected integer literal"),
+        ("pointwise, block = 2.5", "Expected"),
     ],
 )
 def test_schedule_parse_errors(text, message):
@@ -490,7 +576,7 @@ def test_kernel_kind_attr_documented_spelling():
 # --------------------------------------------------------------------------
 
 KERNEL_MODULE = """
-kernel.func @rms(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 1, elements_per_thread = 1> attributes {fused_ops = ["square", "reduce_mean", "add", "rsqrt", "mul", "mul"]} {
+kernel.func @rms(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 32, rows_per_block = 1, vector = 1, elements_per_thread = 1> attributes {fused_ops = ["square", "reduce_mean", "add", "rsqrt", "mul", "mul"]} {
   %eps = molten.constant dense<1.000000e-06> : tensor<f32>
   %sq = molten.square %x : tensor<4x8xf32>
   %ms = molten.reduce_mean %sq axes = [1] keepdim : tensor<4x8xf32> -> tensor<4x1xf32>
@@ -504,7 +590,7 @@ kernel.func @scale(%y: tensor<4x8xf32>, %s: tensor<f32>) -> (tensor<4x8xf32>) po
   %z = molten.mul %y, %s : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
   kernel.yield %z : tensor<4x8xf32>
 }
-kernel.func @mm(%a: tensor<2x4x8xf32>, %b: tensor<3x8xf32>, %c: tensor<3xf32>) -> (tensor<2x4x3xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> attributes {fused_ops = ["matmul", "add", "gelu"], note = "hand-written"} {
+kernel.func @mm(%a: tensor<2x4x8xf32>, %b: tensor<3x8xf32>, %c: tensor<3xf32>) -> (tensor<2x4x3xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> attributes {fused_ops = ["matmul", "add", "gelu"], note = "hand-written"} {
   %m = molten.matmul %a, %b transpose_b : (tensor<2x4x8xf32>, tensor<3x8xf32>) -> tensor<2x4x3xf32>
   %p = molten.add %m, %c : (tensor<2x4x3xf32>, tensor<3xf32>) -> tensor<2x4x3xf32>
   %g = molten.gelu %p approximate = "tanh" : tensor<2x4x3xf32>
@@ -514,7 +600,7 @@ func.func @graph(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %s: tensor<f32>, %a: te
   %y, %ms = kernel.launch @rms(%x, %w) : (tensor<4x8xf32>, tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>)
   %z = kernel.launch @scale(%y, %s) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
   %z2 = kernel.launch @scale(%z, %s) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
-  %out = kernel.fused pointwise schedule <block = 128> (%z2, %ms) : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32> {
+  %out = kernel.fused pointwise schedule <pointwise, block = 128> (%z2, %ms) : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32> {
   ^bb0(%u: tensor<4x8xf32>, %v: tensor<4x1xf32>):
     %e = molten.exp %v : tensor<4x1xf32>
     %o = molten.sub %u, %e : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
@@ -554,7 +640,7 @@ func.func @f() -> tensor<2xf16> {
 kernel.func @a(%x: tensor<4xf32>) -> (tensor<4xf32>) attention {
   kernel.yield %x : tensor<4xf32>
 }
-kernel.func @b(%x: tensor<4xf32>) -> (tensor<4xf32>) gemm schedule #kernel.schedule<block = 1, tile = [1]> {
+kernel.func @b(%x: tensor<4xf32>) -> (tensor<4xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 1, tile = [1, 1, 1]> {
   kernel.yield %x : tensor<4xf32>
 }
 func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
@@ -598,7 +684,7 @@ def test_printed_kernel_module_keeps_what_was_written():
     rms, scale, mm, graph = module.ops
     assert isinstance(rms, kernel.FuncOp) and isinstance(graph, func.FuncOp)
     assert rms.kind.data == kernel.KernelKind.ROW_REDUCE
-    assert rms.schedule == kernel.ScheduleAttr(32)
+    assert rms.schedule == kernel.ScheduleAttr(F.ROW_REDUCE, 32)
     assert [s.data for s in rms.fused_ops.data][:2] == ["square", "reduce_mean"]
     assert [a.name_hint for a in rms.body.block.args] == ["x", "w"]
     assert scale.schedule is None and scale.fused_ops is None
@@ -606,7 +692,7 @@ def test_printed_kernel_module_keeps_what_was_written():
     assert "fused_ops" not in mm.attributes  # a property, not an attribute
     assert mm.schedule.tile == ArrayAttr([IntAttr(64), IntAttr(64), IntAttr(16)])
     text = printed(module)
-    assert "kernel.fused pointwise schedule <block = 128, rows_per_block = 1" in text
+    assert "kernel.fused pointwise schedule <pointwise, block = 128, vector = 1" in text
     assert (
         "%y, %ms = kernel.launch @rms(%x, %w) : (tensor<4x8xf32>, tensor<8xf32>) "
         "-> (tensor<4x8xf32>, tensor<4x1xf32>)" in text
@@ -617,7 +703,7 @@ def test_printed_kernel_module_keeps_what_was_written():
 
 def test_python_built_module_prints_and_parses_back():
     k = kernel_func(fused_ops=("exp",))
-    k.schedule = kernel.ScheduleAttr(64, vector=2)
+    k.schedule = kernel.ScheduleAttr(F.POINTWISE, 64, vector=2)
     k.attributes["note"] = StringAttr("x")
 
     def make(x):
@@ -625,7 +711,7 @@ def test_python_built_module_prints_and_parses_back():
         fused = kernel.FusedOp(
             kernel.KernelKind.POINTWISE, [launch.results[0]], [T], exp_body()
         )
-        fused.schedule = kernel.ScheduleAttr(32)
+        fused.schedule = kernel.ScheduleAttr(F.POINTWISE, 32)
         return [launch, fused]
 
     module, graph = graph_with(make)
@@ -646,7 +732,7 @@ def test_python_built_module_prints_and_parses_back():
         ),
         (
             "kernel.func @k(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise "
-            "schedule #kernel.schedule<vector = 2> {\n"
+            "schedule #kernel.schedule<pointwise, vector = 2> {\n"
             "  kernel.yield %x : tensor<4xf32>\n}",
             "a schedule needs 'block'",
         ),
@@ -748,7 +834,7 @@ def test_interpret_picks_the_graph_among_kernels(rng):
 
 
 F16_MODULE = """
-kernel.func @softmax(%x: tensor<3x5xf16>) -> (tensor<3x5xf16>) row_reduce schedule #kernel.schedule<block = 32> {
+kernel.func @softmax(%x: tensor<3x5xf16>) -> (tensor<3x5xf16>) row_reduce schedule #kernel.schedule<row_reduce, block = 32> {
   %xf = molten.cast %x : tensor<3x5xf16> to tensor<3x5xf32>
   %m = molten.reduce_max %xf axes = [1] keepdim : tensor<3x5xf32> -> tensor<3x1xf32>
   %d = molten.sub %xf, %m : (tensor<3x5xf32>, tensor<3x1xf32>) -> tensor<3x5xf32>

@@ -93,13 +93,13 @@ def gemm_cases(draw):
         stages = draw(st.integers(1, 4))
         tile = (wm * warps_m, wn * warps_n, bk)
         schedule = kernel.ScheduleAttr(
-            32 * warps_m * warps_n, tile=tile, warp=(wm, wn), stages=stages
+            "gemm_mma", 32 * warps_m * warps_n, tile=tile, warp=(wm, wn), stages=stages
         )
     else:
         dtype = draw(st.sampled_from(DTYPES))
         bm, bn = 4 * draw(st.integers(1, 16)), 4 * draw(st.integers(1, 16))
         tile = (bm, bn, draw(st.integers(1, 40)))
-        schedule = kernel.ScheduleAttr((bm // 4) * (bn // 4), tile=tile)
+        schedule = kernel.ScheduleAttr("gemm_simt", (bm // 4) * (bn // 4), tile=tile)
     a_shape = [*a_batch, *((k, m) if ta else (m, k))]
     b_shape = [*b_batch, *((n, k) if tb else (k, n))]
     return {
@@ -196,7 +196,13 @@ def test_illegal_tiling_is_a_pass_failure(monkeypatch):
     ACCESS = tile_pass.access_relations
     monkeypatch.setattr(tile_pass, "access_relations", rows_only)
     text = gemm_kernel(
-        [8, 4], [4, 8], [8, 8], "f32", kernel.ScheduleAttr(256, tile=(64, 64, 16)), 0, 0
+        [8, 4],
+        [4, 8],
+        [8, 8],
+        "f32",
+        kernel.ScheduleAttr("gemm_simt", 256, tile=(64, 64, 16)),
+        0,
+        0,
     )
     with pytest.raises(PassFailedException, match=r"tile: @mm: tiling M x N x K"):
         tiled(text)
@@ -218,7 +224,7 @@ def test_mma_fragment_is_the_lowerings():
     ],
 )
 def test_simt_fragment_shares_the_block_tile(block, tile, fragment):
-    schedule = kernel.ScheduleAttr(block, tile=tile)
+    schedule = kernel.ScheduleAttr("gemm_simt", block, tile=tile)
     assert tile_pass.simt_fragment(None, schedule, tile) == fragment  # type: ignore[arg-type]
 
 
@@ -396,7 +402,10 @@ def test_tiling_parse_errors():
         parse_module("func.func @f() attributes {t = #kernel.tiling<warps = [1]>} {\n}")
 
 
-TC = "#kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4>"
+TC = (
+    "#kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], "
+    "stages = 4>"
+)
 
 
 def tc_kernel(kind="gemm", schedule=TC, tiling=TILING) -> str:
@@ -416,7 +425,12 @@ def test_kernel_func_round_trips_its_tiling():
 @pytest.mark.parametrize(
     ("kind", "schedule", "message"),
     [
-        ("pointwise", TC, "only gemm kernels are tiled, not pointwise"),
+        (
+            "pointwise",
+            "#kernel.schedule<pointwise, block = 128>",
+            "only gemm kernels are tiled, not pointwise",
+        ),
+        ("pointwise", TC, "a gemm_mma schedule does not schedule a pointwise kernel"),
         (
             "gemm",
             TC.replace("stages = 4", "stages = 3"),

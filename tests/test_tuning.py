@@ -105,7 +105,7 @@ def test_other_kernels_have_one_candidate(graph, arch):
 def test_signature_ignores_name_and_schedule_not_shape_or_target():
     a = only_kernel(linear(300, 1024, 2048, name="first"))
     b = only_kernel(linear(300, 1024, 2048, name="second"))
-    b.schedule = kernel.ScheduleAttr(128)
+    b.schedule = kernel.ScheduleAttr("gemm_simt", 128, tile=(64, 64, 16))
     assert kernel_signature(a, "sm_90a", 132) == kernel_signature(b, "sm_90a", 132)
     other = only_kernel(linear(301, 1024, 2048))
     assert kernel_signature(a, "sm_90a", 132) != kernel_signature(other, "sm_90a", 132)
@@ -114,7 +114,9 @@ def test_signature_ignores_name_and_schedule_not_shape_or_target():
 
 
 def test_database_keeps_schedules_across_instances(cache_dir):
-    schedule = kernel.ScheduleAttr(128, tile=(64, 64, 64), warp=(64, 64), split=2)
+    schedule = kernel.ScheduleAttr(
+        "gemm_wgmma", 128, tile=(64, 64, 64), warp=(64, 64), split=2
+    )
     key = TuningDatabase.key("abc", DEVICE, "0.1.0")
     TuningDatabase().store(key, schedule, {"microseconds": 1.5})
     assert TuningDatabase().schedule(key) == schedule
@@ -140,7 +142,7 @@ def test_damaged_database_warns_and_is_empty(cache_dir):
 
 
 def test_best_is_the_fastest_correct_trial():
-    a, b, c = (kernel.ScheduleAttr(n) for n in (128, 256, 512))
+    a, b, c = (kernel.ScheduleAttr("pointwise", n) for n in (128, 256, 512))
     trials = [Trial(a, 9.0), Trial(b, None, "wrong"), Trial(c, 4.0)]
     assert best(trials).schedule == c
     assert best([Trial(b, None, "wrong")]) is None
@@ -219,7 +221,7 @@ def test_compile_takes_a_schedule_by_hand():
     1024: 12 blocks of three warpgroups; tensor maps made by the launcher)."""
     g = linear(300, 1024, 2048)
     schedule = kernel.ScheduleAttr(
-        384, tile=(128, 256, 64), warp=(64, 256), stages=4, mma_warps=4, persistent=132
+        "gemm_tma", 384, tile=(128, 256, 64), warp=(64, 256), stages=4, persistent=132
     )
     compiled = molten.ZeroCompiler(arch="sm_90a").compile(
         g, schedules={"lin_gemm0": schedule}
@@ -235,7 +237,7 @@ def test_hand_schedules_go_with_the_jit_target():
     when it runs: with the same hand schedules."""
     g = linear(300, 1024, 2048)
     schedule = kernel.ScheduleAttr(
-        384, tile=(128, 256, 64), warp=(64, 256), stages=4, mma_warps=4, persistent=132
+        "gemm_tma", 384, tile=(128, 256, 64), warp=(64, 256), stages=4, persistent=132
     )
     compiled = molten.ZeroCompiler().compile(g, schedules={"lin_gemm0": schedule})
     native = compiled.jit_target("sm_90a")
@@ -248,7 +250,12 @@ def test_compile_schedules_name_kernels_and_are_schedules():
     g = linear(300, 1024, 2048)
     compiler = molten.ZeroCompiler(arch="sm_90a")
     with pytest.raises(MoltenError, match="no kernel @nope to schedule; the graph's"):
-        compiler.compile(g, schedules={"nope": kernel.ScheduleAttr(128)})
+        compiler.compile(
+            g,
+            schedules={
+                "nope": kernel.ScheduleAttr("gemm_simt", 128, tile=(64, 64, 16))
+            },
+        )
     with pytest.raises(MoltenError, match="the schedule of @lin_gemm0 is a str"):
         compiler.compile(g, schedules={"lin_gemm0": "tile = [64, 64, 64]"})
 
@@ -261,7 +268,7 @@ def test_persistent_schedule_needs_rows_tma_reads():
     w = g.add_input("w", [256, 100], "bfloat16")
     g.add_output(g.matmul(x, w, transpose_b=True), "y")
     schedule = kernel.ScheduleAttr(
-        384, tile=(128, 256, 64), warp=(64, 256), stages=4, mma_warps=4, persistent=132
+        "gemm_tma", 384, tile=(128, 256, 64), warp=(64, 256), stages=4, persistent=132
     )
     with pytest.raises(PassFailedException, match="@odd_gemm0: a persistent TMA gemm"):
         molten.ZeroCompiler(arch="sm_90a").compile(g, schedules={"odd_gemm0": schedule})

@@ -27,6 +27,7 @@ def _variant(keys: int, stages: int):
             return s
         rows, _, head = (t.data for t in s.tile)
         return kernel.ScheduleAttr(
+            "attention",
             s.block.data,
             tile=[rows, keys, head],
             split=s.split.data,

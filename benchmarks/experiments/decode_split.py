@@ -45,6 +45,7 @@ def _variant(keys, stages, split_scale):
         s = PICKED(body_ops, target)
         rows, _, head = (t.data for t in s.tile)
         return kernel.ScheduleAttr(
+            "attention",
             s.block.data,
             tile=[rows, keys, head],
             split=max(1, int(s.split.data * split_scale)),

@@ -49,7 +49,11 @@ def main() -> None:
         print(f"{make.__name__} {shape}: torch.compile {base:9.1f} us", flush=True)
         for block, per_thread in candidates:
             schedule = kernel.ScheduleAttr(
-                block, rows_per_block=block, vector=1, elements_per_thread=per_thread
+                "row_reduce",
+                block,
+                rows_per_block=block,
+                vector=1,
+                elements_per_thread=per_thread,
             )
             compiled = molten.ZeroCompiler().compile(
                 g, schedules={f"{g.name}_row_reduce0": schedule}

@@ -65,7 +65,7 @@ def main() -> None:
         for block, warp, tile, stages in CANDIDATES:
             hand = {
                 "mm_gemm0": kernel.ScheduleAttr(
-                    block, tile=tile, warp=warp, stages=stages
+                    "gemm_mma", block, tile=tile, warp=warp, stages=stages
                 )
             }
             label = f"block {block} warp {warp} tile {tile} stages {stages}"

@@ -27,7 +27,7 @@
 // CUDA-NEXT:   }
 // CUDA-NEXT:   err = cudaGetLastError();
 
-// CHECK:      kernel.func @fused_rmsnorm_row_reduce0(%x: tensor<2048x5120xf32>, %w: tensor<5120xf32>) -> (tensor<2048x5120xf32>) row_reduce schedule #kernel.schedule<block = 640, rows_per_block = 1, vector = 4, elements_per_thread = 8> attributes {fused_ops = ["square", "reduce_mean", "add", "rsqrt", "mul", "mul"]} {
+// CHECK:      kernel.func @fused_rmsnorm_row_reduce0(%x: tensor<2048x5120xf32>, %w: tensor<5120xf32>) -> (tensor<2048x5120xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 640, rows_per_block = 1, vector = 4, elements_per_thread = 8> attributes {fused_ops = ["square", "reduce_mean", "add", "rsqrt", "mul", "mul"]} {
 // CHECK-NEXT:   %cst = molten.constant dense<1.000000e-06> : tensor<f32>
 // CHECK-NEXT:   %square = molten.square %x : tensor<2048x5120xf32>
 // CHECK-NEXT:   %reduce_mean = molten.reduce_mean %square axes = [1] keepdim : tensor<2048x5120xf32> -> tensor<2048x1xf32>

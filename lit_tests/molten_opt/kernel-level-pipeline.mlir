@@ -44,7 +44,7 @@ func.func @fused_rmsnorm(%x: tensor<2048x5120xf32>, %w: tensor<5120xf32>) -> (te
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @fused_rmsnorm_row_reduce0(%x: tensor<2048x5120xf32>, %w: tensor<5120xf32>) -> (tensor<2048x5120xf32>) row_reduce schedule #kernel.schedule<block = 640, rows_per_block = 1, vector = 4, elements_per_thread = 8> attributes {fused_ops = ["square", "reduce_mean", "add", "rsqrt", "mul", "mul"]} {
+// CHECK-NEXT:   kernel.func @fused_rmsnorm_row_reduce0(%x: tensor<2048x5120xf32>, %w: tensor<5120xf32>) -> (tensor<2048x5120xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 640, rows_per_block = 1, vector = 4, elements_per_thread = 8> attributes {fused_ops = ["square", "reduce_mean", "add", "rsqrt", "mul", "mul"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %norm : tensor<2048x5120xf32>
 // CHECK-NEXT:   }
@@ -73,7 +73,7 @@ func.func @layer_norm(%x: tensor<64x768xf16>, %w: tensor<768xf16>, %b: tensor<76
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @layer_norm_row_reduce0(%x: tensor<64x768xf16>, %w: tensor<768xf16>, %b: tensor<768xf16>) -> (tensor<64x768xf16>) row_reduce schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 8, elements_per_thread = 16> attributes {fused_ops = ["cast", "cast", "cast", "reduce_mean", "sub", "square", "reduce_mean", "add", "rsqrt", "mul", "mul", "add", "cast"]} {
+// CHECK-NEXT:   kernel.func @layer_norm_row_reduce0(%x: tensor<64x768xf16>, %w: tensor<768xf16>, %b: tensor<768xf16>) -> (tensor<64x768xf16>) row_reduce schedule #kernel.schedule<row_reduce, block = 64, rows_per_block = 1, vector = 8, elements_per_thread = 16> attributes {fused_ops = ["cast", "cast", "cast", "reduce_mean", "sub", "square", "reduce_mean", "add", "rsqrt", "mul", "mul", "add", "cast"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<64x768xf16>
 // CHECK-NEXT:   }
@@ -104,7 +104,7 @@ func.func @softmax(%x: tensor<8x16x1024xf32>) -> tensor<8x16x1024xf32> {
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @softmax_row_reduce0(%x: tensor<8x16x1024xf32>) -> (tensor<8x16x1024xf32>) row_reduce schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 4, elements_per_thread = 8> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "div"]} {
+// CHECK-NEXT:   kernel.func @softmax_row_reduce0(%x: tensor<8x16x1024xf32>) -> (tensor<8x16x1024xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 128, rows_per_block = 1, vector = 4, elements_per_thread = 8> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "div"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<8x16x1024xf32>
 // CHECK-NEXT:   }
@@ -137,7 +137,7 @@ func.func @rms_norm_silu(%x: tensor<32x4096xbf16>, %w: tensor<4096xbf16>, %g: te
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @rms_norm_silu_row_reduce0(%x: tensor<32x4096xbf16>, %w: tensor<4096xbf16>, %g: tensor<32x4096xbf16>) -> (tensor<32x4096xbf16>) row_reduce schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 16> attributes {fused_ops = ["cast", "cast", "square", "reduce_mean", "add", "rsqrt", "mul", "mul", "cast", "silu", "mul"]} {
+// CHECK-NEXT:   kernel.func @rms_norm_silu_row_reduce0(%x: tensor<32x4096xbf16>, %w: tensor<4096xbf16>, %g: tensor<32x4096xbf16>) -> (tensor<32x4096xbf16>) row_reduce schedule #kernel.schedule<row_reduce, block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 16> attributes {fused_ops = ["cast", "cast", "square", "reduce_mean", "add", "rsqrt", "mul", "mul", "cast", "silu", "mul"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<32x4096xbf16>
 // CHECK-NEXT:   }
@@ -171,7 +171,7 @@ func.func @gelu_affine(%x: tensor<128x256xf32>, %a: tensor<256xf32>, %b: tensor<
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @gelu_affine_pointwise0(%x: tensor<128x256xf32>, %a: tensor<256xf32>, %b: tensor<256xf32>, %c: tensor<f32>) -> (tensor<128x256xf32>) pointwise schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 4> attributes {fused_ops = ["mul", "add", "gelu", "mul"]} {
+// CHECK-NEXT:   kernel.func @gelu_affine_pointwise0(%x: tensor<128x256xf32>, %a: tensor<256xf32>, %b: tensor<256xf32>, %c: tensor<f32>) -> (tensor<128x256xf32>) pointwise schedule #kernel.schedule<pointwise, block = 64, vector = 4, elements_per_thread = 4> attributes {fused_ops = ["mul", "add", "gelu", "mul"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<128x256xf32>
 // CHECK-NEXT:   }
@@ -204,7 +204,7 @@ func.func @mm_bias_gelu(%x: tensor<128x512xf16>, %w: tensor<512x256xf16>, %b: te
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @mm_bias_gelu_gemm0(%x: tensor<128x512xf16>, %w: tensor<512x256xf16>, %b: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 1, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 16, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> attributes {fused_ops = ["matmul", "add", "gelu"]} {
+// CHECK-NEXT:   kernel.func @mm_bias_gelu_gemm0(%x: tensor<128x512xf16>, %w: tensor<512x256xf16>, %b: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 1, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 16, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> attributes {fused_ops = ["matmul", "add", "gelu"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<128x256xf16>
 // CHECK-NEXT:   }
@@ -239,7 +239,7 @@ func.func @log_softmax(%x: tensor<32x512xf32>) -> tensor<32x512xf32> {
 }
 
 // CHECK:      builtin.module {
-// CHECK-NEXT:   kernel.func @log_softmax_row_reduce0(%x: tensor<32x512xf32>) -> (tensor<32x512xf32>) row_reduce schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 8> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "log", "sub"]} {
+// CHECK-NEXT:   kernel.func @log_softmax_row_reduce0(%x: tensor<32x512xf32>) -> (tensor<32x512xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 8> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "log", "sub"]} {
 // CHECK-NOT:    kernel.func
 // CHECK:        kernel.yield %y : tensor<32x512xf32>
 // CHECK-NEXT:   }

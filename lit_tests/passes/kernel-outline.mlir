@@ -56,7 +56,7 @@ func.func @block(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>) ->
     %n = molten.neg %xa : tensor<4x8xf32>
     kernel.yield %n : tensor<4x8xf32>
   }
-  %p = kernel.fused gemm schedule <block = 128, tile = [32, 32, 8]> (%h, %w, %b) : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+  %p = kernel.fused gemm schedule <gemm_simt, block = 128, tile = [32, 32, 8]> (%h, %w, %b) : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
   ^bb0(%ha: tensor<4x8xf32>, %wa: tensor<8x8xf32>, %ba: tensor<8xf32>):
     %mm = molten.matmul %ha, %wa : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
     %add = molten.add %mm, %ba : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
@@ -80,7 +80,7 @@ func.func @block(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>) ->
 // CHECK-NEXT:    %n = molten.neg %xa : tensor<4x8xf32>
 // CHECK-NEXT:    kernel.yield %n : tensor<4x8xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @block_gemm0(%ha: tensor<4x8xf32>, %wa: tensor<8x8xf32>, %ba: tensor<8xf32>) -> (tensor<4x8xf32>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [32, 32, 8]> attributes {fused_ops = ["matmul", "add"]} {
+// CHECK-NEXT:  kernel.func @block_gemm0(%ha: tensor<4x8xf32>, %wa: tensor<8x8xf32>, %ba: tensor<8xf32>) -> (tensor<4x8xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 128, tile = [32, 32, 8]> attributes {fused_ops = ["matmul", "add"]} {
 // CHECK-NEXT:    %mm = molten.matmul %ha, %wa : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT:    %add = molten.add %mm, %ba : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT:    kernel.yield %add : tensor<4x8xf32>

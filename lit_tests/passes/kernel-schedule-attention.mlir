@@ -22,13 +22,13 @@ kernel.func @attention_kernel(%q: tensor<2x100x64xf16>, %k: tensor<2x130x64xf16>
   kernel.yield %out : tensor<2x100x64xf16>
 }
 
-// CHECK: kernel.func @attention_kernel({{.*}}) -> (tensor<2x100x64xf16>) attention schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
+// CHECK: kernel.func @attention_kernel({{.*}}) -> (tensor<2x100x64xf16>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
 
 // For sm_90a (head dims multiples of 64): on wgmma, a warpgroup of 64
 // query rows (128 threads; two above head dimension 64) against 64 keys at
 // head dimension 64, two stages.
 
-// WGMMA: kernel.func @attention_kernel({{.*}}) -> (tensor<2x100x64xf16>) attention schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 2, mma_warps = 4> {
+// WGMMA: kernel.func @attention_kernel({{.*}}) -> (tensor<2x100x64xf16>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [64, 64], stages = 2, mma_warps = 4> {
 
 // Over a named T, a schedule per size class, each the heuristic's at the
 // class's bound: up to 32 tokens a block's rows pack the two query heads
@@ -58,7 +58,7 @@ kernel.func @attention_over_t(%k: tensor<1x?x16xbf16, ["T"]>, %v: tensor<1x?x16x
   kernel.yield %out : tensor<2x?x16xbf16, ["T"]>
 }
 
-// CHECK: kernel.func @attention_over_t({{.*}}) -> (tensor<2x?x16xbf16, ["T"]>) attention variants [#kernel.variant<T <= 32, #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16], warp = [16, 16], stages = 2, pack = 2>>, #kernel.variant<T, #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16], warp = [16, 16], stages = 2>>] {
+// CHECK: kernel.func @attention_over_t({{.*}}) -> (tensor<2x?x16xbf16, ["T"]>) attention variants [#kernel.variant<T <= 32, #kernel.schedule<attention, block = 128, tile = [64, 64, 16], warp = [16, 16], stages = 2, pack = 2>>, #kernel.variant<T, #kernel.schedule<attention, block = 128, tile = [64, 64, 16], warp = [16, 16], stages = 2>>] {
 // WGMMA: kernel.func @attention_over_t({{.*}}) attention variants [#kernel.variant<T <= 32, {{.*}} pack = 2>>, #kernel.variant<T, #kernel.schedule<{{.*}} stages = 2>>] {
 
 // -----

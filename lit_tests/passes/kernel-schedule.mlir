@@ -39,21 +39,21 @@ func.func @pw_group(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   func.return %y : tensor<2x3xf32>
 }
 
-// CHECK-LABEL: kernel.func @pw_small(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 4> attributes {fused_ops = ["exp"]} {
+// CHECK-LABEL: kernel.func @pw_small(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<pointwise, block = 64, vector = 4, elements_per_thread = 4> attributes {fused_ops = ["exp"]} {
 // CHECK-NEXT:    %e = molten.exp %x : tensor<4xf32>
 // CHECK-NEXT:    kernel.yield %e : tensor<4xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @pw_large(%x: tensor<64x4096xf16>, %c: tensor<4096xf16>) -> (tensor<64x4096xf16>) pointwise schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 8, elements_per_thread = 8> {
+// CHECK-NEXT:  kernel.func @pw_large(%x: tensor<64x4096xf16>, %c: tensor<4096xf16>) -> (tensor<64x4096xf16>) pointwise schedule #kernel.schedule<pointwise, block = 128, vector = 8, elements_per_thread = 8> {
 // CHECK-NEXT:    %r = molten.rotate_half %x : tensor<64x4096xf16>
 // CHECK-NEXT:    %m = molten.mul %r, %c : (tensor<64x4096xf16>, tensor<4096xf16>) -> tensor<64x4096xf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<64x4096xf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @pw_spread(%x: tensor<65536xf32>) -> (tensor<65536xf32>) pointwise schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 4> {
+// CHECK-NEXT:  kernel.func @pw_spread(%x: tensor<65536xf32>) -> (tensor<65536xf32>) pointwise schedule #kernel.schedule<pointwise, block = 64, vector = 4, elements_per_thread = 4> {
 // CHECK-NEXT:    %e = molten.exp %x : tensor<65536xf32>
 // CHECK-NEXT:    kernel.yield %e : tensor<65536xf32>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  func.func @pw_group(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-// CHECK-NEXT:    %y = kernel.fused pointwise schedule <block = 64, rows_per_block = 1, vector = 1, elements_per_thread = 1>(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT:    %y = kernel.fused pointwise schedule <pointwise, block = 64, vector = 1, elements_per_thread = 1>(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT:    ^bb0(%a: tensor<2x3xf32>):
 // CHECK-NEXT:      %n = molten.neg %a : tensor<2x3xf32>
 // CHECK-NEXT:      kernel.yield %n : tensor<2x3xf32>
@@ -145,65 +145,65 @@ kernel.func @strided_rows_of_65(%x: tensor<128x65x4095xf32>) -> (tensor<128x1x40
   kernel.yield %s : tensor<128x1x4095xf32>
 }
 
-// CHECK-LABEL: kernel.func @rows_of_31(%x: tensor<2x31xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 8, vector = 1, elements_per_thread = 8> {
+// CHECK-LABEL: kernel.func @rows_of_31(%x: tensor<2x31xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 32, rows_per_block = 8, vector = 1, elements_per_thread = 8> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x31xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_32(%x: tensor<2x32xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 8, vector = 4, elements_per_thread = 8> {
+// CHECK-NEXT:  kernel.func @rows_of_32(%x: tensor<2x32xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 32, rows_per_block = 8, vector = 4, elements_per_thread = 8> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x32xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_256(%x: tensor<2x256xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 4, elements_per_thread = 8> {
+// CHECK-NEXT:  kernel.func @rows_of_256(%x: tensor<2x256xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 32, rows_per_block = 1, vector = 4, elements_per_thread = 8> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x256xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_512_f16(%x: tensor<2x512xf16>) -> (tensor<2x1xf16>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 8, elements_per_thread = 16> {
+// CHECK-NEXT:  kernel.func @rows_of_512_f16(%x: tensor<2x512xf16>) -> (tensor<2x1xf16>) row_reduce schedule #kernel.schedule<row_reduce, block = 32, rows_per_block = 1, vector = 8, elements_per_thread = 16> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x512xf16> -> tensor<2x1xf16>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_257(%x: tensor<2x257xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 1, elements_per_thread = 5> {
+// CHECK-NEXT:  kernel.func @rows_of_257(%x: tensor<2x257xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 64, rows_per_block = 1, vector = 1, elements_per_thread = 5> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x257xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_5120(%x: tensor<2x5120xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 640, rows_per_block = 1, vector = 4, elements_per_thread = 8> {
+// CHECK-NEXT:  kernel.func @rows_of_5120(%x: tensor<2x5120xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 640, rows_per_block = 1, vector = 4, elements_per_thread = 8> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x5120xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_5120_f16(%x: tensor<2x5120xf16>) -> (tensor<2x1xf16>) row_reduce schedule #kernel.schedule<block = 320, rows_per_block = 1, vector = 8, elements_per_thread = 16> {
+// CHECK-NEXT:  kernel.func @rows_of_5120_f16(%x: tensor<2x5120xf16>) -> (tensor<2x1xf16>) row_reduce schedule #kernel.schedule<row_reduce, block = 320, rows_per_block = 1, vector = 8, elements_per_thread = 16> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x5120xf16> -> tensor<2x1xf16>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_8192(%x: tensor<2x8192xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 8> {
+// CHECK-NEXT:  kernel.func @rows_of_8192(%x: tensor<2x8192xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 8> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x8192xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_8200(%x: tensor<2x8200xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 12> {
+// CHECK-NEXT:  kernel.func @rows_of_8200(%x: tensor<2x8200xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 12> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x8200xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_32768(%x: tensor<2x32768xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 32> {
+// CHECK-NEXT:  kernel.func @rows_of_32768(%x: tensor<2x32768xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 32> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x32768xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_32772(%x: tensor<2x32772xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 24, split = 3> {
+// CHECK-NEXT:  kernel.func @rows_of_32772(%x: tensor<2x32772xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 24, split = 3> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x32772xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_4m(%x: tensor<2x4194304xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 32, split = 256> {
+// CHECK-NEXT:  kernel.func @rows_of_4m(%x: tensor<2x4194304xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 32, split = 256> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x4194304xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @many_rows_of_5(%x: tensor<66000x5xf32>) -> (tensor<66000x1xf32>) row_reduce schedule #kernel.schedule<block = 256, rows_per_block = 256, vector = 1, elements_per_thread = 5> {
+// CHECK-NEXT:  kernel.func @many_rows_of_5(%x: tensor<66000x5xf32>) -> (tensor<66000x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 256, rows_per_block = 256, vector = 1, elements_per_thread = 5> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<66000x5xf32> -> tensor<66000x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<66000x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @strided_rows_of_64(%x: tensor<3x64x35xf32>) -> (tensor<3x1x35xf32>) row_reduce schedule #kernel.schedule<block = 64, rows_per_block = 64, vector = 1, elements_per_thread = 64> {
-// CHECK:       kernel.func @strided_rows_of_65(%x: tensor<128x65x4095xf32>) -> (tensor<128x1x4095xf32>) row_reduce schedule #kernel.schedule<block = 1024, rows_per_block = 1024, vector = 1, elements_per_thread = 1> {
+// CHECK-NEXT:  kernel.func @strided_rows_of_64(%x: tensor<3x64x35xf32>) -> (tensor<3x1x35xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 64, rows_per_block = 64, vector = 1, elements_per_thread = 64> {
+// CHECK:       kernel.func @strided_rows_of_65(%x: tensor<128x65x4095xf32>) -> (tensor<128x1x4095xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 1024, rows_per_block = 1024, vector = 1, elements_per_thread = 1> {
 
 // With 16 SMs (kernel-schedule{sm_count=16}): at most 32 blocks of a row
 // resident at once, too few to hold rows of 4M in registers: 32 blocks walk
 // their parts, 512 threads of one run each.
-// FEW-LABEL: kernel.func @rows_of_4m(%x: tensor<2x4194304xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 4, split = 32> {
+// FEW-LABEL: kernel.func @rows_of_4m(%x: tensor<2x4194304xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 4, split = 32> {
 
 // -----
 
@@ -222,7 +222,7 @@ func.func @rows_of_three_axes(%x: tensor<16x4x8x8xf32>) -> tensor<16x4x8x8xf32> 
 }
 
 // CHECK-LABEL: func.func @rows_of_three_axes(%x: tensor<16x4x8x8xf32>) -> tensor<16x4x8x8xf32> {
-// CHECK-NEXT:    %y = kernel.fused row_reduce schedule <block = 32, rows_per_block = 1, vector = 4, elements_per_thread = 8>(%x) : (tensor<16x4x8x8xf32>) -> tensor<16x4x8x8xf32> {
+// CHECK-NEXT:    %y = kernel.fused row_reduce schedule <row_reduce, block = 32, rows_per_block = 1, vector = 4, elements_per_thread = 8>(%x) : (tensor<16x4x8x8xf32>) -> tensor<16x4x8x8xf32> {
 // CHECK-NEXT:    ^bb0(%a: tensor<16x4x8x8xf32>):
 // CHECK-NEXT:      %e = molten.exp %a : tensor<16x4x8x8xf32>
 // CHECK-NEXT:      %s = molten.reduce_sum %e axes = [1, 2, 3] keepdim : tensor<16x4x8x8xf32> -> tensor<16x1x1x1xf32>
@@ -352,18 +352,18 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
   kernel.yield %m : tensor<512x4096xbf16>
 }
 
-// CHECK-LABEL: kernel.func @gemm_small(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
-// CHECK:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 128, 16], warp = [64, 32], stages = 4> {
-// CHECK:       kernel.func @gemm_f32_large(%a: tensor<2048x66xf32>, %b: tensor<66x1500xf32>) -> (tensor<2048x1500xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 8]> {
-// CHECK:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+// CHECK-LABEL: kernel.func @gemm_small(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> {
+// CHECK:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [64, 128, 16], warp = [64, 32], stages = 4> {
+// CHECK:       kernel.func @gemm_f32_large(%a: tensor<2048x66xf32>, %b: tensor<66x1500xf32>) -> (tensor<2048x1500xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [128, 128, 8]> {
+// CHECK:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<128x512xf16>, tensor<512x256xf16>) -> tensor<128x256xf16>
 // CHECK-NEXT:    %r = molten.add %m, %bias : (tensor<128x256xf16>, tensor<256xf16>) -> tensor<128x256xf16>
 // CHECK-NEXT:    kernel.yield %r : tensor<128x256xf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
-// CHECK:       kernel.func @gemm_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
-// CHECK:       kernel.func @gemm_k100(%a: tensor<128x100xf16>, %b: tensor<100x256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
-// CHECK:       kernel.func @gemm_m16(%a: tensor<16x8192xf16>, %b: tensor<8192x256xf16>) -> (tensor<16x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
+// CHECK-NEXT:  kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+// CHECK:       kernel.func @gemm_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+// CHECK:       kernel.func @gemm_k100(%a: tensor<128x100xf16>, %b: tensor<100x256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> {
+// CHECK:       kernel.func @gemm_m16(%a: tensor<16x8192xf16>, %b: tensor<8192x256xf16>) -> (tensor<16x256xf16>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> {
 
 // For arch=sm_90a the tensor-core gemms run on wgmma (mma_warps = 4), in the
 // tile, stages and split-K whose estimated time is least: the 64-row tile
@@ -386,23 +386,23 @@ kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -
 // most SMs stream their own columns of B (gemm_up_16); where even 64x64
 // tiles would leave a quarter of the SMs idle, the cp.async kernel
 // (gemm_o_16).
-// WGMMA:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 128, 16], warp = [64, 32], stages = 4> {
-// WGMMA:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
-// WGMMA:       kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
-// WGMMA:       kernel.func @gemm_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
-// WGMMA:       kernel.func @gemm_k100(%a: tensor<128x100xf16>, %b: tensor<100x256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
-// WGMMA:       kernel.func @gemm_m16(%a: tensor<16x8192xf16>, %b: tensor<8192x256xf16>) -> (tensor<16x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 16, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
-// WGMMA:       kernel.func @gemm_linear_2048(%x: tensor<2048x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<2048x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132> {
-// WGMMA:       kernel.func @gemm_linear_batched(%x: tensor<2x1024x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<2x1024x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
-// WGMMA:       kernel.func @gemm_down_512(%x: tensor<512x14336xbf16>, %w: tensor<4096x14336xbf16>) -> (tensor<512x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 64], warp = [64, 128], stages = 7, mma_warps = 4, persistent = 132> {
-// WGMMA:       kernel.func @gemm_qwen_down_512(%x: tensor<512x18944xbf16>, %w: tensor<3584x18944xbf16>) -> (tensor<512x3584xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [128, 224, 64], warp = [64, 224], stages = 5, mma_warps = 4, persistent = 132> {
-// WGMMA:       kernel.func @gemm_up_16(%x: tensor<16x3584xbf16>, %w: tensor<18944x3584xbf16>) -> (tensor<16x18944xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 144, 64], warp = [64, 144], stages = 8, mma_warps = 4, persistent = 132> {
-// WGMMA:       kernel.func @gemm_o_16(%x: tensor<16x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<16x4096xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
-// WGMMA:       kernel.func @gemv_o_4(%x: tensor<4x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<4x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [4, 8, 4096], stages = 2, k_lanes = 32> {
-// WGMMA:       kernel.func @gemm_down_4(%x: tensor<4x14336xbf16>, %w: tensor<4096x14336xbf16>) -> (tensor<4x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 14, mma_warps = 4, persistent = 132> {
-// WGMMA:       kernel.func @gemm_o_5(%x: tensor<5x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<5x4096xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
-// WGMMA:       kernel.func @gemm_o_64(%x: tensor<64x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<64x4096xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 32, 64], warp = [64, 32], stages = 16, mma_warps = 4, persistent = 132> {
-// WGMMA:       kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<512x4096xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 64], warp = [64, 128], stages = 7, mma_warps = 4, persistent = 132> {
+// WGMMA:       kernel.func @gemm_f32(%a: tensor<256x512xf32>, %b: tensor<512x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [64, 128, 16], warp = [64, 32], stages = 4> {
+// WGMMA:       kernel.func @gemm_f16(%a: tensor<128x512xf16>, %b: tensor<512x256xf16>, %bias: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 128, tile = [64, 64, 64], warp = [64, 64], stages = 8> {
+// WGMMA:       kernel.func @gemm_batched(%a: tensor<4x512x1024xbf16>, %b: tensor<1024x2048xbf16>, %bias: tensor<2048xbf16>) -> (tensor<4x512x2048xbf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 256, tile = [128, 256, 64], warp = [64, 256], stages = 4> {
+// WGMMA:       kernel.func @gemm_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 128, tile = [64, 64, 64], warp = [64, 64], stages = 8> {
+// WGMMA:       kernel.func @gemm_k100(%a: tensor<128x100xf16>, %b: tensor<100x256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> {
+// WGMMA:       kernel.func @gemm_m16(%a: tensor<16x8192xf16>, %b: tensor<8192x256xf16>) -> (tensor<16x256xf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 128, split = 16, tile = [64, 64, 64], warp = [64, 64], stages = 8> {
+// WGMMA:       kernel.func @gemm_linear_2048(%x: tensor<2048x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<2048x4096xbf16>) gemm schedule #kernel.schedule<gemm_tma, block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, persistent = 132> {
+// WGMMA:       kernel.func @gemm_linear_batched(%x: tensor<2x1024x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<2x1024x4096xbf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 256, tile = [128, 256, 64], warp = [64, 256], stages = 4> {
+// WGMMA:       kernel.func @gemm_down_512(%x: tensor<512x14336xbf16>, %w: tensor<4096x14336xbf16>) -> (tensor<512x4096xbf16>) gemm schedule #kernel.schedule<gemm_tma, block = 384, tile = [128, 128, 64], warp = [64, 128], stages = 7, persistent = 132> {
+// WGMMA:       kernel.func @gemm_qwen_down_512(%x: tensor<512x18944xbf16>, %w: tensor<3584x18944xbf16>) -> (tensor<512x3584xbf16>) gemm schedule #kernel.schedule<gemm_tma, block = 384, split = 2, tile = [128, 224, 64], warp = [64, 224], stages = 5, persistent = 132> {
+// WGMMA:       kernel.func @gemm_up_16(%x: tensor<16x3584xbf16>, %w: tensor<18944x3584xbf16>) -> (tensor<16x18944xbf16>) gemm schedule #kernel.schedule<gemm_tma, block = 256, tile = [64, 144, 64], warp = [64, 144], stages = 8, persistent = 132> {
+// WGMMA:       kernel.func @gemm_o_16(%x: tensor<16x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<16x4096xbf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 128, tile = [64, 64, 64], warp = [64, 64], stages = 8> {
+// WGMMA:       kernel.func @gemv_o_4(%x: tensor<4x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<4x4096xbf16>) gemm schedule #kernel.schedule<gemv, block = 256, vector = 8, tile = [4, 8, 4096], stages = 2, k_lanes = 32> {
+// WGMMA:       kernel.func @gemm_down_4(%x: tensor<4x14336xbf16>, %w: tensor<4096x14336xbf16>) -> (tensor<4x4096xbf16>) gemm schedule #kernel.schedule<gemm_tma, block = 256, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 14, persistent = 132> {
+// WGMMA:       kernel.func @gemm_o_5(%x: tensor<5x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<5x4096xbf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 128, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 8> {
+// WGMMA:       kernel.func @gemm_o_64(%x: tensor<64x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<64x4096xbf16>) gemm schedule #kernel.schedule<gemm_tma, block = 256, tile = [64, 32, 64], warp = [64, 32], stages = 16, persistent = 132> {
+// WGMMA:       kernel.func @gemm_o_512(%x: tensor<512x4096xbf16>, %w: tensor<4096x4096xbf16>) -> (tensor<512x4096xbf16>) gemm schedule #kernel.schedule<gemm_tma, block = 384, tile = [128, 128, 64], warp = [64, 128], stages = 7, persistent = 132> {
 
 // BAD-ARCH: error: kernel-schedule: unknown target 'sm90': a device (h100, h200, a100, l40s, sm_80, sm_89, sm_90, sm_90a) or an arch such as sm_90 or sm_90a
 
@@ -455,34 +455,34 @@ kernel.func @gemm_m9(%x: tensor<9x256xf32>, %w: tensor<256x512xf32>) -> (tensor<
   kernel.yield %m : tensor<9x512xf32>
 }
 
-// CHECK-LABEL: kernel.func @gemv_decode(%x: tensor<1x4096xf16>, %w: tensor<4096x4096xf16>) -> (tensor<1x4096xf16>) gemm schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [1, 32, 4096], stages = 4, k_lanes = 256> {
-// CHECK:       kernel.func @gemv_odd(%x: tensor<3x300xf32>, %w: tensor<300x1001xf32>) -> (tensor<3x1001xf32>) gemm schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [3, 16, 320], stages = 4, k_lanes = 64> {
-// CHECK:       kernel.func @gemv_batched(%x: tensor<4x3x512xbf16>, %w: tensor<4x512x1024xbf16>) -> (tensor<4x3x1024xbf16>) gemm schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [3, 32, 512], stages = 4, k_lanes = 128> {
-// CHECK:       kernel.func @gemv_rows8(%x: tensor<8x2048xf16>, %w: tensor<2048x8192xf16>) -> (tensor<8x8192xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [8, 64, 2048], stages = 4, k_lanes = 32> {
-// CHECK:       kernel.func @gemv_transposed_b(%x: tensor<1x256xf16>, %w: tensor<512x256xf16>) -> (tensor<1x512xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [1, 8, 256], stages = 2, k_lanes = 32> {
-// CHECK:       kernel.func @gemv_transposed_b_rows8(%x: tensor<8x256xf16>, %w: tensor<512x256xf16>) -> (tensor<8x512xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [8, 16, 256], stages = 2, k_lanes = 32> {
-// CHECK:       kernel.func @gemm_m9(%x: tensor<9x256xf32>, %w: tensor<256x512xf32>) -> (tensor<9x512xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> {
-// FEW-LABEL: kernel.func @gemv_decode(%x: tensor<1x4096xf16>, %w: tensor<4096x4096xf16>) -> (tensor<1x4096xf16>) gemm schedule #kernel.schedule<block = 1024, rows_per_block = 1, vector = 8, elements_per_thread = 1, tile = [1, 256, 4096], stages = 4, k_lanes = 32> {
+// CHECK-LABEL: kernel.func @gemv_decode(%x: tensor<1x4096xf16>, %w: tensor<4096x4096xf16>) -> (tensor<1x4096xf16>) gemm schedule #kernel.schedule<gemv, block = 1024, vector = 8, tile = [1, 32, 4096], stages = 4, k_lanes = 256> {
+// CHECK:       kernel.func @gemv_odd(%x: tensor<3x300xf32>, %w: tensor<300x1001xf32>) -> (tensor<3x1001xf32>) gemm schedule #kernel.schedule<gemv, block = 1024, vector = 1, tile = [3, 16, 320], stages = 4, k_lanes = 64> {
+// CHECK:       kernel.func @gemv_batched(%x: tensor<4x3x512xbf16>, %w: tensor<4x512x1024xbf16>) -> (tensor<4x3x1024xbf16>) gemm schedule #kernel.schedule<gemv, block = 512, vector = 8, tile = [3, 32, 512], stages = 4, k_lanes = 128> {
+// CHECK:       kernel.func @gemv_rows8(%x: tensor<8x2048xf16>, %w: tensor<2048x8192xf16>) -> (tensor<8x8192xf16>) gemm schedule #kernel.schedule<gemv, block = 256, vector = 8, tile = [8, 64, 2048], stages = 4, k_lanes = 32> {
+// CHECK:       kernel.func @gemv_transposed_b(%x: tensor<1x256xf16>, %w: tensor<512x256xf16>) -> (tensor<1x512xf16>) gemm schedule #kernel.schedule<gemv, block = 256, vector = 8, tile = [1, 8, 256], stages = 2, k_lanes = 32> {
+// CHECK:       kernel.func @gemv_transposed_b_rows8(%x: tensor<8x256xf16>, %w: tensor<512x256xf16>) -> (tensor<8x512xf16>) gemm schedule #kernel.schedule<gemv, block = 256, vector = 8, tile = [8, 16, 256], stages = 2, k_lanes = 32> {
+// CHECK:       kernel.func @gemm_m9(%x: tensor<9x256xf32>, %w: tensor<256x512xf32>) -> (tensor<9x512xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> {
+// FEW-LABEL: kernel.func @gemv_decode(%x: tensor<1x4096xf16>, %w: tensor<4096x4096xf16>) -> (tensor<1x4096xf16>) gemm schedule #kernel.schedule<gemv, block = 1024, vector = 8, tile = [1, 256, 4096], stages = 4, k_lanes = 32> {
 
 // -----
 
 // A schedule already present (by hand, or by an autotuner) is kept, on a
 // kernel.func and on a kernel.fused of each kind, attention included (for
 // which there is no heuristic); the kernels without one get theirs.
-kernel.func @kept_row(%x: tensor<2x4096xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 128, rows_per_block = 2, vector = 4, elements_per_thread = 8> {
+kernel.func @kept_row(%x: tensor<2x4096xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 128, rows_per_block = 2, vector = 4, elements_per_thread = 8> {
   %s = molten.reduce_max %x axes = [1] keepdim : tensor<2x4096xf32> -> tensor<2x1xf32>
   kernel.yield %s : tensor<2x1xf32>
 }
-kernel.func @kept_gemm(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32]> {
+kernel.func @kept_gemm(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 128, tile = [128, 128, 32]> {
   %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
   kernel.yield %m : tensor<16x16xf32>
 }
-kernel.func @kept_attention(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) attention schedule #kernel.schedule<block = 128, tile = [64, 64]> {
+kernel.func @kept_attention(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
   %o = molten.attention %q, %q, %q scale = 1.250000e-01 : (tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
   kernel.yield %o : tensor<16x64xf32>
 }
 func.func @kept_groups(%x: tensor<2x300xf32>) -> tensor<2x300xf32> {
-  %s = kernel.fused row_reduce schedule <block = 512, vector = 2> (%x) : (tensor<2x300xf32>) -> tensor<2x1xf32> {
+  %s = kernel.fused row_reduce schedule <row_reduce, block = 512, vector = 2> (%x) : (tensor<2x300xf32>) -> tensor<2x1xf32> {
   ^bb0(%a: tensor<2x300xf32>):
     %r = molten.reduce_sum %a axes = [1] keepdim : tensor<2x300xf32> -> tensor<2x1xf32>
     kernel.yield %r : tensor<2x1xf32>
@@ -495,25 +495,25 @@ func.func @kept_groups(%x: tensor<2x300xf32>) -> tensor<2x300xf32> {
   func.return %y : tensor<2x300xf32>
 }
 
-// CHECK-LABEL: kernel.func @kept_row(%x: tensor<2x4096xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 128, rows_per_block = 2, vector = 4, elements_per_thread = 8> {
+// CHECK-LABEL: kernel.func @kept_row(%x: tensor<2x4096xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 128, rows_per_block = 2, vector = 4, elements_per_thread = 8> {
 // CHECK-NEXT:    %s = molten.reduce_max %x axes = [1] keepdim : tensor<2x4096xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @kept_gemm(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32]> {
+// CHECK-NEXT:  kernel.func @kept_gemm(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 128, tile = [128, 128, 32]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
 // CHECK-NEXT:    kernel.yield %m : tensor<16x16xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @kept_attention(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) attention schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64]> {
+// CHECK-NEXT:  kernel.func @kept_attention(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
 // CHECK-NEXT:    %o = molten.attention %q, %q, %q scale = 1.250000e-01 : (tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
 // CHECK-NEXT:    kernel.yield %o : tensor<16x64xf32>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  func.func @kept_groups(%x: tensor<2x300xf32>) -> tensor<2x300xf32> {
-// CHECK-NEXT:    %s = kernel.fused row_reduce schedule <block = 512, rows_per_block = 1, vector = 2, elements_per_thread = 1>(%x) : (tensor<2x300xf32>) -> tensor<2x1xf32> {
+// CHECK-NEXT:    %s = kernel.fused row_reduce schedule <row_reduce, block = 512, rows_per_block = 1, vector = 2, elements_per_thread = 1>(%x) : (tensor<2x300xf32>) -> tensor<2x1xf32> {
 // CHECK-NEXT:    ^bb0(%a: tensor<2x300xf32>):
 // CHECK-NEXT:      %r = molten.reduce_sum %a axes = [1] keepdim : tensor<2x300xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:      kernel.yield %r : tensor<2x1xf32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %y = kernel.fused pointwise schedule <block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 4>(%x, %s) : (tensor<2x300xf32>, tensor<2x1xf32>) -> tensor<2x300xf32> {
+// CHECK-NEXT:    %y = kernel.fused pointwise schedule <pointwise, block = 64, vector = 4, elements_per_thread = 4>(%x, %s) : (tensor<2x300xf32>, tensor<2x1xf32>) -> tensor<2x300xf32> {
 // CHECK-NEXT:    ^bb0(%a: tensor<2x300xf32>, %b: tensor<2x1xf32>):
 // CHECK-NEXT:      %d = molten.div %a, %b : (tensor<2x300xf32>, tensor<2x1xf32>) -> tensor<2x300xf32>
 // CHECK-NEXT:      kernel.yield %d : tensor<2x300xf32>
@@ -533,7 +533,7 @@ func.func @softmax_matmul(%x: tensor<8x1000xf32>, %w: tensor<1000x64xf32>) -> te
   func.return %y : tensor<8x64xf32>
 }
 
-// DECOMP-LABEL: kernel.func @softmax_matmul_row_reduce0(%x: tensor<8x1000xf32>) -> (tensor<8x1000xf32>) row_reduce schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 4, elements_per_thread = 8> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "div"]} {
+// DECOMP-LABEL: kernel.func @softmax_matmul_row_reduce0(%x: tensor<8x1000xf32>) -> (tensor<8x1000xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 128, rows_per_block = 1, vector = 4, elements_per_thread = 8> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "div"]} {
 // DECOMP-NEXT:    %reduce_max = molten.reduce_max %x axes = [1] keepdim : tensor<8x1000xf32> -> tensor<8x1xf32>
 // DECOMP-NEXT:    %sub = molten.sub %x, %reduce_max : (tensor<8x1000xf32>, tensor<8x1xf32>) -> tensor<8x1000xf32>
 // DECOMP-NEXT:    %exp = molten.exp %sub : tensor<8x1000xf32>
@@ -541,7 +541,7 @@ func.func @softmax_matmul(%x: tensor<8x1000xf32>, %w: tensor<1000x64xf32>) -> te
 // DECOMP-NEXT:    %p = molten.div %exp, %reduce_sum : (tensor<8x1000xf32>, tensor<8x1xf32>) -> tensor<8x1000xf32>
 // DECOMP-NEXT:    kernel.yield %p : tensor<8x1000xf32>
 // DECOMP-NEXT:  }
-// DECOMP-NEXT:  kernel.func @softmax_matmul_gemm0(%p: tensor<8x1000xf32>, %w: tensor<1000x64xf32>) -> (tensor<8x64xf32>) gemm schedule #kernel.schedule<block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [8, 16, 1024], stages = 4, k_lanes = 128> attributes {fused_ops = ["matmul", "relu"]} {
+// DECOMP-NEXT:  kernel.func @softmax_matmul_gemm0(%p: tensor<8x1000xf32>, %w: tensor<1000x64xf32>) -> (tensor<8x64xf32>) gemm schedule #kernel.schedule<gemv, block = 512, vector = 4, tile = [8, 16, 1024], stages = 4, k_lanes = 128> attributes {fused_ops = ["matmul", "relu"]} {
 // DECOMP-NEXT:    %mm = molten.matmul %p, %w : (tensor<8x1000xf32>, tensor<1000x64xf32>) -> tensor<8x64xf32>
 // DECOMP-NEXT:    %y = molten.relu %mm : tensor<8x64xf32>
 // DECOMP-NEXT:    kernel.yield %y : tensor<8x64xf32>
@@ -568,10 +568,10 @@ kernel.func @gate_up(%x: tensor<512x3584xbf16>, %wg: tensor<18944x3584xbf16>, %w
 }
 
 // CHECK-LABEL: kernel.func @gate_up(
-// CHECK-SAME:    gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 8]>
+// CHECK-SAME:    gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [128, 128, 8]>
 
 // WGMMA-LABEL: kernel.func @gate_up(
-// WGMMA-SAME:    gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 96, 64], warp = [64, 96], stages = 5, mma_warps = 4, persistent = 132>
+// WGMMA-SAME:    gemm schedule #kernel.schedule<gemm_tma, block = 384, tile = [128, 96, 64], warp = [64, 96], stages = 5, persistent = 132>
 
 // -----
 
@@ -601,8 +601,8 @@ kernel.func @scan_strided(%x: tensor<20000x300xf32>) -> (tensor<20000x300xf32>) 
   kernel.yield %c : tensor<20000x300xf32>
 }
 
-// CHECK-LABEL: kernel.func @scan_rows_of_37(%x: tensor<71x37xf32>) -> (tensor<71x37xf32>) scan schedule #kernel.schedule<block = 32, rows_per_block = 2, vector = 1, elements_per_thread = 4> {
-// CHECK:       kernel.func @scan_rows_of_1000(%x: tensor<5x1000xf32>) -> (tensor<5x1000xf32>) scan schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 16> {
-// CHECK:       kernel.func @scan_rows_of_32768(%x: tensor<32768x32768xf32>) -> (tensor<32768x32768xf32>) scan schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 4, elements_per_thread = 16> {
-// CHECK:       kernel.func @scan_rows_of_1000_f16(%x: tensor<5x1000xf16>) -> (tensor<5x1000xf16>) scan schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 8, elements_per_thread = 32> {
-// CHECK:       kernel.func @scan_strided(%x: tensor<20000x300xf32>) -> (tensor<20000x300xf32>) scan schedule #kernel.schedule<block = 64, rows_per_block = 64, vector = 1, elements_per_thread = 8> {
+// CHECK-LABEL: kernel.func @scan_rows_of_37(%x: tensor<71x37xf32>) -> (tensor<71x37xf32>) scan schedule #kernel.schedule<scan, block = 32, rows_per_block = 2, vector = 1, elements_per_thread = 4> {
+// CHECK:       kernel.func @scan_rows_of_1000(%x: tensor<5x1000xf32>) -> (tensor<5x1000xf32>) scan schedule #kernel.schedule<scan, block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 16> {
+// CHECK:       kernel.func @scan_rows_of_32768(%x: tensor<32768x32768xf32>) -> (tensor<32768x32768xf32>) scan schedule #kernel.schedule<scan, block = 256, rows_per_block = 1, vector = 4, elements_per_thread = 16> {
+// CHECK:       kernel.func @scan_rows_of_1000_f16(%x: tensor<5x1000xf16>) -> (tensor<5x1000xf16>) scan schedule #kernel.schedule<scan, block = 32, rows_per_block = 1, vector = 8, elements_per_thread = 32> {
+// CHECK:       kernel.func @scan_strided(%x: tensor<20000x300xf32>) -> (tensor<20000x300xf32>) scan schedule #kernel.schedule<scan, block = 64, rows_per_block = 64, vector = 1, elements_per_thread = 8> {

@@ -32,12 +32,12 @@ func.func @gated_norm(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64xf32>, %g: tenso
 // A kernel with variants by T keeps, given T = 17, the variant whose class
 // holds 17 as its schedule (at S = 3 the variants stay).
 
-// CHECK-LABEL: kernel.func @gemm_over_t(%x: tensor<17x32xf32>, %w: tensor<32x32xf32>) -> (tensor<17x32xf32>) gemm schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 1, elements_per_thread = 1> {
+// CHECK-LABEL: kernel.func @gemm_over_t(%x: tensor<17x32xf32>, %w: tensor<32x32xf32>) -> (tensor<17x32xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 64, tile = [64, 32, 8]> {
 
 // OTHER-LABEL: kernel.func @gemm_over_t
 // OTHER-SAME:    variants [#kernel.variant<T <= 8,
 
-kernel.func @gemm_over_t(%x: tensor<?x32xf32, ["T"]>, %w: tensor<32x32xf32>) -> (tensor<?x32xf32, ["T"]>) gemm variants [#kernel.variant<T <= 8, #kernel.schedule<block = 32, rows_per_block = 1, vector = 1, elements_per_thread = 1>>, #kernel.variant<T <= 32, #kernel.schedule<block = 64, rows_per_block = 1, vector = 1, elements_per_thread = 1>>, #kernel.variant<T, #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1>>] {
+kernel.func @gemm_over_t(%x: tensor<?x32xf32, ["T"]>, %w: tensor<32x32xf32>) -> (tensor<?x32xf32, ["T"]>) gemm variants [#kernel.variant<T <= 8, #kernel.schedule<gemm_simt, block = 32, tile = [32, 32, 8]>>, #kernel.variant<T <= 32, #kernel.schedule<gemm_simt, block = 64, tile = [64, 32, 8]>>, #kernel.variant<T, #kernel.schedule<gemm_simt, block = 128, tile = [128, 32, 8]>>] {
   %y = molten.matmul %x, %w : (tensor<?x32xf32, ["T"]>, tensor<32x32xf32>) -> tensor<?x32xf32, ["T"]>
   kernel.yield %y : tensor<?x32xf32, ["T"]>
 }

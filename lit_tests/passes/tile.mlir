@@ -16,14 +16,14 @@
 // matrices: a 2x2 grid, two K steps, no partial tile. A's footprint is a
 // 128x32 box of its rows, B's 32x128, each padded by 8 halves (16 bytes) a
 // row in shared memory.
-kernel.func @tc_f16(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> attributes {fused_ops = ["matmul"]} {
+kernel.func @tc_f16(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> attributes {fused_ops = ["matmul"]} {
   %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
   kernel.yield %m : tensor<256x256xf16>
 }
 
 // Tensor cores, f16, M = 200, N = 136, K = 72: the last tile along each of
 // M, N and K sticks out; K takes ceil(72 / 32) = 3 steps.
-kernel.func @tc_partial(%a: tensor<200x72xf16>, %b: tensor<72x136xf16>, %bias: tensor<136xf16>) -> (tensor<200x136xf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+kernel.func @tc_partial(%a: tensor<200x72xf16>, %b: tensor<72x136xf16>, %bias: tensor<136xf16>) -> (tensor<200x136xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<200x72xf16>, tensor<72x136xf16>) -> tensor<200x136xf16>
   %r = molten.add %m, %bias : (tensor<200x136xf16>, tensor<136xf16>) -> tensor<200x136xf16>
   kernel.yield %r : tensor<200x136xf16>
@@ -32,7 +32,7 @@ kernel.func @tc_partial(%a: tensor<200x72xf16>, %b: tensor<72x136xf16>, %bias: t
 // Tensor cores, bf16, both operands transposed: A is stored [K, M] (its
 // footprint is 32 rows of K by 128 columns of M), B is stored [N, K] (128
 // rows of N by 32 columns of K). M = 72 and N = 40 leave partial tiles.
-kernel.func @tc_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+kernel.func @tc_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
   %m = molten.matmul %a, %b transpose_a transpose_b : (tensor<64x72xbf16>, tensor<40x64xbf16>) -> tensor<72x40xbf16>
   kernel.yield %m : tensor<72x40xbf16>
 }
@@ -40,13 +40,13 @@ kernel.func @tc_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (t
 // Batched: 2x3 batches (grid z = 6), A [3, M, K] broadcast over the first
 // batch axis, B [2, 1, K, N] over the second; the footprints are boxes of
 // one matrix each.
-kernel.func @tc_batched(%a: tensor<3x128x64xf16>, %b: tensor<2x1x64x256xf16>) -> (tensor<2x3x128x256xf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+kernel.func @tc_batched(%a: tensor<3x128x64xf16>, %b: tensor<2x1x64x256xf16>) -> (tensor<2x3x128x256xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<3x128x64xf16>, tensor<2x1x64x256xf16>) -> tensor<2x3x128x256xf16>
   kernel.yield %m : tensor<2x3x128x256xf16>
 }
 
 // A lhs without batch axes, read the same for each of the 4 batches.
-kernel.func @tc_shared_weight(%x: tensor<64x512xbf16>, %w: tensor<4x512x64xbf16>) -> (tensor<4x64x64xbf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+kernel.func @tc_shared_weight(%x: tensor<64x512xbf16>, %w: tensor<4x512x64xbf16>) -> (tensor<4x64x64xbf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
   %m = molten.matmul %x, %w : (tensor<64x512xbf16>, tensor<4x512x64xbf16>) -> tensor<4x64x64xbf16>
   kernel.yield %m : tensor<4x64x64xbf16>
 }
@@ -56,14 +56,14 @@ kernel.func @tc_shared_weight(%x: tensor<64x512xbf16>, %w: tensor<4x512x64xbf16>
 // 128-byte row (64 halves), no partial tile. The fragment is one
 // m64n256k16, a warpgroup's whole warp tile; the footprints are unpadded
 // (pitch = cols): wgmma's tiles are swizzled, not skewed.
-kernel.func @wgmma_f16(%a: tensor<256x128xf16>, %b: tensor<128x512xf16>) -> (tensor<256x512xf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
+kernel.func @wgmma_f16(%a: tensor<256x128xf16>, %b: tensor<128x512xf16>) -> (tensor<256x512xf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 256, tile = [128, 256, 64], warp = [64, 256], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<256x128xf16>, tensor<128x512xf16>) -> tensor<256x512xf16>
   kernel.yield %m : tensor<256x512xf16>
 }
 
 // wgmma, f16, M = 200, N = 300, K = 100 with a bias: the last tile along
 // each of M, N and K sticks out; K takes ceil(100 / 64) = 2 steps.
-kernel.func @wgmma_partial(%a: tensor<200x100xf16>, %b: tensor<100x300xf16>, %bias: tensor<300xf16>) -> (tensor<200x300xf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
+kernel.func @wgmma_partial(%a: tensor<200x100xf16>, %b: tensor<100x300xf16>, %bias: tensor<300xf16>) -> (tensor<200x300xf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 256, tile = [128, 256, 64], warp = [64, 256], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<200x100xf16>, tensor<100x300xf16>) -> tensor<200x300xf16>
   %r = molten.add %m, %bias : (tensor<200x300xf16>, tensor<300xf16>) -> tensor<200x300xf16>
   kernel.yield %r : tensor<200x300xf16>
@@ -72,7 +72,7 @@ kernel.func @wgmma_partial(%a: tensor<200x100xf16>, %b: tensor<100x300xf16>, %bi
 // wgmma, bf16, A transposed (stored [K, M]: its footprint is 64 rows of K
 // by 128 columns of M, unpadded), on the 128x128 tiles of two 64x128
 // warpgroups: the fragment is m64n128k16. M = 72 leaves a partial tile.
-kernel.func @wgmma_transposed_a(%a: tensor<192x72xbf16>, %b: tensor<192x128xbf16>) -> (tensor<72x128xbf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 128, 64], warp = [64, 128], stages = 4, mma_warps = 4> {
+kernel.func @wgmma_transposed_a(%a: tensor<192x72xbf16>, %b: tensor<192x128xbf16>) -> (tensor<72x128xbf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 256, tile = [128, 128, 64], warp = [64, 128], stages = 4> {
   %m = molten.matmul %a, %b transpose_a : (tensor<192x72xbf16>, tensor<192x128xbf16>) -> tensor<72x128xbf16>
   kernel.yield %m : tensor<72x128xbf16>
 }
@@ -80,7 +80,7 @@ kernel.func @wgmma_transposed_a(%a: tensor<192x72xbf16>, %b: tensor<192x128xbf16
 // wgmma, bf16, B transposed (stored [N, K]: 96 rows of N by 64 of K), one
 // warpgroup (128 threads) on a 64x96 tile: N = 96, a multiple of 8 that is
 // not a power of two, is the fragment's N.
-kernel.func @wgmma_transposed_b(%a: tensor<128x64xbf16>, %b: tensor<96x64xbf16>) -> (tensor<128x96xbf16>) gemm schedule #kernel.schedule<block = 128, tile = [64, 96, 64], warp = [64, 96], stages = 3, mma_warps = 4> {
+kernel.func @wgmma_transposed_b(%a: tensor<128x64xbf16>, %b: tensor<96x64xbf16>) -> (tensor<128x96xbf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 128, tile = [64, 96, 64], warp = [64, 96], stages = 3> {
   %m = molten.matmul %a, %b transpose_b : (tensor<128x64xbf16>, tensor<96x64xbf16>) -> tensor<128x96xbf16>
   kernel.yield %m : tensor<128x96xbf16>
 }
@@ -89,7 +89,7 @@ kernel.func @wgmma_transposed_b(%a: tensor<128x64xbf16>, %b: tensor<96x64xbf16>)
 // partial 64-row tile of one warpgroup), K = 1000 in ceil(1000 / 64) = 16
 // steps, three parts of 6, 6 and 4 steps, one block each: the grid's z is
 // batches x split = 3, and the tiling says split = 3.
-kernel.func @wgmma_split(%a: tensor<20x1000xbf16>, %b: tensor<256x1000xbf16>) -> (tensor<20x256xbf16>) gemm schedule #kernel.schedule<block = 128, split = 3, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
+kernel.func @wgmma_split(%a: tensor<20x1000xbf16>, %b: tensor<256x1000xbf16>) -> (tensor<20x256xbf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 128, split = 3, tile = [64, 64, 64], warp = [64, 64], stages = 8> {
   %m = molten.matmul %a, %b transpose_b : (tensor<20x1000xbf16>, tensor<256x1000xbf16>) -> tensor<20x256xbf16>
   kernel.yield %m : tensor<20x256xbf16>
 }
@@ -97,20 +97,20 @@ kernel.func @wgmma_split(%a: tensor<20x1000xbf16>, %b: tensor<256x1000xbf16>) ->
 // A persistent wgmma gemm fed by TMA (persistent = 7 blocks): two consumer
 // warpgroups of 64x256 and a producer warpgroup, 384 threads; the tiling
 // is the wgmma one's.
-kernel.func @wgmma_persistent(%a: tensor<300x520xbf16>, %b: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 7> {
+kernel.func @wgmma_persistent(%a: tensor<300x520xbf16>, %b: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<gemm_tma, block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, persistent = 7> {
   %m = molten.matmul %a, %b transpose_b : (tensor<300x520xbf16>, tensor<1000x520xbf16>) -> tensor<300x1000xbf16>
   kernel.yield %m : tensor<300x1000xbf16>
 }
 
 // SIMT, f32: 64x64x16 block tiles, no warp tile, 4x4x1 fragments (a
 // thread's micro-tile), one stage, unpadded rows.
-kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> {
+kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> {
   %m = molten.matmul %a, %b : (tensor<100x30xf32>, tensor<30x70xf32>) -> tensor<100x70xf32>
   kernel.yield %m : tensor<100x70xf32>
 }
 
 // SIMT, 128x128x8 tiles on 256 threads: 8x8 micro-tiles.
-kernel.func @simt_large(%a: tensor<256x40xf32>, %b: tensor<40x200xf32>) -> (tensor<256x200xf32>) gemm schedule #kernel.schedule<block = 256, tile = [128, 128, 8]> {
+kernel.func @simt_large(%a: tensor<256x40xf32>, %b: tensor<40x200xf32>) -> (tensor<256x200xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [128, 128, 8]> {
   %m = molten.matmul %a, %b : (tensor<256x40xf32>, tensor<40x200xf32>) -> tensor<256x200xf32>
   kernel.yield %m : tensor<256x200xf32>
 }
@@ -121,93 +121,93 @@ kernel.func @simt_large(%a: tensor<256x40xf32>, %b: tensor<40x200xf32>) -> (tens
 // and N = 72 leave partial tiles.
 // f32 on tensor cores (3xTF32): k8 fragments; A stored [M, K] padded by 16
 // bytes (ldmatrix), B stored [K, N] by 32 (read an element a lane).
-kernel.func @tf32(%a: tensor<200x72xf32>, %b: tensor<72x136xf32>) -> (tensor<200x136xf32>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 16], warp = [64, 64], stages = 4> {
+kernel.func @tf32(%a: tensor<200x72xf32>, %b: tensor<72x136xf32>) -> (tensor<200x136xf32>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 16], warp = [64, 64], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<200x72xf32>, tensor<72x136xf32>) -> tensor<200x136xf32>
   kernel.yield %m : tensor<200x136xf32>
 }
-kernel.func @gemv_f32(%a: tensor<3x300xf32>, %b: tensor<300x72xf32>) -> (tensor<3x72xf32>) gemm schedule #kernel.schedule<block = 256, vector = 4, tile = [3, 32, 320], stages = 4, k_lanes = 32> {
+kernel.func @gemv_f32(%a: tensor<3x300xf32>, %b: tensor<300x72xf32>) -> (tensor<3x72xf32>) gemm schedule #kernel.schedule<gemv, block = 256, vector = 4, tile = [3, 32, 320], stages = 4, k_lanes = 32> {
   %m = molten.matmul %a, %b : (tensor<3x300xf32>, tensor<300x72xf32>) -> tensor<3x72xf32>
   kernel.yield %m : tensor<3x72xf32>
 }
 
 // Left as they are: a pointwise kernel, and a gemm kernel already tiled (its
 // lhs pitch of 20 is not what the pass derives: it is kept as written).
-kernel.func @pointwise(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<block = 64, vector = 4, elements_per_thread = 4> {
+kernel.func @pointwise(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<pointwise, block = 64, vector = 4, elements_per_thread = 4> {
   %e = molten.exp %x : tensor<4x8xf32>
   kernel.yield %e : tensor<4x8xf32>
 }
-kernel.func @tiled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 20], rhs = [16, 64, 64]> {
+kernel.func @tiled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 20], rhs = [16, 64, 64]> {
   %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
   kernel.yield %m : tensor<16x16xf32>
 }
 
-// CHECK-LABEL: kernel.func @tc_f16(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> attributes {fused_ops = ["matmul"]} {
+// CHECK-LABEL: kernel.func @tc_f16(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> attributes {fused_ops = ["matmul"]} {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<256x256xf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @tc_partial(%a: tensor<200x72xf16>, %b: tensor<72x136xf16>, %bias: tensor<136xf16>) -> (tensor<200x136xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 3, partial = [m, n, k], lhs = [128, 32, 40], rhs = [32, 128, 136]> {
+// CHECK-NEXT:  kernel.func @tc_partial(%a: tensor<200x72xf16>, %b: tensor<72x136xf16>, %bias: tensor<136xf16>) -> (tensor<200x136xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 3, partial = [m, n, k], lhs = [128, 32, 40], rhs = [32, 128, 136]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<200x72xf16>, tensor<72x136xf16>) -> tensor<200x136xf16>
 // CHECK-NEXT:    %r = molten.add %m, %bias : (tensor<200x136xf16>, tensor<136xf16>) -> tensor<200x136xf16>
 // CHECK-NEXT:    kernel.yield %r : tensor<200x136xf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @tc_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [m, n], lhs = [32, 128, 136], rhs = [128, 32, 40]> {
+// CHECK-NEXT:  kernel.func @tc_transposed(%a: tensor<64x72xbf16>, %b: tensor<40x64xbf16>) -> (tensor<72x40xbf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [m, n], lhs = [32, 128, 136], rhs = [128, 32, 40]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b transpose_a transpose_b : (tensor<64x72xbf16>, tensor<40x64xbf16>) -> tensor<72x40xbf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<72x40xbf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @tc_batched(%a: tensor<3x128x64xf16>, %b: tensor<2x1x64x256xf16>) -> (tensor<2x3x128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 1, 6], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> {
+// CHECK-NEXT:  kernel.func @tc_batched(%a: tensor<3x128x64xf16>, %b: tensor<2x1x64x256xf16>) -> (tensor<2x3x128x256xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 1, 6], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<3x128x64xf16>, tensor<2x1x64x256xf16>) -> tensor<2x3x128x256xf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<2x3x128x256xf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @tc_shared_weight(%x: tensor<64x512xbf16>, %w: tensor<4x512x64xbf16>) -> (tensor<4x64x64xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [1, 1, 4], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 16, partial = [m, n], lhs = [128, 32, 40], rhs = [32, 128, 136]> {
+// CHECK-NEXT:  kernel.func @tc_shared_weight(%x: tensor<64x512xbf16>, %w: tensor<4x512x64xbf16>) -> (tensor<4x64x64xbf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [1, 1, 4], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 16, partial = [m, n], lhs = [128, 32, 40], rhs = [32, 128, 136]> {
 // CHECK-NEXT:    %m = molten.matmul %x, %w : (tensor<64x512xbf16>, tensor<4x512x64xbf16>) -> tensor<4x64x64xbf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<4x64x64xbf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @wgmma_f16(%a: tensor<256x128xf16>, %b: tensor<128x512xf16>) -> (tensor<256x512xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 256, 64], warp = [64, 256], fragment = [64, 256, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 64, 64], rhs = [64, 256, 256]> {
+// CHECK-NEXT:  kernel.func @wgmma_f16(%a: tensor<256x128xf16>, %b: tensor<128x512xf16>) -> (tensor<256x512xf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 256, tile = [128, 256, 64], warp = [64, 256], stages = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 256, 64], warp = [64, 256], fragment = [64, 256, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 64, 64], rhs = [64, 256, 256]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<256x128xf16>, tensor<128x512xf16>) -> tensor<256x512xf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<256x512xf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @wgmma_partial(%a: tensor<200x100xf16>, %b: tensor<100x300xf16>, %bias: tensor<300xf16>) -> (tensor<200x300xf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 256, 64], warp = [64, 256], fragment = [64, 256, 16], stages = 4, k_steps = 2, partial = [m, n, k], lhs = [128, 64, 64], rhs = [64, 256, 256]> {
+// CHECK-NEXT:  kernel.func @wgmma_partial(%a: tensor<200x100xf16>, %b: tensor<100x300xf16>, %bias: tensor<300xf16>) -> (tensor<200x300xf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 256, tile = [128, 256, 64], warp = [64, 256], stages = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 256, 64], warp = [64, 256], fragment = [64, 256, 16], stages = 4, k_steps = 2, partial = [m, n, k], lhs = [128, 64, 64], rhs = [64, 256, 256]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<200x100xf16>, tensor<100x300xf16>) -> tensor<200x300xf16>
 // CHECK-NEXT:    %r = molten.add %m, %bias : (tensor<200x300xf16>, tensor<300xf16>) -> tensor<200x300xf16>
 // CHECK-NEXT:    kernel.yield %r : tensor<200x300xf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @wgmma_transposed_a(%a: tensor<192x72xbf16>, %b: tensor<192x128xbf16>) -> (tensor<72x128xbf16>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 64], warp = [64, 128], stages = 4, mma_warps = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [128, 128, 64], warp = [64, 128], fragment = [64, 128, 16], stages = 4, k_steps = 3, partial = [m], lhs = [64, 128, 128], rhs = [64, 128, 128]> {
+// CHECK-NEXT:  kernel.func @wgmma_transposed_a(%a: tensor<192x72xbf16>, %b: tensor<192x128xbf16>) -> (tensor<72x128xbf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 256, tile = [128, 128, 64], warp = [64, 128], stages = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [128, 128, 64], warp = [64, 128], fragment = [64, 128, 16], stages = 4, k_steps = 3, partial = [m], lhs = [64, 128, 128], rhs = [64, 128, 128]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b transpose_a : (tensor<192x72xbf16>, tensor<192x128xbf16>) -> tensor<72x128xbf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<72x128xbf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @wgmma_transposed_b(%a: tensor<128x64xbf16>, %b: tensor<96x64xbf16>) -> (tensor<128x96xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 96, 64], warp = [64, 96], stages = 3, mma_warps = 4> tiling #kernel.tiling<grid = [1, 2, 1], block = [64, 96, 64], warp = [64, 96], fragment = [64, 96, 16], stages = 3, k_steps = 1, partial = [], lhs = [64, 64, 64], rhs = [96, 64, 64]> {
+// CHECK-NEXT:  kernel.func @wgmma_transposed_b(%a: tensor<128x64xbf16>, %b: tensor<96x64xbf16>) -> (tensor<128x96xbf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 128, tile = [64, 96, 64], warp = [64, 96], stages = 3> tiling #kernel.tiling<grid = [1, 2, 1], block = [64, 96, 64], warp = [64, 96], fragment = [64, 96, 16], stages = 3, k_steps = 1, partial = [], lhs = [64, 64, 64], rhs = [96, 64, 64]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b transpose_b : (tensor<128x64xbf16>, tensor<96x64xbf16>) -> tensor<128x96xbf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<128x96xbf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @wgmma_split(%a: tensor<20x1000xbf16>, %b: tensor<256x1000xbf16>) -> (tensor<20x256xbf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, split = 3, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> tiling #kernel.tiling<grid = [4, 1, 3], block = [64, 64, 64], warp = [64, 64], fragment = [64, 64, 16], stages = 8, k_steps = 16, partial = [m, k], lhs = [64, 64, 64], rhs = [64, 64, 64], split = 3> {
+// CHECK-NEXT:  kernel.func @wgmma_split(%a: tensor<20x1000xbf16>, %b: tensor<256x1000xbf16>) -> (tensor<20x256xbf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 128, split = 3, tile = [64, 64, 64], warp = [64, 64], stages = 8> tiling #kernel.tiling<grid = [4, 1, 3], block = [64, 64, 64], warp = [64, 64], fragment = [64, 64, 16], stages = 8, k_steps = 16, partial = [m, k], lhs = [64, 64, 64], rhs = [64, 64, 64], split = 3> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b transpose_b : (tensor<20x1000xbf16>, tensor<256x1000xbf16>) -> tensor<20x256xbf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<20x256xbf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @wgmma_persistent(%a: tensor<300x520xbf16>, %b: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 7> tiling #kernel.tiling<grid = [4, 3, 1], block = [128, 256, 64], warp = [64, 256], fragment = [64, 256, 16], stages = 4, k_steps = 9, partial = [m, n, k], lhs = [128, 64, 64], rhs = [256, 64, 64]> {
+// CHECK-NEXT:  kernel.func @wgmma_persistent(%a: tensor<300x520xbf16>, %b: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<gemm_tma, block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, persistent = 7> tiling #kernel.tiling<grid = [4, 3, 1], block = [128, 256, 64], warp = [64, 256], fragment = [64, 256, 16], stages = 4, k_steps = 9, partial = [m, n, k], lhs = [128, 64, 64], rhs = [256, 64, 64]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b transpose_b : (tensor<300x520xbf16>, tensor<1000x520xbf16>) -> tensor<300x1000xbf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<300x1000xbf16>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [2, 2, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
+// CHECK-NEXT:  kernel.func @simt_f32(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [2, 2, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<100x30xf32>, tensor<30x70xf32>) -> tensor<100x70xf32>
 // CHECK-NEXT:    kernel.yield %m : tensor<100x70xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @simt_large(%a: tensor<256x40xf32>, %b: tensor<40x200xf32>) -> (tensor<256x200xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 8]> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 8], fragment = [8, 8, 1], stages = 1, k_steps = 5, partial = [n], lhs = [128, 8, 8], rhs = [8, 128, 128]> {
+// CHECK-NEXT:  kernel.func @simt_large(%a: tensor<256x40xf32>, %b: tensor<40x200xf32>) -> (tensor<256x200xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [128, 128, 8]> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 8], fragment = [8, 8, 1], stages = 1, k_steps = 5, partial = [n], lhs = [128, 8, 8], rhs = [8, 128, 128]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<256x40xf32>, tensor<40x200xf32>) -> tensor<256x200xf32>
 // CHECK-NEXT:    kernel.yield %m : tensor<256x200xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @tf32(%a: tensor<200x72xf32>, %b: tensor<72x136xf32>) -> (tensor<200x136xf32>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 16], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 16], warp = [64, 64], fragment = [16, 8, 8], stages = 4, k_steps = 5, partial = [m, n, k], lhs = [128, 16, 20], rhs = [16, 128, 136]> {
+// CHECK-NEXT:  kernel.func @tf32(%a: tensor<200x72xf32>, %b: tensor<72x136xf32>) -> (tensor<200x136xf32>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 16], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 16], warp = [64, 64], fragment = [16, 8, 8], stages = 4, k_steps = 5, partial = [m, n, k], lhs = [128, 16, 20], rhs = [16, 128, 136]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<200x72xf32>, tensor<72x136xf32>) -> tensor<200x136xf32>
 // CHECK-NEXT:    kernel.yield %m : tensor<200x136xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @gemv_f32(%a: tensor<3x300xf32>, %b: tensor<300x72xf32>) -> (tensor<3x72xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [3, 32, 320], stages = 4, k_lanes = 32> tiling #kernel.tiling<grid = [3, 1, 1], block = [3, 32, 320], fragment = [3, 4, 10], stages = 4, k_steps = 1, partial = [n, k], lhs = [3, 320, 320], rhs = [320, 32, 32]> {
+// CHECK-NEXT:  kernel.func @gemv_f32(%a: tensor<3x300xf32>, %b: tensor<300x72xf32>) -> (tensor<3x72xf32>) gemm schedule #kernel.schedule<gemv, block = 256, vector = 4, tile = [3, 32, 320], stages = 4, k_lanes = 32> tiling #kernel.tiling<grid = [3, 1, 1], block = [3, 32, 320], fragment = [3, 4, 10], stages = 4, k_steps = 1, partial = [n, k], lhs = [3, 320, 320], rhs = [320, 32, 32]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<3x300xf32>, tensor<300x72xf32>) -> tensor<3x72xf32>
 // CHECK-NEXT:    kernel.yield %m : tensor<3x72xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @pointwise(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 4> {
+// CHECK-NEXT:  kernel.func @pointwise(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<pointwise, block = 64, vector = 4, elements_per_thread = 4> {
 // CHECK-NEXT:    %e = molten.exp %x : tensor<4x8xf32>
 // CHECK-NEXT:    kernel.yield %e : tensor<4x8xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @tiled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 20], rhs = [16, 64, 64]> {
+// CHECK-NEXT:  kernel.func @tiled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 20], rhs = [16, 64, 64]> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
 // CHECK-NEXT:    kernel.yield %m : tensor<16x16xf32>
 // CHECK-NEXT:  }
@@ -230,12 +230,12 @@ kernel.func @no_schedule(%a: tensor<128x64xf16>, %b: tensor<64x256xf16>) -> (ten
 // NO-SCHEDULE-NOT: builtin.module
 // NO-SCHEDULE:     {{^.*}}: error: tile: @no_schedule has no schedule; run kernel-schedule first{{$}}
 // NO-SCHEDULE-NOT: {{Traceback|internal error|builtin.module}}
-// SCHEDULED:       kernel.func @no_schedule(%a: tensor<128x64xf16>, %b: tensor<64x256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 1, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> {
+// SCHEDULED:       kernel.func @no_schedule(%a: tensor<128x64xf16>, %b: tensor<64x256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 1, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> {
 
 // -----
 
 // The warp tile does not divide the block tile.
-kernel.func @warp_48(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [48, 64], stages = 4> {
+kernel.func @warp_48(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [48, 64], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
   kernel.yield %m : tensor<256x256xf16>
 }
@@ -246,7 +246,7 @@ kernel.func @warp_48(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<
 // -----
 
 // The warp tile's M (40) is not a whole number of m16 fragments.
-kernel.func @warp_40(%a: tensor<240x64xf16>, %b: tensor<64x256xf16>) -> (tensor<240x256xf16>) gemm schedule #kernel.schedule<block = 192, tile = [120, 128, 32], warp = [40, 64], stages = 4> {
+kernel.func @warp_40(%a: tensor<240x64xf16>, %b: tensor<64x256xf16>) -> (tensor<240x256xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 192, tile = [120, 128, 32], warp = [40, 64], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<240x64xf16>, tensor<64x256xf16>) -> tensor<240x256xf16>
   kernel.yield %m : tensor<240x256xf16>
 }
@@ -257,7 +257,7 @@ kernel.func @warp_40(%a: tensor<240x64xf16>, %b: tensor<64x256xf16>) -> (tensor<
 // -----
 
 // The K step (24) is not a whole number of k16 fragments.
-kernel.func @k_step_24(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 128, 24], warp = [64, 64], stages = 4> {
+kernel.func @k_step_24(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 24], warp = [64, 64], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
   kernel.yield %m : tensor<256x256xf16>
 }
@@ -268,7 +268,7 @@ kernel.func @k_step_24(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tenso
 // -----
 
 // Four warp tiles take 128 threads, not 256.
-kernel.func @threads_256(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+kernel.func @threads_256(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 256, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
   kernel.yield %m : tensor<256x256xf16>
 }
@@ -279,7 +279,7 @@ kernel.func @threads_256(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (ten
 // -----
 
 // A persistent TMA gemm of a batched matmul.
-kernel.func @persistent_batched(%a: tensor<2x256x512xf16>, %b: tensor<512x256xf16>) -> (tensor<2x256x256xf16>) gemm schedule #kernel.schedule<block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132> {
+kernel.func @persistent_batched(%a: tensor<2x256x512xf16>, %b: tensor<512x256xf16>) -> (tensor<2x256x256xf16>) gemm schedule #kernel.schedule<gemm_tma, block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, persistent = 132> {
   %m = molten.matmul %a, %b : (tensor<2x256x512xf16>, tensor<512x256xf16>) -> tensor<2x256x256xf16>
   kernel.yield %m : tensor<2x256x256xf16>
 }
@@ -290,7 +290,7 @@ kernel.func @persistent_batched(%a: tensor<2x256x512xf16>, %b: tensor<512x256xf1
 // -----
 
 // A persistent TMA gemm whose 9 K steps do not split into 2 equal parts.
-kernel.func @persistent_uneven_split(%a: tensor<256x520xf16>, %b: tensor<520x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 384, split = 2, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132> {
+kernel.func @persistent_uneven_split(%a: tensor<256x520xf16>, %b: tensor<520x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<gemm_tma, block = 384, split = 2, tile = [128, 256, 64], warp = [64, 256], stages = 4, persistent = 132> {
   %m = molten.matmul %a, %b : (tensor<256x520xf16>, tensor<520x256xf16>) -> tensor<256x256xf16>
   kernel.yield %m : tensor<256x256xf16>
 }
@@ -298,21 +298,11 @@ kernel.func @persistent_uneven_split(%a: tensor<256x520xf16>, %b: tensor<520x256
 // ERR-NEXT:    {{^// -{5}$}}
 // ERR-NEXT:    {{^.*}}: error: tile: @persistent_uneven_split: a persistent TMA gemm (persistent = 132) takes one matrix (no batch), A stored [M, K], rows of A and B of whole 16-byte units, its K steps in equal parts under split-K and warpgroup tiles of the block's width, not M x N x K = 256 x 256 x 520 in warp tiles 64x256 of 128x256x64 (K steps 9, split = 2){{$}}
 
-// -----
-
-// Split-K on mma.sync, which does not take it.
-kernel.func @split_mma(%a: tensor<256x512xf16>, %b: tensor<512x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 128, split = 2, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
-  %m = molten.matmul %a, %b : (tensor<256x512xf16>, tensor<512x256xf16>) -> tensor<256x256xf16>
-  kernel.yield %m : tensor<256x256xf16>
-}
-
-// ERR-NEXT:    {{^// -{5}$}}
-// ERR-NEXT:    {{^.*}}: error: tile: @split_mma: split-K (split = 2) is implemented for wgmma gemms (mma_warps = 4) only{{$}}
 
 // -----
 
 // Four K steps in three parts of two leave the third empty.
-kernel.func @split_empty(%a: tensor<64x256xf16>, %b: tensor<256x64xf16>) -> (tensor<64x64xf16>) gemm schedule #kernel.schedule<block = 128, split = 3, tile = [64, 64, 64], warp = [64, 64], stages = 4, mma_warps = 4> {
+kernel.func @split_empty(%a: tensor<64x256xf16>, %b: tensor<256x64xf16>) -> (tensor<64x64xf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 128, split = 3, tile = [64, 64, 64], warp = [64, 64], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<64x256xf16>, tensor<256x64xf16>) -> tensor<64x64xf16>
   kernel.yield %m : tensor<64x64xf16>
 }
@@ -323,7 +313,7 @@ kernel.func @split_empty(%a: tensor<64x256xf16>, %b: tensor<256x64xf16>) -> (ten
 // -----
 
 // SIMT: 64x64 outputs do not split evenly among 96 threads.
-kernel.func @simt_threads(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<block = 96, tile = [64, 64, 16]> {
+kernel.func @simt_threads(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (tensor<100x70xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 96, tile = [64, 64, 16]> {
   %m = molten.matmul %a, %b : (tensor<100x30xf32>, tensor<30x70xf32>) -> tensor<100x70xf32>
   kernel.yield %m : tensor<100x70xf32>
 }
@@ -335,7 +325,7 @@ kernel.func @simt_threads(%a: tensor<100x30xf32>, %b: tensor<30x70xf32>) -> (ten
 
 // A GEMV whose K step does not split 32 ways, and one whose runs and K
 // split do not make its block.
-kernel.func @gemv_k_split(%a: tensor<1x300xf32>, %b: tensor<300x64xf32>) -> (tensor<1x64xf32>) gemm schedule #kernel.schedule<block = 256, vector = 4, tile = [1, 32, 300], k_lanes = 32> {
+kernel.func @gemv_k_split(%a: tensor<1x300xf32>, %b: tensor<300x64xf32>) -> (tensor<1x64xf32>) gemm schedule #kernel.schedule<gemv, block = 256, vector = 4, tile = [1, 32, 300], k_lanes = 32> {
   %m = molten.matmul %a, %b : (tensor<1x300xf32>, tensor<300x64xf32>) -> tensor<1x64xf32>
   kernel.yield %m : tensor<1x64xf32>
 }
@@ -345,7 +335,7 @@ kernel.func @gemv_k_split(%a: tensor<1x300xf32>, %b: tensor<300x64xf32>) -> (ten
 
 // -----
 
-kernel.func @gemv_threads(%a: tensor<1x320xf32>, %b: tensor<320x64xf32>) -> (tensor<1x64xf32>) gemm schedule #kernel.schedule<block = 128, vector = 4, tile = [1, 32, 320], k_lanes = 32> {
+kernel.func @gemv_threads(%a: tensor<1x320xf32>, %b: tensor<320x64xf32>) -> (tensor<1x64xf32>) gemm schedule #kernel.schedule<gemv, block = 128, vector = 4, tile = [1, 32, 320], k_lanes = 32> {
   %m = molten.matmul %a, %b : (tensor<1x320xf32>, tensor<320x64xf32>) -> tensor<1x64xf32>
   kernel.yield %m : tensor<1x64xf32>
 }
@@ -356,7 +346,7 @@ kernel.func @gemv_threads(%a: tensor<1x320xf32>, %b: tensor<320x64xf32>) -> (ten
 // -----
 
 // wgmma: a warpgroup tile of 32 rows (a wgmma is 64 rows by N).
-kernel.func @wgmma_rows_32(%a: tensor<256x128xf16>, %b: tensor<128x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 512, tile = [128, 256, 64], warp = [32, 256], stages = 4, mma_warps = 4> {
+kernel.func @wgmma_rows_32(%a: tensor<256x128xf16>, %b: tensor<128x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 512, tile = [128, 256, 64], warp = [32, 256], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<256x128xf16>, tensor<128x256xf16>) -> tensor<256x256xf16>
   kernel.yield %m : tensor<256x256xf16>
 }
@@ -367,7 +357,7 @@ kernel.func @wgmma_rows_32(%a: tensor<256x128xf16>, %b: tensor<128x256xf16>) -> 
 // -----
 
 // wgmma: a warpgroup tile of 264 columns (N is at most 256).
-kernel.func @wgmma_cols_264(%a: tensor<256x128xf16>, %b: tensor<128x264xf16>) -> (tensor<256x264xf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 264, 64], warp = [64, 264], stages = 4, mma_warps = 4> {
+kernel.func @wgmma_cols_264(%a: tensor<256x128xf16>, %b: tensor<128x264xf16>) -> (tensor<256x264xf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 256, tile = [128, 264, 64], warp = [64, 264], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<256x128xf16>, tensor<128x264xf16>) -> tensor<256x264xf16>
   kernel.yield %m : tensor<256x264xf16>
 }
@@ -378,7 +368,7 @@ kernel.func @wgmma_cols_264(%a: tensor<256x128xf16>, %b: tensor<128x264xf16>) ->
 // -----
 
 // wgmma: a K step of 32, half a 128-byte swizzled row.
-kernel.func @wgmma_k_step_32(%a: tensor<256x128xf16>, %b: tensor<128x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 256, 32], warp = [64, 256], stages = 4, mma_warps = 4> {
+kernel.func @wgmma_k_step_32(%a: tensor<256x128xf16>, %b: tensor<128x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 256, tile = [128, 256, 32], warp = [64, 256], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<256x128xf16>, tensor<128x256xf16>) -> tensor<256x256xf16>
   kernel.yield %m : tensor<256x256xf16>
 }
@@ -389,7 +379,7 @@ kernel.func @wgmma_k_step_32(%a: tensor<256x128xf16>, %b: tensor<128x256xf16>) -
 // -----
 
 // wgmma: two warpgroup tiles take 2 x 128 = 256 threads, not 128.
-kernel.func @wgmma_threads_128(%a: tensor<256x128xf16>, %b: tensor<128x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 128, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> {
+kernel.func @wgmma_threads_128(%a: tensor<256x128xf16>, %b: tensor<128x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 128, tile = [128, 256, 64], warp = [64, 256], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<256x128xf16>, tensor<128x256xf16>) -> tensor<256x256xf16>
   kernel.yield %m : tensor<256x256xf16>
 }
@@ -400,7 +390,7 @@ kernel.func @wgmma_threads_128(%a: tensor<256x128xf16>, %b: tensor<128x256xf16>)
 // -----
 
 // A wgmma schedule on f32 operands (3xTF32 runs on mma.sync only).
-kernel.func @tc_f32(%a: tensor<256x64xf32>, %b: tensor<64x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<block = 256, tile = [128, 128, 64], warp = [64, 128], stages = 4, mma_warps = 4> {
+kernel.func @tc_f32(%a: tensor<256x64xf32>, %b: tensor<64x256xf32>) -> (tensor<256x256xf32>) gemm schedule #kernel.schedule<gemm_wgmma, block = 256, tile = [128, 128, 64], warp = [64, 128], stages = 4> {
   %m = molten.matmul %a, %b : (tensor<256x64xf32>, tensor<64x256xf32>) -> tensor<256x256xf32>
   kernel.yield %m : tensor<256x256xf32>
 }
@@ -408,22 +398,12 @@ kernel.func @tc_f32(%a: tensor<256x64xf32>, %b: tensor<64x256xf32>) -> (tensor<2
 // ERR-NEXT:    {{^// -{5}$}}
 // ERR-NEXT:    {{^.*}}: error: tile: @tc_f32: a tensor-core schedule (warp = [64, 128]) needs f16 or bf16 operands (f32 on mma.sync, mma_warps = 1), not f32{{$}}
 
-// -----
-
-// A gemm schedule whose tile does not give M, N and K.
-kernel.func @tile_2d(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64]> {
-  %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
-  kernel.yield %m : tensor<16x16xf32>
-}
-
-// ERR-NEXT:    {{^// -{5}$}}
-// ERR-NEXT:    {{^.*}}: error: tile: @tile_2d: the schedule's tile [64, 64] must give block M, N and K{{$}}
 
 // -----
 
 // A gemm kernel of two matmuls that are not siblings (the second's lhs is
 // the first's result).
-kernel.func @two_matmuls(%a: tensor<16x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> {
+kernel.func @two_matmuls(%a: tensor<16x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> {
   %m = molten.matmul %a, %a : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
   %n = molten.matmul %m, %a : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
   kernel.yield %n : tensor<16x16xf32>
@@ -436,7 +416,7 @@ kernel.func @two_matmuls(%a: tensor<16x16xf32>) -> (tensor<16x16xf32>) gemm sche
 
 // Two matmuls of one lhs that an op reads together (side by side: each
 // tile holds both products at the same places) must be of one shape.
-kernel.func @mixed_widths(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>, %c: tensor<16x1xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> {
+kernel.func @mixed_widths(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>, %c: tensor<16x1xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> {
   %m = molten.matmul %a, %b : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
   %n = molten.matmul %a, %c : (tensor<16x16xf32>, tensor<16x1xf32>) -> tensor<16x1xf32>
   %p = molten.mul %m, %n : (tensor<16x16xf32>, tensor<16x1xf32>) -> tensor<16x16xf32>

@@ -36,33 +36,35 @@ def gemm_tiling(
 def lower_gemm(
     kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, rows_most: int = 0
 ) -> LoweredKernel:
-    """A gemm kernel, tiled as its #kernel.tiling says: a GEMV where K is
-    split across threads (`k_lanes`), on tensor cores where it gives warp
-    tiles, else on the SIMT cores, each thread a fragment of outputs. Over
-    a named M, of at most `rows_most` rows where given."""
+    """A gemm kernel of the schedule's family, tiled as its #kernel.tiling
+    says: a GEMV (K split across threads), on tensor cores (mma.sync,
+    wgmma, or wgmma fed by TMA in a persistent kernel), else on the SIMT
+    cores, each thread a fragment of outputs. Over a named M, of at most
+    `rows_most` rows where given."""
     tiling = gemm_tiling(kfunc, schedule, rows_most)
-    if schedule.k_lanes.data > 1:
+    family = schedule.family.data
+    if family == kernel.ScheduleFamily.GEMV:
         return lower_gemv(kfunc, schedule, tiling)
-    if tiling.warp.data:
-        if schedule.persistent.data:
-            lowered = lower_gemm_wgmma_tma(
-                kfunc, tiling, schedule.persistent.data, schedule.cluster.data
-            )
-        elif schedule.mma_warps.data > 1:
-            lowered = lower_gemm_wgmma(kfunc, tiling)
-        else:
-            lowered = lower_gemm_mma(kfunc, tiling)
-        # cp.async copies 16 aligned bytes, and a staged epilogue stores
-        # vectors: for pointers at a lesser alignment the launcher takes the
-        # SIMT kernel instead.
-        simt = lower_gemm(kfunc, simt_gemm_schedule())
-        simt.op.sym_name = StringAttr(kfunc.sym_name.data + SIMT_SUFFIX)
-        take_arguments_of(simt, lowered)
-        gemm = GemmShape.of(kfunc, siblings=True, prologue=True)
-        args = list(kfunc.body.block.args)
-        lowered.fallback = simt
-        operands = {args.index(gemm.source)}
-        operands |= {args.index(rhs) for rhs in gemm.rhs_operands}
-        lowered.aligned = tuple(sorted(operands | set(cuda.vector_params(lowered.op))))
-        return lowered
-    return lower_gemm_simt(kfunc, schedule, tiling)
+    if family == kernel.ScheduleFamily.GEMM_SIMT:
+        return lower_gemm_simt(kfunc, schedule, tiling)
+    if family == kernel.ScheduleFamily.GEMM_TMA:
+        lowered = lower_gemm_wgmma_tma(
+            kfunc, tiling, schedule.persistent.data, schedule.cluster.data
+        )
+    elif family == kernel.ScheduleFamily.GEMM_WGMMA:
+        lowered = lower_gemm_wgmma(kfunc, tiling)
+    else:
+        lowered = lower_gemm_mma(kfunc, tiling)
+    # cp.async copies 16 aligned bytes, and a staged epilogue stores
+    # vectors: for pointers at a lesser alignment the launcher takes the
+    # SIMT kernel instead.
+    simt = lower_gemm(kfunc, simt_gemm_schedule())
+    simt.op.sym_name = StringAttr(kfunc.sym_name.data + SIMT_SUFFIX)
+    take_arguments_of(simt, lowered)
+    gemm = GemmShape.of(kfunc, siblings=True, prologue=True)
+    args = list(kfunc.body.block.args)
+    lowered.fallback = simt
+    operands = {args.index(gemm.source)}
+    operands |= {args.index(rhs) for rhs in gemm.rhs_operands}
+    lowered.aligned = tuple(sorted(operands | set(cuda.vector_params(lowered.op))))
+    return lowered

@@ -110,6 +110,7 @@ def attention_schedule(
     groups = math.prod(batch) // pack * -(-pack * queries // rows)
     key_tiles = -(-shape_of(found.key)[-2] // keys)
     return kernel.ScheduleAttr(
+        kernel.ScheduleFamily.ATTENTION,
         WARP * ATTENTION_WARPS,
         tile=[rows, keys, head],
         split=attention_split(
@@ -153,6 +154,7 @@ def wgmma_attention_schedule(
     groups = math.prod(batch) * -(-queries // rows)
     key_tiles = -(-shape_of(found.key)[-2] // keys)
     return kernel.ScheduleAttr(
+        kernel.ScheduleFamily.ATTENTION,
         WARP * kernel.WARPGROUP_WARPS * groups_of_rows,
         tile=[rows, keys, head],
         split=attention_split(

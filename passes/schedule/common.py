@@ -249,7 +249,13 @@ def wgmma_tile_schedule(
     one swizzled row; `persistent` blocks add a producer warpgroup, in
     clusters of `cluster` blocks."""
     warpgroups = rows // WGMMA_M + (1 if persistent else 0)
+    family = (
+        kernel.ScheduleFamily.GEMM_TMA
+        if persistent
+        else kernel.ScheduleFamily.GEMM_WGMMA
+    )
     return kernel.ScheduleAttr(
+        family,
         kernel.WARPGROUP_WARPS * WARP * warpgroups,
         tile=(rows, cols, SWIZZLE_K),
         warp=(WGMMA_M, cols),

@@ -62,12 +62,14 @@ class MmaRule(FamilyRule):
     def schedule(self, body: KernelBody, target: Target) -> kernel.ScheduleAttr:
         if takes_tf32(body.matmuls[0]):
             return kernel.ScheduleAttr(
+                kernel.ScheduleFamily.GEMM_MMA,
                 TF32_GEMM_BLOCK,
                 tile=TF32_GEMM_TILE,
                 warp=TF32_GEMM_WARP,
                 stages=MMA_GEMM_STAGES,
             )
         return kernel.ScheduleAttr(
+            kernel.ScheduleFamily.GEMM_MMA,
             MMA_GEMM_BLOCK,
             tile=MMA_GEMM_TILE,
             warp=MMA_GEMM_WARP,

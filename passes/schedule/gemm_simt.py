@@ -39,8 +39,12 @@ def simt_gemm_schedule(
         bm, bn, _ = GEMM_LARGE_TILE
         tiles = math.ceil(result[-2] / bm) * math.ceil(result[-1] / bn)
         if tiles * math.prod(result[:-2]) >= target.sm_count:
-            return kernel.ScheduleAttr(GEMM_BLOCK, tile=GEMM_LARGE_TILE)
-    return kernel.ScheduleAttr(GEMM_BLOCK, tile=GEMM_TILE)
+            return kernel.ScheduleAttr(
+                kernel.ScheduleFamily.GEMM_SIMT, GEMM_BLOCK, tile=GEMM_LARGE_TILE
+            )
+    return kernel.ScheduleAttr(
+        kernel.ScheduleFamily.GEMM_SIMT, GEMM_BLOCK, tile=GEMM_TILE
+    )
 
 
 class SimtRule(FamilyRule):

@@ -72,6 +72,7 @@ def gemv_schedule(matmul: molten.MatmulOp, target: Target) -> kernel.ScheduleAtt
         runs *= 2
     lanes = block // runs
     return kernel.ScheduleAttr(
+        kernel.ScheduleFamily.GEMV,
         block,
         vector=width,
         tile=(m, runs * width, round_up(k, lanes)),
@@ -138,6 +139,7 @@ def gemv_nk_schedule(
     k = shape_of(matmul.rhs)[-1]
     width = vector_width(k, [matmul.lhs, matmul.rhs])
     return kernel.ScheduleAttr(
+        kernel.ScheduleFamily.GEMV,
         GEMV_NK_BLOCK,
         vector=width,
         tile=(m, GEMV_NK_BLOCK // WARP * columns, round_up(k, WARP * width)),

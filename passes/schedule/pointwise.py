@@ -27,7 +27,9 @@ def pointwise_schedule(
     block = POINTWISE_BLOCK
     while block > MIN_POINTWISE_BLOCK and math.ceil(runs / block) < target.sm_count:
         block //= 2
-    return kernel.ScheduleAttr(block, vector=width, elements_per_thread=width)
+    return kernel.ScheduleAttr(
+        kernel.ScheduleFamily.POINTWISE, block, vector=width, elements_per_thread=width
+    )
 
 
 class PointwiseRule(FamilyRule):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from molten.dialects import kernel
-from molten.dialects.kernel import MAX_BLOCK
+from molten.dialects.kernel import MAX_BLOCK, ScheduleFamily
 from molten.passes.fuse_reduction import STRIDED_SHORT_ROW
 from molten.passes.schedule.common import (
     WARP,
@@ -60,16 +60,26 @@ def row_reduce_schedule(
     if n <= WARP * most:
         lanes = 1 << max(0, math.ceil(math.log2(math.ceil(n / most))))
         per_thread = round_up(math.ceil(n / lanes), width)
-        return short_rows_schedule(rows, lanes, width, per_thread, target)
+        return short_rows_schedule(
+            ScheduleFamily.ROW_REDUCE, rows, lanes, width, per_thread, target
+        )
     if n <= MAX_BLOCK * MAX_ROW_ELEMENTS_PER_THREAD:
         threads = math.ceil(n / most)
         block = min(MAX_BLOCK, round_up(threads, WARP))
         per_thread = round_up(math.ceil(n / block), width)
-        return kernel.ScheduleAttr(block, vector=width, elements_per_thread=per_thread)
+        return kernel.ScheduleAttr(
+            ScheduleFamily.ROW_REDUCE,
+            block,
+            vector=width,
+            elements_per_thread=per_thread,
+        )
     if rows is None:
         per_thread = round_up(MAX_ROW_ELEMENTS_PER_THREAD, width)
         return kernel.ScheduleAttr(
-            MAX_BLOCK, vector=width, elements_per_thread=per_thread
+            ScheduleFamily.ROW_REDUCE,
+            MAX_BLOCK,
+            vector=width,
+            elements_per_thread=per_thread,
         )
     part = SPLIT_BLOCK * MAX_ROW_ELEMENTS_PER_THREAD
     split = math.ceil(n / part)
@@ -77,10 +87,18 @@ def row_reduce_schedule(
     if split <= resident:
         per_thread = round_up(math.ceil(n / (split * SPLIT_BLOCK)), width)
         return kernel.ScheduleAttr(
-            SPLIT_BLOCK, vector=width, elements_per_thread=per_thread, split=split
+            ScheduleFamily.ROW_REDUCE,
+            SPLIT_BLOCK,
+            vector=width,
+            elements_per_thread=per_thread,
+            split=split,
         )
     return kernel.ScheduleAttr(
-        LONG_ROW_BLOCK, vector=width, elements_per_thread=width, split=resident
+        ScheduleFamily.ROW_REDUCE,
+        LONG_ROW_BLOCK,
+        vector=width,
+        elements_per_thread=width,
+        split=resident,
     )
 
 
@@ -103,12 +121,21 @@ def strided_row_schedule(
         block = pointwise_schedule(math.inf if rows is None else rows, 1, target)
         threads = block.block.data
     return kernel.ScheduleAttr(
-        threads, rows_per_block=threads, vector=1, elements_per_thread=per_thread
+        ScheduleFamily.ROW_REDUCE,
+        threads,
+        rows_per_block=threads,
+        vector=1,
+        elements_per_thread=per_thread,
     )
 
 
 def short_rows_schedule(
-    rows: int | None, lanes: int, width: int, per_thread: int, target: Target
+    family: ScheduleFamily,
+    rows: int | None,
+    lanes: int,
+    width: int,
+    per_thread: int,
+    target: Target,
 ) -> kernel.ScheduleAttr:
     """Rows of `lanes` threads each (a power of two up to a warp), several a
     block: full warps, and more blocks than SMs where there are rows for
@@ -117,6 +144,7 @@ def short_rows_schedule(
     rows_per_block = max(WARP // lanes, min(SHORT_ROW_BLOCK // lanes, wanted))
     rows_per_block = 1 << (rows_per_block.bit_length() - 1)
     return kernel.ScheduleAttr(
+        family,
         lanes * rows_per_block,
         rows_per_block=rows_per_block,
         vector=width,

@@ -43,6 +43,7 @@ def scan_schedule(
         threads = pointwise_schedule(math.inf if rows is None else rows, 1, target)
         block = threads.block.data
         return kernel.ScheduleAttr(
+            kernel.ScheduleFamily.SCAN,
             block,
             rows_per_block=block,
             vector=1,
@@ -52,9 +53,14 @@ def scan_schedule(
     lanes = 1 << max(0, math.ceil(math.log2(math.ceil(n / per_thread))))
     if lanes > WARP:
         return kernel.ScheduleAttr(
-            min(SCAN_BLOCK, lanes), vector=width, elements_per_thread=per_thread
+            kernel.ScheduleFamily.SCAN,
+            min(SCAN_BLOCK, lanes),
+            vector=width,
+            elements_per_thread=per_thread,
         )
-    return short_rows_schedule(rows, lanes, width, per_thread, target)
+    return short_rows_schedule(
+        kernel.ScheduleFamily.SCAN, rows, lanes, width, per_thread, target
+    )
 
 
 class ScanRule(FamilyRule):

@@ -301,8 +301,30 @@ kernel.yield
 
 // kernel.func: a tiling on a kernel that is not a gemm
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @tiled_pointwise: only gemm kernels are tiled, not pointwise{{$}}
-kernel.func @tiled_pointwise(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
+kernel.func @tiled_pointwise(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<pointwise, block = 256, vector = 1, elements_per_thread = 1> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
   kernel.yield %x : tensor<4xf32>
+}
+
+// -----
+
+// kernel.func: a schedule of another kind's family (a row reduction's on a
+// gemm kernel)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @gemm_row_schedule: a row_reduce schedule does not schedule a gemm kernel (its families: gemv, gemm_simt, gemm_mma, gemm_wgmma, gemm_tma){{$}}
+kernel.func @gemm_row_schedule(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<row_reduce, block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1> {
+  %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+  kernel.yield %m : tensor<16x16xf32>
+}
+
+// -----
+
+// kernel.fused: a gemm family's schedule on a pointwise group
+func.func @fused_gemm_schedule(%x: tensor<4xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.fused: a gemm_simt schedule does not schedule a pointwise kernel (its families: pointwise){{$}}
+  %0 = kernel.fused pointwise schedule <gemm_simt, block = 256, tile = [64, 64, 16]> (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    kernel.yield %a : tensor<4xf32>
+  }
+  func.return
 }
 
 // -----
@@ -318,7 +340,7 @@ kernel.func @tiled_unscheduled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (t
 
 // kernel.func: a tiling of another split-K than the schedule's
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @tiled_other_split: the tiling's split = 1 is not the schedule's split = 2{{$}}
-kernel.func @tiled_other_split(%a: tensor<64x512xf16>, %b: tensor<512x64xf16>) -> (tensor<64x64xf16>) gemm schedule #kernel.schedule<block = 128, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 4, mma_warps = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 64], warp = [64, 64], fragment = [64, 64, 16], stages = 4, k_steps = 8, partial = [], lhs = [64, 64, 64], rhs = [64, 64, 64]> {
+kernel.func @tiled_other_split(%a: tensor<64x512xf16>, %b: tensor<512x64xf16>) -> (tensor<64x64xf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 128, split = 2, tile = [64, 64, 64], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 64], warp = [64, 64], fragment = [64, 64, 16], stages = 4, k_steps = 8, partial = [], lhs = [64, 64, 64], rhs = [64, 64, 64]> {
   %m = molten.matmul %a, %b : (tensor<64x512xf16>, tensor<512x64xf16>) -> tensor<64x64xf16>
   kernel.yield %m : tensor<64x64xf16>
 }
@@ -327,7 +349,7 @@ kernel.func @tiled_other_split(%a: tensor<64x512xf16>, %b: tensor<512x64xf16>) -
 
 // kernel.func: a tiling of other tile sizes than the schedule's
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @tiled_other: the tiling's block = [64, 64, 16] is not the schedule's tile = [64, 64, 32]{{$}}
-kernel.func @tiled_other(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 32]> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
+kernel.func @tiled_other(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 32]> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
   %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
   kernel.yield %m : tensor<16x16xf32>
 }
@@ -336,7 +358,7 @@ kernel.func @tiled_other(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<
 
 // kernel.func: variants whose bounds do not increase
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @variants_unordered: variants' bounds must increase, the last open-ended (no bound) or the most of its graph copy's sizes, not [8, 4, 0]{{$}}
-kernel.func @variants_unordered(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm variants [#kernel.variant<T <= 8, #kernel.schedule<block = 256, tile = [64, 64, 16]>>, #kernel.variant<T <= 4, #kernel.schedule<block = 256, tile = [64, 64, 16]>>, #kernel.variant<T, #kernel.schedule<block = 256, tile = [64, 64, 16]>>] {
+kernel.func @variants_unordered(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm variants [#kernel.variant<T <= 8, #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]>>, #kernel.variant<T <= 4, #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]>>, #kernel.variant<T, #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]>>] {
   %m = molten.matmul %a, %b : (tensor<?x8xf32, ["T"]>, tensor<8x16xf32>) -> tensor<?x16xf32, ["T"]>
   kernel.yield %m : tensor<?x16xf32, ["T"]>
 }
@@ -345,7 +367,7 @@ kernel.func @variants_unordered(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>
 
 // kernel.func: variants by a name none of its types has
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @variants_by_other: variants choose by one named dimension of the kernel's types (T), not S{{$}}
-kernel.func @variants_by_other(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm variants [#kernel.variant<S, #kernel.schedule<block = 256, tile = [64, 64, 16]>>] {
+kernel.func @variants_by_other(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm variants [#kernel.variant<S, #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]>>] {
   %m = molten.matmul %a, %b : (tensor<?x8xf32, ["T"]>, tensor<8x16xf32>) -> tensor<?x16xf32, ["T"]>
   kernel.yield %m : tensor<?x16xf32, ["T"]>
 }
@@ -354,7 +376,7 @@ kernel.func @variants_by_other(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>)
 
 // kernel.func: variants and a schedule
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @variants_and_schedule: a kernel has a schedule (and tiling) or variants, not both{{$}}
-kernel.func @variants_and_schedule(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16]> variants [#kernel.variant<T, #kernel.schedule<block = 256, tile = [64, 64, 16]>>] {
+kernel.func @variants_and_schedule(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> variants [#kernel.variant<T, #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]>>] {
   %m = molten.matmul %a, %b : (tensor<?x8xf32, ["T"]>, tensor<8x16xf32>) -> tensor<?x16xf32, ["T"]>
   kernel.yield %m : tensor<?x16xf32, ["T"]>
 }

@@ -7,8 +7,10 @@
 // attributes, in the custom form (CHECK) and the generic form
 // (CHECK-GENERIC). In the custom form of kernel.fused the schedule is
 // written without its `#kernel.schedule` prefix (the property's type is
-// known); kernel.func and a plain attribute spell it out. A schedule prints
-// every integer field, in a fixed order, and its tile only when it has one.
+// known); kernel.func and a plain attribute spell it out. A schedule names
+// its family first, then prints that family's fields in a fixed order:
+// block, rows per block, vector, elements per thread and tile (warp) always,
+// the others when not at their default.
 
 // A pointwise group: three inputs (a full tensor, a row vector, a scalar),
 // two outputs, no schedule.
@@ -51,7 +53,7 @@ func.func @fused_pointwise(%x: tensor<4x8xf32>, %b: tensor<8xf32>, %s: tensor<f3
 // schedule of every integer field, written in another order than the
 // printed one, and no tile; two outputs of different shapes and types.
 func.func @fused_row_reduce(%x: tensor<16x64xf16>, %w: tensor<64xf16>) -> (tensor<16x64xf16>, tensor<16x1xf32>) {
-  %y, %mean = kernel.fused row_reduce schedule <vector = 2, block = 32, elements_per_thread = 2, rows_per_block = 4> (%x, %w) : (tensor<16x64xf16>, tensor<64xf16>) -> (tensor<16x64xf16>, tensor<16x1xf32>) {
+  %y, %mean = kernel.fused row_reduce schedule <row_reduce, vector = 2, block = 32, elements_per_thread = 2, rows_per_block = 4> (%x, %w) : (tensor<16x64xf16>, tensor<64xf16>) -> (tensor<16x64xf16>, tensor<16x1xf32>) {
   ^bb0(%xa: tensor<16x64xf16>, %wa: tensor<64xf16>):
     %eps = molten.constant dense<1.000000e-06> : tensor<f32>
     %xf = molten.cast %xa : tensor<16x64xf16> to tensor<16x64xf32>
@@ -69,7 +71,7 @@ func.func @fused_row_reduce(%x: tensor<16x64xf16>, %w: tensor<64xf16>) -> (tenso
 }
 
 // CHECK-LABEL: func.func @fused_row_reduce(%x: tensor<16x64xf16>, %w: tensor<64xf16>) -> (tensor<16x64xf16>, tensor<16x1xf32>) {
-// CHECK-NEXT:    %y, %mean = kernel.fused row_reduce schedule <block = 32, rows_per_block = 4, vector = 2, elements_per_thread = 2>(%x, %w) : (tensor<16x64xf16>, tensor<64xf16>) -> (tensor<16x64xf16>, tensor<16x1xf32>) {
+// CHECK-NEXT:    %y, %mean = kernel.fused row_reduce schedule <row_reduce, block = 32, rows_per_block = 4, vector = 2, elements_per_thread = 2>(%x, %w) : (tensor<16x64xf16>, tensor<64xf16>) -> (tensor<16x64xf16>, tensor<16x1xf32>) {
 // CHECK-NEXT:    ^bb0(%xa: tensor<16x64xf16>, %wa: tensor<64xf16>):
 // CHECK-NEXT:      %eps = molten.constant dense<1.000000e-06> : tensor<f32>
 // CHECK-NEXT:      %xf = molten.cast %xa : tensor<16x64xf16> to tensor<16x64xf32>
@@ -88,7 +90,7 @@ func.func @fused_row_reduce(%x: tensor<16x64xf16>, %w: tensor<64xf16>) -> (tenso
 
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "fused_row_reduce"
 // CHECK-GENERIC-NEXT:    ^bb0(%x: tensor<16x64xf16>, %w: tensor<64xf16>):
-// CHECK-GENERIC-NEXT:      %y, %mean = "kernel.fused"(%x, %w) <{kind = #kernel<kind row_reduce>, schedule = #kernel.schedule<block = 32, rows_per_block = 4, vector = 2, elements_per_thread = 2>}> ({
+// CHECK-GENERIC-NEXT:      %y, %mean = "kernel.fused"(%x, %w) <{kind = #kernel<kind row_reduce>, schedule = #kernel.schedule<row_reduce, block = 32, rows_per_block = 4, vector = 2, elements_per_thread = 2>}> ({
 // CHECK-GENERIC-NEXT:      ^bb0(%xa: tensor<16x64xf16>, %wa: tensor<64xf16>):
 // CHECK-GENERIC-NEXT:        %eps = "molten.constant"() <{value = dense<1.000000e-06> : tensor<f32>}> : () -> tensor<f32>
 // CHECK-GENERIC:             "kernel.yield"(%oh, %m) : (tensor<16x64xf16>, tensor<16x1xf32>) -> ()
@@ -98,10 +100,9 @@ func.func @fused_row_reduce(%x: tensor<16x64xf16>, %w: tensor<64xf16>) -> (tenso
 // -----
 
 // A gemm group (a batched matmul with its bias + gelu epilogue) whose
-// schedule has a tile and only `block` of the integer fields (the others
-// print as their default, 1).
+// schedule (gemm_simt) has a block and a tile, its only fields.
 func.func @fused_gemm(%a: tensor<2x16x64xbf16>, %b: tensor<32x64xbf16>, %bias: tensor<32xbf16>) -> tensor<2x16x32xbf16> {
-  %y = kernel.fused gemm schedule <block = 256, tile = [64, 64, 16]> (%a, %b, %bias) : (tensor<2x16x64xbf16>, tensor<32x64xbf16>, tensor<32xbf16>) -> tensor<2x16x32xbf16> {
+  %y = kernel.fused gemm schedule <gemm_simt, block = 256, tile = [64, 64, 16]> (%a, %b, %bias) : (tensor<2x16x64xbf16>, tensor<32x64xbf16>, tensor<32xbf16>) -> tensor<2x16x32xbf16> {
   ^bb0(%aa: tensor<2x16x64xbf16>, %ba: tensor<32x64xbf16>, %ca: tensor<32xbf16>):
     %mm = molten.matmul %aa, %ba transpose_b : (tensor<2x16x64xbf16>, tensor<32x64xbf16>) -> tensor<2x16x32xbf16>
     %add = molten.add %mm, %ca : (tensor<2x16x32xbf16>, tensor<32xbf16>) -> tensor<2x16x32xbf16>
@@ -112,7 +113,7 @@ func.func @fused_gemm(%a: tensor<2x16x64xbf16>, %b: tensor<32x64xbf16>, %bias: t
 }
 
 // CHECK-LABEL: func.func @fused_gemm(%a: tensor<2x16x64xbf16>, %b: tensor<32x64xbf16>, %bias: tensor<32xbf16>) -> tensor<2x16x32xbf16> {
-// CHECK-NEXT:    %y = kernel.fused gemm schedule <block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]>(%a, %b, %bias) : (tensor<2x16x64xbf16>, tensor<32x64xbf16>, tensor<32xbf16>) -> tensor<2x16x32xbf16> {
+// CHECK-NEXT:    %y = kernel.fused gemm schedule <gemm_simt, block = 256, tile = [64, 64, 16]>(%a, %b, %bias) : (tensor<2x16x64xbf16>, tensor<32x64xbf16>, tensor<32xbf16>) -> tensor<2x16x32xbf16> {
 // CHECK-NEXT:    ^bb0(%aa: tensor<2x16x64xbf16>, %ba: tensor<32x64xbf16>, %ca: tensor<32xbf16>):
 // CHECK-NEXT:      %mm = molten.matmul %aa, %ba transpose_b : (tensor<2x16x64xbf16>, tensor<32x64xbf16>) -> tensor<2x16x32xbf16>
 // CHECK-NEXT:      %add = molten.add %mm, %ca : (tensor<2x16x32xbf16>, tensor<32xbf16>) -> tensor<2x16x32xbf16>
@@ -124,7 +125,7 @@ func.func @fused_gemm(%a: tensor<2x16x64xbf16>, %b: tensor<32x64xbf16>, %bias: t
 
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "fused_gemm"
 // CHECK-GENERIC-NEXT:    ^bb0(%a: tensor<2x16x64xbf16>, %b: tensor<32x64xbf16>, %bias: tensor<32xbf16>):
-// CHECK-GENERIC-NEXT:      %y = "kernel.fused"(%a, %b, %bias) <{kind = #kernel<kind gemm>, schedule = #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]>}> ({
+// CHECK-GENERIC-NEXT:      %y = "kernel.fused"(%a, %b, %bias) <{kind = #kernel<kind gemm>, schedule = #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]>}> ({
 // CHECK-GENERIC-NEXT:      ^bb0(%aa: tensor<2x16x64xbf16>, %ba: tensor<32x64xbf16>, %ca: tensor<32xbf16>):
 // CHECK-GENERIC-NEXT:        %mm = "molten.matmul"(%aa, %ba) <{transpose_b}> : (tensor<2x16x64xbf16>, tensor<32x64xbf16>) -> tensor<2x16x32xbf16>
 // CHECK-GENERIC-NEXT:        %add = "molten.add"(%mm, %ca) : (tensor<2x16x32xbf16>, tensor<32xbf16>) -> tensor<2x16x32xbf16>
@@ -134,9 +135,10 @@ func.func @fused_gemm(%a: tensor<2x16x64xbf16>, %b: tensor<32x64xbf16>, %bias: t
 
 // -----
 
-// An attention group, with a schedule of every field and a two-element tile.
+// An attention group, with a schedule of every field of its family, written
+// in another order than the printed one.
 func.func @fused_attention(%q: tensor<8x64xf32>, %k: tensor<16x64xf32>, %v: tensor<16x32xf32>) -> tensor<8x32xf32> {
-  %o = kernel.fused attention schedule <block = 128, rows_per_block = 2, vector = 4, elements_per_thread = 8, tile = [64, 32]> (%q, %k, %v) : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<8x32xf32> {
+  %o = kernel.fused attention schedule <attention, pack = 2, mma_warps = 4, stages = 3, warp = [64, 32], tile = [64, 16, 64], split = 2, block = 128> (%q, %k, %v) : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<8x32xf32> {
   ^bb0(%qa: tensor<8x64xf32>, %ka: tensor<16x64xf32>, %va: tensor<16x32xf32>):
     %r = molten.attention %qa, %ka, %va scale = 1.250000e-01 causal : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
     kernel.yield %r : tensor<8x32xf32>
@@ -145,7 +147,7 @@ func.func @fused_attention(%q: tensor<8x64xf32>, %k: tensor<16x64xf32>, %v: tens
 }
 
 // CHECK-LABEL: func.func @fused_attention(%q: tensor<8x64xf32>, %k: tensor<16x64xf32>, %v: tensor<16x32xf32>) -> tensor<8x32xf32> {
-// CHECK-NEXT:    %o = kernel.fused attention schedule <block = 128, rows_per_block = 2, vector = 4, elements_per_thread = 8, tile = [64, 32]>(%q, %k, %v) : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<8x32xf32> {
+// CHECK-NEXT:    %o = kernel.fused attention schedule <attention, block = 128, split = 2, tile = [64, 16, 64], warp = [64, 32], stages = 3, mma_warps = 4, pack = 2>(%q, %k, %v) : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<8x32xf32> {
 // CHECK-NEXT:    ^bb0(%qa: tensor<8x64xf32>, %ka: tensor<16x64xf32>, %va: tensor<16x32xf32>):
 // CHECK-NEXT:      %r = molten.attention %qa, %ka, %va scale = 1.250000e-01 causal : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
 // CHECK-NEXT:      kernel.yield %r : tensor<8x32xf32>
@@ -155,7 +157,7 @@ func.func @fused_attention(%q: tensor<8x64xf32>, %k: tensor<16x64xf32>, %v: tens
 
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "fused_attention"
 // CHECK-GENERIC-NEXT:    ^bb0(%q: tensor<8x64xf32>, %k: tensor<16x64xf32>, %v: tensor<16x32xf32>):
-// CHECK-GENERIC-NEXT:      %o = "kernel.fused"(%q, %k, %v) <{kind = #kernel<kind attention>, schedule = #kernel.schedule<block = 128, rows_per_block = 2, vector = 4, elements_per_thread = 8, tile = [64, 32]>}> ({
+// CHECK-GENERIC-NEXT:      %o = "kernel.fused"(%q, %k, %v) <{kind = #kernel<kind attention>, schedule = #kernel.schedule<attention, block = 128, split = 2, tile = [64, 16, 64], warp = [64, 32], stages = 3, mma_warps = 4, pack = 2>}> ({
 // CHECK-GENERIC-NEXT:      ^bb0(%qa: tensor<8x64xf32>, %ka: tensor<16x64xf32>, %va: tensor<16x32xf32>):
 // CHECK-GENERIC-NEXT:        %r = "molten.attention"(%qa, %ka, %va) <{scale = 1.250000e-01 : f64, causal}> : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
 // CHECK-GENERIC-NEXT:        "kernel.yield"(%r) : (tensor<8x32xf32>) -> ()
@@ -173,7 +175,7 @@ func.func @fused_no_inputs() -> tensor<8x8xf32> {
     %r = molten.mul %c, %s : (tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32>
     kernel.yield %r : tensor<8x8xf32>
   }
-  kernel.fused pointwise schedule <block = 1> () : () -> () {
+  kernel.fused pointwise schedule <pointwise, block = 1> () : () -> () {
     kernel.yield
   }
   func.return %m : tensor<8x8xf32>
@@ -186,7 +188,7 @@ func.func @fused_no_inputs() -> tensor<8x8xf32> {
 // CHECK-NEXT:      %r = molten.mul %c, %s : (tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32>
 // CHECK-NEXT:      kernel.yield %r : tensor<8x8xf32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    kernel.fused pointwise schedule <block = 1, rows_per_block = 1, vector = 1, elements_per_thread = 1>() : () -> () {
+// CHECK-NEXT:    kernel.fused pointwise schedule <pointwise, block = 1, vector = 1, elements_per_thread = 1>() : () -> () {
 // CHECK-NEXT:      kernel.yield{{$}}
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %m : tensor<8x8xf32>
@@ -199,7 +201,7 @@ func.func @fused_no_inputs() -> tensor<8x8xf32> {
 // CHECK-GENERIC-NEXT:      %r = "molten.mul"(%c, %s) : (tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32>
 // CHECK-GENERIC-NEXT:      "kernel.yield"(%r) : (tensor<8x8xf32>) -> ()
 // CHECK-GENERIC-NEXT:    }) : () -> tensor<8x8xf32>
-// CHECK-GENERIC-NEXT:    "kernel.fused"() <{kind = #kernel<kind pointwise>, schedule = #kernel.schedule<block = 1, rows_per_block = 1, vector = 1, elements_per_thread = 1>}> ({
+// CHECK-GENERIC-NEXT:    "kernel.fused"() <{kind = #kernel<kind pointwise>, schedule = #kernel.schedule<pointwise, block = 1, vector = 1, elements_per_thread = 1>}> ({
 // CHECK-GENERIC-NEXT:      "kernel.yield"() : () -> ()
 // CHECK-GENERIC-NEXT:    }) : () -> ()
 // CHECK-GENERIC-NEXT:    "func.return"(%m) : (tensor<8x8xf32>) -> ()
@@ -210,7 +212,7 @@ func.func @fused_no_inputs() -> tensor<8x8xf32> {
 // in the attribute dictionary after a discardable attribute), one with
 // neither and two outputs, one with no inputs and no outputs; and the
 // launches that call them, in order, one without results.
-kernel.func @row_kernel(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> (tensor<4x8xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 1, elements_per_thread = 1> attributes {fused_ops = ["reduce_max", "sub", "mul"], note = "hand-written"} {
+kernel.func @row_kernel(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> (tensor<4x8xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 32, rows_per_block = 1, vector = 1, elements_per_thread = 1> attributes {fused_ops = ["reduce_max", "sub", "mul"], note = "hand-written"} {
   %m = molten.reduce_max %x axes = [1] keepdim : tensor<4x8xf32> -> tensor<4x1xf32>
   %d = molten.sub %x, %m : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
   %o = molten.mul %d, %w : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
@@ -220,7 +222,7 @@ kernel.func @pair_kernel(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf3
   %e = molten.exp %x : tensor<4x8xf32>
   kernel.yield %e, %x : tensor<4x8xf32>, tensor<4x8xf32>
 }
-kernel.func @empty_kernel() -> () gemm schedule #kernel.schedule<block = 64, tile = [16, 16, 8]> {
+kernel.func @empty_kernel() -> () gemm schedule #kernel.schedule<gemm_simt, block = 64, tile = [16, 16, 8]> {
   kernel.yield
 }
 func.func @host(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
@@ -230,7 +232,7 @@ func.func @host(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
   func.return %2 : tensor<4x8xf32>
 }
 
-// CHECK-LABEL: kernel.func @row_kernel(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> (tensor<4x8xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 1, vector = 1, elements_per_thread = 1> attributes {note = "hand-written", fused_ops = ["reduce_max", "sub", "mul"]} {
+// CHECK-LABEL: kernel.func @row_kernel(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> (tensor<4x8xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 32, rows_per_block = 1, vector = 1, elements_per_thread = 1> attributes {note = "hand-written", fused_ops = ["reduce_max", "sub", "mul"]} {
 // CHECK-NEXT:    %m = molten.reduce_max %x axes = [1] keepdim : tensor<4x8xf32> -> tensor<4x1xf32>
 // CHECK-NEXT:    %d = molten.sub %x, %m : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT:    %o = molten.mul %d, %w : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
@@ -240,7 +242,7 @@ func.func @host(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
 // CHECK-NEXT:    %e = molten.exp %x : tensor<4x8xf32>
 // CHECK-NEXT:    kernel.yield %e, %x : tensor<4x8xf32>, tensor<4x8xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @empty_kernel() -> () gemm schedule #kernel.schedule<block = 64, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [16, 16, 8]> {
+// CHECK-NEXT:  kernel.func @empty_kernel() -> () gemm schedule #kernel.schedule<gemm_simt, block = 64, tile = [16, 16, 8]> {
 // CHECK-NEXT:    kernel.yield{{$}}
 // CHECK-NEXT:  }
 // CHECK-NEXT:  func.func @host(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
@@ -251,7 +253,7 @@ func.func @host(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
 // CHECK-NEXT:  }
 
 // fused_ops is a property (<{...}>), the other attribute a discardable one.
-// CHECK-GENERIC-LABEL: "kernel.func"() <{sym_name = "row_kernel", function_type = (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>, kind = #kernel<kind row_reduce>, schedule = #kernel.schedule<block = 32, rows_per_block = 1, vector = 1, elements_per_thread = 1>, fused_ops = ["reduce_max", "sub", "mul"]}> ({
+// CHECK-GENERIC-LABEL: "kernel.func"() <{sym_name = "row_kernel", function_type = (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>, kind = #kernel<kind row_reduce>, schedule = #kernel.schedule<row_reduce, block = 32, rows_per_block = 1, vector = 1, elements_per_thread = 1>, fused_ops = ["reduce_max", "sub", "mul"]}> ({
 // CHECK-GENERIC-NEXT:  ^bb0(%x: tensor<4x8xf32>, %w: tensor<8xf32>):
 // CHECK-GENERIC-NEXT:    %m = "molten.reduce_max"(%x) <{axes = array<i64: 1>, keepdim}> : (tensor<4x8xf32>) -> tensor<4x1xf32>
 // CHECK-GENERIC-NEXT:    %d = "molten.sub"(%x, %m) : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
@@ -263,7 +265,7 @@ func.func @host(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
 // CHECK-GENERIC-NEXT:    %e = "molten.exp"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
 // CHECK-GENERIC-NEXT:    "kernel.yield"(%e, %x) : (tensor<4x8xf32>, tensor<4x8xf32>) -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
-// CHECK-GENERIC-NEXT:  "kernel.func"() <{sym_name = "empty_kernel", function_type = () -> (), kind = #kernel<kind gemm>, schedule = #kernel.schedule<block = 64, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [16, 16, 8]>}> ({
+// CHECK-GENERIC-NEXT:  "kernel.func"() <{sym_name = "empty_kernel", function_type = () -> (), kind = #kernel<kind gemm>, schedule = #kernel.schedule<gemm_simt, block = 64, tile = [16, 16, 8]>}> ({
 // CHECK-GENERIC-NEXT:    "kernel.yield"() : () -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
 // CHECK-GENERIC-NEXT:  "func.func"() <{sym_name = "host", function_type = (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>}> ({
@@ -275,27 +277,29 @@ func.func @host(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
-// #kernel.schedule as a plain attribute: only `block` (the other integer
-// fields default to 1, no tile; `split` is printed when above 1); every
-// field but split; every field in another order; an empty tile (not
-// printed); a one-element tile.
-func.func @schedules() attributes {a = #kernel.schedule<block = 1>, b = #kernel.schedule<block = 1024, rows_per_block = 8, vector = 4, elements_per_thread = 16, tile = [128, 128, 32]>, c = #kernel.schedule<tile = [2, 3], split = 6, elements_per_thread = 5, vector = 7, rows_per_block = 11, block = 22>, d = #kernel.schedule<block = 2, tile = []>, e = #kernel.schedule<tile = [1], block = 3>, f = #kernel.schedule<cluster = 2, persistent = 132, mma_warps = 4, stages = 4, warp = [64, 256], tile = [128, 256, 64], block = 384>} {
+// #kernel.schedule as a plain attribute: a pointwise one of `block` only
+// (its other fields print at their default, 1); a GEMV's every field; a
+// row reduction's fields in another order (`split` printed when above 1);
+// a scan's; the three tensor-core gemms' (wgmma's mma_warps = 4 implied by
+// its family, not printed).
+func.func @schedules() attributes {a = #kernel.schedule<pointwise, block = 1>, b = #kernel.schedule<gemv, block = 1024, vector = 4, tile = [4, 128, 4096], stages = 2, k_lanes = 8>, c = #kernel.schedule<row_reduce, split = 6, elements_per_thread = 5, vector = 7, rows_per_block = 11, block = 22>, d = #kernel.schedule<scan, block = 2>, e = #kernel.schedule<gemm_mma, stages = 3, warp = [64, 64], tile = [128, 128, 32], block = 128>, f = #kernel.schedule<gemm_tma, cluster = 2, persistent = 132, stages = 4, warp = [64, 256], tile = [128, 256, 64], block = 384>, g = #kernel.schedule<gemm_wgmma, block = 256, split = 4, tile = [128, 128, 64], warp = [64, 128], stages = 4>} {
   func.return
 }
 
 // CHECK-LABEL: func.func @schedules() attributes {
-// CHECK-SAME:    a = #kernel.schedule<block = 1, rows_per_block = 1, vector = 1, elements_per_thread = 1>,
-// CHECK-SAME:    b = #kernel.schedule<block = 1024, rows_per_block = 8, vector = 4, elements_per_thread = 16, tile = [128, 128, 32]>,
-// CHECK-SAME:    c = #kernel.schedule<block = 22, rows_per_block = 11, vector = 7, elements_per_thread = 5, split = 6, tile = [2, 3]>,
-// CHECK-SAME:    d = #kernel.schedule<block = 2, rows_per_block = 1, vector = 1, elements_per_thread = 1>,
-// CHECK-SAME:    e = #kernel.schedule<block = 3, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [1]>,
-// CHECK-SAME:    f = #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132, cluster = 2>} {
+// CHECK-SAME:    a = #kernel.schedule<pointwise, block = 1, vector = 1, elements_per_thread = 1>,
+// CHECK-SAME:    b = #kernel.schedule<gemv, block = 1024, vector = 4, tile = [4, 128, 4096], stages = 2, k_lanes = 8>,
+// CHECK-SAME:    c = #kernel.schedule<row_reduce, block = 22, rows_per_block = 11, vector = 7, elements_per_thread = 5, split = 6>,
+// CHECK-SAME:    d = #kernel.schedule<scan, block = 2, rows_per_block = 1, vector = 1, elements_per_thread = 1>,
+// CHECK-SAME:    e = #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 3>,
+// CHECK-SAME:    f = #kernel.schedule<gemm_tma, block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, persistent = 132, cluster = 2>,
+// CHECK-SAME:    g = #kernel.schedule<gemm_wgmma, block = 256, split = 4, tile = [128, 128, 64], warp = [64, 128], stages = 4>} {
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
 
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "schedules", function_type = () -> ()}> ({
 // CHECK-GENERIC-NEXT:    "func.return"() : () -> ()
-// CHECK-GENERIC-NEXT:  }) {a = #kernel.schedule<block = 1, rows_per_block = 1, vector = 1, elements_per_thread = 1>, b = #kernel.schedule<block = 1024, rows_per_block = 8, vector = 4, elements_per_thread = 16, tile = [128, 128, 32]>, c = #kernel.schedule<block = 22, rows_per_block = 11, vector = 7, elements_per_thread = 5, split = 6, tile = [2, 3]>, d = #kernel.schedule<block = 2, rows_per_block = 1, vector = 1, elements_per_thread = 1>, e = #kernel.schedule<block = 3, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [1]>, f = #kernel.schedule<block = 384, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 132, cluster = 2>} : () -> ()
+// CHECK-GENERIC-NEXT:  }) {a = #kernel.schedule<pointwise, block = 1, vector = 1, elements_per_thread = 1>, b = #kernel.schedule<gemv, block = 1024, vector = 4, tile = [4, 128, 4096], stages = 2, k_lanes = 8>, c = #kernel.schedule<row_reduce, block = 22, rows_per_block = 11, vector = 7, elements_per_thread = 5, split = 6>, d = #kernel.schedule<scan, block = 2, rows_per_block = 1, vector = 1, elements_per_thread = 1>, e = #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 3>, f = #kernel.schedule<gemm_tma, block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, persistent = 132, cluster = 2>, g = #kernel.schedule<gemm_wgmma, block = 256, split = 4, tile = [128, 128, 64], warp = [64, 128], stages = 4>} : () -> ()
 
 // -----
 
@@ -305,7 +309,7 @@ func.func @schedules() attributes {a = #kernel.schedule<block = 1>, b = #kernel.
 // generic form as its `tiling` property; a plain tiling attribute without
 // a warp tile (not printed) and with partial loops; one with split-K
 // (`split`, printed last, only above 1).
-kernel.func @tiled(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<stages = 4, warp = [64, 64], tile = [128, 128, 32], block = 128> tiling #kernel.tiling<rhs = [32, 128, 136], lhs = [128, 32, 40], partial = [], k_steps = 2, stages = 4, fragment = [16, 8, 16], warp = [64, 64], block = [128, 128, 32], grid = [2, 2, 1]> attributes {fused_ops = ["matmul"]} {
+kernel.func @tiled(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<gemm_mma, stages = 4, warp = [64, 64], tile = [128, 128, 32], block = 128> tiling #kernel.tiling<rhs = [32, 128, 136], lhs = [128, 32, 40], partial = [], k_steps = 2, stages = 4, fragment = [16, 8, 16], warp = [64, 64], block = [128, 128, 32], grid = [2, 2, 1]> attributes {fused_ops = ["matmul"]} {
   %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
   kernel.yield %m : tensor<256x256xf16>
 }
@@ -313,22 +317,22 @@ func.func @tilings() attributes {t = #kernel.tiling<grid = [2, 2, 3], block = [6
   func.return
 }
 
-// CHECK-LABEL: kernel.func @tiled(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> attributes {fused_ops = ["matmul"]} {
+// CHECK-LABEL: kernel.func @tiled(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> (tensor<256x256xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4> tiling #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]> attributes {fused_ops = ["matmul"]} {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
 // CHECK-NEXT:    kernel.yield %m : tensor<256x256xf16>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  func.func @tilings() attributes {t = #kernel.tiling<grid = [2, 2, 3], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 2, partial = [m, n, k], lhs = [16, 64, 64], rhs = [64, 16, 16]>, split_k = #kernel.tiling<grid = [4, 1, 3], block = [64, 64, 64], warp = [64, 64], fragment = [64, 64, 16], stages = 8, k_steps = 16, partial = [m, k], lhs = [64, 64, 64], rhs = [64, 64, 64], split = 3>} {
 
-// CHECK-GENERIC-LABEL: "kernel.func"() <{sym_name = "tiled", function_type = (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>, kind = #kernel<kind gemm>, schedule = #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [128, 128, 32], warp = [64, 64], stages = 4>, tiling = #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]>, fused_ops = ["matmul"]}> ({
+// CHECK-GENERIC-LABEL: "kernel.func"() <{sym_name = "tiled", function_type = (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>, kind = #kernel<kind gemm>, schedule = #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], stages = 4>, tiling = #kernel.tiling<grid = [2, 2, 1], block = [128, 128, 32], warp = [64, 64], fragment = [16, 8, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 32, 40], rhs = [32, 128, 136]>, fused_ops = ["matmul"]}> ({
 
 // -----
 
 // A gemm kernel over a named M with a schedule per size class (`variants`,
 // the last open-ended) instead of one schedule.
-kernel.func @classes(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm variants [#kernel.variant<T <= 8, #kernel.schedule<block = 64, vector = 4, tile = [8, 16, 8], stages = 4, k_lanes = 16>>, #kernel.variant<T, #kernel.schedule<block = 256, tile = [64, 64, 16]>>] {
+kernel.func @classes(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm variants [#kernel.variant<T <= 8, #kernel.schedule<gemv, block = 64, vector = 4, tile = [8, 16, 8], stages = 4, k_lanes = 16>>, #kernel.variant<T, #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]>>] {
   %m = molten.matmul %a, %b : (tensor<?x8xf32, ["T"]>, tensor<8x16xf32>) -> tensor<?x16xf32, ["T"]>
   kernel.yield %m : tensor<?x16xf32, ["T"]>
 }
 
-// CHECK-LABEL: kernel.func @classes(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm variants [#kernel.variant<T <= 8, #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [8, 16, 8], stages = 4, k_lanes = 16>>, #kernel.variant<T, #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]>>] {
-// CHECK-GENERIC-LABEL: "kernel.func"() <{sym_name = "classes", {{.*}}variants = [#kernel.variant<T <= 8, #kernel.schedule<block = 64, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [8, 16, 8], stages = 4, k_lanes = 16>>, #kernel.variant<T, #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]>>]}> ({
+// CHECK-LABEL: kernel.func @classes(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm variants [#kernel.variant<T <= 8, #kernel.schedule<gemv, block = 64, vector = 4, tile = [8, 16, 8], stages = 4, k_lanes = 16>>, #kernel.variant<T, #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]>>] {
+// CHECK-GENERIC-LABEL: "kernel.func"() <{sym_name = "classes", {{.*}}variants = [#kernel.variant<T <= 8, #kernel.schedule<gemv, block = 64, vector = 4, tile = [8, 16, 8], stages = 4, k_lanes = 16>>, #kernel.variant<T, #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]>>]}> ({

@@ -5,7 +5,8 @@
 
 // The kernel dialect's errors found while parsing, under --parsing-diagnostics
 // (one located error per chunk, exit 0): the #kernel.schedule syntax (an
-// unknown field, no `block`), a kind that is not one of the four, and the
+// unknown field, a field its family does not take, no family or `block`), a
+// kind that is not one of the five, and the
 // schedule's verifier, which runs as the attribute is built: a field < 1 is
 // reported at the op that holds the schedule. Without --parsing-diagnostics
 // the first error ends the run (FIRST).
@@ -15,33 +16,76 @@
 // NOMODULE-NOT: builtin.module
 
 // an unknown field
-func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 4>} {
+func.func @unknown_field() attributes {s = #kernel.schedule<gemm_mma, block = 32, warps = 4>} {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack, persistent, cluster){{$}}
-// CHECK-NEXT: {{^}}func.func @unknown_field() attributes {s = #kernel.schedule<block = 32, warps = 4>} {{[{]$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: unknown schedule field 'warps' (a gemm_mma schedule takes block, tile, warp, stages){{$}}
+// CHECK-NEXT: {{^}}func.func @unknown_field() attributes {s = #kernel.schedule<gemm_mma, block = 32, warps = 4>} {{[{]$}}
 
-// FIRST:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'warps' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack, persistent, cluster){{$}}
+// FIRST:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'warps' (a gemm_mma schedule takes block, tile, warp, stages){{$}}
 // FIRST-NOT:  error
 
 // -----
 
 // an unknown field in kernel.fused's schedule (written without the prefix)
 func.func @unknown_field_fused(%x: tensor<4xf32>) {
-  %0 = kernel.fused pointwise schedule <block = 32, tiles = [4]> (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  %0 = kernel.fused pointwise schedule <pointwise, block = 32, tiles = [4]> (%x) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     kernel.yield %a : tensor<4xf32>
   }
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'tiles' (fields: block, rows_per_block, vector, elements_per_thread, split, tile, warp, stages, k_lanes, mma_warps, pack, persistent, cluster){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:{{[0-9]+}}: error: unknown schedule field 'tiles' (a pointwise schedule takes block, vector, elements_per_thread){{$}}
+
+// -----
+
+// a field the family does not take: a tile on a pointwise kernel, split-K on
+// mma.sync, k_lanes (a GEMV's) on a wgmma gemm
+func.func @tile_on_pointwise() attributes {s = #kernel.schedule<pointwise, block = 32, tile = [64, 64, 16]>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a pointwise schedule takes no 'tile' (it takes block, vector, elements_per_thread){{$}}
+
+// -----
+
+kernel.func @split_mma(%a: tensor<4xf32>) -> (tensor<4xf32>) gemm schedule #kernel.schedule<gemm_mma, block = 128, split = 2, tile = [128, 128, 32], warp = [64, 64], stages = 4> {
+  kernel.yield %a : tensor<4xf32>
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a gemm_mma schedule takes no 'split' (it takes block, tile, warp, stages){{$}}
+
+// -----
+
+func.func @k_lanes_on_wgmma() attributes {s = #kernel.schedule<gemm_wgmma, block = 128, tile = [64, 64, 64], warp = [64, 64], k_lanes = 4>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a gemm_wgmma schedule takes no 'k_lanes' (it takes block, split, tile, warp, stages){{$}}
+
+// -----
+
+// no family, or one that is not
+func.func @no_family() attributes {s = #kernel.schedule<block = 32>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a schedule starts with its family, not 'block' (one of pointwise, row_reduce, scan, attention, gemv, gemm_simt, gemm_mma, gemm_wgmma, gemm_tma){{$}}
+
+// -----
+
+func.func @unknown_family() attributes {s = #kernel.schedule<gemm, block = 32, tile = [64, 64, 16]>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a schedule starts with its family, not 'gemm' (one of pointwise, row_reduce, scan, attention, gemv, gemm_simt, gemm_mma, gemm_wgmma, gemm_tma){{$}}
 
 // -----
 
 // no `block`
-func.func @no_block() attributes {s = #kernel.schedule<rows_per_block = 2, vector = 4>} {
+func.func @no_block() attributes {s = #kernel.schedule<row_reduce, rows_per_block = 2, vector = 4>} {
   func.return
 }
 
@@ -50,7 +94,7 @@ func.func @no_block() attributes {s = #kernel.schedule<rows_per_block = 2, vecto
 // -----
 
 // no field at all
-kernel.func @empty_schedule(%a: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<> {
+kernel.func @empty_schedule(%a: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<pointwise> {
   kernel.yield %a : tensor<4xf32>
 }
 
@@ -58,17 +102,17 @@ kernel.func @empty_schedule(%a: tensor<4xf32>) -> (tensor<4xf32>) pointwise sche
 
 // -----
 
-// a negative field is not even an integer literal there
-func.func @negative_block() attributes {s = #kernel.schedule<block = -1>} {
-  func.return
+// nothing, not even the family
+kernel.func @no_schedule_at_all(%a: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<> {
+  kernel.yield %a : tensor<4xf32>
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:70: error: Expected integer literal{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a schedule starts with its family (one of pointwise, row_reduce, scan, attention, gemv, gemm_simt, gemm_mma, gemm_wgmma, gemm_tma){{$}}
 
 // -----
 
-// a field that is not an integer
-func.func @float_vector() attributes {s = #kernel.schedule<block = 32, vector = 1.5>} {
+// a negative field is not even an integer literal there
+func.func @negative_block() attributes {s = #kernel.schedule<pointwise, block = -1>} {
   func.return
 }
 
@@ -76,76 +120,85 @@ func.func @float_vector() attributes {s = #kernel.schedule<block = 32, vector = 
 
 // -----
 
-// block = 0, on a plain attribute: reported at the op holding it
-func.func @block_zero() attributes {s = #kernel.schedule<block = 0>} {
+// a field that is not an integer
+func.func @float_vector() attributes {s = #kernel.schedule<pointwise, block = 32, vector = 1.5>} {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: block must be >= 1{{$}}
-// CHECK-NEXT: {{^}}func.func @block_zero() attributes {s = #kernel.schedule<block = 0>} {{[{]$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:92: error: Expected integer literal{{$}}
+
+// -----
+
+// block = 0, on a plain attribute: reported at the op holding it
+func.func @block_zero() attributes {s = #kernel.schedule<pointwise, block = 0>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule<pointwise>: block must be >= 1{{$}}
+// CHECK-NEXT: {{^}}func.func @block_zero() attributes {s = #kernel.schedule<pointwise, block = 0>} {{[{]$}}
 // CHECK-NEXT: {{^}}^^^^^^^^^{{$}}
 
 // -----
 
 // block = 1000000: more threads than a CUDA block holds, caught as read
 // (not after lowering)
-func.func @block_too_large() attributes {s = #kernel.schedule<block = 1000000>} {
+func.func @block_too_large() attributes {s = #kernel.schedule<pointwise, block = 1000000>} {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: block = 1000000 is more threads than a CUDA block holds (1024){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule<pointwise>: block = 1000000 is more threads than a CUDA block holds (1024){{$}}
 
 // -----
 
 // rows_per_block = 0, on kernel.func
-kernel.func @rows_zero(%a: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<rows_per_block = 0, block = 8> {
+kernel.func @rows_zero(%a: tensor<4xf32>) -> (tensor<4xf32>) row_reduce schedule #kernel.schedule<row_reduce, rows_per_block = 0, block = 8> {
   kernel.yield %a : tensor<4xf32>
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: kernel.func: #kernel.schedule: rows_per_block must be >= 1{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: kernel.func: #kernel.schedule<row_reduce>: rows_per_block must be >= 1{{$}}
 
 // -----
 
 // vector = 0, on kernel.fused
 func.func @vector_zero(%x: tensor<4xf32>) {
-  %0 = kernel.fused pointwise schedule <block = 8, vector = 0> (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  %0 = kernel.fused pointwise schedule <pointwise, block = 8, vector = 0> (%x) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     kernel.yield %a : tensor<4xf32>
   }
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:3: error: kernel.fused: #kernel.schedule: vector must be >= 1{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:3: error: kernel.fused: #kernel.schedule<pointwise>: vector must be >= 1{{$}}
 
 // -----
 
 // elements_per_thread = 0, in the generic form
 func.func @ept_zero() {
-  "kernel.fused"() <{kind = #kernel<kind pointwise>, schedule = #kernel.schedule<block = 8, elements_per_thread = 0>}> ({
+  "kernel.fused"() <{kind = #kernel<kind pointwise>, schedule = #kernel.schedule<pointwise, block = 8, elements_per_thread = 0>}> ({
     "kernel.yield"() : () -> ()
   }) : () -> ()
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 6]]:3: error: kernel.fused: #kernel.schedule: elements_per_thread must be >= 1{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 6]]:3: error: kernel.fused: #kernel.schedule<pointwise>: elements_per_thread must be >= 1{{$}}
 
 // -----
 
 // a tile size of 0
-func.func @tile_zero() attributes {s = #kernel.schedule<block = 4, tile = [64, 0, 16]>} {
+func.func @tile_zero() attributes {s = #kernel.schedule<gemm_simt, block = 4, tile = [64, 0, 16]>} {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: tile sizes must be >= 1{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule<gemm_simt>: tile sizes must be >= 1{{$}}
 
 // -----
 
 // a negative tile size (tile sizes parse as signed integers)
-func.func @tile_negative() attributes {s = #kernel.schedule<block = 4, tile = [-4]>} {
+func.func @tile_negative() attributes {s = #kernel.schedule<gemm_simt, block = 4, tile = [-4]>} {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: tile sizes must be >= 1{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule<gemm_simt>: tile sizes must be >= 1{{$}}
 
 // -----
 
@@ -183,47 +236,73 @@ kernel.func @no_kind(%a: tensor<4xf32>) -> (tensor<4xf32>) {
 // -----
 
 // a warp tile of one size
-func.func @warp_one_size() attributes {s = #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64]>} {
+func.func @warp_one_size() attributes {s = #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64]>} {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: warp = [64] must give two sizes (warp tile M, N) or none{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule<gemm_mma>: warp = [64] must give two sizes (a warp's or warpgroup's M, N){{$}}
 
 // -----
 
-// a warp tile without a gemm tile of M, N and K
-func.func @warp_without_tile() attributes {s = #kernel.schedule<block = 128, warp = [64, 64]>} {
+// a tensor-core gemm without a tile of M, N and K
+func.func @warp_without_tile() attributes {s = #kernel.schedule<gemm_mma, block = 128, warp = [64, 64]>} {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: a warp tile needs a gemm tile of three sizes (M, N, K), not tile = []{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule<gemm_mma>: tile = [] must give three sizes (M, N, K){{$}}
 
 // -----
 
-// threads splitting K (a GEMV) with a warp tile
-func.func @k_lanes_with_warp() attributes {s = #kernel.schedule<block = 128, tile = [64, 64, 32], warp = [32, 32], k_lanes = 4>} {
+// an attention tile of two sizes
+func.func @attention_tile_2d() attributes {s = #kernel.schedule<attention, block = 128, tile = [64, 64], warp = [16, 64]>} {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: k_lanes = 4 needs a gemm tile of three sizes (M, N, K) and no warp tile{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule<attention>: tile = [64, 64] must give three sizes (query rows, keys, head dim){{$}}
+
+// -----
+
+// a persistent gemm of no blocks, and one of part of a cluster
+func.func @persistent_zero() attributes {s = #kernel.schedule<gemm_tma, block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule<gemm_tma>: persistent = 0: a persistent kernel needs its blocks (>= 1){{$}}
+
+// -----
+
+func.func @persistent_part_cluster() attributes {s = #kernel.schedule<gemm_tma, block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, persistent = 131, cluster = 2>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule<gemm_tma>: cluster = 2 needs a persistent kernel of whole clusters, not persistent = 131{{$}}
+
+// -----
+
+// a GEMV with a warp tile
+func.func @gemv_with_warp() attributes {s = #kernel.schedule<gemv, block = 128, tile = [64, 64, 32], warp = [32, 32], k_lanes = 4>} {
+  func.return
+}
+
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a gemv schedule takes no 'warp' (it takes block, vector, tile, stages, k_lanes){{$}}
 
 // -----
 
 // no lane splitting K
-func.func @k_lanes_zero() attributes {s = #kernel.schedule<block = 128, k_lanes = 0>} {
+func.func @k_lanes_zero() attributes {s = #kernel.schedule<gemv, block = 128, tile = [1, 64, 64], k_lanes = 0>} {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: k_lanes must be >= 1{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule<gemv>: k_lanes must be >= 1{{$}}
 
 // -----
 
 // no stage at all
-func.func @stages_zero() attributes {s = #kernel.schedule<block = 128, stages = 0>} {
+func.func @stages_zero() attributes {s = #kernel.schedule<gemm_mma, block = 128, tile = [64, 64, 32], warp = [32, 32], stages = 0>} {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: stages must be >= 1{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule<gemm_mma>: stages must be >= 1{{$}}
 
 // -----
 
@@ -254,12 +333,12 @@ func.func @tiling_pitch() attributes {t = #kernel.tiling<grid = [1, 1, 1], block
 
 // -----
 
-// #kernel.schedule: a persistent kernel that is not a wgmma gemm
-func.func @persistent_mma_sync() attributes {s = #kernel.schedule<block = 128, tile = [128, 128, 32], warp = [64, 64], persistent = 132>} {
+// #kernel.schedule: a persistent kernel that is not a TMA wgmma gemm
+func.func @persistent_mma_sync() attributes {s = #kernel.schedule<gemm_mma, block = 128, tile = [128, 128, 32], warp = [64, 64], persistent = 132>} {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:1: error: func.func: #kernel.schedule: persistent = 132 needs a wgmma gemm (mma_warps = 4){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a gemm_mma schedule takes no 'persistent' (it takes block, tile, warp, stages){{$}}
 
 // -----
 
@@ -281,11 +360,11 @@ func.func @tiling_partial() attributes {t = #kernel.tiling<grid = [1, 1, 1], blo
 
 // -----
 
-// #kernel.schedule: a cluster without a persistent kernel of whole clusters
-func.func @cluster_not_persistent() attributes {s = #kernel.schedule<block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 133, cluster = 2>} {
+// #kernel.schedule: a cluster on the cp.async wgmma gemm (not persistent)
+func.func @cluster_not_persistent() attributes {s = #kernel.schedule<gemm_wgmma, block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, cluster = 2>} {
   func.return
 }
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 3]]:1: error: func.func: #kernel.schedule: cluster = 2 needs a persistent kernel of whole clusters, not persistent = 133{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: a gemm_wgmma schedule takes no 'cluster' (it takes block, split, tile, warp, stages){{$}}
 
 // -----
 

@@ -8,7 +8,7 @@
 // schedule-error-location.mlir.
 // NOMODULE-NOT: builtin.module
 
-func.func @block_twice() attributes {s = #kernel.schedule<block = 256, block = 128>} {
+func.func @block_twice() attributes {s = #kernel.schedule<pointwise, block = 256, block = 128>} {
   func.return
 }
 
@@ -16,7 +16,7 @@ func.func @block_twice() attributes {s = #kernel.schedule<block = 256, block = 1
 
 // -----
 
-kernel.func @tile_twice(%a: tensor<4xf32>) -> (tensor<4xf32>) gemm schedule #kernel.schedule<block = 256, tile = [64, 64, 16], tile = [128, 128, 32]> {
+kernel.func @tile_twice(%a: tensor<4xf32>) -> (tensor<4xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16], tile = [128, 128, 32]> {
   kernel.yield %a : tensor<4xf32>
 }
 
@@ -26,7 +26,7 @@ kernel.func @tile_twice(%a: tensor<4xf32>) -> (tensor<4xf32>) gemm schedule #ker
 
 // in kernel.fused's custom form
 func.func @vector_twice(%x: tensor<4xf32>) {
-  %0 = kernel.fused pointwise schedule <block = 32, vector = 2, vector = 4> (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  %0 = kernel.fused pointwise schedule <pointwise, block = 32, vector = 2, vector = 4> (%x) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     kernel.yield %a : tensor<4xf32>
   }

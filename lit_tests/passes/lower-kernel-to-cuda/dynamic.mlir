@@ -10,11 +10,11 @@
 // rows past T are guarded by `row < T` (the rows' count is known at run time
 // only), the grid is ceil(T / 4) blocks. The rows' sums reach the pointwise
 // kernel through a buffer of T x 1 elements.
-kernel.func @norm(%x: tensor<?x32xf32, ["T"]>) -> (tensor<?x1xf32, ["T"]>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 4, elements_per_thread = 4> {
+kernel.func @norm(%x: tensor<?x32xf32, ["T"]>) -> (tensor<?x1xf32, ["T"]>) row_reduce schedule #kernel.schedule<row_reduce, block = 32, rows_per_block = 4, elements_per_thread = 4> {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<?x32xf32, ["T"]> -> tensor<?x1xf32, ["T"]>
   kernel.yield %s : tensor<?x1xf32, ["T"]>
 }
-kernel.func @scale(%x: tensor<?x32xf32, ["T"]>, %s: tensor<?x1xf32, ["T"]>) -> (tensor<?x32xf32, ["T"]>) pointwise schedule #kernel.schedule<block = 64, elements_per_thread = 2> {
+kernel.func @scale(%x: tensor<?x32xf32, ["T"]>, %s: tensor<?x1xf32, ["T"]>) -> (tensor<?x32xf32, ["T"]>) pointwise schedule #kernel.schedule<pointwise, block = 64, elements_per_thread = 2> {
   %y = molten.div %x, %s : (tensor<?x32xf32, ["T"]>, tensor<?x1xf32, ["T"]>) -> tensor<?x32xf32, ["T"]>
   kernel.yield %y : tensor<?x32xf32, ["T"]>
 }
@@ -48,7 +48,7 @@ func.func @normalize(%x: tensor<?x32xf32, ["T"]>) -> (tensor<?x32xf32, ["T"]> {m
 // -----
 
 // An input that is also the output is copied into it: T x 8 elements.
-kernel.func @double(%x: tensor<?x8xf32, ["T"]>) -> (tensor<?x8xf32, ["T"]>) pointwise schedule #kernel.schedule<block = 32, elements_per_thread = 1> {
+kernel.func @double(%x: tensor<?x8xf32, ["T"]>) -> (tensor<?x8xf32, ["T"]>) pointwise schedule #kernel.schedule<pointwise, block = 32, elements_per_thread = 1> {
   %y = molten.add %x, %x : (tensor<?x8xf32, ["T"]>, tensor<?x8xf32, ["T"]>) -> tensor<?x8xf32, ["T"]>
   kernel.yield %y : tensor<?x8xf32, ["T"]>
 }
@@ -67,7 +67,7 @@ func.func @both(%x: tensor<?x8xf32, ["T"]>) -> (tensor<?x8xf32, ["T"]>, tensor<?
 // variant, each taking T, launched where T is in its class (`when`), its
 // grid along y (the M tiles) computed from T, at most the tiles of its
 // class's bound (the open-ended class: the most a grid holds).
-kernel.func @linear_gemm0(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64x32xf32>) -> (tensor<?x32xf32, ["T"]>) gemm variants [#kernel.variant<T <= 1, #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [1, 16, 256], stages = 4, k_lanes = 256>>, #kernel.variant<T <= 4, #kernel.schedule<block = 1024, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [4, 16, 256], stages = 4, k_lanes = 256>>, #kernel.variant<T <= 8, #kernel.schedule<block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 1, tile = [8, 16, 128], stages = 4, k_lanes = 128>>, #kernel.variant<T, #kernel.schedule<block = 256, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16]>>] attributes {fused_ops = ["matmul"]} {
+kernel.func @linear_gemm0(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64x32xf32>) -> (tensor<?x32xf32, ["T"]>) gemm variants [#kernel.variant<T <= 1, #kernel.schedule<gemv, block = 1024, vector = 4, tile = [1, 16, 256], stages = 4, k_lanes = 256>>, #kernel.variant<T <= 4, #kernel.schedule<gemv, block = 1024, vector = 4, tile = [4, 16, 256], stages = 4, k_lanes = 256>>, #kernel.variant<T <= 8, #kernel.schedule<gemv, block = 512, vector = 4, tile = [8, 16, 128], stages = 4, k_lanes = 128>>, #kernel.variant<T, #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]>>] attributes {fused_ops = ["matmul"]} {
   %y = molten.matmul %x, %w : (tensor<?x64xf32, ["T"]>, tensor<64x32xf32>) -> tensor<?x32xf32, ["T"]>
   kernel.yield %y : tensor<?x32xf32, ["T"]>
 }
@@ -94,7 +94,7 @@ func.func @linear(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64x32xf32>) -> tensor<
 // rows and keys from it (ceil(T / 64)), the causal block stops at its last
 // row's tile of keys, and the grid along x is ceil(T / 64) blocks.
 
-kernel.func @attention_over_t(%q: tensor<2x?x16xbf16, ["T"]>, %k: tensor<2x?x16xbf16, ["T"]>, %v: tensor<2x?x16xbf16, ["T"]>) -> (tensor<2x?x16xbf16, ["T"]>) attention schedule #kernel.schedule<block = 128, rows_per_block = 1, vector = 1, elements_per_thread = 1, tile = [64, 64, 16], warp = [16, 16], stages = 2> {
+kernel.func @attention_over_t(%q: tensor<2x?x16xbf16, ["T"]>, %k: tensor<2x?x16xbf16, ["T"]>, %v: tensor<2x?x16xbf16, ["T"]>) -> (tensor<2x?x16xbf16, ["T"]>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 16], warp = [16, 16], stages = 2> {
   %cst = molten.constant dense<2.500000e-01> : tensor<f32>
   %q_f32 = molten.cast %q : tensor<2x?x16xbf16, ["T"]> to tensor<2x?x16xf32, ["T"]>
   %k_f32 = molten.cast %k : tensor<2x?x16xbf16, ["T"]> to tensor<2x?x16xf32, ["T"]>

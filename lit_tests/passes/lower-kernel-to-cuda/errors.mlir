@@ -20,7 +20,7 @@ kernel.func @no_schedule(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise {
 // BEGIN ATTENTION
 // An attention kernel whose body is not the attention pattern (here the
 // composite itself, on f32) is not lowered.
-kernel.func @attention_kernel(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) attention schedule #kernel.schedule<block = 128> {
+kernel.func @attention_kernel(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
   %o = molten.attention %q, %q, %q scale = 1.250000e-01 : (tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
   kernel.yield %o : tensor<16x64xf32>
 }

@@ -25,7 +25,7 @@
 // (rows of 32 + 8 halves); the block then stores them 16 bytes a thread, rows
 // past M skipped. The launch takes a SIMT variant when A, W or Y is not
 // 16-byte aligned.
-kernel.func @mma_k(%a: tensor<40x32xf16>, %w: tensor<32x32xf16>, %b: tensor<32xf16>) -> (tensor<40x32xf16>) gemm schedule #kernel.schedule<block = 64, tile = [32, 32, 16], warp = [32, 16], stages = 2> tiling #kernel.tiling<grid = [1, 2, 1], block = [32, 32, 16], warp = [32, 16], fragment = [16, 8, 16], stages = 2, k_steps = 2, partial = [m], lhs = [32, 16, 24], rhs = [16, 32, 40]> attributes {fused_ops = ["matmul", "add"]} {
+kernel.func @mma_k(%a: tensor<40x32xf16>, %w: tensor<32x32xf16>, %b: tensor<32xf16>) -> (tensor<40x32xf16>) gemm schedule #kernel.schedule<gemm_mma, block = 64, tile = [32, 32, 16], warp = [32, 16], stages = 2> tiling #kernel.tiling<grid = [1, 2, 1], block = [32, 32, 16], warp = [32, 16], fragment = [16, 8, 16], stages = 2, k_steps = 2, partial = [m], lhs = [32, 16, 24], rhs = [16, 32, 40]> attributes {fused_ops = ["matmul", "add"]} {
   %mm = molten.matmul %a, %w : (tensor<40x32xf16>, tensor<32x32xf16>) -> tensor<40x32xf16>
   %y = molten.add %mm, %b : (tensor<40x32xf16>, tensor<32xf16>) -> tensor<40x32xf16>
   kernel.yield %y : tensor<40x32xf16>
@@ -97,7 +97,7 @@ func.func @linear_mma(%a: tensor<40x32xf16>, %w: tensor<32x32xf16>, %b: tensor<3
 // small tf32 terms; per k8 step and fragment three mmas (small x big, big x
 // small, big x big) start from zero and their sum is added to the
 // accumulators in f32. Two k8 steps of a 32x16 warp tile: 2 x 2 x 2 x 3 mmas.
-kernel.func @tf32_k(%a: tensor<40x32xf32>, %w: tensor<32x32xf32>) -> (tensor<40x32xf32>) gemm schedule #kernel.schedule<block = 64, tile = [32, 32, 16], warp = [32, 16], stages = 2> tiling #kernel.tiling<grid = [1, 2, 1], block = [32, 32, 16], warp = [32, 16], fragment = [16, 8, 8], stages = 2, k_steps = 2, partial = [m], lhs = [32, 16, 20], rhs = [16, 32, 40]> attributes {fused_ops = ["matmul"]} {
+kernel.func @tf32_k(%a: tensor<40x32xf32>, %w: tensor<32x32xf32>) -> (tensor<40x32xf32>) gemm schedule #kernel.schedule<gemm_mma, block = 64, tile = [32, 32, 16], warp = [32, 16], stages = 2> tiling #kernel.tiling<grid = [1, 2, 1], block = [32, 32, 16], warp = [32, 16], fragment = [16, 8, 8], stages = 2, k_steps = 2, partial = [m], lhs = [32, 16, 20], rhs = [16, 32, 40]> attributes {fused_ops = ["matmul"]} {
   %mm = molten.matmul %a, %w : (tensor<40x32xf32>, tensor<32x32xf32>) -> tensor<40x32xf32>
   kernel.yield %mm : tensor<40x32xf32>
 }

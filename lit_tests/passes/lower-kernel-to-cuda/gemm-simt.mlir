@@ -26,7 +26,7 @@
 // 16), so A's loads and the stores are guarded by the row alone and B's
 // loads not at all. Two blocks an SM (min_blocks 2).
 // The grid is (n / 16, ceil(m / 16), batches) = (1, 2, 1).
-kernel.func @gemm_k(%a: tensor<20x8xf16>, %w: tensor<8x16xf16>, %b: tensor<16xf16>) -> (tensor<20x16xf16>) gemm schedule #kernel.schedule<block = 16, tile = [16, 16, 4]> attributes {fused_ops = ["matmul", "add"]} {
+kernel.func @gemm_k(%a: tensor<20x8xf16>, %w: tensor<8x16xf16>, %b: tensor<16xf16>) -> (tensor<20x16xf16>) gemm schedule #kernel.schedule<gemm_simt, block = 16, tile = [16, 16, 4]> attributes {fused_ops = ["matmul", "add"]} {
   %mm = molten.matmul %a, %w : (tensor<20x8xf16>, tensor<8x16xf16>) -> tensor<20x16xf16>
   %y = molten.add %mm, %b : (tensor<20x16xf16>, tensor<16xf16>) -> tensor<20x16xf16>
   kernel.yield %y : tensor<20x16xf16>

@@ -19,7 +19,7 @@
 // after a tile's steps they wait for all, release its last stage and run
 // the epilogue, guarded at the partial tiles' rows and columns. The SIMT
 // variant for misaligned pointers takes the maps too, unused.
-kernel.func @wgmma_tma(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 7> {
+kernel.func @wgmma_tma(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<gemm_tma, block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, persistent = 7> {
   %m = molten.matmul %x, %w transpose_b : (tensor<300x520xbf16>, tensor<1000x520xbf16>) -> tensor<300x1000xbf16>
   kernel.yield %m : tensor<300x1000xbf16>
 }
@@ -35,7 +35,7 @@ func.func @tma(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> tensor<30
 // barrier counts the 8 consumer warps of both blocks, each warp arriving
 // at it in both; the cluster waits for all its blocks once the barriers
 // are made and before any block leaves. The kernel runs in clusters of 2.
-kernel.func @wgmma_tma_cluster(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 8, cluster = 2> {
+kernel.func @wgmma_tma_cluster(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<gemm_tma, block = 384, tile = [128, 256, 64], warp = [64, 256], stages = 4, persistent = 8, cluster = 2> {
   %m = molten.matmul %x, %w transpose_b : (tensor<300x520xbf16>, tensor<1000x520xbf16>) -> tensor<300x1000xbf16>
   kernel.yield %m : tensor<300x1000xbf16>
 }
@@ -106,7 +106,7 @@ func.func @tma_cluster(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> t
 // alone (a named barrier: the producer warpgroup runs on); the last to
 // arrive adds the 3 parts in order and runs the epilogue. The launcher
 // zeroes the 12 counters and passes both scratch buffers after the maps.
-kernel.func @wgmma_tma_split(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<block = 384, split = 3, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4, persistent = 5> {
+kernel.func @wgmma_tma_split(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> (tensor<300x1000xbf16>) gemm schedule #kernel.schedule<gemm_tma, block = 384, split = 3, tile = [128, 256, 64], warp = [64, 256], stages = 4, persistent = 5> {
   %m = molten.matmul %x, %w transpose_b : (tensor<300x520xbf16>, tensor<1000x520xbf16>) -> tensor<300x1000xbf16>
   kernel.yield %m : tensor<300x1000xbf16>
 }

@@ -34,7 +34,7 @@
 // tile); after a barrier the block copies that tile to the output 16 bytes a
 // thread, whole rows a warp. The launch takes a SIMT variant when A, W or Y
 // is not 16-byte aligned.
-kernel.func @wgmma_k(%a: tensor<128x128xf16>, %w: tensor<128x256xf16>, %b: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 256, 64], warp = [64, 256], stages = 4, mma_warps = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [128, 256, 64], warp = [64, 256], fragment = [64, 256, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 64, 64], rhs = [64, 256, 256]> attributes {fused_ops = ["matmul", "add"]} {
+kernel.func @wgmma_k(%a: tensor<128x128xf16>, %w: tensor<128x256xf16>, %b: tensor<256xf16>) -> (tensor<128x256xf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 256, tile = [128, 256, 64], warp = [64, 256], stages = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [128, 256, 64], warp = [64, 256], fragment = [64, 256, 16], stages = 4, k_steps = 2, partial = [], lhs = [128, 64, 64], rhs = [64, 256, 256]> attributes {fused_ops = ["matmul", "add"]} {
   %mm = molten.matmul %a, %w : (tensor<128x128xf16>, tensor<128x256xf16>) -> tensor<128x256xf16>
   %y = molten.add %mm, %b : (tensor<128x256xf16>, tensor<256xf16>) -> tensor<128x256xf16>
   kernel.yield %y : tensor<128x256xf16>
@@ -146,7 +146,7 @@ func.func @linear_wgmma(%a: tensor<128x128xf16>, %w: tensor<128x256xf16>, %b: te
 // zero accumulators; the epilogue stages each accumulator in B's buffer,
 // guarded by its row (M is partial), and the copy to the output is guarded
 // by the row too.
-kernel.func @wgmma_one_step(%a: tensor<64x100xbf16>, %w: tensor<128x64xbf16>) -> (tensor<100x128xbf16>) gemm schedule #kernel.schedule<block = 256, tile = [128, 128, 64], warp = [64, 128], stages = 4, mma_warps = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [128, 128, 64], warp = [64, 128], fragment = [64, 128, 16], stages = 4, k_steps = 1, partial = [m], lhs = [64, 128, 128], rhs = [128, 64, 64]> {
+kernel.func @wgmma_one_step(%a: tensor<64x100xbf16>, %w: tensor<128x64xbf16>) -> (tensor<100x128xbf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 256, tile = [128, 128, 64], warp = [64, 128], stages = 4> tiling #kernel.tiling<grid = [1, 1, 1], block = [128, 128, 64], warp = [64, 128], fragment = [64, 128, 16], stages = 4, k_steps = 1, partial = [m], lhs = [64, 128, 128], rhs = [128, 64, 64]> {
   %y = molten.matmul %a, %w transpose_a transpose_b : (tensor<64x100xbf16>, tensor<128x64xbf16>) -> tensor<100x128xbf16>
   kernel.yield %y : tensor<100x128xbf16>
 }
@@ -216,7 +216,7 @@ kernel.func @wgmma_one_step(%a: tensor<64x100xbf16>, %w: tensor<128x64xbf16>) ->
 // tile's counter (cuda.last_arrival); the last of the three adds the parts
 // in order of part (an scf.for over parts, coherent loads), none for a
 // thread without rows, and runs the epilogue.
-kernel.func @wgmma_split(%x: tensor<20x1000xbf16>, %w: tensor<256x1000xbf16>) -> (tensor<20x256xbf16>) gemm schedule #kernel.schedule<block = 128, split = 3, tile = [64, 64, 64], warp = [64, 64], stages = 8, mma_warps = 4> {
+kernel.func @wgmma_split(%x: tensor<20x1000xbf16>, %w: tensor<256x1000xbf16>) -> (tensor<20x256xbf16>) gemm schedule #kernel.schedule<gemm_wgmma, block = 128, split = 3, tile = [64, 64, 64], warp = [64, 64], stages = 8> {
   %m = molten.matmul %x, %w transpose_b : (tensor<20x1000xbf16>, tensor<256x1000xbf16>) -> tensor<20x256xbf16>
   kernel.yield %m : tensor<20x256xbf16>
 }

@@ -19,7 +19,7 @@
 // 36) guarded, its values zeroed past K. The 8 lanes of a run add their
 // sums by shuffles (lanes 4, 8, 16 apart), the warps theirs through shared
 // memory; the first 8 threads (a row and run each) add the bias and store.
-kernel.func @gemv_k(%x: tensor<2x37xf32>, %w: tensor<37x20xf32>, %b: tensor<20xf32>) -> (tensor<2x20xf32>) gemm schedule #kernel.schedule<block = 32, vector = 4, tile = [2, 16, 40], stages = 3, k_lanes = 8> attributes {fused_ops = ["matmul", "add"]} {
+kernel.func @gemv_k(%x: tensor<2x37xf32>, %w: tensor<37x20xf32>, %b: tensor<20xf32>) -> (tensor<2x20xf32>) gemm schedule #kernel.schedule<gemv, block = 32, vector = 4, tile = [2, 16, 40], stages = 3, k_lanes = 8> attributes {fused_ops = ["matmul", "add"]} {
   %mm = molten.matmul %x, %w : (tensor<2x37xf32>, tensor<37x20xf32>) -> tensor<2x20xf32>
   %y = molten.add %mm, %b : (tensor<2x20xf32>, tensor<20xf32>) -> tensor<2x20xf32>
   kernel.yield %y : tensor<2x20xf32>

@@ -21,16 +21,16 @@
 // kernel, is passed as the output parameter, not allocated. Each launch has
 // the grid and block of its kernel's schedule. In @g_cast the molten.cast to
 // bf16 rounds (truncf, extf) and the store converts again.
-kernel.func @g_exp(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<block = 128> attributes {fused_ops = ["exp"]} {
+kernel.func @g_exp(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<pointwise, block = 128> attributes {fused_ops = ["exp"]} {
   %e = molten.exp %x : tensor<4x8xf32>
   kernel.yield %e : tensor<4x8xf32>
 }
-kernel.func @g_mul_add(%e: tensor<4x8xf32>, %x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) pointwise schedule #kernel.schedule<block = 64, elements_per_thread = 4> attributes {fused_ops = ["mul", "add"]} {
+kernel.func @g_mul_add(%e: tensor<4x8xf32>, %x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) pointwise schedule #kernel.schedule<pointwise, block = 64, elements_per_thread = 4> attributes {fused_ops = ["mul", "add"]} {
   %m = molten.mul %e, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   %a = molten.add %m, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   kernel.yield %m, %a : tensor<4x8xf32>, tensor<4x8xf32>
 }
-kernel.func @g_cast(%m: tensor<4x8xf32>, %a: tensor<4x8xf32>) -> (tensor<4x8xbf16>) pointwise schedule #kernel.schedule<block = 32> attributes {fused_ops = ["sub", "cast"]} {
+kernel.func @g_cast(%m: tensor<4x8xf32>, %a: tensor<4x8xf32>) -> (tensor<4x8xbf16>) pointwise schedule #kernel.schedule<pointwise, block = 32> attributes {fused_ops = ["sub", "cast"]} {
   %d = molten.sub %m, %a : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   %c = molten.cast %d : tensor<4x8xf32> to tensor<4x8xbf16>
   kernel.yield %c : tensor<4x8xbf16>
@@ -67,11 +67,11 @@ func.func @g(%x: tensor<4x8xf32>) -> (tensor<4x8xf32> {molten.name = "sum"}, ten
 // output without molten.name whose value has no name `out<i>`; an f16
 // buffer between kernels (unnamed: the printer numbers it). Grids: 70000
 // elements in blocks of 256 threads of one element.
-kernel.func @anon_k0(%0: tensor<70000xf16>) -> (tensor<70000xf16>) pointwise schedule #kernel.schedule<block = 256> attributes {fused_ops = ["neg"]} {
+kernel.func @anon_k0(%0: tensor<70000xf16>) -> (tensor<70000xf16>) pointwise schedule #kernel.schedule<pointwise, block = 256> attributes {fused_ops = ["neg"]} {
   %1 = molten.neg %0 : tensor<70000xf16>
   kernel.yield %1 : tensor<70000xf16>
 }
-kernel.func @anon_k1(%0: tensor<70000xf16>, %1: tensor<70000xf16>) -> (tensor<70000xf16>) pointwise schedule #kernel.schedule<block = 256> attributes {fused_ops = ["mul"]} {
+kernel.func @anon_k1(%0: tensor<70000xf16>, %1: tensor<70000xf16>) -> (tensor<70000xf16>) pointwise schedule #kernel.schedule<pointwise, block = 256> attributes {fused_ops = ["mul"]} {
   %2 = molten.mul %0, %1 : (tensor<70000xf16>, tensor<70000xf16>) -> tensor<70000xf16>
   kernel.yield %2 : tensor<70000xf16>
 }
@@ -96,7 +96,7 @@ func.func @anon(%0: tensor<70000xf16>, %1: tensor<70000xf16>) -> tensor<70000xf1
 // An output that is an input (`same`) and a value returned twice (`neg`,
 // `neg_again`): the kernel writes the first output buffer of the value; the
 // others are filled by cuda.copy of their element count after the launches.
-kernel.func @ret_k(%x: tensor<4x8xf16>) -> (tensor<4x8xf16>) pointwise schedule #kernel.schedule<block = 256> attributes {fused_ops = ["neg"]} {
+kernel.func @ret_k(%x: tensor<4x8xf16>) -> (tensor<4x8xf16>) pointwise schedule #kernel.schedule<pointwise, block = 256> attributes {fused_ops = ["neg"]} {
   %n = molten.neg %x : tensor<4x8xf16>
   kernel.yield %n : tensor<4x8xf16>
 }

@@ -15,7 +15,7 @@
 // elements, f16 loaded and extended to f32, the row vector read at the
 // column only, the result truncated to f16 on store. The grid covers the
 // elements with block * elements_per_thread = 256 elements per block.
-kernel.func @bias_relu(%x: tensor<64x96xf16>, %b: tensor<96xf16>) -> (tensor<64x96xf16>) pointwise schedule #kernel.schedule<block = 128, elements_per_thread = 2> attributes {fused_ops = ["add", "relu"]} {
+kernel.func @bias_relu(%x: tensor<64x96xf16>, %b: tensor<96xf16>) -> (tensor<64x96xf16>) pointwise schedule #kernel.schedule<pointwise, block = 128, elements_per_thread = 2> attributes {fused_ops = ["add", "relu"]} {
   %sum = molten.add %x, %b : (tensor<64x96xf16>, tensor<96xf16>) -> tensor<64x96xf16>
   %y = molten.relu %sum : tensor<64x96xf16>
   kernel.yield %y : tensor<64x96xf16>
@@ -63,7 +63,7 @@ func.func @pointwise(%x: tensor<64x96xf16>, %b: tensor<96xf16>) -> (tensor<64x96
 // Windows: a slice reads at the index shifted by its start; a pad reads its
 // input at the index less `before`, clamped into the input (0 outside), and
 // selects 0 there, so no load leaves the input.
-kernel.func @window_k(%x: tensor<4x8xf32>) -> (tensor<4x9xf32>) pointwise schedule #kernel.schedule<block = 32, elements_per_thread = 1> {
+kernel.func @window_k(%x: tensor<4x8xf32>) -> (tensor<4x9xf32>) pointwise schedule #kernel.schedule<pointwise, block = 32, elements_per_thread = 1> {
   %s = molten.slice %x axis = 1 start = 2 : tensor<4x8xf32> -> tensor<4x5xf32>
   %p = molten.pad %s axis = 1 before = 3 : tensor<4x5xf32> -> tensor<4x9xf32>
   kernel.yield %p : tensor<4x9xf32>
@@ -87,7 +87,7 @@ func.func @window(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
 
 // tril: the element where column - row <= diagonal, else 0 (a select, so an
 // inf above the diagonal is 0).
-kernel.func @lower_k(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<block = 32, elements_per_thread = 1> {
+kernel.func @lower_k(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) pointwise schedule #kernel.schedule<pointwise, block = 32, elements_per_thread = 1> {
   %l = molten.tril %x diagonal = -1 : tensor<4x8xf32>
   kernel.yield %l : tensor<4x8xf32>
 }

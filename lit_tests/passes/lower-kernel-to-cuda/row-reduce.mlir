@@ -21,7 +21,7 @@
 // (shfl_xor 16, 8, 4, 2, 1), across the two warps through a shared slot per
 // warp between two barriers, and in the warp again; then scaled by 1/256.
 // The normalized row is stored from the same registers: x is not read again.
-kernel.func @rms_k(%x: tensor<3x256xf16>, %w: tensor<256xf16>) -> (tensor<3x256xf16>) row_reduce schedule #kernel.schedule<block = 64, elements_per_thread = 4> attributes {fused_ops = ["cast", "square", "reduce_mean", "add", "rsqrt", "mul", "cast", "mul", "cast"]} {
+kernel.func @rms_k(%x: tensor<3x256xf16>, %w: tensor<256xf16>) -> (tensor<3x256xf16>) row_reduce schedule #kernel.schedule<row_reduce, block = 64, elements_per_thread = 4> attributes {fused_ops = ["cast", "square", "reduce_mean", "add", "rsqrt", "mul", "cast", "mul", "cast"]} {
   %eps = molten.constant dense<1.000000e-06> : tensor<f32>
   %xf = molten.cast %x : tensor<3x256xf16> to tensor<3x256xf32>
   %sq = molten.square %xf : tensor<3x256xf32>
@@ -134,7 +134,7 @@ func.func @rms(%x: tensor<3x256xf16>, %w: tensor<256xf16>) -> (tensor<3x256xf16>
 // accumulator (iter_args), then the block combination (4 warps: 4 shared
 // slots); the full-row output is stored by another loop over the row, the
 // per-row output (keepdim) by thread 0 at the row.
-kernel.func @sum_max(%x: tensor<2x1000xf32>) -> (tensor<2x1000xf32>, tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 128, elements_per_thread = 1> attributes {fused_ops = ["reduce_sum", "reduce_max", "sub"]} {
+kernel.func @sum_max(%x: tensor<2x1000xf32>) -> (tensor<2x1000xf32>, tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 128, elements_per_thread = 1> attributes {fused_ops = ["reduce_sum", "reduce_max", "sub"]} {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x1000xf32> -> tensor<2x1xf32>
   %m = molten.reduce_max %x axes = [1] keepdim : tensor<2x1000xf32> -> tensor<2x1xf32>
   %y = molten.sub %x, %m : (tensor<2x1000xf32>, tensor<2x1xf32>) -> tensor<2x1000xf32>
@@ -205,7 +205,7 @@ func.func @long_rows(%x: tensor<2x1000xf32>) -> (tensor<2x1000xf32> {molten.name
 // thread covers 16 >= 12 columns: the run past the row's end reads the last
 // run and is discarded (select). The sum is combined over the row's 4 lanes
 // only (shfl_xor 2, 1): no shared memory, no barrier.
-kernel.func @short_k(%x: tensor<5x12xf32>) -> (tensor<5x1xf32>) row_reduce schedule #kernel.schedule<block = 32, rows_per_block = 8, vector = 4, elements_per_thread = 4> attributes {fused_ops = ["reduce_sum"]} {
+kernel.func @short_k(%x: tensor<5x12xf32>) -> (tensor<5x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 32, rows_per_block = 8, vector = 4, elements_per_thread = 4> attributes {fused_ops = ["reduce_sum"]} {
   %s = molten.reduce_sum %x axes = [1] keepdim : tensor<5x12xf32> -> tensor<5x1xf32>
   kernel.yield %s : tensor<5x1xf32>
 }
@@ -270,7 +270,7 @@ func.func @short(%x: tensor<5x12xf32>) -> (tensor<5x1xf32> {molten.name = "sum"}
 // row, and launches the 6 blocks cooperatively, in groups of 2. The kernel
 // is made to fit 1024 threads per SM (min_blocks 32 of 32 threads), which
 // kernel-schedule counts on.
-kernel.func @split_k(%x: tensor<3x256xf32>) -> (tensor<3x1xf32>) row_reduce schedule #kernel.schedule<block = 32, vector = 4, elements_per_thread = 4, split = 2> attributes {fused_ops = ["reduce_max"]} {
+kernel.func @split_k(%x: tensor<3x256xf32>) -> (tensor<3x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 32, vector = 4, elements_per_thread = 4, split = 2> attributes {fused_ops = ["reduce_max"]} {
   %m = molten.reduce_max %x axes = [1] keepdim : tensor<3x256xf32> -> tensor<3x1xf32>
   kernel.yield %m : tensor<3x1xf32>
 }
@@ -350,7 +350,7 @@ func.func @split(%x: tensor<3x256xf32>) -> (tensor<3x1xf32> {molten.name = "peak
 // row's C, then the sums rescaled by exp(c_b - C) (nothing where a part is
 // all -inf). The outputs reuse the block's exponentials, rescaled the same
 // way, rather than computing them again.
-kernel.func @online_k(%x: tensor<2x256xf32>) -> (tensor<2x256xf32>) row_reduce schedule #kernel.schedule<block = 32, vector = 4, elements_per_thread = 4, split = 2> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "div"]} {
+kernel.func @online_k(%x: tensor<2x256xf32>) -> (tensor<2x256xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 32, vector = 4, elements_per_thread = 4, split = 2> attributes {fused_ops = ["reduce_max", "sub", "exp", "reduce_sum", "div"]} {
   %m = molten.reduce_max %x axes = [1] keepdim : tensor<2x256xf32> -> tensor<2x1xf32>
   %d = molten.sub %x, %m : (tensor<2x256xf32>, tensor<2x1xf32>) -> tensor<2x256xf32>
   %e = molten.exp %d : tensor<2x256xf32>
@@ -409,7 +409,7 @@ func.func @online(%x: tensor<2x256xf32>) -> (tensor<2x256xf32> {molten.name = "p
 // block takes its part's sum and its sum of squares about the part's own
 // mean c_b, and the group exchanges both once. The squares are combined as
 // S2_b + (c_b - C) (2 S1_b + n_b (c_b - C)), S1_b = sum_b - n_b c_b.
-kernel.func @moments_k(%x: tensor<2x200xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<block = 32, vector = 4, elements_per_thread = 4, split = 2> attributes {fused_ops = ["reduce_mean", "sub", "square", "reduce_mean"]} {
+kernel.func @moments_k(%x: tensor<2x200xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 32, vector = 4, elements_per_thread = 4, split = 2> attributes {fused_ops = ["reduce_mean", "sub", "square", "reduce_mean"]} {
   %mean = molten.reduce_mean %x axes = [1] keepdim : tensor<2x200xf32> -> tensor<2x1xf32>
   %d = molten.sub %x, %mean : (tensor<2x200xf32>, tensor<2x1xf32>) -> tensor<2x200xf32>
   %sq = molten.square %d : tensor<2x200xf32>
@@ -453,7 +453,7 @@ func.func @moments(%x: tensor<2x200xf32>) -> (tensor<2x1xf32> {molten.name = "va
 // (row / 40) * 120 + c * 40 + row % 40: consecutive threads, consecutive
 // elements. No shuffle, no shared memory; the thread stores its own row's
 // value and its column's differences.
-kernel.func @strided_k(%x: tensor<2x3x40xf32>) -> (tensor<2x3x40xf32>, tensor<2x1x40xf32>) row_reduce schedule #kernel.schedule<block = 64, rows_per_block = 64, elements_per_thread = 3> attributes {fused_ops = ["reduce_max", "sub"]} {
+kernel.func @strided_k(%x: tensor<2x3x40xf32>) -> (tensor<2x3x40xf32>, tensor<2x1x40xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 64, rows_per_block = 64, elements_per_thread = 3> attributes {fused_ops = ["reduce_max", "sub"]} {
   %m = molten.reduce_max %x axes = [1] keepdim : tensor<2x3x40xf32> -> tensor<2x1x40xf32>
   %d = molten.sub %x, %m : (tensor<2x3x40xf32>, tensor<2x1x40xf32>) -> tensor<2x3x40xf32>
   kernel.yield %d, %m : tensor<2x3x40xf32>, tensor<2x1x40xf32>

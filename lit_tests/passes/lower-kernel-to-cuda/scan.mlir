@@ -11,7 +11,7 @@
 // the xor partner (shfl_xor 1) adds the partner's total where the partner is
 // an earlier lane (lane & 1 != 0); the row's sums are stored under the row's
 // guard (the last block's rows past the end store nothing).
-kernel.func @running_k(%x: tensor<20x8xf32>) -> (tensor<20x8xf32>) scan schedule #kernel.schedule<block = 32, rows_per_block = 16, vector = 4, elements_per_thread = 4> {
+kernel.func @running_k(%x: tensor<20x8xf32>) -> (tensor<20x8xf32>) scan schedule #kernel.schedule<scan, block = 32, rows_per_block = 16, vector = 4, elements_per_thread = 4> {
   %c = molten.cumsum %x axis = 1 : tensor<20x8xf32>
   kernel.yield %c : tensor<20x8xf32>
 }
@@ -41,7 +41,7 @@ func.func @running(%x: tensor<20x8xf32>) -> tensor<20x8xf32> {
 // lane is a higher one (lane & d == 0); each warp posts its runs' totals to
 // shared slots (two sets, by the step's parity), one barrier a step; the row
 // ends with no barrier (an even number of steps).
-kernel.func @after_k(%x: tensor<3x3000xf32>) -> (tensor<3x3000xf32>) scan schedule #kernel.schedule<block = 64, vector = 4, elements_per_thread = 8> {
+kernel.func @after_k(%x: tensor<3x3000xf32>) -> (tensor<3x3000xf32>) scan schedule #kernel.schedule<scan, block = 64, vector = 4, elements_per_thread = 8> {
   %c = molten.cumsum %x axis = 1 reverse exclusive : tensor<3x3000xf32>
   kernel.yield %c : tensor<3x3000xf32>
 }
@@ -75,7 +75,7 @@ func.func @after(%x: tensor<3x3000xf32>) -> tensor<3x3000xf32> {
 // A scan along axis 0 of [50, 40]: strided rows, a thread a row (the 40
 // columns), 8 elements a step down the column (7 steps, the last partial),
 // no shuffle; consecutive threads read consecutive elements of a row.
-kernel.func @down_k(%x: tensor<50x40xf32>) -> (tensor<50x40xf32>) scan schedule #kernel.schedule<block = 64, rows_per_block = 64, vector = 1, elements_per_thread = 8> {
+kernel.func @down_k(%x: tensor<50x40xf32>) -> (tensor<50x40xf32>) scan schedule #kernel.schedule<scan, block = 64, rows_per_block = 64, vector = 1, elements_per_thread = 8> {
   %c = molten.cumsum %x axis = 0 : tensor<50x40xf32>
   kernel.yield %c : tensor<50x40xf32>
 }
