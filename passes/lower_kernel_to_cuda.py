@@ -51,7 +51,8 @@ attention_split), built from
 its shared blocks: index arithmetic (emitter), per-element evaluation
 (evaluator), kernel parameters and stores (kernels), block reductions
 (reductions), the gemm epilogue and staged store (epilogue) and the host
-launcher (launcher). This module picks a lowering per kernel kind.
+launcher (launcher). `passes/families.py` names each family's lowering; this module
+lowers each kernel by its schedule's family.
 
 The graph's `func.func` becomes a `cuda.host_func` launching the kernels in
 order, with `cuda.alloc`/`cuda.free` buffers for values passed between them
@@ -71,49 +72,32 @@ from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel
 from molten.dialects.molten import graph_name
-from molten.passes.lowering.attention import lower_attention
-from molten.passes.lowering.gemm import lower_gemm
+from molten.passes.families import family_of
 from molten.passes.lowering.gemm_mma import MMA_SHAPE
 from molten.passes.lowering.kernels import LoweredKernel, lower_variants
 from molten.passes.lowering.launcher import lower_graph
-from molten.passes.lowering.pointwise import lower_pointwise
-from molten.passes.lowering.row_reduce import lower_row_reduce
-from molten.passes.lowering.scan import lower_scan
 
 __all__ = ["MMA_SHAPE", "LowerKernelToCuda", "lower_kernel"]
 
-LOWERINGS = {
-    kernel.KernelKind.POINTWISE: lower_pointwise,
-    kernel.KernelKind.ROW_REDUCE: lower_row_reduce,
-    kernel.KernelKind.SCAN: lower_scan,
-    kernel.KernelKind.GEMM: lower_gemm,
-    kernel.KernelKind.ATTENTION: lower_attention,
-}
-"""The lowering of each kernel kind."""
-VARIANT_LOWERINGS = {
-    kernel.KernelKind.GEMM: lower_gemm,
-    kernel.KernelKind.ATTENTION: lower_attention,
-}
-"""The kinds whose kernels over a named size may have `variants`: their
-lowerings take the class's bound too."""
+
+def lower_scheduled(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, rows_most: int = 0
+) -> LoweredKernel:
+    """A kernel under one schedule, by its family's lowering (over a named
+    size, the variant's of at most `rows_most` rows)."""
+    return family_of(schedule).lower(kfunc, schedule, rows_most)
 
 
 def lower_kernel(kfunc: kernel.FuncOp) -> list[LoweredKernel]:
     """The cuda kernels of a kernel.func: one, or one per variant."""
-    kind = kfunc.kind.data
-    if kfunc.variants is not None and kind in VARIANT_LOWERINGS:
-        return lower_variants(kfunc, VARIANT_LOWERINGS[kind])
+    if kfunc.variants is not None:
+        return lower_variants(kfunc, lower_scheduled)
     if kfunc.schedule is None:
         raise PassFailedException(
             f"lower-kernel-to-cuda: @{kfunc.sym_name.data} has no schedule; run "
             "kernel-schedule first"
         )
-    if kind not in LOWERINGS:
-        raise NotImplementedError(
-            f"lower-kernel-to-cuda: {kind.value} kernels (@{kfunc.sym_name.data}) "
-            "are not lowered yet"
-        )
-    return [LOWERINGS[kind](kfunc, kfunc.schedule)]
+    return [lower_scheduled(kfunc, kfunc.schedule)]
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,12 @@
-"""`gemm` kernels: the kernel's #kernel.tiling picks the GEMV, a tensor-core
-kernel (wgmma or mma.sync, with a SIMT variant for misaligned pointers) or
-the SIMT kernel.
+"""`gemm` kernels, one lowering per gemm family, each tiled as the kernel's
+#kernel.tiling says: the GEMV, the SIMT kernel, and the tensor-core kernels
+(mma.sync, wgmma, wgmma fed by TMA in a persistent kernel), each with a
+SIMT variant the launcher takes for misaligned pointers.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from xdsl.dialects.builtin import StringAttr
 
@@ -33,38 +36,59 @@ def gemm_tiling(
     return tiling_for(kfunc, schedule, rows_most)
 
 
-def lower_gemm(
+def lower_gemv_kernel(
     kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, rows_most: int = 0
 ) -> LoweredKernel:
-    """A gemm kernel of the schedule's family, tiled as its #kernel.tiling
-    says: a GEMV (K split across threads), on tensor cores (mma.sync,
-    wgmma, or wgmma fed by TMA in a persistent kernel), else on the SIMT
-    cores, each thread a fragment of outputs. Over a named M, of at most
-    `rows_most` rows where given."""
-    tiling = gemm_tiling(kfunc, schedule, rows_most)
-    family = schedule.family.data
-    if family == kernel.ScheduleFamily.GEMV:
-        return lower_gemv(kfunc, schedule, tiling)
-    if family == kernel.ScheduleFamily.GEMM_SIMT:
-        return lower_gemm_simt(kfunc, schedule, tiling)
-    if family == kernel.ScheduleFamily.GEMM_TMA:
-        lowered = lower_gemm_wgmma_tma(
-            kfunc, tiling, schedule.persistent.data, schedule.cluster.data
-        )
-    elif family == kernel.ScheduleFamily.GEMM_WGMMA:
-        lowered = lower_gemm_wgmma(kfunc, tiling)
-    else:
-        lowered = lower_gemm_mma(kfunc, tiling)
-    # cp.async copies 16 aligned bytes, and a staged epilogue stores
-    # vectors: for pointers at a lesser alignment the launcher takes the
-    # SIMT kernel instead.
-    simt = lower_gemm(kfunc, simt_gemm_schedule())
-    simt.op.sym_name = StringAttr(kfunc.sym_name.data + SIMT_SUFFIX)
-    take_arguments_of(simt, lowered)
-    gemm = GemmShape.of(kfunc, siblings=True, prologue=True)
-    args = list(kfunc.body.block.args)
-    lowered.fallback = simt
-    operands = {args.index(gemm.source)}
-    operands |= {args.index(rhs) for rhs in gemm.rhs_operands}
-    lowered.aligned = tuple(sorted(operands | set(cuda.vector_params(lowered.op))))
-    return lowered
+    """A GEMV: K split across the block's threads (`k_lanes`)."""
+    return lower_gemv(kfunc, schedule, gemm_tiling(kfunc, schedule, rows_most))
+
+
+def lower_simt_kernel(
+    kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, rows_most: int = 0
+) -> LoweredKernel:
+    """A gemm on the SIMT cores, each thread a fragment of outputs."""
+    return lower_gemm_simt(kfunc, schedule, gemm_tiling(kfunc, schedule, rows_most))
+
+
+TensorCoreProduct = Callable[
+    [kernel.FuncOp, kernel.ScheduleAttr, kernel.TilingAttr], LoweredKernel
+]
+
+
+def _with_simt_variant(product: TensorCoreProduct):
+    """The lowering of a tensor-core family: its kernel, and the SIMT kernel
+    the launcher takes where a pointer is not 16-byte aligned (cp.async
+    copies 16 aligned bytes, and a staged epilogue stores vectors)."""
+
+    def lower(
+        kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr, rows_most: int = 0
+    ) -> LoweredKernel:
+        lowered = product(kfunc, schedule, gemm_tiling(kfunc, schedule, rows_most))
+        simt = lower_simt_kernel(kfunc, simt_gemm_schedule())
+        simt.op.sym_name = StringAttr(kfunc.sym_name.data + SIMT_SUFFIX)
+        take_arguments_of(simt, lowered)
+        gemm = GemmShape.of(kfunc, siblings=True, prologue=True)
+        args = list(kfunc.body.block.args)
+        lowered.fallback = simt
+        operands = {args.index(gemm.source)}
+        operands |= {args.index(rhs) for rhs in gemm.rhs_operands}
+        lowered.aligned = tuple(sorted(operands | set(cuda.vector_params(lowered.op))))
+        return lowered
+
+    return lower
+
+
+lower_mma_kernel = _with_simt_variant(
+    lambda kfunc, schedule, tiling: lower_gemm_mma(kfunc, tiling)
+)
+"""mma.sync on fragments ldmatrix reads from cp.async's stages."""
+lower_wgmma_kernel = _with_simt_variant(
+    lambda kfunc, schedule, tiling: lower_gemm_wgmma(kfunc, tiling)
+)
+"""sm_90a's wgmma on swizzled tiles cp.async fills."""
+lower_tma_kernel = _with_simt_variant(
+    lambda kfunc, schedule, tiling: lower_gemm_wgmma_tma(
+        kfunc, tiling, schedule.persistent.data, schedule.cluster.data
+    )
+)
+"""The persistent wgmma kernel, a producer warpgroup loading by TMA."""

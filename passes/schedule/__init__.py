@@ -5,8 +5,9 @@ The package: `target.py` (the devices), `cost.py` (the estimates the gemm
 rules compare), a module per kernel family with its rule (`applies`,
 `schedule`, `candidates`: `rows`, `scan`, `pointwise`, `attention`,
 `gemv`, `wgmma` (and `persistent`, the TMA kernel it may pick),
-`siblings`, `gemm_mma`, `gemm_simt`; `gemm.GEMM_RULES` orders the gemm
-families), `size_classes.py` (kernels over a named dimension) and the pass,
+`siblings`, `gemm_mma`, `gemm_simt`; `rules.FAMILY_RULES` gives each
+family its rule, in the order tried), `gemm.py` (a fusion's question: what
+a gemm would get), `size_classes.py` (kernels over a named dimension) and the pass,
 `kernel_schedule.py`.
 
 Everything below the kernel level takes its launch and tiling parameters

@@ -167,7 +167,6 @@ def wgmma_attention_schedule(
 
 
 class AttentionRule(FamilyRule):
-    family = "attention"
     kind = kernel.KernelKind.ATTENTION
 
     def schedule(self, body: KernelBody, target: Target) -> kernel.ScheduleAttr:

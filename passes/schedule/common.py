@@ -50,8 +50,6 @@ class FamilyRule:
     autotuner times (the pick first). `kernel-schedule` tries the rules of
     a kernel's kind in order; the first that applies schedules it."""
 
-    family: str
-    """The family's name."""
     kind: kernel.KernelKind
 
     def applies(self, body: KernelBody, target: Target) -> bool:

@@ -52,7 +52,6 @@ four f32 shapes, 128x128 tiles of eight 0.90-1.11x."""
 class MmaRule(FamilyRule):
     """A gemm of one matmul that mma.sync takes (16-bit, or f32 as 3xTF32)."""
 
-    family = "mma"
     kind = kernel.KernelKind.GEMM
 
     def applies(self, body: KernelBody, target: Target) -> bool:

@@ -50,7 +50,6 @@ def simt_gemm_schedule(
 class SimtRule(FamilyRule):
     """Any gemm no rule before took."""
 
-    family = "simt"
     kind = kernel.KernelKind.GEMM
 
     def schedule(self, body: KernelBody, target: Target) -> kernel.ScheduleAttr:

@@ -151,7 +151,6 @@ def gemv_nk_schedule(
 class GemvRule(FamilyRule):
     """A gemm of one matmul of few rows."""
 
-    family = "gemv"
     kind = kernel.KernelKind.GEMM
 
     def applies(self, body: KernelBody, target: Target) -> bool:

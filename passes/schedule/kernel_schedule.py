@@ -29,17 +29,13 @@ from xdsl.pattern_rewriter import (
 )
 
 from molten.dialects import kernel, molten
-from molten.passes.schedule.attention import AttentionRule
 from molten.passes.schedule.common import (
     FamilyRule,
     KernelBody,
     first_rule,
     named_rows,
 )
-from molten.passes.schedule.gemm import GEMM_RULES
-from molten.passes.schedule.pointwise import PointwiseRule
-from molten.passes.schedule.rows import RowReduceRule
-from molten.passes.schedule.scan import ScanRule
+from molten.passes.schedule.rules import rules_of
 from molten.passes.schedule.size_classes import (
     attention_variants,
     gemm_variants,
@@ -48,19 +44,10 @@ from molten.passes.schedule.size_classes import (
 )
 from molten.passes.schedule.target import DEFAULT_TARGET, Target, pass_target
 
-RULES: dict[kernel.KernelKind, tuple[FamilyRule, ...]] = {
-    kernel.KernelKind.ROW_REDUCE: (RowReduceRule(),),
-    kernel.KernelKind.SCAN: (ScanRule(),),
-    kernel.KernelKind.POINTWISE: (PointwiseRule(),),
-    kernel.KernelKind.ATTENTION: (AttentionRule(),),
-    kernel.KernelKind.GEMM: GEMM_RULES,
-}
-"""The rules of each kind of kernel, in the order they are tried."""
-
 
 def rule_for(kind: kernel.KernelKind, body: KernelBody, target: Target) -> FamilyRule:
     """The first rule of `kind` that takes the kernel on the target."""
-    rule = first_rule(RULES.get(kind, ()), body, target)
+    rule = first_rule(rules_of(kind), body, target)
     if rule is not None:
         return rule
     raise NotImplementedError(f"kernel-schedule: no rule for {kind.value} kernels")

@@ -33,7 +33,6 @@ def pointwise_schedule(
 
 
 class PointwiseRule(FamilyRule):
-    family = "pointwise"
     kind = kernel.KernelKind.POINTWISE
 
     def schedule(self, body: KernelBody, target: Target) -> kernel.ScheduleAttr:

@@ -153,7 +153,6 @@ def short_rows_schedule(
 
 
 class RowReduceRule(FamilyRule):
-    family = "row_reduce"
     kind = kernel.KernelKind.ROW_REDUCE
 
     def schedule(self, body: KernelBody, target: Target) -> kernel.ScheduleAttr:

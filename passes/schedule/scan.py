@@ -64,7 +64,6 @@ def scan_schedule(
 
 
 class ScanRule(FamilyRule):
-    family = "scan"
     kind = kernel.KernelKind.SCAN
 
     def schedule(self, body: KernelBody, target: Target) -> kernel.ScheduleAttr:

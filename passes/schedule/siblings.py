@@ -110,7 +110,6 @@ class SiblingsRule(FamilyRule):
     """A gemm kernel of sibling matmuls, or with a prologue: the persistent
     TMA kernel where its tiles take them (sm_90a), else the SIMT kernel."""
 
-    family = "siblings"
     kind = kernel.KernelKind.GEMM
 
     def applies(self, body: KernelBody, target: Target) -> bool:

@@ -104,7 +104,6 @@ class WgmmaRule(FamilyRule):
     kernel or the persistent TMA kernel, whichever the estimate finds
     faster."""
 
-    family = "wgmma"
     kind = kernel.KernelKind.GEMM
 
     def applies(self, body: KernelBody, target: Target) -> bool:
