@@ -587,7 +587,7 @@ def test_zero_fallback_runs_and_says_so():
 
 
 def test_zero_rejects_a_function_that_returns_no_tensor():
-    from molten.runtime.decorator import ZeroFunction
+    from molten.decorator import ZeroFunction
 
     def not_a_graph(x):
         return 3
