@@ -59,8 +59,12 @@ __all__ = [
 
 def __getattr__(name: str) -> object:
     # The runtime's GPU-facing parts load cuda-python on first use only.
-    if name in ("DeviceArray", "ZeroFallbackWarning", "zero"):
+    if name == "DeviceArray":
         import molten.runtime
 
-        return getattr(molten.runtime, name)
+        return molten.runtime.DeviceArray
+    if name in ("ZeroFallbackWarning", "zero"):
+        import molten.decorator
+
+        return getattr(molten.decorator, name)
     raise AttributeError(f"module 'molten' has no attribute '{name}'")

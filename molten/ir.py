@@ -22,6 +22,8 @@ the op and the option. Every method checks shapes and element types
 as it builds (through the op's own verifier rule) and raises a `ShapeError` or
 `DTypeError` naming the op, the operands and their shapes. Tensors also
 support `+ - * / ** @` and unary `-`, with Python numbers as scalars.
+`Tensor` and `TensorShape` live in `molten.tensor`, and are this module's
+names too.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -64,6 +65,7 @@ from molten.conventions import (
 from molten.dialects import molten
 from molten.errors import DTypeError, GraphError, MoltenError, ShapeError
 from molten.positional_names import StringOption, accepts_positional_names
+from molten.tensor import Operand, Tensor, TensorShape
 
 
 def name_value(value: SSAValue, name: str) -> str:
@@ -146,131 +148,6 @@ def _checked_flag(op_name: str, what: str, value: Any) -> bool:
             f"({type(value).__name__})"
         )
     return bool(value)
-
-
-@dataclass(frozen=True, init=False)
-class TensorShape:
-    """A tensor shape, outermost first: positive sizes, and names for sizes
-    given only when the graph runs (`TensorShape(["T", 3584])`: one compiled
-    graph for any T). Two dimensions of one name are one size."""
-
-    dims: tuple[molten.Dim, ...]
-
-    def __init__(self, dims: Sequence[molten.Dim] | int):
-        if isinstance(dims, int | np.integer) and not isinstance(dims, bool):
-            dims = (dims,)
-        elif isinstance(dims, str | bytes) or not isinstance(
-            dims, Sequence | np.ndarray | TensorShape
-        ):
-            raise ShapeError(
-                f"TensorShape({dims!r}): expected a sequence of positive integers "
-                f"and dimension names, got {type(dims).__name__}"
-            )
-        dims = tuple(dims)
-        for d in dims:
-            if molten.is_dim_name(d):
-                continue
-            if isinstance(d, bool) or not isinstance(d, int | np.integer) or d < 1:
-                raise ShapeError(
-                    f"TensorShape({list(dims)}): dimensions must be positive integers "
-                    "or names (identifiers such as T)"
-                )
-        object.__setattr__(
-            self, "dims", tuple(d if isinstance(d, str) else int(d) for d in dims)
-        )
-
-    @property
-    def rank(self) -> int:
-        return len(self.dims)
-
-    @property
-    def is_static(self) -> bool:
-        """Whether every dimension is a fixed size."""
-        return all(isinstance(d, int) for d in self.dims)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The named dimensions, in order."""
-        return tuple(d for d in self.dims if isinstance(d, str))
-
-    def __iter__(self) -> Iterator[molten.Dim]:
-        return iter(self.dims)
-
-    def __len__(self) -> int:
-        return len(self.dims)
-
-    def __getitem__(self, index: int) -> molten.Dim:
-        return self.dims[index]
-
-    def __repr__(self) -> str:
-        return f"TensorShape({list(self.dims)})"
-
-
-Operand = "Tensor | float | int"
-
-
-class Tensor:
-    """A value of a `DataflowGraph`: an SSA value with a shape and a dtype."""
-
-    def __init__(self, graph: DataflowGraph, value: SSAValue):
-        self.graph = graph
-        self.value = value
-
-    @property
-    def type(self) -> TensorType:
-        assert isinstance(self.value.type, TensorType)
-        return self.value.type
-
-    @property
-    def shape(self) -> TensorShape:
-        return TensorShape(molten.dims_of(self.type))
-
-    @property
-    def dtype(self) -> str:
-        return dtype_name(self.type.element_type)
-
-    @property
-    def name(self) -> str | None:
-        return self.graph._names.get(self.value) or self.value.name_hint
-
-    def __repr__(self) -> str:
-        return f"Tensor(%{self.name or '?'}: {self.type})"
-
-    def __add__(self, other: Operand) -> Tensor:
-        return self.graph.add(self, other)
-
-    def __radd__(self, other: Operand) -> Tensor:
-        return self.graph.add(other, self)
-
-    def __sub__(self, other: Operand) -> Tensor:
-        return self.graph.sub(self, other)
-
-    def __rsub__(self, other: Operand) -> Tensor:
-        return self.graph.sub(other, self)
-
-    def __mul__(self, other: Operand) -> Tensor:
-        return self.graph.mul(self, other)
-
-    def __rmul__(self, other: Operand) -> Tensor:
-        return self.graph.mul(other, self)
-
-    def __truediv__(self, other: Operand) -> Tensor:
-        return self.graph.div(self, other)
-
-    def __rtruediv__(self, other: Operand) -> Tensor:
-        return self.graph.div(other, self)
-
-    def __pow__(self, other: Operand) -> Tensor:
-        return self.graph.pow(self, other)
-
-    def __rpow__(self, other: Operand) -> Tensor:
-        return self.graph.pow(other, self)
-
-    def __neg__(self) -> Tensor:
-        return self.graph.neg(self)
-
-    def __matmul__(self, other: Tensor) -> Tensor:
-        return self.graph.matmul(self, other)
 
 
 @accepts_positional_names

@@ -321,7 +321,8 @@ def _bookkeeping(node: Any) -> bool:
 
 
 def _unsupported_reason(node: Any) -> str:
-    from molten.from_torch import ATEN_OPS, source_line
+    from molten.aten_ops import ATEN_OPS
+    from molten.from_torch import source_line
 
     if str(node.target) in ATEN_OPS:  # cat, split, slice: see `takes`
         return (

@@ -411,7 +411,7 @@ def tuning_device(arch: str) -> tuple[int, str]:
         device_native_arch,
         runtime_device,
     )
-    from molten.runtime.executable import target_arch
+    from molten.runtime.loaded_kernels import target_arch
 
     device_id = current_device_id()
     device = runtime_device(device_id)

@@ -1,4 +1,4 @@
-"""The launch path without a GPU: `_PreparedLaunch` and a call's graph
+"""The launch path without a GPU: `PreparedLaunch` and a call's graph
 replay against a stand-in driver.
 
 tests/data/fake_libcuda.c is built here as a libcuda.so.1 that records
@@ -29,7 +29,8 @@ import ctypes, types
 from collections import OrderedDict
 from molten.errors import LaunchError
 from molten.runtime import launch as launching, program as steps
-from molten.runtime.executable import Executable, _PreparedLaunch
+from molten.runtime.executable import Executable
+from molten.runtime.prepared_launch import PreparedLaunch
 
 fake = ctypes.CDLL("libcuda.so.1")
 last = (ctypes.c_uint64 * 16).in_dll(fake, "fake_last")
@@ -51,7 +52,7 @@ def prepared(step, slot_count, function=0x1000, fallback=0x2000):
     \"\"\"The launch of `step` on a 4-SM device; the stand-in records as many
     parameters as its block holds (at least two, at most three).\"\"\"
     value("fake_param_count").value = min(3, max(2, len(step.args)))
-    return _PreparedLaunch(function, fallback, step, DEVICE, frozenset(), slot_count)
+    return PreparedLaunch(function, fallback, step, DEVICE, frozenset(), slot_count)
 """
 
 

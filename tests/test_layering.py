@@ -297,6 +297,32 @@ def test_no_import_cycles():
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
 
 
+ABOVE_THE_RUNTIME = (
+    "molten.compiler",
+    "molten.decorator",
+    "molten.from_torch",
+    "molten.ir",
+    "molten.ops",
+    "molten.pipeline",
+    "molten.torch_backend",
+    "molten.tuning",
+)
+"""The graph API, the compiler and the front doors, which run compiled graphs
+through the runtime: no module of `molten.runtime` imports them."""
+
+
+def test_the_runtime_imports_nothing_above_it():
+    graph = import_graph(module_files())
+    upward = [
+        str(edge)
+        for name, imports in graph.items()
+        if name == "molten.runtime" or name.startswith("molten.runtime.")
+        for edge in imports
+        if edge.imported in ABOVE_THE_RUNTIME
+    ]
+    assert not upward, "the runtime imports from above it:\n" + "\n".join(upward)
+
+
 def test_the_dialect_has_its_canonicalization_patterns_however_imported():
     """The dialect does not import its patterns (see MoltenCanonicalization):
     whatever Molten module a program imports, `molten` registers them."""

@@ -240,7 +240,7 @@ def test_wgmma_cases_compile_with_nvrtc(case, dtype, monkeypatch):
     """NVRTC builds the sm_90a gemms and attentions for sm_90a, the target
     the runtime takes for a graph compiled for it on an sm_90 device (the
     representative cases, as above)."""
-    from molten.runtime.executable import target_arch
+    from molten.runtime.loaded_kernels import target_arch
     from molten.runtime.nvrtc import compile_cubin
 
     monkeypatch.setenv("MOLTEN_DISABLE_CACHE", "1")
@@ -253,7 +253,7 @@ def test_wgmma_cases_compile_with_nvrtc(case, dtype, monkeypatch):
 
 def test_sm_90a_graph_refuses_other_devices():
     from molten.errors import LaunchError
-    from molten.runtime.executable import target_arch
+    from molten.runtime.loaded_kernels import target_arch
 
     assert target_arch("sm_90", "sm_80") == "sm_80"
     with pytest.raises(LaunchError, match="sm_90a, which runs on sm_90 devices only"):
@@ -587,7 +587,7 @@ def test_zero_fallback_runs_and_says_so():
 
 
 def test_zero_rejects_a_function_that_returns_no_tensor():
-    from molten.runtime.decorator import ZeroFunction
+    from molten.decorator import ZeroFunction
 
     def not_a_graph(x):
         return 3

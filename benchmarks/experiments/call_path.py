@@ -30,7 +30,8 @@ from molten.runtime.device import (
     current_stream,
     empty_like_framework,
 )
-from molten.runtime.executable import Executable, _PreparedLaunch
+from molten.runtime.executable import Executable
+from molten.runtime.prepared_launch import PreparedLaunch
 
 
 def per_call_us(fn, calls: int = 2000, loops: int = 7) -> tuple[float, float]:
@@ -72,7 +73,7 @@ def main() -> None:
     spec = exe.outputs[0]
     slots = [tx.data_ptr(), tw.data_ptr(), out.data_ptr()]
     device = torch.device("cuda", 0)
-    prepared = next(s for s in exe._steps if isinstance(s, _PreparedLaunch))
+    prepared = next(s for s in exe._steps if isinstance(s, PreparedLaunch))
     prepared.values[:3] = slots
     bound = _driver().cuLaunchKernel
     ctypes_launch = prepared.launch

@@ -140,17 +140,17 @@ def probe():
 def bf16_maps():
     """Encode f16 matrices' tensor maps as bf16 ones (TMA copies 2-byte
     elements either way): whether the map's type is what goes wrong."""
-    from molten.runtime import executable
+    from molten.runtime import tensor_maps
 
-    init = executable._PreparedTensorMap.__init__
+    init = tensor_maps.PreparedTensorMap.__init__
 
     def patched(self, step):
         init(self, step)
         self._type = (
-            executable._driver().CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+            tensor_maps._driver().CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
         )
 
-    executable._PreparedTensorMap.__init__ = patched
+    tensor_maps.PreparedTensorMap.__init__ = patched
 
 
 if __name__ == "__main__":

@@ -3,9 +3,10 @@
 `ZeroCompiler().compile(graph)` gives a `CompiledGraph`; calling it compiles
 the source with NVRTC for the current GPU (once, cached on disk), then
 launches its kernels on the caller's arrays (torch, CuPy, JAX or
-`DeviceArray`). `molten.zero` makes a Python function of graph ops into such
-a callable. Everything needing cuda-python is imported on first use, so
-`import molten` works without it.
+`DeviceArray`). `molten.zero` (molten/decorator.py, above the compiler)
+makes a Python function of graph ops into such a callable. Everything
+needing cuda-python is imported on first use, so `import molten` works
+without it.
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ _LAZY = {
     "Executable": "molten.runtime.executable",
     "compile_cubin": "molten.runtime.nvrtc",
     "current_device_id": "molten.runtime.device",
-    "zero": "molten.runtime.decorator",
-    "ZeroFallbackWarning": "molten.runtime.decorator",
 }
 
 __all__ = ["TensorSpec", *_LAZY]

@@ -1,28 +1,21 @@
 """A compiled graph, loaded on one GPU and callable on device arrays.
 
-`Executable(compiled, device_id)` JIT-compiles `compiled.source` with NVRTC
-for the device's arch (cached on disk), loads the cubin, and prepares each
-launch once: the kernel's function handle, a parameter block whose
-pointer slots are overwritten in place on every call, and the driver
-call's arguments (`launch.KernelLaunch`), so a call costs the input
-checks, the output allocations and one `cuLaunchKernelEx` per kernel
-(cuda.core's own `launch` packs its arguments anew each time, and
-cuda.bindings converts each argument of a call).
+`Executable(compiled, device_id)` has the graph's kernels compiled with
+NVRTC for the device's arch and loaded (`LoadedKernels`), and prepares each
+launch once (`PreparedLaunch`), so a call costs the input checks, the
+output allocations and one driver call per kernel. It binds a call's
+arrays to the program's slots, picks the stream, runs the program's steps,
+and captures calls into `out=` as CUDA graphs (`auto_graphs`).
 """
 
 from __future__ import annotations
 
-import ctypes
-import operator
-import struct
 import sys
 from collections import OrderedDict
 from collections.abc import Sequence
-from math import gcd
 from typing import Any
 
-from molten.dialects.cuda import VECTOR_BYTES
-from molten.errors import InputError, LaunchError
+from molten.errors import InputError
 from molten.runtime import program as steps
 from molten.runtime.arrays import (
     ArrayView,
@@ -39,18 +32,14 @@ from molten.runtime.device import (
     current_stream,
     empty_like_framework,
     from_dlpack,
-    native_arch,
     runtime_device,
     stream_handle,
 )
-from molten.runtime.launch import (
-    KernelLaunch,
-    failed,
-    graph_launch,
-    kernel_launch,
-)
-from molten.runtime.nvrtc import SourceMap, compile_cubin
+from molten.runtime.launch import failed, graph_launch
+from molten.runtime.loaded_kernels import LoadedKernels
+from molten.runtime.prepared_launch import PreparedLaunch
 from molten.runtime.program import ITEMSIZES, TensorSpec
+from molten.runtime.tensor_maps import PreparedTensorMap
 from molten.runtime.torch_path import SLOW, TorchPath
 
 AUTO_GRAPHS = 4
@@ -58,265 +47,6 @@ AUTO_GRAPHS = 4
 as CUDA graphs (`Executable.auto_graphs`; 0 turns the capture off)."""
 AUTO_SEEN = 64
 """How many sets of addresses it remembers having seen once."""
-
-
-class _PreparedLaunch:
-    """One kernel launch with its parameter block built once, and the scalar
-    variant's function for calls whose pointers are too misaligned for the
-    kernel's vector accesses. Calling it writes a call's pointers into the
-    block and launches: the per-call work is those writes and one driver
-    call (`launch.KernelLaunch`: ctypes, its arguments made here)."""
-
-    def __init__(
-        self,
-        function: Any,
-        fallback: Any,
-        step: steps.Launch,
-        device,
-        map_slots: set[int] = frozenset(),  # type: ignore[assignment]
-        slot_count: int | None = None,
-    ):
-        self.maps = [i for i, slot in enumerate(step.args) if slot in map_slots]
-        """The positions of the tensor maps among the arguments."""
-        self.fallback = fallback
-        self.step = step
-        self.device = device
-        # One C call gathers the arguments' addresses from the slots and one
-        # writes them into the parameter block (a Python loop costs 1 us);
-        # itemgetter of one item returns it bare, so one is gathered twice.
-        # Where the arguments are the slots, all and in order (a one-kernel
-        # graph's inputs and outputs), the slots are the values as they are.
-        padded = step.args * 2 if len(step.args) == 1 else step.args
-        whole = len(padded) == slot_count and padded == tuple(range(len(padded)))
-        self.gather = (
-            None
-            if whole
-            else operator.itemgetter(*padded)
-            if padded
-            else (lambda _: ())
-        )
-        self.pack = struct.Struct(f"={len(padded)}Q").pack_into
-        self.aligned = step.aligned
-        self._aligned_of: Any = (
-            None
-            if not step.aligned
-            else True
-            if set(step.aligned) == set(range(len(step.args)))
-            else operator.itemgetter(*(step.aligned * 2)[: max(2, len(step.aligned))])
-        )
-        """How a call finds the values that must be vector-aligned: None
-        (none), True (all of them), or an itemgetter of at least two."""
-        self._fallback_grid = step.fallback_grid or (
-            step.grid if step.cooperative is None else None
-        )
-        driver = _driver()
-        # cuLaunchCooperativeKernel takes no `extra` argument after the params.
-        self.start, self.extra = driver.cuLaunchKernel, (0,)
-        grid = step.grid
-        if step.cooperative is not None:
-            grid = _cooperative_grid(function, step, device)
-            self.start, self.extra = driver.cuLaunchCooperativeKernel, ()
-        self.grid = grid
-        self.dimensions = (*grid, *step.block, step.shared_bytes)
-        """The launch's grid, block and dynamic shared bytes, as the driver
-        takes them."""
-        # Above 48 KiB a kernel must opt in to its dynamic shared memory.
-        attributes = driver.CUfunction_attribute
-        attribute = attributes.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-        for f, name, shared in (
-            (function, step.kernel, step.shared_bytes),
-            (fallback, step.fallback, step.fallback_shared_bytes),
-        ):
-            if f is not None and shared:
-                check(
-                    driver.cuFuncSetAttribute(f, attribute, shared),
-                    f"giving {name} {shared} bytes of shared memory",
-                )
-        self.handle = int(function)
-        self.what = f"launching {step.kernel}"
-
-        # cuLaunchKernel takes an array of pointers to the parameter values;
-        # both arrays live as long as this object, the values change per call.
-        count = max(len(padded), 1)
-        self.values = (ctypes.c_uint64 * count)()
-        base = ctypes.addressof(self.values)
-        self.pointers = (ctypes.c_uint64 * count)(*(base + 8 * i for i in range(count)))
-        self.pointers_address = ctypes.addressof(self.pointers)
-        self.launch = kernel_launch(
-            self.handle,
-            grid,
-            step.block,
-            step.shared_bytes,
-            self.pointers_address,
-            step.cooperative is not None,
-        )
-        """The launch through ctypes, or None where the driver's function
-        cannot be had: then through cuda.bindings (`start`)."""
-        self._fallback_launch: KernelLaunch | None = None
-
-    def __call__(self, slots: list[int], stream: int) -> None:
-        """Launches on `stream` with the buffers in `slots`."""
-        gather = self.gather
-        values = slots if gather is None else gather(slots)
-        self.pack(self.values, 0, *values)
-        if self.maps:
-            for i in self.maps:  # passed by value: the map's own bytes
-                self.pointers[i] = values[i]
-        aligned = self._aligned_of
-        # All aligned to the vector width iff their gcd is: one C call.
-        if (
-            aligned is not None
-            and gcd(*(values if aligned is True else aligned(values))) % VECTOR_BYTES
-        ):
-            self._launch_fallback(stream)
-            return
-        launch = self.launch
-        if launch is not None:
-            if stream != launch.stream:
-                launch.use_stream(stream)
-            status = launch.function(*launch.arguments)
-            if status:  # CUDA_SUCCESS is 0
-                failed(status, self.what)
-            return
-        result = self.start(
-            self.handle, *self.dimensions, stream, self.pointers_address, *self.extra
-        )
-        if result[0]:  # a CUresult is an int, CUDA_SUCCESS is 0
-            check(result, self.what)
-
-    def inline(
-        self, index: int, slot_values: Sequence[str]
-    ) -> tuple[list[str], dict[str, Any]]:
-        """This launch as Python source for a call function (see
-        `TorchPath.call_function`): the statements of `__call__` on slots
-        whose values are the expressions `slot_values` and the handle
-        `stream`, and the globals they read (suffixed with `index`, one
-        launch's apart from another's). Only for a launch through ctypes
-        that passes no tensor map (`inlinable`)."""
-        assert self.inlinable
-        padded = self.step.args * 2 if len(self.step.args) == 1 else self.step.args
-        values = [slot_values[slot] for slot in padded]
-        lines = [f"pack{index}(values{index}, 0, {', '.join(values)})"]
-        aligned = self.step.aligned
-        launch = [
-            f"if stream != config{index}.stream:",
-            f"    config{index}.use_stream(stream)",
-            f"status = start{index}(*arguments{index})",
-            "if status:",
-            f"    failed(status, what{index})",
-        ]
-        if aligned:  # all aligned to the vector width iff their gcd is
-            checked = ", ".join(values[i] for i in sorted(set(aligned)))
-            lines += [
-                f"if gcd({checked}) % {VECTOR_BYTES}:",
-                f"    fallback{index}(stream)",
-                "else:",
-                *(f"    {line}" for line in launch),
-            ]
-        else:
-            lines += launch
-        names = {
-            f"pack{index}": self.pack,
-            f"values{index}": self.values,
-            f"config{index}": self.launch,
-            f"start{index}": self.launch.function,
-            f"arguments{index}": self.launch.arguments,
-            f"what{index}": self.what,
-            f"fallback{index}": self._launch_fallback,
-            "gcd": gcd,
-            "failed": failed,
-        }
-        return lines, names
-
-    @property
-    def inlinable(self) -> bool:
-        """Whether `inline` writes this launch: through ctypes, no maps."""
-        return self.launch is not None and not self.maps
-
-    def _launch_fallback(self, stream: int) -> None:
-        step = self.step
-        what = f"launching {step.fallback}"
-        block = step.fallback_block or step.block
-        if self.launch is not None:
-            launch = self._fallback_launch
-            if launch is None:
-                launch = self._fallback_launch = kernel_launch(
-                    int(self.fallback),
-                    self.fallback_grid,
-                    block,
-                    step.fallback_shared_bytes,
-                    self.pointers_address,
-                    step.cooperative is not None,
-                )
-            if launch is not None:
-                status = launch.start(stream)
-                if status:
-                    failed(status, what)
-                return
-        check(
-            self.start(
-                int(self.fallback),
-                *self.fallback_grid,
-                *block,
-                step.fallback_shared_bytes,
-                stream,
-                self.pointers_address,
-                *self.extra,
-            ),
-            what,
-        )
-
-    @property
-    def fallback_grid(self) -> tuple[int, int, int]:
-        """The scalar variant's grid (sized when first needed: its own
-        registers decide how many of its blocks are resident)."""
-        if self._fallback_grid is None:
-            self._fallback_grid = _cooperative_grid(
-                self.fallback, self.step, self.device
-            )
-        return self._fallback_grid
-
-
-class LoadedKernels:
-    """A compiled graph's kernels, compiled by NVRTC for a device and loaded:
-    each kernel's function handle by its C++ name."""
-
-    def __init__(self, compiled: Any, device: Any):
-        launches = [s for s in compiled.program if isinstance(s, steps.Launch)]
-        fused_ops = {}
-        for s, k in zip(launches, compiled.kernels, strict=True):
-            fused_ops[s.kernel] = k.fused_ops
-            if s.fallback:
-                fused_ops[s.fallback] = k.fused_ops
-        self.source_map = SourceMap(
-            compiled.name, fused_ops, compiled.origins, compiled.value_ops
-        )
-        self.functions = self._load(compiled, device, set(fused_ops))
-
-    def _load(self, compiled: Any, device: Any, names: set[str]) -> dict[str, Any]:
-        from cuda.core import ObjectCode
-
-        arch = target_arch(compiled.arch, device.arch)
-        driver = _driver()
-        for refresh in (False, True):
-            cubin = compile_cubin(
-                compiled.source, arch, self.source_map, refresh=refresh
-            )
-            try:
-                module = ObjectCode.from_cubin(cubin)
-                kernels = {name: module.get_kernel(name) for name in sorted(names)}
-            except Exception:
-                if refresh:
-                    raise
-                continue  # a cached cubin the driver refuses: rebuild it
-            self._module = module  # keeps the kernels loaded
-            return {
-                name: check(
-                    driver.cuKernelGetFunction(kernel.handle), f"loading {name}"
-                )
-                for name, kernel in kernels.items()
-            }
-        raise AssertionError("unreachable")
 
 
 class Executable:
@@ -358,7 +88,7 @@ class Executable:
         self._template += [0] * max(0, max(made, default=-1) + 1 - len(self._template))
         """A call's slots before its arrays: the sizes in theirs."""
         self._steps: list[Any] = [
-            _PreparedLaunch(
+            PreparedLaunch(
                 functions[s.kernel],
                 functions.get(s.fallback),
                 s,
@@ -367,12 +97,12 @@ class Executable:
                 len(self._template),
             )
             if isinstance(s, steps.Launch)
-            else _PreparedTensorMap(s)
+            else PreparedTensorMap(s)
             if isinstance(s, steps.TensorMap)
             else s
             for s in compiled.program
         ]
-        self._launches_only = all(isinstance(s, _PreparedLaunch) for s in self._steps)
+        self._launches_only = all(isinstance(s, PreparedLaunch) for s in self._steps)
         """Whether a call is its launches alone (no buffers, maps or copies)."""
         self._has_buffers = allocations > 0
         self._cu_streams: dict[int, Any] = {}
@@ -730,9 +460,9 @@ class Executable:
         base = 0 if arena is None else int(arena.handle)
         try:
             for step in self._steps:
-                if isinstance(step, _PreparedLaunch):
+                if isinstance(step, PreparedLaunch):
                     step(slots, handle)
-                elif isinstance(step, _PreparedTensorMap):
+                elif isinstance(step, PreparedTensorMap):
                     slots[step.step.slot] = step.encode(slots[step.step.source])
                 elif isinstance(step, steps.Alloc):
                     if step.slot not in kept_slots:
@@ -763,56 +493,6 @@ class Executable:
                 arena.close(stream)
 
 
-class _PreparedTensorMap:
-    """A launcher's tensor map, encoded on the host for the matrix at a device
-    pointer (again only when the pointer changes); its slot holds the
-    address of the map's 128 bytes, which a launch passes by value."""
-
-    def __init__(self, step: steps.TensorMap):
-        self.step = step
-        self._source: int | None = None
-        self._map: Any = None
-        driver = _driver()
-        types = driver.CUtensorMapDataType
-        self._type = (
-            types.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-            if step.dtype == "bfloat16"
-            else types.CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-        )
-        self._zeros = driver.CUtensorMap()
-
-    def encode(self, source: int) -> int:
-        """The address of the map of the matrix at `source` (zeros where the
-        pointer is not 16-byte aligned: the launch then takes the variant for
-        misaligned pointers, which does not read it)."""
-        if source == self._source:
-            return int(self._map.getPtr())
-        if source % 16:
-            self._source, self._map = source, self._zeros
-            return int(self._map.getPtr())
-        driver = _driver()
-        (rows, cols), (box_rows, box_cols) = self.step.shape, self.step.box
-        itemsize = ITEMSIZES[self.step.dtype]
-        self._map = check(
-            driver.cuTensorMapEncodeTiled(
-                self._type,
-                2,
-                source,
-                [driver.cuuint64_t(cols), driver.cuuint64_t(rows)],
-                [driver.cuuint64_t(cols * itemsize)],
-                [driver.cuuint32_t(box_cols), driver.cuuint32_t(box_rows)],
-                [driver.cuuint32_t(1), driver.cuuint32_t(1)],
-                driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
-                driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
-                driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
-            ),
-            "encoding a TMA tensor map",
-        )
-        self._source = source
-        return int(self._map.getPtr())
-
-
 def _returned(out: Any, results: list[Any]) -> Any:
     """What a call returns: `out` where given, else its one new output or a
     tuple of them."""
@@ -821,47 +501,9 @@ def _returned(out: Any, results: list[Any]) -> Any:
     return results[0] if len(results) == 1 else tuple(results)
 
 
-def target_arch(compiled_for: str, device_arch: str) -> str:
-    """The arch NVRTC compiles a graph for: the device's, unless the graph was
-    compiled for that device's arch-specific target (sm_90a on an sm_90
-    device: wgmma), which runs there only."""
-    if not compiled_for.endswith("a"):
-        return device_arch
-    if compiled_for[:-1] != device_arch:
-        raise LaunchError(
-            f"this graph was compiled for {compiled_for}, which runs on "
-            f"{compiled_for[:-1]} devices only, not on this {device_arch} device; "
-            f"compile it with ZeroCompiler(arch={native_arch(device_arch)!r})"
-        )
-    return compiled_for
-
-
-def _cooperative_grid(
-    function: Any, step: steps.Launch, device: Any
-) -> tuple[int, int, int]:
-    """The grid of a cooperative launch: as many whole groups of
-    `step.cooperative` blocks as the device holds at once, at most the
-    step's grid; a LaunchError when it holds not even one group."""
-    driver = _driver()
-    block = step.block[0] * step.block[1] * step.block[2]
-    per_sm = check(
-        driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(function, block, 0),
-        f"sizing {step.kernel}",
-    )
-    sms = device.device.properties.multiprocessor_count
-    group = step.cooperative
-    groups = min(sms * per_sm // group, step.grid[0] // group)
-    if groups < 1:
-        raise LaunchError(
-            f"kernel {step.kernel} needs {group} blocks of {block} threads resident "
-            f"at once, and this device holds {sms * per_sm} ({per_sm} on each of "
-            f"its {sms} SMs); compile the graph for this device "
-            f"(ZeroCompiler(sm_count={sms}))"
-        )
-    return (groups * group, 1, 1)
-
-
 def _overlap(
     a: ArrayView, a_spec: TensorSpec, b: ArrayView, b_spec: TensorSpec
 ) -> bool:
+    """Whether the arrays `a` and `b` (of specs `a_spec`, `b_spec`) share
+    any byte."""
     return a.ptr < b.ptr + b_spec.nbytes and b.ptr < a.ptr + a_spec.nbytes

@@ -19,7 +19,8 @@ from typing import Any
 
 from molten.dims import sizes_of
 from molten.runtime.device import runtime_device
-from molten.runtime.executable import Executable, LoadedKernels
+from molten.runtime.executable import Executable
+from molten.runtime.loaded_kernels import LoadedKernels
 from molten.runtime.program import sized_program
 from molten.runtime.torch_path import SLOW
 

@@ -30,9 +30,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from molten.compiler import ZeroCompiler
 from molten.errors import InputError, MoltenError
 from molten.ir import DataflowGraph
 from molten.runtime.arrays import _NotAnArray, view_of
+from molten.runtime.device import current_native_arch
 
 LEGACY_DEFAULT_STREAM = 1
 """DLPack's name for CUDA's legacy default stream."""
@@ -141,9 +143,6 @@ class ZeroFunction:
         signature: tuple[tuple[str, tuple[int, ...], str, int], ...],
         constants: dict[str, Any],
     ) -> Any:
-        from molten.compiler import ZeroCompiler
-        from molten.runtime.device import current_native_arch
-
         graph = DataflowGraph.trace(
             self.fn,
             [(name, shape, dtype) for name, shape, dtype, _ in signature],
