@@ -29,7 +29,7 @@ import molten
 from benchmarks.cases import Case, minimal_bytes
 from benchmarks.timing import Timer
 from molten.errors import MoltenError
-from molten.runtime.device import current_native_arch
+from molten.passes.schedule.target import current_native_arch
 
 ERROR_FACTOR = 4
 """Molten may be this many times less accurate than PyTorch eager..."""

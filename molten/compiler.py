@@ -133,7 +133,8 @@ class CompiledGraph:
         one) and loaded, as a `molten.runtime.Executable`; built once. Unless
         an arch was pinned, it is the graph for the device's best target
         (`jit_target`)."""
-        from molten.runtime.device import current_device_id, device_target
+        from molten.passes.schedule.target import device_target
+        from molten.runtime.device import current_device_id
         from molten.runtime.executable import Executable
         from molten.runtime.sized import SizedExecutable
 

@@ -33,8 +33,8 @@ from typing import Any
 from molten.compiler import ZeroCompiler
 from molten.errors import InputError, MoltenError
 from molten.ir import DataflowGraph
+from molten.passes.schedule.target import current_native_arch
 from molten.runtime.arrays import _NotAnArray, view_of
-from molten.runtime.device import current_native_arch
 
 LEGACY_DEFAULT_STREAM = 1
 """DLPack's name for CUDA's legacy default stream."""

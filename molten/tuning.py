@@ -406,11 +406,8 @@ class Autotuner:
 def tuning_device(arch: str) -> tuple[int, str]:
     """The current GPU (its id and name), which tuning for `arch` times on:
     a clear error where there is none, or it does not run `arch`."""
-    from molten.runtime.device import (
-        current_device_id,
-        device_native_arch,
-        runtime_device,
-    )
+    from molten.passes.schedule.target import device_native_arch
+    from molten.runtime.device import current_device_id, runtime_device
     from molten.runtime.loaded_kernels import target_arch
 
     device_id = current_device_id()

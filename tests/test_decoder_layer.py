@@ -167,7 +167,7 @@ def test_layer_on_the_gpu_matches_hugging_face(model, tokens, dtype, rng):
     torch.cuda.synchronize()
     # The JIT ran the graph compiled for this device's best target (its
     # fusions), not the portable one it falls back to.
-    from molten.runtime.device import device_native_arch
+    from molten.passes.schedule.target import device_native_arch
 
     native = device_native_arch(0)
     assert compiled.jit_target(native).arch == native

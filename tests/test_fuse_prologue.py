@@ -181,7 +181,7 @@ def test_the_prologue_kernel_on_the_gpu(case, rng):
     torch = pytest.importorskip("torch", reason="the GPU tests hold memory in torch")
     if not torch.cuda.is_available():
         pytest.skip("no CUDA GPU or driver")
-    from molten.runtime.device import current_native_arch
+    from molten.passes.schedule.target import current_native_arch
 
     if current_native_arch() != "sm_90a":
         pytest.skip("the prologue kernel is sm_90a's")

@@ -533,7 +533,7 @@ def test_a_misaligned_sibling_operand_takes_the_simt_variant(misaligned):
     matrices, so with one operand a bf16 element into its buffer the SIMT
     variant, which computes both products too, must give the result."""
     torch = pytest.importorskip("torch")
-    from molten.runtime.device import current_native_arch
+    from molten.passes.schedule.target import current_native_arch
 
     if current_native_arch() != "sm_90a":
         pytest.skip("the sibling kernel is sm_90a's")
@@ -561,7 +561,7 @@ def test_a_misaligned_projection_operand_takes_the_simt_variant(misaligned):
     torch = pytest.importorskip("torch")
     from kernel_cases import qkv_heads
 
-    from molten.runtime.device import current_native_arch
+    from molten.passes.schedule.target import current_native_arch
 
     if current_native_arch() != "sm_90a":
         pytest.skip("the kernel of q, k and v is sm_90a's")
@@ -581,7 +581,7 @@ def test_a_misaligned_prologue_operand_takes_the_simt_variant(misaligned):
     which computes the norm too (its row reduction a loop over K in the
     epilogue), must give the result."""
     torch = pytest.importorskip("torch")
-    from molten.runtime.device import current_native_arch
+    from molten.passes.schedule.target import current_native_arch
 
     try:  # tests/ is a package or a plain directory
         from .kernel_cases import rms_norm_linear
@@ -604,7 +604,7 @@ def test_an_unpinned_compile_runs_on_the_devices_best_target():
     device's best target (sm_90a on an H100: the gemm on wgmma), and gets
     the graph's result."""
     torch = pytest.importorskip("torch")
-    from molten.runtime.device import current_native_arch
+    from molten.passes.schedule.target import current_native_arch
 
     g = DataflowGraph("mm")
     x = g.add_input("x", [200, 64], "float16")
@@ -630,8 +630,8 @@ def test_the_jit_schedules_for_the_device_at_hand():
     it; an unpinned compile runs the graph compiled for that target."""
     from cuda.core import Device
 
-    from molten.passes.schedule.target import TARGETS
-    from molten.runtime.device import current_device_id, device_target
+    from molten.passes.schedule.target import TARGETS, device_target
+    from molten.runtime.device import current_device_id
 
     device = Device(current_device_id())
     target = device_target(current_device_id())

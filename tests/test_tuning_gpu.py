@@ -21,8 +21,8 @@ from molten.tuning import TuningDatabase
 def _sm_90_missing() -> str | None:
     if GPU_MISSING is not None:
         return GPU_MISSING
+    from molten.passes.schedule.target import device_native_arch
     from molten.runtime import current_device_id
-    from molten.runtime.device import device_native_arch
 
     native = device_native_arch(current_device_id())
     return None if native == "sm_90a" else f"wgmma needs an sm_90 GPU, not {native}"

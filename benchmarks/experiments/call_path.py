@@ -22,14 +22,10 @@ import torch.nn.functional as F
 import molten
 from molten import ops
 from molten.ir import DataflowGraph, TensorShape
+from molten.passes.schedule.target import current_native_arch
 from molten.runtime import launch as launching
 from molten.runtime.arrays import view_of
-from molten.runtime.device import (
-    _driver,
-    current_native_arch,
-    current_stream,
-    empty_like_framework,
-)
+from molten.runtime.device import _driver, current_stream, empty_like_framework
 from molten.runtime.executable import Executable
 from molten.runtime.prepared_launch import PreparedLaunch
 

@@ -64,54 +64,6 @@ def current_device_id() -> int:
         raise RuntimeUnavailableError(f"no usable CUDA device: {error}") from error
 
 
-def native_arch(device_arch: str) -> str:
-    """The best target for a device of `device_arch`: its arch-specific one
-    where Molten uses it (sm_90a: wgmma), else its arch."""
-    from molten.passes.schedule.target import WGMMA_ARCHS
-
-    specific = device_arch + "a"
-    return specific if specific in WGMMA_ARCHS else device_arch
-
-
-def device_target(device_id: int) -> Any:
-    """The `Target` of CUDA device `device_id`: its SMs, shared memory,
-    registers and L2 read off it, its best arch (`native_arch`), and the
-    facts no attribute gives (bandwidth, tensor-core rate) from the named
-    device it is (an H200, an H100, ...) or, for one Molten does not name,
-    from its arch's."""
-    from cuda.core import Device
-
-    from molten.passes.schedule.target import device_facts
-
-    device = Device(device_id)
-    major, minor = device.compute_capability
-    props = device.properties
-    return device_facts(
-        device.name,
-        native_arch(f"sm_{major}{minor}"),
-        sm_count=props.multiprocessor_count,
-        shared_per_block=props.max_shared_memory_per_block_optin,
-        shared_per_sm=props.max_shared_memory_per_multiprocessor,
-        registers_per_sm=props.max_registers_per_multiprocessor,
-        l2_bytes=props.l2_cache_size,
-    )
-
-
-def current_native_arch() -> str:
-    """The best target (`native_arch`) for the current CUDA device: what `@zero`
-    and the benchmarks compile for."""
-    # current_device_id: a clear error without cuda-python or a GPU.
-    return device_native_arch(current_device_id())
-
-
-def device_native_arch(device_id: int) -> str:
-    """The best target (`native_arch`) for CUDA device `device_id`."""
-    from cuda.core import Device
-
-    major, minor = Device(device_id).compute_capability
-    return native_arch(f"sm_{major}{minor}")
-
-
 class RuntimeDevice:
     """A device made current once, with its memory resource and streams."""
 

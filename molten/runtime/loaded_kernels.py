@@ -7,7 +7,7 @@ from typing import Any
 
 from molten.errors import LaunchError
 from molten.runtime import program as steps
-from molten.runtime.device import _driver, check, native_arch
+from molten.runtime.device import _driver, check
 from molten.runtime.nvrtc import SourceMap, compile_cubin
 
 
@@ -63,6 +63,7 @@ def target_arch(compiled_for: str, device_arch: str) -> str:
         raise LaunchError(
             f"this graph was compiled for {compiled_for}, which runs on "
             f"{compiled_for[:-1]} devices only, not on this {device_arch} device; "
-            f"compile it with ZeroCompiler(arch={native_arch(device_arch)!r})"
+            "compile it with ZeroCompiler(), which compiles for the device at "
+            f"hand, or ZeroCompiler(arch={device_arch!r})"
         )
     return compiled_for

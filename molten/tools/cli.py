@@ -49,8 +49,8 @@ def _compile(args: argparse.Namespace) -> int:
 def _tune(args: argparse.Namespace) -> int:
     from molten import ZeroCompiler
     from molten.ir import DataflowGraph
+    from molten.passes.schedule.target import device_native_arch
     from molten.runtime import current_device_id
-    from molten.runtime.device import device_native_arch
 
     spec = Path(args.spec)
     text = decode_spec(spec.read_bytes(), str(spec))
