@@ -854,6 +854,151 @@ class TilingAttr(ParametrizedAttribute):
                 )
 
 
+ATTENTION_TILING_FIELDS = (
+    "grid",
+    "block",
+    "key_steps",
+    "partial",
+    "query",
+    "key",
+    "value",
+)
+"""The fields of `#kernel.attention_tiling`, in printing order."""
+ATTENTION_DIMS = ("queries", "keys")
+"""The loops of an attention that `#kernel.attention_tiling`'s `partial`
+names."""
+
+
+@irdl_attr_definition
+class AttentionTilingAttr(ParametrizedAttribute):
+    """How the `tile` pass tiles an attention kernel's iteration space
+    S[g, i, j, d, e] (batch groups of `pack` query heads, their query rows
+    one after another, keys, head dim, value head dim), derived from its
+    schedule:
+
+    * `grid`: blocks along x (tiles of query rows; 0 where the queries'
+      length is named: the launch counts them), y (batch groups) and z
+      (the parts of the keys, `split`);
+    * `block`: the schedule's tile (query rows, keys, head dim);
+    * `key_steps`: the tiles of keys the key loop runs through (0 where
+      their length is named: the kernel counts them);
+    * `partial`: the loops among `queries`, `keys` whose last tile sticks
+      out of the iteration space, for some length where one is named (the
+      lowering guards those);
+    * `query`, `key`, `value`: the box one block reads of each in one step,
+      [rows, cols, pitch], pitch the shared-memory row length in elements.
+
+    ```mlir
+    #kernel.attention_tiling<grid = [2, 16, 1], block = [64, 64, 64],
+                             key_steps = 2, partial = [queries, keys],
+                             query = [64, 64, 72], key = [64, 64, 72],
+                             value = [64, 64, 72]>
+    ```
+    """
+
+    name = "kernel.attention_tiling"
+
+    grid: ArrayAttr[IntAttr] = param_def()
+    block: ArrayAttr[IntAttr] = param_def()
+    key_steps: IntAttr = param_def()
+    partial: ArrayAttr[StringAttr] = param_def()
+    query: ArrayAttr[IntAttr] = param_def()
+    key: ArrayAttr[IntAttr] = param_def()
+    value: ArrayAttr[IntAttr] = param_def()
+
+    def __init__(
+        self,
+        grid: Sequence[int],
+        block: Sequence[int],
+        key_steps: int,
+        partial: Sequence[str],
+        query: Sequence[int],
+        key: Sequence[int],
+        value: Sequence[int],
+    ):
+        super().__init__(
+            _int_array(grid),
+            _int_array(block),
+            IntAttr(key_steps),
+            ArrayAttr([StringAttr(d) for d in partial]),
+            _int_array(query),
+            _int_array(key),
+            _int_array(value),
+        )
+
+    def partial_along(self, dim: str) -> bool:
+        return StringAttr(dim) in self.partial.data
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        values: dict[str, Attribute] = {}
+
+        def parse_field() -> None:
+            field_span = parser._current_token.span
+            key = parser.parse_identifier()
+            if key in values:
+                parser.raise_error(f"tiling field '{key}' is given twice", field_span)
+            if key not in ATTENTION_TILING_FIELDS:
+                parser.raise_error(
+                    f"unknown attention tiling field '{key}' (fields: "
+                    f"{', '.join(ATTENTION_TILING_FIELDS)})",
+                    field_span,
+                )
+            parser.parse_punctuation("=")
+            if key == "key_steps":
+                values[key] = IntAttr(parser.parse_integer(allow_negative=False))
+            elif key == "partial":
+                dims = parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE, parser.parse_identifier
+                )
+                values[key] = ArrayAttr([StringAttr(d) for d in dims])
+            else:
+                values[key] = _parse_int_array(parser)
+
+        parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_field)
+        missing = [f for f in ATTENTION_TILING_FIELDS if f not in values]
+        if missing:
+            parser.raise_error(
+                f"an attention tiling needs {', '.join(map(repr, missing))}"
+            )
+        return tuple(values[f] for f in ATTENTION_TILING_FIELDS)
+
+    def print_parameters(self, printer: Printer) -> None:
+        fields: list[str] = []
+        for f in ATTENTION_TILING_FIELDS:
+            value = getattr(self, f)
+            if isinstance(value, IntAttr):
+                fields.append(f"{f} = {value.data}")
+            elif f == "partial":
+                fields.append(f"{f} = [{', '.join(d.data for d in value)}]")
+            else:
+                fields.append(f"{f} = {_format_ints(value)}")
+        printer.print_string(f"<{', '.join(fields)}>")
+
+    def verify(self) -> None:
+        where = "#kernel.attention_tiling"
+        for f in ("grid", "block", "query", "key", "value"):
+            values = [v.data for v in getattr(self, f)]
+            if len(values) != 3:
+                raise VerifyException(f"{where}: {f} must give 3 sizes")
+            if f == "grid":  # x: 0 where the queries are named
+                values = values[1:]
+            if any(v < 1 for v in values):
+                raise VerifyException(f"{where}: {f} sizes must be >= 1")
+        dims = [d.data for d in self.partial]
+        if dims != [d for d in ATTENTION_DIMS if d in dims]:
+            raise VerifyException(
+                f"{where}: partial = [{', '.join(dims)}] must name each of "
+                f"{', '.join(ATTENTION_DIMS)} at most once, in that order"
+            )
+        for f in ("query", "key", "value"):
+            _, cols, pitch = (v.data for v in getattr(self, f))
+            if pitch < cols:
+                raise VerifyException(
+                    f"{where}: {f} pitch {pitch} is shorter than its {cols} columns"
+                )
+
+
 def verify_schedule_kind(
     where: str, kind: KernelKind, schedules: Sequence[ScheduleAttr]
 ) -> None:
@@ -994,7 +1139,7 @@ class FuncOp(IRDLOperation):
     function_type = prop_def(FunctionType)
     kind = prop_def(KernelKindAttr)
     schedule = opt_prop_def(ScheduleAttr)
-    tiling = opt_prop_def(TilingAttr)
+    tiling = opt_prop_def(TilingAttr | AttentionTilingAttr)
     variants = opt_prop_def(ArrayAttr[VariantAttr])
     fused_ops = opt_prop_def(ArrayAttr[StringAttr])
     body = region_def("single_block")
@@ -1071,16 +1216,31 @@ class FuncOp(IRDLOperation):
                 f"(no bound) or the most of its graph copy's sizes, not {bounds}"
             )
 
-    def _verify_tiling(self, tiling: TilingAttr) -> None:
-        """A tiling is the schedule's, of a gemm kernel."""
+    def _verify_tiling(self, tiling: TilingAttr | AttentionTilingAttr) -> None:
+        """A tiling is the schedule's, of a gemm kernel (#kernel.tiling) or an
+        attention (#kernel.attention_tiling)."""
         where = f"kernel.func @{self.sym_name.data}"
-        if self.kind.data != KernelKind.GEMM:
+        kind = self.kind.data
+        if kind not in (KernelKind.GEMM, KernelKind.ATTENTION):
             raise VerifyException(
-                f"{where}: only gemm kernels are tiled, not {self.kind.data.value}"
+                f"{where}: only gemm and attention kernels are tiled, not {kind.value}"
+            )
+        expected = TilingAttr if kind == KernelKind.GEMM else AttentionTilingAttr
+        if not isinstance(tiling, expected):
+            article = "an" if kind.value[0] in "aeiou" else "a"
+            raise VerifyException(
+                f"{where}: {article} {kind.value} kernel's tiling is a #{expected.name}"
             )
         schedule = self.schedule
         if schedule is None:
             raise VerifyException(f"{where}: a tiling needs a schedule")
+        if isinstance(tiling, AttentionTilingAttr):
+            if tiling.block != schedule.tile:
+                raise VerifyException(
+                    f"{where}: the tiling's block = {_format_ints(tiling.block)} "
+                    f"is not the schedule's tile = {_format_ints(schedule.tile)}"
+                )
+            return
         for field, ours, theirs in (
             ("block", tiling.block, schedule.tile),
             ("warp", tiling.warp, schedule.warp),
@@ -1223,6 +1383,7 @@ Kernel = Dialect(
         ScheduleAttr,
         TargetAttr,
         TilingAttr,
+        AttentionTilingAttr,
         VariantAttr,
     ],
 )

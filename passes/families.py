@@ -35,12 +35,16 @@ from molten.passes.lowering.row_reduce import lower_row_reduce
 from molten.passes.lowering.scan import lower_scan
 from molten.passes.schedule.common import FamilyRule
 from molten.passes.schedule.rules import FAMILY_RULES
-from molten.passes.tile import tiling_for
+from molten.passes.tiling.attention import attention_tiling_for
+from molten.passes.tiling.gemm import tiling_for
 
 Lowering = Callable[[kernel.FuncOp, kernel.ScheduleAttr, int], LoweredKernel]
 """A family's lowering: the kernel, its schedule (a variant's, for a kernel
 over a named size) and the most rows of that variant (0: any)."""
-Tiling = Callable[[kernel.FuncOp, kernel.ScheduleAttr, int], kernel.TilingAttr]
+Tiling = Callable[
+    [kernel.FuncOp, kernel.ScheduleAttr, int],
+    kernel.TilingAttr | kernel.AttentionTilingAttr,
+]
 """A family's tiling: the kernel, its schedule and the most rows of a
 variant (0: any)."""
 
@@ -72,7 +76,7 @@ _LOWERINGS: dict[kernel.ScheduleFamily, tuple[Lowering, Tiling | None]] = {
     F.POINTWISE: (_any_rows(lower_pointwise), None),
     F.ROW_REDUCE: (_any_rows(lower_row_reduce), None),
     F.SCAN: (_any_rows(lower_scan), None),
-    F.ATTENTION: (lower_attention, None),
+    F.ATTENTION: (lower_attention, attention_tiling_for),
     F.GEMM_TMA: (lower_tma_kernel, tiling_for),
     F.GEMV: (lower_gemv_kernel, tiling_for),
     F.GEMM_WGMMA: (lower_wgmma_kernel, tiling_for),

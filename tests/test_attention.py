@@ -271,8 +271,57 @@ def test_the_tile_pass_checks_an_attention_schedule():
         "tile = [64, 64, 80], warp = [16, 80], stages = 2>",
         "tile = [128, 128, 80], warp = [64, 80], stages = 2, mma_warps = 4>",
     ).replace("block = 128,", "block = 256,")
-    assert "mma_warps = 4" in text
+    # The hand schedule's tiling is the tile pass's to derive again.
+    text = re.sub(r" tiling #kernel\.attention_tiling<[^>]*>", "", text)
+    assert "mma_warps = 4" in text and "attention_tiling" not in text
     with pytest.raises(PassFailedException, match=r"tile: @attention_\w+: schedule"):
         run_pipeline(parse_module(text), "tile")
     with pytest.raises(NotImplementedError, match="head dims that are multiples of 64"):
         run_pipeline(parse_module(text), "lower-kernel-to-cuda")
+
+
+@pytest.mark.parametrize(
+    "shape, arch, counts",
+    [
+        # (sq, sk, d, causal), arch: (query tiles, key steps, partial)
+        ((150, 70, 64, False), "sm_80", (3, 2, ["queries", "keys"])),
+        ((1, 37, 32, False), "sm_80", (1, 1, ["queries", "keys"])),
+        ((128, 128, 64, True), "sm_90a", (2, 2, [])),
+        ((64, 300, 32, True), "sm_80", (1, 5, ["keys"])),
+    ],
+)
+def test_the_attention_tiling_counts_what_the_kernel_runs(shape, arch, counts):
+    """The tile pass's islpy answers at awkward sizes: tiles of query rows,
+    key steps (ceil(sk / keys)), and the loops whose last tile is partial."""
+    sq, sk, d, causal = shape
+    module = ZeroCompiler(arch=arch).optimize(
+        _graph("float16", sq=sq, sk=sk, d=d, dv=d, causal=causal)
+    )
+    (kfunc,) = [
+        k
+        for k in module.walk()
+        if isinstance(k, kernel.FuncOp) and k.kind.data == kernel.KernelKind.ATTENTION
+    ]
+    tiling = kfunc.tiling
+    assert isinstance(tiling, kernel.AttentionTilingAttr)
+    bm, bn, _ = (t.data for t in kfunc.schedule.tile)
+    assert tiling.grid.data[0].data == -(-sq // bm) == counts[0]
+    assert tiling.key_steps.data == -(-sk // bn) == counts[1]
+    assert [p.data for p in tiling.partial] == counts[2]
+    padded = kfunc.schedule.mma_warps.data == 1
+    assert [v.data for v in tiling.key] == [bn, d, d + 8 * padded]
+
+
+def test_the_attention_lowering_reads_its_tiling():
+    """A tiling edited by hand (one key step fewer) is the kernel's key
+    loop: the lowering reads the tile pass's answer, not its own."""
+    g = _graph("float16", sq=150, sk=70, d=64, dv=64)
+    text = str(ZeroCompiler(arch="sm_80").optimize(g))
+    assert text.count("key_steps = 2") == 1
+    edited = text.replace("key_steps = 2", "key_steps = 1")
+    lowered, again = (
+        str(run_pipeline(parse_module(t), "lower-kernel-to-cuda"))
+        for t in (text, edited)
+    )
+    assert lowered != again
+    assert str(run_pipeline(parse_module(text), "lower-kernel-to-cuda")) == lowered

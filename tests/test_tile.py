@@ -19,8 +19,9 @@ import molten
 from molten.context import parse_module
 from molten.dialects import kernel
 from molten.ir import DataflowGraph
-from molten.passes import tile as tile_pass
 from molten.passes.schedule.common import takes_tensor_cores, takes_tf32
+from molten.passes.tiling import gemm as gemm_tiling
+from molten.passes.tiling import polyhedral
 from molten.pipeline import KERNEL_LEVEL_PIPELINE, run_pipeline
 
 ELEMENT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
@@ -154,37 +155,37 @@ def test_tiling_agrees_with_arithmetic(case):
 def test_batch_index_unravels_and_broadcasts():
     # b over [2, 3]: the second axis is b mod 3, the first floor(b / 3);
     # an operand of batch [3] reads the second only, one of [2, 1] the first.
-    assert tile_pass.batch_index([2, 3], [2, 3]) == [
+    assert polyhedral.batch_index([2, 3], [2, 3]) == [
         "(floor(b / 3) mod 2)",
         "(floor(b / 1) mod 3)",
     ]
-    assert tile_pass.batch_index([2, 3], [3]) == ["(floor(b / 1) mod 3)"]
-    assert tile_pass.batch_index([2, 3], [2, 1]) == ["(floor(b / 3) mod 2)", "0"]
-    assert tile_pass.batch_index([2, 3], []) == []
+    assert polyhedral.batch_index([2, 3], [3]) == ["(floor(b / 1) mod 3)"]
+    assert polyhedral.batch_index([2, 3], [2, 1]) == ["(floor(b / 3) mod 2)", "0"]
+    assert polyhedral.batch_index([2, 3], []) == []
 
 
 def test_dependences_are_the_accumulation_along_k():
-    gemm = tile_pass.Gemm((), 4, 5, 6, (4, 6), (6, 5), False, False, None)
-    domain = tile_pass.iteration_domain(gemm)
-    _, _, c = tile_pass.access_relations(gemm)
-    deps = tile_pass.accumulation_dependences(domain, c, c)
+    gemm = polyhedral.Gemm((), 4, 5, 6, (4, 6), (6, 5), False, False, None)
+    domain = polyhedral.iteration_domain(gemm)
+    _, _, c = polyhedral.access_relations(gemm)
+    deps = polyhedral.accumulation_dependences(domain, c, c)
     # every pair of points of one (b, i, j), the later k after the earlier
     expected = isl.Map(
         "{ S[b, i, j, k] -> S[b, i, j, k2] : b = 0 and 0 <= i < 4 and 0 <= j < 5 "
         "and 0 <= k < k2 < 6 }"
     )
     assert deps.is_equal(expected)
-    assert tile_pass.illegality(deps, (2, 2, 4)) is None
+    assert polyhedral.illegality(deps, (2, 2, 4)) is None
 
 
 def test_dependence_carried_by_j_is_illegal():
     # An accumulation into C[b, i] (all columns into one) carries a
     # dependence along j, which the threads of a block cannot run in parallel.
-    gemm = tile_pass.Gemm((), 4, 5, 6, (4, 6), (6, 5), False, False, None)
-    domain = tile_pass.iteration_domain(gemm)
+    gemm = polyhedral.Gemm((), 4, 5, 6, (4, 6), (6, 5), False, False, None)
+    domain = polyhedral.iteration_domain(gemm)
     rows = isl.Map("{ S[b, i, j, k] -> C[b, i] }")
-    deps = tile_pass.accumulation_dependences(domain, rows, rows)
-    reason = tile_pass.illegality(deps, (2, 2, 4))
+    deps = polyhedral.accumulation_dependences(domain, rows, rows)
+    reason = polyhedral.illegality(deps, (2, 2, 4))
     assert reason is not None and "carried by b, i or j" in reason
 
 
@@ -193,8 +194,9 @@ def test_illegal_tiling_is_a_pass_failure(monkeypatch):
         a, b, _ = ACCESS(gemm)
         return a, b, isl.Map("{ S[b, i, j, k] -> C[b, i] }")
 
-    ACCESS = tile_pass.access_relations
-    monkeypatch.setattr(tile_pass, "access_relations", rows_only)
+    ACCESS = polyhedral.access_relations
+    # The tiling reads the model's relations through its own module's names.
+    monkeypatch.setattr(gemm_tiling, "access_relations", rows_only)
     text = gemm_kernel(
         [8, 4],
         [4, 8],
@@ -225,7 +227,7 @@ def test_mma_fragment_is_the_lowerings():
 )
 def test_simt_fragment_shares_the_block_tile(block, tile, fragment):
     schedule = kernel.ScheduleAttr("gemm_simt", block, tile=tile)
-    assert tile_pass.simt_fragment(None, schedule, tile) == fragment  # type: ignore[arg-type]
+    assert gemm_tiling.simt_fragment(None, schedule, tile) == fragment  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------
@@ -428,7 +430,7 @@ def test_kernel_func_round_trips_its_tiling():
         (
             "pointwise",
             "#kernel.schedule<pointwise, block = 128>",
-            "only gemm kernels are tiled, not pointwise",
+            "only gemm and attention kernels are tiled, not pointwise",
         ),
         ("pointwise", TC, "a gemm_mma schedule does not schedule a pointwise kernel"),
         (

@@ -9,8 +9,10 @@
 // and the schedule's tile sizes: the grid (N tiles, M tiles, batches), the
 // block, warp and fragment tiles, the K steps, the loops whose last tile is
 // partial, and each operand's per-K-step footprint [rows, cols, pitch] in
-// its storage order. Running the pass twice changes nothing (a tiling
-// already there is kept), and other kernels are left as they are.
+// its storage order. An attention kernel gets a #kernel.attention_tiling
+// the same way (tiles of query rows, key steps, partial loops, the Q, K
+// and V boxes). Running the pass twice changes nothing (a tiling already
+// there is kept), and other kernels are left as they are.
 
 // Tensor cores, f16, 256x256x64: the 128x128x32 block tiles divide the
 // matrices: a 2x2 grid, two K steps, no partial tile. A's footprint is a
@@ -211,6 +213,56 @@ kernel.func @tiled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16x
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
 // CHECK-NEXT:    kernel.yield %m : tensor<16x16xf32>
 // CHECK-NEXT:  }
+
+// -----
+
+// Attention: its #kernel.attention_tiling over S[g, i, j, d, e] (groups,
+// query rows, keys, head dims). 150 query rows and 70 keys in tiles of 64:
+// 3 tiles of rows, 2 key steps, both partial; on mma.sync each tile's rows
+// padded by 8 halves (16 bytes).
+kernel.func @attention_mma(%q: tensor<2x150x64xf16>, %k: tensor<2x70x64xf16>, %v: tensor<2x70x64xf16>) -> (tensor<2x150x64xf16>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
+  %cst = molten.constant dense<1.250000e-01> : tensor<f32>
+  %q_f32 = molten.cast %q : tensor<2x150x64xf16> to tensor<2x150x64xf32>
+  %k_f32 = molten.cast %k : tensor<2x70x64xf16> to tensor<2x70x64xf32>
+  %v_f32 = molten.cast %v : tensor<2x70x64xf16> to tensor<2x70x64xf32>
+  %matmul = molten.matmul %q_f32, %k_f32 transpose_b : (tensor<2x150x64xf32>, tensor<2x70x64xf32>) -> tensor<2x150x70xf32>
+  %mul = molten.mul %matmul, %cst : (tensor<2x150x70xf32>, tensor<f32>) -> tensor<2x150x70xf32>
+  %reduce_max = molten.reduce_max %mul axes = [2] keepdim : tensor<2x150x70xf32> -> tensor<2x150x1xf32>
+  %sub = molten.sub %mul, %reduce_max : (tensor<2x150x70xf32>, tensor<2x150x1xf32>) -> tensor<2x150x70xf32>
+  %exp = molten.exp %sub : tensor<2x150x70xf32>
+  %reduce_sum = molten.reduce_sum %exp axes = [2] keepdim : tensor<2x150x70xf32> -> tensor<2x150x1xf32>
+  %div = molten.div %exp, %reduce_sum : (tensor<2x150x70xf32>, tensor<2x150x1xf32>) -> tensor<2x150x70xf32>
+  %matmul_1 = molten.matmul %div, %v_f32 : (tensor<2x150x70xf32>, tensor<2x70x64xf32>) -> tensor<2x150x64xf32>
+  %0 = molten.cast %matmul_1 : tensor<2x150x64xf32> to tensor<2x150x64xf16>
+  kernel.yield %0 : tensor<2x150x64xf16>
+}
+
+// CHECK-LABEL: kernel.func @attention_mma(
+// CHECK-SAME:    tiling #kernel.attention_tiling<grid = [3, 2, 1], block = [64, 64, 64], key_steps = 2, partial = [queries, keys], query = [64, 64, 72], key = [64, 64, 72], value = [64, 64, 72]> {{[{]$}}
+
+// -----
+
+// 128 query rows and keys in tiles of 64 on wgmma: nothing partial, the
+// tiles swizzled, unpadded.
+kernel.func @attention_wgmma(%q: tensor<2x128x64xf16>, %k: tensor<2x128x64xf16>, %v: tensor<2x128x64xf16>) -> (tensor<2x128x64xf16>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [64, 64], stages = 2, mma_warps = 4> {
+  %cst = molten.constant dense<1.250000e-01> : tensor<f32>
+  %q_f32 = molten.cast %q : tensor<2x128x64xf16> to tensor<2x128x64xf32>
+  %k_f32 = molten.cast %k : tensor<2x128x64xf16> to tensor<2x128x64xf32>
+  %v_f32 = molten.cast %v : tensor<2x128x64xf16> to tensor<2x128x64xf32>
+  %matmul = molten.matmul %q_f32, %k_f32 transpose_b : (tensor<2x128x64xf32>, tensor<2x128x64xf32>) -> tensor<2x128x128xf32>
+  %mul = molten.mul %matmul, %cst : (tensor<2x128x128xf32>, tensor<f32>) -> tensor<2x128x128xf32>
+  %reduce_max = molten.reduce_max %mul axes = [2] keepdim : tensor<2x128x128xf32> -> tensor<2x128x1xf32>
+  %sub = molten.sub %mul, %reduce_max : (tensor<2x128x128xf32>, tensor<2x128x1xf32>) -> tensor<2x128x128xf32>
+  %exp = molten.exp %sub : tensor<2x128x128xf32>
+  %reduce_sum = molten.reduce_sum %exp axes = [2] keepdim : tensor<2x128x128xf32> -> tensor<2x128x1xf32>
+  %div = molten.div %exp, %reduce_sum : (tensor<2x128x128xf32>, tensor<2x128x1xf32>) -> tensor<2x128x128xf32>
+  %matmul_1 = molten.matmul %div, %v_f32 : (tensor<2x128x128xf32>, tensor<2x128x64xf32>) -> tensor<2x128x64xf32>
+  %0 = molten.cast %matmul_1 : tensor<2x128x64xf32> to tensor<2x128x64xf16>
+  kernel.yield %0 : tensor<2x128x64xf16>
+}
+
+// CHECK-LABEL: kernel.func @attention_wgmma(
+// CHECK-SAME:    tiling #kernel.attention_tiling<grid = [2, 2, 1], block = [64, 64, 64], key_steps = 2, partial = [], query = [64, 64, 64], key = [64, 64, 64], value = [64, 64, 64]> {{[{]$}}
 
 // ERROR CASES
 

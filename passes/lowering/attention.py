@@ -54,7 +54,12 @@ from molten.passes.lowering.kernels import GridOf, KernelShell, Launch, LoweredK
 from molten.passes.lowering.matmul import GemmShape
 from molten.passes.lowering.pipeline import CopyPipeline
 from molten.passes.lowering.reductions import lanes_reduce
-from molten.passes.tile import ATTENTION_FRAGMENT_ROWS, Gemm, attention_schedule_problem
+from molten.passes.tiling.attention import (
+    ATTENTION_FRAGMENT_ROWS,
+    attention_schedule_problem,
+    attention_tiling,
+)
+from molten.passes.tiling.polyhedral import Gemm
 
 
 def _not_supported(what: str) -> NotImplementedError:
@@ -75,6 +80,18 @@ def _attention_of(
     if (problem := attention_schedule_problem(found, schedule)) is not None:
         raise _not_supported(f"{where} with schedule {schedule} ({problem})")
     return found
+
+
+def _tiling_of(
+    kfunc: kernel.FuncOp, found: AttentionPattern, schedule: kernel.ScheduleAttr
+) -> kernel.AttentionTilingAttr:
+    """The kernel's #kernel.attention_tiling where the `tile` pass gave it
+    one for this schedule, else the one it would give."""
+    if isinstance(kfunc.tiling, kernel.AttentionTilingAttr) and (
+        kfunc.schedule == schedule
+    ):
+        return kfunc.tiling
+    return attention_tiling(found, schedule)
 
 
 def _key_range(
@@ -126,6 +143,7 @@ def lower_attention(
     where = f"@{kfunc.sym_name.data}"
     found = _attention_of(kfunc, schedule)
     assert schedule is not None
+    tiling = _tiling_of(kfunc, found, schedule)
     shell = KernelShell.of(kfunc)
     e, pointers = shell.e, shell.pointers
     element = found.query.type.element_type  # type: ignore[attr-defined]
@@ -156,14 +174,16 @@ def lower_attention(
     # consecutive batch matrices (query heads sharing K and V), one after
     # another in memory.
     query_rows = e.imul(pack, sq)
-    q_tiles = e.ceil_div(query_rows, bm)
-    # Whether the last tile of query rows (of keys) sticks out: always,
-    # for all the kernel knows, where the sequence is named.
-    rows_partial = not isinstance(query_rows, int) or query_rows % bm != 0
-    keys_partial = not isinstance(sk, int) or sk % bn != 0
+    # The tiles of query rows and of keys: the tiling's, else (a named
+    # length) counted at run time.
+    q_tiles = tiling.grid.data[0].data or e.ceil_div(query_rows, bm)
+    # Whether the last tile of query rows (of keys) sticks out, for some
+    # length where one is named.
+    rows_partial = tiling.partial_along("queries")
+    keys_partial = tiling.partial_along("keys")
     if batches // pack > 65535:
         raise _not_supported(f"{where} over {batches} batches (grid y holds 65535)")
-    kv_tiles = e.ceil_div(sk, bn)
+    kv_tiles = tiling.key_steps.data or e.ceil_div(sk, bn)
     if split > 1 and not isinstance(kv_tiles, int):
         raise _not_supported(
             f"{where} split {split} ways over keys of a named length (its parts' "
@@ -200,8 +220,8 @@ def lower_attention(
         matrix = em.iadd(first, em.idiv(row, sq))
         return [*unravel(em, matrix, batch_shape), em.irem(row, sq)]
 
-    # (operand as the matmul reads it, stored tensor, stages, rows of a
-    # tile, rows in all, name)
+    # (operand as the matmul reads it, stored tensor, stages, the tiling's
+    # box of a tile, rows in all, name)
     tile_of = swizzled_rows if on_wgmma else padded_rows
     q, k, v = (
         tile_of(
@@ -217,15 +237,14 @@ def lower_attention(
             ),
             element,
             tiles,
-            rows,
-            int(value_dims(stored)[-1]),
+            tuple(v.data for v in box),
             total,
             name,
         )
-        for operand, stored, tiles, rows, total, name in (
-            (found.scores.lhs, found.query, 1, bm, query_rows, "q_tile"),
-            (found.scores.rhs, found.key, stages, bn, sk, "k_tile"),
-            (found.weighted.rhs, found.value, stages, bn, sk, "v_tile"),
+        for operand, stored, tiles, box, total, name in (
+            (found.scores.lhs, found.query, 1, tiling.query, query_rows, "q_tile"),
+            (found.scores.rhs, found.key, stages, tiling.key, sk, "k_tile"),
+            (found.weighted.rhs, found.value, stages, tiling.value, sk, "v_tile"),
         )
     )
     q_copies = q.copies(e, tid, block, width)

@@ -26,17 +26,17 @@ def padded_rows(
     base: Index,
     element: Attribute,
     stages: int,
-    rows: int,
-    cols: int,
+    box: tuple[int, int, int],
     total_rows: Index,
     name: str,
 ) -> StagedOperand:
-    """`stages` tiles of `rows` consecutive rows of a [total_rows, cols]
-    matrix in shared memory, rows padded by 16 bytes (ldmatrix's eight rows
-    then fall in distinct banks); a tile moves along the rows."""
-    width = cuda.ASYNC_COPY_BYTES // cuda.element_bytes(element)
+    """`stages` tiles of a [total_rows, cols] matrix in shared memory, each
+    the tiling's box of `rows` consecutive rows, rows `pitch` elements
+    apart (padded by 16 bytes: ldmatrix's eight rows then fall in distinct
+    banks); a tile moves along the rows."""
+    rows, cols, pitch = box
     shape = (stages, rows, cols, total_rows)
-    return StagedOperand.of_rows(e, ptr, base, element, shape, cols + width, name)
+    return StagedOperand.of_rows(e, ptr, base, element, shape, pitch, name)
 
 
 @dataclass(frozen=True)

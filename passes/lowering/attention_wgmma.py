@@ -35,15 +35,17 @@ def swizzled_rows(
     base: Index,
     element,
     stages: int,
-    rows: int,
-    cols: int,
+    box: tuple[int, int, int],
     total_rows: int,
     name: str,
 ) -> SwizzledOperand:
-    """`stages` tiles of `rows` consecutive rows of a [total_rows, cols]
-    matrix in shared memory, each a block of `rows` swizzled 128-byte rows
-    per 64 columns; a tile moves along the rows."""
-    assert cols % SWIZZLE_ELEMENTS == 0, "tile.attention_schedule_problem"
+    """`stages` tiles of a [total_rows, cols] matrix in shared memory, each
+    the tiling's box of `rows` consecutive rows, a block of `rows` swizzled
+    128-byte rows per 64 columns (unpadded: pitch = cols); a tile moves
+    along the rows."""
+    rows, cols, pitch = box
+    assert cols % SWIZZLE_ELEMENTS == 0, "tiling.attention_schedule_problem"
+    assert pitch == cols, "a swizzled tile's rows are not padded"
     shape = (stages, rows, cols, total_rows)
     return SwizzledOperand.of_rows(e, ptr, base, element, shape, cols, name)
 

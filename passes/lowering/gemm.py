@@ -19,7 +19,7 @@ from molten.passes.lowering.gemv import lower_gemv
 from molten.passes.lowering.kernels import LoweredKernel, take_arguments_of
 from molten.passes.lowering.matmul import GemmShape
 from molten.passes.schedule.gemm_simt import simt_gemm_schedule
-from molten.passes.tile import tiling_for
+from molten.passes.tiling.gemm import tiling_for
 
 SIMT_SUFFIX = "_simt"
 """The name of a tensor-core gemm's SIMT variant ends so."""

@@ -22,7 +22,8 @@ from molten.passes.lowering.emitter import (
     unravel,
 )
 from molten.passes.lowering.kernels import GridOf
-from molten.passes.tile import Gemm, gemm_matmuls
+from molten.passes.tiling.gemm import gemm_matmuls
+from molten.passes.tiling.polyhedral import Gemm
 
 MAX_GRID_Y = 65535
 """The most blocks a grid has along y (and z)."""

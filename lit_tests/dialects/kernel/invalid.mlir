@@ -300,7 +300,7 @@ kernel.yield
 // -----
 
 // kernel.func: a tiling on a kernel that is not a gemm
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @tiled_pointwise: only gemm kernels are tiled, not pointwise{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @tiled_pointwise: only gemm and attention kernels are tiled, not pointwise{{$}}
 kernel.func @tiled_pointwise(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise schedule #kernel.schedule<pointwise, block = 256, vector = 1, elements_per_thread = 1> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 16], fragment = [4, 4, 1], stages = 1, k_steps = 1, partial = [m, n, k], lhs = [64, 16, 16], rhs = [16, 64, 64]> {
   kernel.yield %x : tensor<4xf32>
 }
@@ -325,6 +325,15 @@ func.func @fused_gemm_schedule(%x: tensor<4xf32>) {
     kernel.yield %a : tensor<4xf32>
   }
   func.return
+}
+
+// -----
+
+// kernel.func: a gemm's tiling on an attention kernel
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @attention_gemm_tiling: an attention kernel's tiling is a #kernel.attention_tiling{{$}}
+kernel.func @attention_gemm_tiling(%q: tensor<16x64xf16>) -> (tensor<16x64xf16>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 64], fragment = [4, 4, 1], stages = 2, k_steps = 1, partial = [], lhs = [64, 64, 64], rhs = [64, 64, 64]> {
+  %o = molten.attention %q, %q, %q scale = 1.250000e-01 : (tensor<16x64xf16>, tensor<16x64xf16>, tensor<16x64xf16>) -> tensor<16x64xf16>
+  kernel.yield %o : tensor<16x64xf16>
 }
 
 // -----

@@ -368,6 +368,22 @@ func.func @cluster_not_persistent() attributes {s = #kernel.schedule<gemm_wgmma,
 
 // -----
 
+// #kernel.attention_tiling: partial loops out of order, and a pitch short
+// of its columns
+func.func @attention_tiling_partial() attributes {t = #kernel.attention_tiling<grid = [3, 2, 1], block = [64, 64, 64], key_steps = 2, partial = [keys, queries], query = [64, 64, 72], key = [64, 64, 72], value = [64, 64, 72]>} {
+  func.return
+}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 3]]:1: error: func.func: #kernel.attention_tiling: partial = [keys, queries] must name each of queries, keys at most once, in that order{{$}}
+
+// -----
+
+func.func @attention_tiling_pitch() attributes {t = #kernel.attention_tiling<grid = [0, 2, 1], block = [64, 64, 64], key_steps = 0, partial = [queries, keys], query = [64, 64, 72], key = [64, 64, 72], value = [64, 64, 32]>} {
+  func.return
+}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 3]]:1: error: func.func: #kernel.attention_tiling: value pitch 32 is shorter than its 64 columns{{$}}
+
+// -----
+
 // #kernel.target: a fact missing
 func.func @target_missing_fact() attributes {t = #kernel.target<"gpu", arch = "sm_90", sm_count = 132>} {
   func.return
