@@ -319,27 +319,31 @@ class ScheduleAttr(ParametrizedAttribute):
         cluster: int = 1,
     ):
         family = ScheduleFamily(family)
-        implied = SCHEDULE_FAMILIES[family].implied
+        given = {
+            "block": block,
+            "rows_per_block": rows_per_block,
+            "vector": vector,
+            "elements_per_thread": elements_per_thread,
+            "split": split,
+            "tile": tile,
+            "warp": warp,
+            "stages": stages,
+            "k_lanes": k_lanes,
+            "mma_warps": mma_warps,
+            "pack": pack,
+            "persistent": persistent,
+            "cluster": cluster,
+        }
+        given.update(SCHEDULE_FAMILIES[family].implied)
         super().__init__(
             ScheduleFamilyAttr(family),
-            IntAttr(block),
-            IntAttr(rows_per_block),
-            IntAttr(vector),
-            IntAttr(elements_per_thread),
-            IntAttr(split),
-            _int_array(tile),
-            _int_array(warp),
-            IntAttr(stages),
-            IntAttr(k_lanes),
-            IntAttr(implied.get("mma_warps", mma_warps)),
-            IntAttr(pack),
-            IntAttr(persistent),
-            IntAttr(cluster),
+            *(
+                _int_array(given[f])
+                if f in SCHEDULE_ARRAY_FIELDS
+                else IntAttr(given[f])
+                for f in SCHEDULE_FIELD_ORDER
+            ),
         )
-
-    @property
-    def family_name(self) -> ScheduleFamily:
-        return self.family.data
 
     @property
     def parameters_of_family(self) -> FamilyParameters:
@@ -682,6 +686,85 @@ class TargetAttr(ParametrizedAttribute):
             )
 
 
+def _parse_tiling_fields(
+    parser: AttrParser,
+    what: str,
+    fields: Sequence[str],
+    int_fields: Sequence[str],
+) -> dict[str, Attribute]:
+    """The `field = value` list of a tiling attribute (`what`, in errors):
+    integers, `partial`'s loop names, else integer lists; each field once,
+    none unknown."""
+    values: dict[str, Attribute] = {}
+
+    def parse_field() -> None:
+        field_span = parser._current_token.span
+        key = parser.parse_identifier()
+        if key in values:
+            parser.raise_error(f"tiling field '{key}' is given twice", field_span)
+        if key not in fields:
+            parser.raise_error(
+                f"unknown {what} field '{key}' (fields: {', '.join(fields)})",
+                field_span,
+            )
+        parser.parse_punctuation("=")
+        if key in int_fields:
+            values[key] = IntAttr(parser.parse_integer(allow_negative=False))
+        elif key == "partial":
+            dims = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, parser.parse_identifier
+            )
+            values[key] = ArrayAttr([StringAttr(d) for d in dims])
+        else:
+            values[key] = _parse_int_array(parser)
+
+    parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_field)
+    return values
+
+
+def _printed_tiling_fields(
+    attr: ParametrizedAttribute,
+    fields: Sequence[str],
+    omitted: dict[str, Attribute] | None = None,
+) -> str:
+    """`<field = value, ...>` of a tiling attribute, leaving out the fields
+    whose value is their `omitted` default."""
+    printed: list[str] = []
+    for f in fields:
+        value = getattr(attr, f)
+        if omitted and omitted.get(f) == value:
+            continue
+        if isinstance(value, IntAttr):
+            printed.append(f"{f} = {value.data}")
+        elif f == "partial":
+            printed.append(f"{f} = [{', '.join(d.data for d in value)}]")
+        else:
+            printed.append(f"{f} = {_format_ints(value)}")
+    return f"<{', '.join(printed)}>"
+
+
+def _verify_partial_and_pitches(
+    where: str,
+    attr: ParametrizedAttribute,
+    dims: Sequence[str],
+    boxes: Sequence[str],
+) -> None:
+    """A tiling's partial loops are some of `dims`, in order, and each of
+    its `boxes` ([rows, cols, pitch]) has a pitch of at least its columns."""
+    partial = [d.data for d in attr.partial]  # type: ignore[attr-defined]
+    if partial != [d for d in dims if d in partial]:
+        raise VerifyException(
+            f"{where}: partial = [{', '.join(partial)}] must name each of "
+            f"{', '.join(dims)} at most once, in that order"
+        )
+    for f in boxes:
+        _, cols, pitch = (v.data for v in getattr(attr, f))
+        if pitch < cols:
+            raise VerifyException(
+                f"{where}: {f} pitch {pitch} is shorter than its {cols} columns"
+            )
+
+
 @irdl_attr_definition
 class TilingAttr(ParametrizedAttribute):
     """How the `tile` pass tiles a gemm kernel's iteration space
@@ -761,31 +844,9 @@ class TilingAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        values: dict[str, Attribute] = {}
-
-        def parse_field() -> None:
-            field_span = parser._current_token.span
-            key = parser.parse_identifier()
-            if key in values:
-                parser.raise_error(f"tiling field '{key}' is given twice", field_span)
-            if key not in TILING_FIELDS:
-                parser.raise_error(
-                    f"unknown tiling field '{key}' (fields: "
-                    f"{', '.join(TILING_FIELDS)})",
-                    field_span,
-                )
-            parser.parse_punctuation("=")
-            if key in ("stages", "k_steps", "split"):
-                values[key] = IntAttr(parser.parse_integer(allow_negative=False))
-            elif key == "partial":
-                dims = parser.parse_comma_separated_list(
-                    parser.Delimiter.SQUARE, parser.parse_identifier
-                )
-                values[key] = ArrayAttr([StringAttr(d) for d in dims])
-            else:
-                values[key] = _parse_int_array(parser)
-
-        parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_field)
+        values = _parse_tiling_fields(
+            parser, "tiling", TILING_FIELDS, ("stages", "k_steps", "split")
+        )
         missing = [
             f for f in TILING_FIELDS if f not in ("warp", "split") and f not in values
         ]
@@ -796,20 +857,8 @@ class TilingAttr(ParametrizedAttribute):
         return tuple(values[f] for f in TILING_FIELDS)
 
     def print_parameters(self, printer: Printer) -> None:
-        fields: list[str] = []
-        for f in TILING_FIELDS:
-            value = getattr(self, f)
-            if f == "warp" and not value.data:
-                continue
-            if f == "split" and value.data == 1:
-                continue
-            if isinstance(value, IntAttr):
-                fields.append(f"{f} = {value.data}")
-            elif f == "partial":
-                fields.append(f"{f} = [{', '.join(d.data for d in value)}]")
-            else:
-                fields.append(f"{f} = {_format_ints(value)}")
-        printer.print_string(f"<{', '.join(fields)}>")
+        omitted = {"warp": ArrayAttr([]), "split": IntAttr(1)}
+        printer.print_string(_printed_tiling_fields(self, TILING_FIELDS, omitted))
 
     def verify(self) -> None:
         for f, length in _TILING_LENGTHS.items():
@@ -839,19 +888,7 @@ class TilingAttr(ParametrizedAttribute):
                 f"#kernel.tiling: split = {split} leaves a part of {k_steps} K "
                 f"steps in parts of {self.part_steps} empty"
             )
-        dims = [d.data for d in self.partial]
-        if dims != [d for d in GEMM_DIMS if d in dims]:
-            raise VerifyException(
-                f"#kernel.tiling: partial = [{', '.join(dims)}] must name each of "
-                f"{', '.join(GEMM_DIMS)} at most once, in that order"
-            )
-        for f in ("lhs", "rhs"):
-            _, cols, pitch = (v.data for v in getattr(self, f))
-            if pitch < cols:
-                raise VerifyException(
-                    f"#kernel.tiling: {f} pitch {pitch} is shorter than its "
-                    f"{cols} columns"
-                )
+        _verify_partial_and_pitches("#kernel.tiling", self, GEMM_DIMS, ("lhs", "rhs"))
 
 
 ATTENTION_TILING_FIELDS = (
@@ -931,31 +968,9 @@ class AttentionTilingAttr(ParametrizedAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        values: dict[str, Attribute] = {}
-
-        def parse_field() -> None:
-            field_span = parser._current_token.span
-            key = parser.parse_identifier()
-            if key in values:
-                parser.raise_error(f"tiling field '{key}' is given twice", field_span)
-            if key not in ATTENTION_TILING_FIELDS:
-                parser.raise_error(
-                    f"unknown attention tiling field '{key}' (fields: "
-                    f"{', '.join(ATTENTION_TILING_FIELDS)})",
-                    field_span,
-                )
-            parser.parse_punctuation("=")
-            if key == "key_steps":
-                values[key] = IntAttr(parser.parse_integer(allow_negative=False))
-            elif key == "partial":
-                dims = parser.parse_comma_separated_list(
-                    parser.Delimiter.SQUARE, parser.parse_identifier
-                )
-                values[key] = ArrayAttr([StringAttr(d) for d in dims])
-            else:
-                values[key] = _parse_int_array(parser)
-
-        parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_field)
+        values = _parse_tiling_fields(
+            parser, "attention tiling", ATTENTION_TILING_FIELDS, ("key_steps",)
+        )
         missing = [f for f in ATTENTION_TILING_FIELDS if f not in values]
         if missing:
             parser.raise_error(
@@ -964,16 +979,7 @@ class AttentionTilingAttr(ParametrizedAttribute):
         return tuple(values[f] for f in ATTENTION_TILING_FIELDS)
 
     def print_parameters(self, printer: Printer) -> None:
-        fields: list[str] = []
-        for f in ATTENTION_TILING_FIELDS:
-            value = getattr(self, f)
-            if isinstance(value, IntAttr):
-                fields.append(f"{f} = {value.data}")
-            elif f == "partial":
-                fields.append(f"{f} = [{', '.join(d.data for d in value)}]")
-            else:
-                fields.append(f"{f} = {_format_ints(value)}")
-        printer.print_string(f"<{', '.join(fields)}>")
+        printer.print_string(_printed_tiling_fields(self, ATTENTION_TILING_FIELDS))
 
     def verify(self) -> None:
         where = "#kernel.attention_tiling"
@@ -985,18 +991,9 @@ class AttentionTilingAttr(ParametrizedAttribute):
                 values = values[1:]
             if any(v < 1 for v in values):
                 raise VerifyException(f"{where}: {f} sizes must be >= 1")
-        dims = [d.data for d in self.partial]
-        if dims != [d for d in ATTENTION_DIMS if d in dims]:
-            raise VerifyException(
-                f"{where}: partial = [{', '.join(dims)}] must name each of "
-                f"{', '.join(ATTENTION_DIMS)} at most once, in that order"
-            )
-        for f in ("query", "key", "value"):
-            _, cols, pitch = (v.data for v in getattr(self, f))
-            if pitch < cols:
-                raise VerifyException(
-                    f"{where}: {f} pitch {pitch} is shorter than its {cols} columns"
-                )
+        _verify_partial_and_pitches(
+            where, self, ATTENTION_DIMS, ("query", "key", "value")
+        )
 
 
 def verify_schedule_kind(
@@ -1215,6 +1212,14 @@ class FuncOp(IRDLOperation):
                 f"{where}: variants' bounds must increase, the last open-ended "
                 f"(no bound) or the most of its graph copy's sizes, not {bounds}"
             )
+
+    def tiling_under(
+        self, schedule: ScheduleAttr
+    ) -> TilingAttr | AttentionTilingAttr | None:
+        """The kernel's tiling where it is that of `schedule` (the `tile`
+        pass's), else None: a variant's schedule, or one changed after the
+        pass, is tiled again by whoever asks."""
+        return self.tiling if self.schedule == schedule else None
 
     def _verify_tiling(self, tiling: TilingAttr | AttentionTilingAttr) -> None:
         """A tiling is the schedule's, of a gemm kernel (#kernel.tiling) or an

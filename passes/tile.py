@@ -41,7 +41,10 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel
-from molten.passes.families import family_of
+from molten.passes.families import FAMILIES, family_of
+
+TILED_KINDS = frozenset(f.kind for f in FAMILIES.values() if f.tiling is not None)
+"""The kinds whose families are tiled (gemm, attention)."""
 
 
 @dataclass(frozen=True)
@@ -64,10 +67,7 @@ class Tile(ModulePass):
                         tiling(kfunc, variant.schedule, variant.most.data)
                 continue
             if kfunc.schedule is None:
-                if kfunc.kind.data in (
-                    kernel.KernelKind.GEMM,
-                    kernel.KernelKind.ATTENTION,
-                ):
+                if kfunc.kind.data in TILED_KINDS:
                     raise PassFailedException(
                         f"tile: @{kfunc.sym_name.data} has no schedule; run "
                         "kernel-schedule first"

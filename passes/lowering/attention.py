@@ -87,10 +87,9 @@ def _tiling_of(
 ) -> kernel.AttentionTilingAttr:
     """The kernel's #kernel.attention_tiling where the `tile` pass gave it
     one for this schedule, else the one it would give."""
-    if isinstance(kfunc.tiling, kernel.AttentionTilingAttr) and (
-        kfunc.schedule == schedule
-    ):
-        return kfunc.tiling
+    tiling = kfunc.tiling_under(schedule)
+    if isinstance(tiling, kernel.AttentionTilingAttr):
+        return tiling
     return attention_tiling(found, schedule)
 
 

@@ -31,8 +31,9 @@ def gemm_tiling(
     """The kernel's #kernel.tiling where the `tile` pass gave it one for this
     schedule, else the one it would give (for a named M of at most
     `rows_most` rows, where given)."""
-    if kfunc.tiling is not None and kfunc.schedule == schedule:
-        return kfunc.tiling
+    tiling = kfunc.tiling_under(schedule)
+    if isinstance(tiling, kernel.TilingAttr):
+        return tiling
     return tiling_for(kfunc, schedule, rows_most)
 
 

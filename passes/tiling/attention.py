@@ -84,10 +84,11 @@ share a KV head), their query rows one after another, keys, head dim and
 value head dim."""
 
 
-def _sequence_bounds(found: AttentionPattern, pack: int) -> tuple[str, str, str]:
+def _sequence_bounds(found: AttentionPattern, pack: int) -> tuple[str, str, str, str]:
     """The isl parameters of the named sequence lengths (each name its own,
-    the queries' and keys' the same where they share it), and the extents
-    of the packed query rows and of the keys in them."""
+    the queries' and keys' the same where they share it), the extents of
+    the packed query rows and of the keys in them, and the constraint that
+    each named length is at least 1."""
     lengths = (value_dims(found.query)[-2], value_dims(found.key)[-2])
     named = sorted({d for d in lengths if isinstance(d, str)})
     params = {name: f"L{n}" for n, name in enumerate(named)}
@@ -98,7 +99,8 @@ def _sequence_bounds(found: AttentionPattern, pack: int) -> tuple[str, str, str]
     queries, keys = (extent(d) for d in lengths)
     header = f"[{', '.join(params.values())}] -> " if params else ""
     positive = "".join(f" and {p} >= 1" for p in params.values())
-    return header, f"{pack} * {queries}" if pack > 1 else queries, keys + positive
+    packed = f"{pack} * {queries}" if pack > 1 else queries
+    return header, packed, keys, positive
 
 
 def attention_tiling(
@@ -118,10 +120,11 @@ def attention_tiling(
     pack, split = schedule.pack.data, schedule.split.data
     batch = [int(d) for d in value_dims(found.weighted.result)[:-2]]
     groups = math.prod(batch) // pack
-    header, queries, keys = _sequence_bounds(found, pack)
+    header, queries, keys, positive = _sequence_bounds(found, pack)
     domain = isl.Set(
         f"{header}{{ {ATTENTION_DOMAIN} : 0 <= g < {groups} and 0 <= i < {queries}"
-        f" and 0 <= j < {keys} and 0 <= d < {head} and 0 <= e < {value_head} }}"
+        f" and 0 <= j < {keys} and 0 <= d < {head} and 0 <= e < {value_head}"
+        f"{positive} }}"
     )
     tiling = isl.Map(
         f"{{ {ATTENTION_DOMAIN} -> T[g, floor(i / {bm}), floor(j / {bn}), "
