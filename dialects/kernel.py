@@ -30,6 +30,8 @@ from enum import auto
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    BFloat16Type,
+    Float16Type,
     FunctionType,
     IntAttr,
     StringAttr,
@@ -996,6 +998,225 @@ class AttentionTilingAttr(ParametrizedAttribute):
         )
 
 
+def matmuls_side_by_side(body_ops: Sequence[Operation]) -> bool:
+    """Whether a gemm kernel's body reads several of its matmuls in one op
+    (silu(gate) * up): its tiles then hold each matmul's tile of the same
+    place, side by side."""
+    reads: dict[SSAValue, frozenset[Operation]] = {}
+    for op in body_ops:
+        if op.has_trait(IsTerminator):
+            continue  # the kernel's yield of its outputs
+        found = frozenset().union(*(reads.get(v, frozenset()) for v in op.operands))
+        if isinstance(op, molten.MatmulOp):
+            found = found | {op}
+        if len(found) > 1:
+            return True
+        for result in op.results:
+            reads[result] = found
+    return False
+
+
+def computes_matmul_lhs(body_ops: Sequence[Operation]) -> bool:
+    """Whether a gemm kernel computes a matmul's lhs (fuse-prologue)."""
+    inside = set(body_ops)
+    return any(
+        isinstance(op, molten.MatmulOp) and op.lhs.owner in inside for op in body_ops
+    )
+
+
+@irdl_attr_definition
+class GemmMatchAttr(ParametrizedAttribute):
+    """What the fusion passes found in a gemm kernel, where it is more than
+    matmuls and their epilogue: `side_by_side`, an op reads several of its
+    matmuls (silu(gate) * up), so each tile holds each one's tile of the
+    same place; `prologue`, the kernel computes a matmul's lhs. A gemm
+    kernel without the attribute is neither. The verifier checks it against
+    the body; the passes below read it.
+
+    ```mlir
+    #kernel.gemm_match<side_by_side>
+    #kernel.gemm_match<prologue>
+    ```
+    """
+
+    name = "kernel.gemm_match"
+
+    side_by_side: IntAttr = param_def()
+    prologue: IntAttr = param_def()
+
+    def __init__(self, side_by_side: bool, prologue: bool):
+        super().__init__(IntAttr(int(side_by_side)), IntAttr(int(prologue)))
+
+    @staticmethod
+    def of_body(body_ops: Sequence[Operation]) -> GemmMatchAttr | None:
+        """The record of a gemm kernel's body; None where there is nothing
+        to record."""
+        together, prologue = (
+            matmuls_side_by_side(body_ops),
+            computes_matmul_lhs(body_ops),
+        )
+        return GemmMatchAttr(together, prologue) if together or prologue else None
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        flags: set[str] = set()
+
+        def parse_flag() -> None:
+            span = parser._current_token.span
+            flag = parser.parse_identifier()
+            if flag not in GEMM_MATCH_FLAGS or flag in flags:
+                parser.raise_error(
+                    f"a gemm match takes each of {', '.join(GEMM_MATCH_FLAGS)} "
+                    f"at most once, not '{flag}'",
+                    span,
+                )
+            flags.add(flag)
+
+        parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_flag)
+        return tuple(IntAttr(int(f in flags)) for f in GEMM_MATCH_FLAGS)
+
+    def print_parameters(self, printer: Printer) -> None:
+        flags = [f for f in GEMM_MATCH_FLAGS if getattr(self, f).data]
+        printer.print_string(f"<{', '.join(flags)}>")
+
+    def verify(self) -> None:
+        if not (self.side_by_side.data or self.prologue.data):
+            raise VerifyException(
+                "#kernel.gemm_match: records side_by_side, prologue or both "
+                "(a plain gemm kernel has none)"
+            )
+
+
+GEMM_MATCH_FLAGS = ("side_by_side", "prologue")
+
+ATTENTION_MATCH_FIELDS = ("query", "key", "value", "group")
+
+
+@irdl_attr_definition
+class AttentionMatchAttr(ParametrizedAttribute):
+    """What fuse-attention matched in an attention kernel: which of its
+    inputs are q, k and v (by position; self-attention's may be one), how
+    many consecutive query heads read the same K and V (`group`: 1 unless
+    KV heads are shared while the queries are consecutive in memory), and
+    whether the scores end in the causal mask. Every attention kernel has
+    one; the passes below read it instead of matching the body again.
+
+    ```mlir
+    #kernel.attention_match<query = 0, key = 1, value = 2, group = 7, causal>
+    ```
+    """
+
+    name = "kernel.attention_match"
+
+    query: IntAttr = param_def()
+    key: IntAttr = param_def()
+    value: IntAttr = param_def()
+    group: IntAttr = param_def()
+    causal: IntAttr = param_def()
+
+    def __init__(self, query: int, key: int, value: int, group: int, causal: bool):
+        super().__init__(
+            IntAttr(query),
+            IntAttr(key),
+            IntAttr(value),
+            IntAttr(group),
+            IntAttr(int(causal)),
+        )
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        values: dict[str, int] = {}
+
+        def parse_field() -> None:
+            span = parser._current_token.span
+            key = parser.parse_identifier()
+            if key in values or key not in (*ATTENTION_MATCH_FIELDS, "causal"):
+                parser.raise_error(
+                    f"an attention match takes each of "
+                    f"{', '.join(ATTENTION_MATCH_FIELDS)} = N and causal at most "
+                    f"once, not '{key}'",
+                    span,
+                )
+            if key == "causal":
+                values[key] = 1
+                return
+            parser.parse_punctuation("=")
+            values[key] = parser.parse_integer(allow_negative=False)
+
+        parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_field)
+        missing = [f for f in ATTENTION_MATCH_FIELDS if f not in values]
+        if missing:
+            parser.raise_error(
+                f"an attention match needs {', '.join(map(repr, missing))}"
+            )
+        return tuple(
+            IntAttr(values.get(f, 0)) for f in (*ATTENTION_MATCH_FIELDS, "causal")
+        )
+
+    def print_parameters(self, printer: Printer) -> None:
+        fields = [f"{f} = {getattr(self, f).data}" for f in ATTENTION_MATCH_FIELDS]
+        printer.print_string(
+            f"<{', '.join(fields)}{', causal' if self.causal.data else ''}>"
+        )
+
+    def verify(self) -> None:
+        if self.group.data < 1:
+            raise VerifyException("#kernel.attention_match: group must be >= 1")
+
+
+def _verify_matched(
+    where: str,
+    kind: KernelKind,
+    matched: Attribute | None,
+    body: Region,
+) -> None:
+    """An attention kernel has its attention match, naming inputs that are
+    16-bit matrices, and two matmuls; a gemm kernel's match (or its absence)
+    is what its body holds; no other kernel has one."""
+    ops = list(body.block.ops)
+    if kind == KernelKind.GEMM:
+        found = GemmMatchAttr.of_body(ops)
+        if matched != found:
+            described = found or "none (one matmul or siblings one after another)"
+            raise VerifyException(
+                f"{where}: the gemm kernel's match is {matched or 'none'}, but its "
+                f"body's is {described}"
+            )
+        return
+    if kind != KernelKind.ATTENTION:
+        if matched is not None:
+            raise VerifyException(
+                f"{where}: only gemm and attention kernels record a match, not "
+                f"a {kind.value} kernel"
+            )
+        return
+    if not isinstance(matched, AttentionMatchAttr):
+        raise VerifyException(
+            f"{where}: an attention kernel needs its "
+            "#kernel.attention_match<query = ..., key = ..., value = ..., group = ...> "
+            "(fuse-attention records it)"
+        )
+    args = body.block.args
+    for field in ("query", "key", "value"):
+        index = getattr(matched, field).data
+        if index >= len(args):
+            raise VerifyException(
+                f"{where}: the attention's {field} is input {index}, but the kernel "
+                f"has {len(args)} inputs"
+            )
+        t = args[index].type
+        element = t.element_type if isinstance(t, TensorType) else None
+        if not isinstance(element, Float16Type | BFloat16Type) or len(t.shape) < 2:  # type: ignore[union-attr]
+            raise VerifyException(
+                f"{where}: the attention's {field} (input {index}) is {t}, not an "
+                "f16 or bf16 tensor of matrices"
+            )
+    if sum(isinstance(op, molten.MatmulOp) for op in ops) != 2:
+        raise VerifyException(
+            f"{where}: an attention kernel's body has two matmuls, q @ kᵀ and p @ v"
+        )
+
+
 def verify_schedule_kind(
     where: str, kind: KernelKind, schedules: Sequence[ScheduleAttr]
 ) -> None:
@@ -1031,13 +1252,14 @@ class FusedOp(IRDLOperation):
     inputs = var_operand_def()
     outputs = var_result_def()
     kind = prop_def(KernelKindAttr)
+    matched = opt_prop_def(AttentionMatchAttr | GemmMatchAttr)
     schedule = opt_prop_def(ScheduleAttr)
     body = region_def("single_block")
 
     traits = traits_def(IsolatedFromAbove(), Pure())
     assembly_format = (
-        "$kind (`schedule` $schedule^)? `(` $inputs `)` attr-dict "
-        "`:` functional-type($inputs, $outputs) $body"
+        "$kind (`matched` $matched^)? (`schedule` $schedule^)? `(` $inputs `)` "
+        "attr-dict `:` functional-type($inputs, $outputs) $body"
     )
 
     def __init__(
@@ -1061,6 +1283,7 @@ class FusedOp(IRDLOperation):
                 "kernel.fused: block argument types must match the inputs"
             )
         _verify_yield_types(self.name, self.body, self.result_types)
+        _verify_matched("kernel.fused", self.kind.data, self.matched, self.body)
         if self.schedule is not None:
             verify_schedule_kind("kernel.fused", self.kind.data, [self.schedule])
 
@@ -1135,6 +1358,7 @@ class FuncOp(IRDLOperation):
     sym_name = prop_def(StringAttr)
     function_type = prop_def(FunctionType)
     kind = prop_def(KernelKindAttr)
+    matched = opt_prop_def(AttentionMatchAttr | GemmMatchAttr)
     schedule = opt_prop_def(ScheduleAttr)
     tiling = opt_prop_def(TilingAttr | AttentionTilingAttr)
     variants = opt_prop_def(ArrayAttr[VariantAttr])
@@ -1168,6 +1392,12 @@ class FuncOp(IRDLOperation):
                 "match the function type's inputs"
             )
         _verify_yield_types(self.name, self.body, self.function_type.outputs.data)
+        _verify_matched(
+            f"kernel.func @{self.sym_name.data}",
+            self.kind.data,
+            self.matched,
+            self.body,
+        )
         verify_schedule_kind(
             f"kernel.func @{self.sym_name.data}",
             self.kind.data,
@@ -1272,6 +1502,9 @@ class FuncOp(IRDLOperation):
         printer.print_string(") -> (")
         printer.print_list(self.function_type.outputs.data, printer.print_attribute)
         printer.print_string(f") {self.kind.data.value}")
+        if self.matched is not None:
+            printer.print_string(" matched ")
+            printer.print_attribute(self.matched)
         if self.schedule is not None:
             printer.print_string(" schedule ")
             printer.print_attribute(self.schedule)
@@ -1297,6 +1530,9 @@ class FuncOp(IRDLOperation):
             parser.Delimiter.PAREN, parser.parse_type
         )
         kind = KernelKindAttr(parser.parse_str_enum(KernelKind))
+        matched = None
+        if parser.parse_optional_keyword("matched"):
+            matched = parser.parse_attribute()
         schedule = None
         if parser.parse_optional_keyword("schedule"):
             schedule = parser.parse_attribute()
@@ -1314,6 +1550,8 @@ class FuncOp(IRDLOperation):
             "function_type": FunctionType.from_lists([a.type for a in args], outputs),
             "kind": kind,
         }
+        if matched is not None:
+            properties["matched"] = matched
         if schedule is not None:
             properties["schedule"] = schedule
         if tiling is not None:
@@ -1390,5 +1628,7 @@ Kernel = Dialect(
         TilingAttr,
         AttentionTilingAttr,
         VariantAttr,
+        GemmMatchAttr,
+        AttentionMatchAttr,
     ],
 )

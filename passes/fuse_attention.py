@@ -31,8 +31,9 @@ are not a multiple of 16.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,12 +58,14 @@ from molten.dialects import kernel, molten
 from molten.dialects.molten import Dim, value_dims
 from molten.passes.fusion import (
     ELEMENTWISE,
+    GENERATORS,
     LAYOUTS,
     fuse,
     is_convex,
     is_fusible_root,
 )
 from molten.passes.lowering.emitter import broadcast_index
+from molten.passes.schedule.common import KernelBody
 
 HEAD_DIM_MULTIPLE = 16
 """Head dimensions the kernel takes: multiples of one mma's K (and of the
@@ -90,6 +93,19 @@ class AttentionPattern:
     output: SSAValue
     """The attention's result: p @ v, or its cast."""
     ops: tuple[Operation, ...]
+    group: int = 1
+    """How many consecutive query heads read the same K and V (`query_group`)."""
+
+    def record(self, inputs: Sequence[SSAValue]) -> kernel.AttentionMatchAttr:
+        """The #kernel.attention_match of a kernel of `inputs` computing it."""
+        where = list(inputs)
+        return kernel.AttentionMatchAttr(
+            where.index(self.query),
+            where.index(self.key),
+            where.index(self.value),
+            self.group,
+            self.causal,
+        )
 
 
 def _only_user(value: SSAValue) -> Operation | None:
@@ -287,9 +303,10 @@ def match_attention(weighted: molten.MatmulOp) -> AttentionPattern | None:
             ]
         )
     )
-    return AttentionPattern(
+    found = AttentionPattern(
         query, key, value, _ends_in_causal_mask(score_ops), qk, x, weighted, output, ops
     )
+    return dataclasses.replace(found, group=query_group(found))
 
 
 def stored_offset(
@@ -367,14 +384,30 @@ def query_group(found: AttentionPattern) -> int:
     return 1
 
 
-def attention_in(body: Iterable[Operation], where: str) -> AttentionPattern:
-    """The attention the ops of an attention kernel's body compute."""
-    for op in body:
-        if isinstance(op, molten.MatmulOp) and (found := match_attention(op)):
-            return found
-    raise NotImplementedError(
-        f"{where}: the attention kernel's body is not softmax(f(q @ kᵀ)) @ v "
-        "on f16 or bf16 tensors"
+def attention_of(body: KernelBody) -> AttentionPattern:
+    """The attention an attention kernel computes, as fuse-attention
+    recorded it (#kernel.attention_match): q, k and v the inputs it names;
+    q @ kᵀ and p @ v the body's two matmuls, in order; the logits the
+    softmax's input."""
+    matched = body.matched
+    assert isinstance(matched, kernel.AttentionMatchAttr)  # the verifier's
+    scores, weighted = body.matmuls
+    probs = weighted.lhs
+    if isinstance(cast := probs.owner, molten.CastOp):  # the softmax's downcast
+        probs = cast.input
+    softmax = _softmax_of(probs)
+    assert softmax is not None, "an attention kernel's p @ v reads a softmax"
+    return AttentionPattern(
+        query=body.inputs[matched.query.data],
+        key=body.inputs[matched.key.data],
+        value=body.inputs[matched.value.data],
+        causal=bool(matched.causal.data),
+        scores=scores,
+        logits=softmax[0],
+        weighted=weighted,
+        output=body.outputs[0],
+        ops=tuple(op for op in body.ops if not isinstance(op, kernel.YieldOp)),
+        group=matched.group.data,
     )
 
 
@@ -386,11 +419,18 @@ class FuseAttentionPattern(RewritePattern):
         found = match_attention(op)
         if found is None:
             return
+        if any(
+            isinstance(t.owner, GENERATORS)
+            for t in (found.query, found.key, found.value)
+        ):
+            return  # the kernel reads q, k and v from its inputs
         group = set(found.ops)
         block = op.parent_block()
         if block is None or not is_convex(group, block):
             return
-        fuse(rewriter, group, kernel.KernelKind.ATTENTION)
+        fused = fuse(rewriter, group, kernel.KernelKind.ATTENTION)
+        if fused is not None:
+            fused.matched = found.record(fused.inputs)
 
 
 @dataclass(frozen=True)

@@ -127,7 +127,6 @@ def siblings_fit(group: set[Operation], target: Target) -> bool:
     lhs) as one kernel: side by side where an op reads several of them
     (then of one type), else each tile one's, where the estimate finds
     that no slower than a kernel each (siblings_pay)."""
-    from molten.passes.schedule.common import side_by_side
     from molten.passes.schedule.siblings import siblings_pay
 
     if sum(isinstance(o, molten.MatmulOp) for o in group) < 2:
@@ -135,7 +134,7 @@ def siblings_fit(group: set[Operation], target: Target) -> bool:
     # In block order (side_by_side follows values forward).
     ops = [o for o in next(iter(group)).parent_block().ops if o in group]  # type: ignore[union-attr]
     matmuls = [o for o in ops if isinstance(o, molten.MatmulOp)]
-    if side_by_side(ops):
+    if kernel.matmuls_side_by_side(ops):
         return all(mm.is_sibling_of(matmuls[0]) for mm in matmuls) and persistent_takes(
             matmuls, target, side_by_side=True
         )

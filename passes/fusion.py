@@ -322,6 +322,8 @@ def fuse(
         body.add_op(op.clone(mapping))
     body.add_op(kernel.YieldOp(*(mapping[v] for v in outputs)))
     fused = kernel.FusedOp(kind, inputs, [v.type for v in outputs], Region(body))
+    if kind == kernel.KernelKind.GEMM:  # what it matched beyond matmuls
+        fused.matched = kernel.GemmMatchAttr.of_body(list(body.ops))
 
     # Ops between the group's first and last op that the group depends on go
     # before the fused op (convexity guarantees they do not depend on it).

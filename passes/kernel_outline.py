@@ -44,6 +44,7 @@ class OutlineFusedGroup(RewritePattern):
         for outlined in self.copies_kernels.get(graph, []):
             if (
                 outlined.kind == op.kind
+                and outlined.matched == op.matched
                 and outlined.schedule == op.schedule
                 and list(outlined.function_type.outputs) == list(op.result_types)
                 and outlined.body.is_structurally_equivalent(op.body)
@@ -79,6 +80,8 @@ class OutlineFusedGroup(RewritePattern):
             [v.type for v in op.inputs], op.result_types
         )
         outlined = kernel.FuncOp(name, op.kind.data, function_type, body, fused_ops)
+        if op.matched is not None:
+            outlined.matched = op.matched
         if op.schedule is not None:
             outlined.schedule = op.schedule
         rewriter.insert(outlined, InsertPoint.before(graph))

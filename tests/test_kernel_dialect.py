@@ -611,6 +611,22 @@ func.func @graph(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %s: tensor<f32>, %a: te
 }
 """
 
+ATTENTION_OPS = """
+    %q32 = molten.cast %q : tensor<8x64xf16> to tensor<8x64xf32>
+    %k32 = molten.cast %k : tensor<16x64xf16> to tensor<16x64xf32>
+    %v32 = molten.cast %v : tensor<16x32xf16> to tensor<16x32xf32>
+    %s = molten.matmul %q32, %k32 transpose_b : (tensor<8x64xf32>, tensor<16x64xf32>) -> tensor<8x16xf32>
+    %e = molten.exp %s : tensor<8x16xf32>
+    %l = molten.reduce_sum %e axes = [1] keepdim : tensor<8x16xf32> -> tensor<8x1xf32>
+    %p = molten.div %e, %l : (tensor<8x16xf32>, tensor<8x1xf32>) -> tensor<8x16xf32>
+    %r = molten.matmul %p, %v32 : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+    %r16 = molten.cast %r : tensor<8x32xf32> to tensor<8x32xf16>
+    kernel.yield %r16 : tensor<8x32xf16>
+"""
+QKV = "tensor<8x64xf16>, tensor<16x64xf16>, tensor<16x32xf16>"
+MATCH = "matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 1>"
+
+
 SMALL_FORMS = {
     "no-outputs": """
 kernel.func @k(%x: tensor<4xf32>) -> () pointwise {
@@ -636,24 +652,24 @@ func.func @f() -> tensor<2xf16> {
   func.return %2 : tensor<2xf16>
 }
 """,
-    "every-kind": """
-kernel.func @a(%x: tensor<4xf32>) -> (tensor<4xf32>) attention {
+    # Attention kernels carry what fuse-attention matched and a real
+    # attention body: the verifier holds them to both.
+    "every-kind": f"""
+kernel.func @a(%q: tensor<8x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x32xf16>) -> (tensor<8x32xf16>) attention {MATCH} {{
+{ATTENTION_OPS}}}
+kernel.func @b(%x: tensor<4xf32>) -> (tensor<4xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 1, tile = [1, 1, 1]> {{
   kernel.yield %x : tensor<4xf32>
-}
-kernel.func @b(%x: tensor<4xf32>) -> (tensor<4xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 1, tile = [1, 1, 1]> {
-  kernel.yield %x : tensor<4xf32>
-}
-func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
-  %0 = kernel.fused row_reduce (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+}}
+func.func @f(%x: tensor<4xf32>, %xq: tensor<8x64xf16>, %xk: tensor<16x64xf16>, %xv: tensor<16x32xf16>) -> (tensor<4xf32>, tensor<8x32xf16>) {{
+  %0 = kernel.fused row_reduce (%x) : (tensor<4xf32>) -> tensor<4xf32> {{
   ^bb0(%y: tensor<4xf32>):
     kernel.yield %y : tensor<4xf32>
-  }
-  %1, %2 = kernel.fused attention (%0) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
-  ^bb0(%y: tensor<4xf32>):
-    kernel.yield %y, %y : tensor<4xf32>, tensor<4xf32>
-  }
-  func.return %1, %2 : tensor<4xf32>, tensor<4xf32>
-}
+  }}
+  %1 = kernel.fused attention {MATCH} (%xq, %xk, %xv) : ({QKV}) -> tensor<8x32xf16> {{
+  ^bb0(%q: tensor<8x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x32xf16>):
+{ATTENTION_OPS}  }}
+  func.return %0, %1 : tensor<4xf32>, tensor<8x32xf16>
+}}
 """,
 }
 

@@ -14,7 +14,7 @@
 // rows, and the keys split into as many parts as two blocks an SM take:
 // 2 x 108 / 8 = 27 on an A100, 2 x 132 / 8 = 33 on an H100, 2 x 16 / 8 = 4
 // with 16 SMs.
-kernel.func @decode(%k: tensor<8x8192x128xf16>, %v: tensor<8x8192x128xf16>, %q: tensor<32x1x128xf16>) -> (tensor<32x1x128xf16>) attention {
+kernel.func @decode(%k: tensor<8x8192x128xf16>, %v: tensor<8x8192x128xf16>, %q: tensor<32x1x128xf16>) -> (tensor<32x1x128xf16>) attention matched #kernel.attention_match<query = 2, key = 0, value = 1, group = 4> {
   %cst = molten.constant dense<8.838835e-02> : tensor<f32>
   %0 = molten.reshape %k : tensor<8x8192x128xf16> -> tensor<8x1x8192x128xf16>
   %1 = molten.broadcast_to %0 : tensor<8x1x8192x128xf16> -> tensor<8x4x8192x128xf16>

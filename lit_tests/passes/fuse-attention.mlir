@@ -14,7 +14,7 @@ func.func @composite(%q: tensor<2x100x64xf16>, %k: tensor<2x130x64xf16>, %v: ten
 }
 
 // CHECK-LABEL: func.func @composite(
-// CHECK-NEXT:    %o = kernel.fused attention(%q, %k, %v) : (tensor<2x100x64xf16>, tensor<2x130x64xf16>, tensor<2x130x64xf16>) -> tensor<2x100x64xf16> {
+// CHECK-NEXT:    %o = kernel.fused attention matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 1, causal>(%q, %k, %v) : (tensor<2x100x64xf16>, tensor<2x130x64xf16>, tensor<2x130x64xf16>) -> tensor<2x100x64xf16> {
 // CHECK:           molten.causal_mask : tensor<100x130xf32>
 // CHECK:           molten.cast %q_1 : tensor<2x100x64xf16> to tensor<2x100x64xf32>
 // CHECK:           molten.matmul %q_f32, %k_f32 transpose_b
@@ -37,7 +37,7 @@ func.func @merged_heads(%q: tensor<2x100x64xf16>, %k: tensor<2x100x64xf16>, %v: 
 }
 
 // CHECK-LABEL: func.func @merged_heads(
-// CHECK-NEXT:    %merged = kernel.fused attention(%q, %k, %v) : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<100x128xf16> {
+// CHECK-NEXT:    %merged = kernel.fused attention matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 1, causal>(%q, %k, %v) : (tensor<2x100x64xf16>, tensor<2x100x64xf16>, tensor<2x100x64xf16>) -> tensor<100x128xf16> {
 // CHECK:           molten.matmul %div, %v_f32
 // CHECK:           %t = molten.transpose %o permutation = [1, 0, 2]
 // CHECK-NEXT:      %merged_1 = molten.reshape %t : tensor<100x2x64xf16> -> tensor<100x128xf16>
@@ -62,7 +62,7 @@ func.func @by_hand(%q: tensor<4x32x80xbf16>, %k: tensor<4x48x80xbf16>, %v: tenso
 }
 
 // CHECK-LABEL: func.func @by_hand(
-// CHECK:         %o = kernel.fused attention(%q, %k, %v) : (tensor<4x32x80xbf16>, tensor<4x48x80xbf16>, tensor<4x48x16xbf16>) -> tensor<4x32x16xbf16> {
+// CHECK:         %o = kernel.fused attention matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 1>(%q, %k, %v) : (tensor<4x32x80xbf16>, tensor<4x48x80xbf16>, tensor<4x48x16xbf16>) -> tensor<4x32x16xbf16> {
 // CHECK:           kernel.yield %o_1 : tensor<4x32x16xbf16>
 // CHECK-NEXT:    }
 // CHECK:         func.return %o : tensor<4x32x16xbf16>
@@ -108,7 +108,7 @@ func.func @bias(%q: tensor<16x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x64xf
 }
 
 // CHECK-LABEL: func.func @bias(
-// CHECK:         %o = kernel.fused attention(%q, %k, %bias, %v) : (tensor<16x64xf16>, tensor<16x64xf16>, tensor<16x16xf16>, tensor<16x64xf16>) -> tensor<16x64xf16> {
+// CHECK:         %o = kernel.fused attention matched #kernel.attention_match<query = 0, key = 1, value = 3, group = 1>(%q, %k, %bias, %v) : (tensor<16x64xf16>, tensor<16x64xf16>, tensor<16x16xf16>, tensor<16x64xf16>) -> tensor<16x64xf16> {
 // CHECK:         func.return %o
 
 // -----
@@ -141,5 +141,5 @@ func.func @shared_kv(%q: tensor<4x16x64xf16>, %k: tensor<16x64xf16>, %v: tensor<
 }
 
 // CHECK-LABEL: func.func @shared_kv(
-// CHECK:         %o = kernel.fused attention(%q, %k, %v) : (tensor<4x16x64xf16>, tensor<16x64xf16>, tensor<16x64xf16>) -> tensor<4x16x64xf16> {
+// CHECK:         %o = kernel.fused attention matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 4>(%q, %k, %v) : (tensor<4x16x64xf16>, tensor<16x64xf16>, tensor<16x64xf16>) -> tensor<4x16x64xf16> {
 // CHECK:         func.return %o

@@ -249,7 +249,7 @@ func.func @gate_up(%x: tensor<256x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tenso
 // CHECK:         %y = kernel.fused gemm(%x, %wg, %up) : (tensor<256x64xbf16>, tensor<128x64xbf16>, tensor<256x128xbf16>) -> tensor<256x128xbf16> {
 
 // SM90A-LABEL: func.func @gate_up(
-// SM90A-NEXT:    %y = kernel.fused gemm(%x, %wg, %wu) : (tensor<256x64xbf16>, tensor<128x64xbf16>, tensor<128x64xbf16>) -> tensor<256x128xbf16> {
+// SM90A-NEXT:    %y = kernel.fused gemm matched #kernel.gemm_match<side_by_side>(%x, %wg, %wu) : (tensor<256x64xbf16>, tensor<128x64xbf16>, tensor<128x64xbf16>) -> tensor<256x128xbf16> {
 // SM90A-NEXT:    ^bb0(%x_1: tensor<256x64xbf16>, %wg_1: tensor<128x64xbf16>, %wu_1: tensor<128x64xbf16>):
 // SM90A-NEXT:      %gate = molten.matmul %x_1, %wg_1 transpose_b : (tensor<256x64xbf16>, tensor<128x64xbf16>) -> tensor<256x128xbf16>
 // SM90A-NEXT:      %up = molten.matmul %x_1, %wu_1 transpose_b : (tensor<256x64xbf16>, tensor<128x64xbf16>) -> tensor<256x128xbf16>

@@ -22,7 +22,7 @@ func.func @norm_linear(%x: tensor<70x2048xbf16>, %w: tensor<2048xbf16>, %weight:
 }
 
 // CHECK-LABEL: func.func @norm_linear
-// CHECK-NEXT:    %y = kernel.fused gemm(%x, %w, %weight) : (tensor<70x2048xbf16>, tensor<2048xbf16>, tensor<5000x2048xbf16>) -> tensor<70x5000xbf16> {
+// CHECK-NEXT:    %y = kernel.fused gemm matched #kernel.gemm_match<prologue>(%x, %w, %weight) : (tensor<70x2048xbf16>, tensor<2048xbf16>, tensor<5000x2048xbf16>) -> tensor<70x5000xbf16> {
 // CHECK-NEXT:    ^bb0(%x_1: tensor<70x2048xbf16>, %w_1: tensor<2048xbf16>, %weight_1: tensor<5000x2048xbf16>):
 // CHECK-NEXT:      %cst = molten.constant dense<1.000000e-06> : tensor<f32>
 // CHECK-NEXT:      %x_f32 = molten.cast %x_1 : tensor<70x2048xbf16> to tensor<70x2048xf32>

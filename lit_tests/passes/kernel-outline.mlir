@@ -230,3 +230,34 @@ func.func @mlp(%x: tensor<4x8xf32>, %g: tensor<8xf32>, %w: tensor<8x16xf32>) -> 
 // DECOMP-NEXT:    %y = kernel.launch @mlp_gemm0(%n, %w) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
 // DECOMP-NEXT:    func.return %y : tensor<4x16xf32>
 // DECOMP-NEXT:  }
+
+// -----
+
+// What a fusion pass matched travels with the kernel: the outlined
+// attention kernel.func carries the group's `matched` record (q, k and v by
+// input position, the query group, causal), which the schedule, tiling and
+// lowering read instead of matching the body again.
+func.func @attend(%q: tensor<8x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x32xf16>) -> tensor<8x32xf16> {
+  %o = kernel.fused attention matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 1> (%q, %k, %v) : (tensor<8x64xf16>, tensor<16x64xf16>, tensor<16x32xf16>) -> tensor<8x32xf16> {
+  ^bb0(%qa: tensor<8x64xf16>, %ka: tensor<16x64xf16>, %va: tensor<16x32xf16>):
+    %q32 = molten.cast %qa : tensor<8x64xf16> to tensor<8x64xf32>
+    %k32 = molten.cast %ka : tensor<16x64xf16> to tensor<16x64xf32>
+    %v32 = molten.cast %va : tensor<16x32xf16> to tensor<16x32xf32>
+    %s = molten.matmul %q32, %k32 transpose_b : (tensor<8x64xf32>, tensor<16x64xf32>) -> tensor<8x16xf32>
+    %e = molten.exp %s : tensor<8x16xf32>
+    %l = molten.reduce_sum %e axes = [1] keepdim : tensor<8x16xf32> -> tensor<8x1xf32>
+    %p = molten.div %e, %l : (tensor<8x16xf32>, tensor<8x1xf32>) -> tensor<8x16xf32>
+    %r = molten.matmul %p, %v32 : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+    %r16 = molten.cast %r : tensor<8x32xf32> to tensor<8x32xf16>
+    kernel.yield %r16 : tensor<8x32xf16>
+  }
+  func.return %o : tensor<8x32xf16>
+}
+
+// CHECK-LABEL: kernel.func @attend_attention0(%qa: tensor<8x64xf16>, %ka: tensor<16x64xf16>, %va: tensor<16x32xf16>) -> (tensor<8x32xf16>) attention matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 1> attributes {fused_ops = ["cast", "cast", "cast", "matmul", "exp", "reduce_sum", "div", "matmul", "cast"]} {
+// CHECK:         kernel.yield %r16 : tensor<8x32xf16>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  func.func @attend(%q: tensor<8x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x32xf16>) -> tensor<8x32xf16> {
+// CHECK-NEXT:    %o = kernel.launch @attend_attention0(%q, %k, %v) : (tensor<8x64xf16>, tensor<16x64xf16>, tensor<16x32xf16>) -> tensor<8x32xf16>
+// CHECK-NEXT:    func.return %o : tensor<8x32xf16>
+// CHECK-NEXT:  }

@@ -477,9 +477,15 @@ kernel.func @kept_gemm(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16
   %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
   kernel.yield %m : tensor<16x16xf32>
 }
-kernel.func @kept_attention(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
-  %o = molten.attention %q, %q, %q scale = 1.250000e-01 : (tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-  kernel.yield %o : tensor<16x64xf32>
+kernel.func @kept_attention(%q: tensor<16x64xf16>) -> (tensor<16x64xf16>) attention matched #kernel.attention_match<query = 0, key = 0, value = 0, group = 1> schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
+  %q_f32 = molten.cast %q : tensor<16x64xf16> to tensor<16x64xf32>
+  %s = molten.matmul %q_f32, %q_f32 transpose_b : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x16xf32>
+  %e = molten.exp %s : tensor<16x16xf32>
+  %l = molten.reduce_sum %e axes = [1] keepdim : tensor<16x16xf32> -> tensor<16x1xf32>
+  %p = molten.div %e, %l : (tensor<16x16xf32>, tensor<16x1xf32>) -> tensor<16x16xf32>
+  %o = molten.matmul %p, %q_f32 : (tensor<16x16xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  %out = molten.cast %o : tensor<16x64xf32> to tensor<16x64xf16>
+  kernel.yield %out : tensor<16x64xf16>
 }
 func.func @kept_groups(%x: tensor<2x300xf32>) -> tensor<2x300xf32> {
   %s = kernel.fused row_reduce schedule <row_reduce, block = 512, vector = 2> (%x) : (tensor<2x300xf32>) -> tensor<2x1xf32> {
@@ -503,9 +509,15 @@ func.func @kept_groups(%x: tensor<2x300xf32>) -> tensor<2x300xf32> {
 // CHECK-NEXT:    %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
 // CHECK-NEXT:    kernel.yield %m : tensor<16x16xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @kept_attention(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
-// CHECK-NEXT:    %o = molten.attention %q, %q, %q scale = 1.250000e-01 : (tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
-// CHECK-NEXT:    kernel.yield %o : tensor<16x64xf32>
+// CHECK-NEXT:  kernel.func @kept_attention(%q: tensor<16x64xf16>) -> (tensor<16x64xf16>) attention matched #kernel.attention_match<query = 0, key = 0, value = 0, group = 1> schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
+// CHECK-NEXT:    %q_f32 = molten.cast %q : tensor<16x64xf16> to tensor<16x64xf32>
+// CHECK-NEXT:    %s = molten.matmul %q_f32, %q_f32 transpose_b : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x16xf32>
+// CHECK-NEXT:    %e = molten.exp %s : tensor<16x16xf32>
+// CHECK-NEXT:    %l = molten.reduce_sum %e axes = [1] keepdim : tensor<16x16xf32> -> tensor<16x1xf32>
+// CHECK-NEXT:    %p = molten.div %e, %l : (tensor<16x16xf32>, tensor<16x1xf32>) -> tensor<16x16xf32>
+// CHECK-NEXT:    %o = molten.matmul %p, %q_f32 : (tensor<16x16xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+// CHECK-NEXT:    %out = molten.cast %o : tensor<16x64xf32> to tensor<16x64xf16>
+// CHECK-NEXT:    kernel.yield %out : tensor<16x64xf16>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  func.func @kept_groups(%x: tensor<2x300xf32>) -> tensor<2x300xf32> {
 // CHECK-NEXT:    %s = kernel.fused row_reduce schedule <row_reduce, block = 512, rows_per_block = 1, vector = 2, elements_per_thread = 1>(%x) : (tensor<2x300xf32>) -> tensor<2x1xf32> {
@@ -559,7 +571,7 @@ func.func @softmax_matmul(%x: tensor<8x1000xf32>, %w: tensor<1000x64xf32>) -> te
 // fastest for both products side by side (128 x 192), shared out by column
 // (96 each), with the stages of the whole tile; for other targets, whose
 // tensor-core kernels compute one product, the SIMT kernel.
-kernel.func @gate_up(%x: tensor<512x3584xbf16>, %wg: tensor<18944x3584xbf16>, %wu: tensor<18944x3584xbf16>) -> (tensor<512x18944xbf16>) gemm {
+kernel.func @gate_up(%x: tensor<512x3584xbf16>, %wg: tensor<18944x3584xbf16>, %wu: tensor<18944x3584xbf16>) -> (tensor<512x18944xbf16>) gemm matched #kernel.gemm_match<side_by_side> {
   %gate = molten.matmul %x, %wg transpose_b : (tensor<512x3584xbf16>, tensor<18944x3584xbf16>) -> tensor<512x18944xbf16>
   %up = molten.matmul %x, %wu transpose_b : (tensor<512x3584xbf16>, tensor<18944x3584xbf16>) -> tensor<512x18944xbf16>
   %act = molten.silu %gate : tensor<512x18944xbf16>
@@ -568,10 +580,10 @@ kernel.func @gate_up(%x: tensor<512x3584xbf16>, %wg: tensor<18944x3584xbf16>, %w
 }
 
 // CHECK-LABEL: kernel.func @gate_up(
-// CHECK-SAME:    gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [128, 128, 8]>
+// CHECK-SAME:    gemm matched #kernel.gemm_match<side_by_side> schedule #kernel.schedule<gemm_simt, block = 256, tile = [128, 128, 8]>
 
 // WGMMA-LABEL: kernel.func @gate_up(
-// WGMMA-SAME:    gemm schedule #kernel.schedule<gemm_tma, block = 384, tile = [128, 96, 64], warp = [64, 96], stages = 5, persistent = 132>
+// WGMMA-SAME:    gemm matched #kernel.gemm_match<side_by_side> schedule #kernel.schedule<gemm_tma, block = 384, tile = [128, 96, 64], warp = [64, 96], stages = 5, persistent = 132>
 
 // -----
 

@@ -24,7 +24,7 @@
 // FUSED:      func.func @mlp_T1({{.*}} attributes {molten.sizes = #molten.sizes<@mlp, 1 <= T <= 8>} {
 // FUSED-NEXT:   kernel.launch @mlp_gemm0
 // FUSED-NEXT:   kernel.launch @mlp_gemm1
-// FUSED:      kernel.func @mlp_gemm2({{.*}} gemm variants [#kernel.variant<T <= 32, {{.*}}>>, {{.*}}#kernel.variant<T, {{.*}} attributes {fused_ops = ["matmul", "matmul", "silu", "mul"]}
+// FUSED:      kernel.func @mlp_gemm2({{.*}} gemm matched #kernel.gemm_match<side_by_side> variants [#kernel.variant<T <= 32, {{.*}}>>, {{.*}}#kernel.variant<T, {{.*}} attributes {fused_ops = ["matmul", "matmul", "silu", "mul"]}
 // FUSED:      func.func @mlp_T9({{.*}} attributes {molten.sizes = #molten.sizes<@mlp, 9 <= T>} {
 // FUSED-NEXT:   kernel.launch @mlp_gemm2
 // FUSED-NOT:  func.func

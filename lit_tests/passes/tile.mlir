@@ -220,7 +220,7 @@ kernel.func @tiled(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16x
 // query rows, keys, head dims). 150 query rows and 70 keys in tiles of 64:
 // 3 tiles of rows, 2 key steps, both partial; on mma.sync each tile's rows
 // padded by 8 halves (16 bytes).
-kernel.func @attention_mma(%q: tensor<2x150x64xf16>, %k: tensor<2x70x64xf16>, %v: tensor<2x70x64xf16>) -> (tensor<2x150x64xf16>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
+kernel.func @attention_mma(%q: tensor<2x150x64xf16>, %k: tensor<2x70x64xf16>, %v: tensor<2x70x64xf16>) -> (tensor<2x150x64xf16>) attention matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 1> schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
   %cst = molten.constant dense<1.250000e-01> : tensor<f32>
   %q_f32 = molten.cast %q : tensor<2x150x64xf16> to tensor<2x150x64xf32>
   %k_f32 = molten.cast %k : tensor<2x70x64xf16> to tensor<2x70x64xf32>
@@ -244,7 +244,7 @@ kernel.func @attention_mma(%q: tensor<2x150x64xf16>, %k: tensor<2x70x64xf16>, %v
 
 // 128 query rows and keys in tiles of 64 on wgmma: nothing partial, the
 // tiles swizzled, unpadded.
-kernel.func @attention_wgmma(%q: tensor<2x128x64xf16>, %k: tensor<2x128x64xf16>, %v: tensor<2x128x64xf16>) -> (tensor<2x128x64xf16>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [64, 64], stages = 2, mma_warps = 4> {
+kernel.func @attention_wgmma(%q: tensor<2x128x64xf16>, %k: tensor<2x128x64xf16>, %v: tensor<2x128x64xf16>) -> (tensor<2x128x64xf16>) attention matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 1> schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [64, 64], stages = 2, mma_warps = 4> {
   %cst = molten.constant dense<1.250000e-01> : tensor<f32>
   %q_f32 = molten.cast %q : tensor<2x128x64xf16> to tensor<2x128x64xf32>
   %k_f32 = molten.cast %k : tensor<2x128x64xf16> to tensor<2x128x64xf32>
@@ -455,7 +455,7 @@ kernel.func @tc_f32(%a: tensor<256x64xf32>, %b: tensor<64x256xf32>) -> (tensor<2
 
 // A gemm kernel of two matmuls that are not siblings (the second's lhs is
 // the first's result).
-kernel.func @two_matmuls(%a: tensor<16x16xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> {
+kernel.func @two_matmuls(%a: tensor<16x16xf32>) -> (tensor<16x16xf32>) gemm matched #kernel.gemm_match<side_by_side, prologue> schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> {
   %m = molten.matmul %a, %a : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
   %n = molten.matmul %m, %a : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
   kernel.yield %n : tensor<16x16xf32>
@@ -468,7 +468,7 @@ kernel.func @two_matmuls(%a: tensor<16x16xf32>) -> (tensor<16x16xf32>) gemm sche
 
 // Two matmuls of one lhs that an op reads together (side by side: each
 // tile holds both products at the same places) must be of one shape.
-kernel.func @mixed_widths(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>, %c: tensor<16x1xf32>) -> (tensor<16x16xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> {
+kernel.func @mixed_widths(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>, %c: tensor<16x1xf32>) -> (tensor<16x16xf32>) gemm matched #kernel.gemm_match<side_by_side> schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> {
   %m = molten.matmul %a, %b : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
   %n = molten.matmul %a, %c : (tensor<16x16xf32>, tensor<16x1xf32>) -> tensor<16x1xf32>
   %p = molten.mul %m, %n : (tensor<16x16xf32>, tensor<16x1xf32>) -> tensor<16x16xf32>

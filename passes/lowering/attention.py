@@ -27,13 +27,13 @@ from __future__ import annotations
 import math
 
 from xdsl.dialects import arith
-from xdsl.ir import BlockArgument, SSAValue
+from xdsl.ir import SSAValue
 
 from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import value_dims
 from molten.passes.fuse_attention import (
     AttentionPattern,
-    attention_in,
+    attention_of,
     stored_offset,
 )
 from molten.passes.lowering.attention_mma import MmaProducts, padded_rows
@@ -54,6 +54,7 @@ from molten.passes.lowering.kernels import GridOf, KernelShell, Launch, LoweredK
 from molten.passes.lowering.matmul import GemmShape
 from molten.passes.lowering.pipeline import CopyPipeline
 from molten.passes.lowering.reductions import lanes_reduce
+from molten.passes.schedule.common import KernelBody
 from molten.passes.tiling.attention import (
     ATTENTION_FRAGMENT_ROWS,
     attention_schedule_problem,
@@ -71,12 +72,9 @@ def _attention_of(
 ) -> AttentionPattern:
     """The attention the kernel computes, where its lowering takes it."""
     where = f"@{kfunc.sym_name.data}"
-    found = attention_in(kfunc.body.block.ops, "lower-kernel-to-cuda")
+    found = attention_of(KernelBody.of(kfunc))
     if schedule is None:
         raise _not_supported(f"{where} needs a schedule (run kernel-schedule)")
-    for tensor in (found.query, found.key, found.value):
-        if not isinstance(tensor, BlockArgument):
-            raise _not_supported(f"{where} computing q, k or v inside it")
     if (problem := attention_schedule_problem(found, schedule)) is not None:
         raise _not_supported(f"{where} with schedule {schedule} ({problem})")
     return found

@@ -43,7 +43,7 @@ class GemmShape(Gemm):
     (fuse-prologue): the kernel accumulates them from the lhs tiles."""
     side_by_side: bool = True
     """Whether each tile of the output is a tile of every sibling (an op
-    reads several: schedule.common.side_by_side), else of one of them, the
+    reads several: #kernel.gemm_match), else of one of them, the
     tiles of each one after another (`concatenated`)."""
 
     @property
@@ -78,7 +78,7 @@ class GemmShape(Gemm):
         """The gemm of a kernel; where it holds siblings, or computes its lhs,
         only for a lowering that takes them (`siblings`, `prologue`)."""
         from molten.passes.fuse_prologue import prologue_source
-        from molten.passes.schedule.common import side_by_side
+        from molten.passes.schedule.common import KernelBody
 
         matmuls = gemm_matmuls(kfunc)
         first = matmuls[0]
@@ -93,7 +93,7 @@ class GemmShape(Gemm):
             matmuls=tuple(matmuls),
             source=source,
             row_reductions=reductions,
-            side_by_side=side_by_side(list(kfunc.body.block.ops)),
+            side_by_side=KernelBody.of(kfunc).side_by_side,
         )
         if any(not isinstance(mm.rhs, BlockArgument) for mm in matmuls):
             raise NotImplementedError(

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import math
 
-from xdsl.ir import Operation
-
 from molten.dialects import kernel
 from molten.dialects.cuda import WGMMA_M
 from molten.dialects.molten import shape_of
-from molten.passes.fuse_attention import attention_in, query_group
+from molten.passes.fuse_attention import attention_of
 from molten.passes.schedule.common import WARP, FamilyRule, KernelBody
 from molten.passes.schedule.target import DEFAULT_TARGET, Target
 
@@ -81,7 +79,7 @@ and the kernel issues more instructions than the tensor cores wait for."""
 
 
 def attention_schedule(
-    body_ops: list[Operation],
+    body: KernelBody,
     target: Target = DEFAULT_TARGET,
     may_split: bool = True,
 ) -> kernel.ScheduleAttr:
@@ -92,7 +90,7 @@ def attention_schedule(
     whole head dimension (tile K) at once, two tiles of K and V in flight;
     each warp's tile is 16 rows by the value head dimension. The keys
     split (attention_split) where `may_split`."""
-    found = attention_in(body_ops, "kernel-schedule")
+    found = attention_of(body)
     head = shape_of(found.query)[-1]
     value_head = shape_of(found.value)[-1]
     # 32 keys a tile where the accumulators are large, if the block's
@@ -104,7 +102,7 @@ def attention_schedule(
     # Few queries (a decode) leave a block's rows idle: the query heads
     # that share a KV head fill them, and each K and V tile is read once
     # for all of them. (Not causal: its tiles of keys follow the rows.)
-    pack = query_group(found) if queries < rows and not found.causal else 1
+    pack = found.group if queries < rows and not found.causal else 1
     if pack == 1 and target.wgmma and takes_wgmma_attention(head, value_head):
         return wgmma_attention_schedule(found, target, may_split)
     groups = math.prod(batch) // pack * -(-pack * queries // rows)
@@ -170,4 +168,4 @@ class AttentionRule(FamilyRule):
     kind = kernel.KernelKind.ATTENTION
 
     def schedule(self, body: KernelBody, target: Target) -> kernel.ScheduleAttr:
-        return attention_schedule(body.ops, target)
+        return attention_schedule(body, target)

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, TensorType
 from xdsl.ir import Operation, SSAValue
-from xdsl.traits import IsTerminator
 
 from molten.dialects import kernel, molten
 from molten.dialects.cuda import VECTOR_BYTES, WGMMA_M, element_bytes
@@ -27,13 +26,34 @@ class KernelBody:
     ops: list[Operation]
     inputs: list[SSAValue]
     outputs: list[SSAValue]
+    matched: kernel.AttentionMatchAttr | kernel.GemmMatchAttr | None = None
+    """What the fusion passes matched (the kernel's `matched`)."""
 
     @staticmethod
     def of(kfunc: kernel.FuncOp | kernel.FusedOp) -> KernelBody:
         body = kfunc.body.block
         results = body.last_op
         assert isinstance(results, kernel.YieldOp)
-        return KernelBody(list(body.ops), list(body.args), list(results.values))
+        return KernelBody(
+            list(body.ops), list(body.args), list(results.values), kfunc.matched
+        )
+
+    @property
+    def side_by_side(self) -> bool:
+        """Whether an op of a gemm kernel reads several of its matmuls
+        (#kernel.gemm_match): each tile holds each one's tile of one place."""
+        matched = self.matched
+        return isinstance(matched, kernel.GemmMatchAttr) and bool(
+            matched.side_by_side.data
+        )
+
+    @property
+    def prologue(self) -> bool:
+        """Whether a gemm kernel computes its matmuls' lhs (fuse-prologue):
+        then only the persistent TMA kernel, K unsplit, and the SIMT kernel
+        take it."""
+        matched = self.matched
+        return isinstance(matched, kernel.GemmMatchAttr) and bool(matched.prologue.data)
 
     @property
     def tensors(self) -> list[SSAValue]:
@@ -199,32 +219,6 @@ SWIZZLE_K = 64
 
 WGMMA_N_STEP = 8
 """wgmma's N (a warpgroup tile's width) is a multiple of this."""
-
-
-def side_by_side(body_ops: Sequence[Operation]) -> bool:
-    """Whether a gemm kernel's body reads several of its matmuls in one op
-    (silu(gate) * up): its tiles then hold each matmul's tile of the same
-    place, side by side."""
-    reads: dict[SSAValue, frozenset[Operation]] = {}
-    for op in body_ops:
-        if op.has_trait(IsTerminator):
-            continue  # the kernel's yield of its outputs
-        found = frozenset().union(*(reads.get(v, frozenset()) for v in op.operands))
-        if isinstance(op, molten.MatmulOp):
-            found = found | {op}
-        if len(found) > 1:
-            return True
-        for result in op.results:
-            reads[result] = found
-    return False
-
-
-def has_prologue(body_ops: list[Operation]) -> bool:
-    """Whether a gemm kernel computes its matmuls' lhs (fuse-prologue): then
-    only the persistent TMA kernel, K unsplit, and the SIMT kernel take it."""
-    return any(
-        isinstance(op, molten.MatmulOp) and op.lhs.owner in body_ops for op in body_ops
-    )
 
 
 def named_rows(body_ops: Sequence[Operation]) -> str | None:

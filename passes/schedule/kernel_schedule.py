@@ -99,7 +99,7 @@ class ScheduleKernel(RewritePattern):
         if (
             isinstance(op, kernel.FuncOp)
             and kind == kernel.KernelKind.ATTENTION
-            and (dim := named_sequence(ops)) is not None
+            and (dim := named_sequence(KernelBody.of(op))) is not None
         ):
             variants = attention_variants(op, dim, self.target, sizes)
             if len(variants) == 1:  # one schedule serves every size

@@ -13,8 +13,6 @@ from molten.passes.schedule.common import (
     WGMMA_N_STEP,
     FamilyRule,
     KernelBody,
-    has_prologue,
-    side_by_side,
     wgmma_tile_schedule,
 )
 from molten.passes.schedule.cost import WgmmaCandidate
@@ -113,7 +111,7 @@ class SiblingsRule(FamilyRule):
     kind = kernel.KernelKind.GEMM
 
     def applies(self, body: KernelBody, target: Target) -> bool:
-        return len(body.matmuls) > 1 or has_prologue(body.ops)
+        return len(body.matmuls) > 1 or body.prologue
 
     def schedule(self, body: KernelBody, target: Target) -> kernel.ScheduleAttr:
         return self.candidates(body, target, 1)[0]
@@ -122,7 +120,7 @@ class SiblingsRule(FamilyRule):
         self, body: KernelBody, target: Target, count: int
     ) -> list[kernel.ScheduleAttr]:
         from_tma = target.wgmma and siblings_schedules(
-            body.matmuls, target, count, side_by_side(body.ops)
+            body.matmuls, target, count, body.side_by_side
         )
         if from_tma:
             return from_tma

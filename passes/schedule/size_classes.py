@@ -7,14 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
 
 from molten.dialects import kernel, molten
 from molten.dialects.molten import value_dims
 from molten.errors import StaticShapeNeeded
-from molten.passes.fuse_attention import attention_in
+from molten.passes.fuse_attention import attention_of
 from molten.passes.schedule.attention import attention_schedule
-from molten.passes.schedule.common import named_rows
+from molten.passes.schedule.common import KernelBody, named_rows
 from molten.passes.schedule.gemm import gemm_schedule
 from molten.passes.schedule.target import DEFAULT_TARGET, Target
 from molten.passes.specialize_dims import specialize_types
@@ -44,10 +43,10 @@ ATTENTION_OPEN_ROWS = 8192
 """The sequence an attention's open-ended class is scheduled at."""
 
 
-def named_sequence(body_ops: Sequence[Operation]) -> str | None:
+def named_sequence(body: KernelBody) -> str | None:
     """The name of an attention kernel's sequence axes (its queries' and
     keys') where one is named, else None; two names are refused."""
-    found = attention_in(body_ops, "kernel-schedule")
+    found = attention_of(body)
     names = {
         d
         for t in (found.query, found.key)
@@ -68,7 +67,7 @@ def size_class_variants(
     dim: str,
     classes: Sequence[int],
     open_size: int,
-    pick: Callable[[list[Operation]], kernel.ScheduleAttr],
+    pick: Callable[[KernelBody], kernel.ScheduleAttr],
     sizes: molten.SizeRangeAttr | None = None,
 ) -> list[kernel.VariantAttr]:
     """The schedules of a kernel over the named `dim`, one per size class
@@ -86,7 +85,7 @@ def size_class_variants(
     for most in bounds:
         at = kfunc.clone()
         specialize_types(at, {dim: most or open_size})
-        schedule = pick(list(at.body.block.ops))
+        schedule = pick(KernelBody.of(at))
         if variants and variants[-1].schedule == schedule:
             variants.pop()
         variants.append(kernel.VariantAttr(dim, most, schedule))
@@ -109,7 +108,7 @@ def gemm_variants(
         dim,
         GEMM_SIZE_CLASSES,
         GEMM_OPEN_ROWS,
-        lambda ops: gemm_schedule(ops, target),
+        lambda body: gemm_schedule(body, target),
         sizes,
     )
 
@@ -131,7 +130,7 @@ def attention_variants(
         dim,
         ATTENTION_SIZE_CLASSES,
         ATTENTION_OPEN_ROWS,
-        lambda ops: attention_schedule(ops, target, may_split=False),
+        lambda body: attention_schedule(body, target, may_split=False),
         sizes,
     )
 

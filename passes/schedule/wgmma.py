@@ -15,7 +15,6 @@ from molten.passes.schedule.common import (
     SWIZZLE_K,
     FamilyRule,
     KernelBody,
-    has_prologue,
     takes_tensor_cores,
 )
 from molten.passes.schedule.cost import (
@@ -111,7 +110,7 @@ class WgmmaRule(FamilyRule):
         return (
             target.wgmma
             and len(matmuls) == 1
-            and not has_prologue(body.ops)
+            and not body.prologue
             and takes_tensor_cores(matmuls[0], GEMV_MAX_M + 1)
         )
 

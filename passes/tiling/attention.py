@@ -17,7 +17,8 @@ from molten.dialects.cuda import (
     element_bytes,
 )
 from molten.dialects.molten import Dim, value_dims
-from molten.passes.fuse_attention import AttentionPattern, attention_in, query_group
+from molten.passes.fuse_attention import AttentionPattern, attention_of
+from molten.passes.schedule.common import KernelBody
 from molten.passes.tiling.polyhedral import footprint, tile_counts, tile_failure
 
 ATTENTION_FRAGMENT_ROWS = 16
@@ -54,7 +55,7 @@ def attention_schedule_problem(found, schedule: kernel.ScheduleAttr) -> str | No
         or value_head % 16
         or schedule.stages.data < 2
         or (split > 1 and found.causal)
-        or (pack > 1 and (found.causal or query_group(found) % pack))
+        or (pack > 1 and (found.causal or found.group % pack))
         or schedule.block.data != block
         or any(
             (rows * cols // width) % block
@@ -170,7 +171,7 @@ def attention_tiling_for(
     """The tiling of an attention kernel under a schedule its lowering takes
     (the `tile` pass's failure naming the kernel otherwise). A variant's
     bound does not change it: a named length's counts are the launch's."""
-    found = attention_in(kfunc.body.block.ops, "tile")
+    found = attention_of(KernelBody.of(kfunc))
     problem = attention_schedule_problem(found, schedule)
     if problem is not None:
         raise tile_failure(kfunc, f"schedule {schedule} ({problem})")

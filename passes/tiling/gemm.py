@@ -21,7 +21,7 @@ from molten.dialects.cuda import (
     element_bytes,
     tma_reads_rows,
 )
-from molten.passes.schedule.common import MMA_ELEMENT_TYPES, WARP, side_by_side
+from molten.passes.schedule.common import MMA_ELEMENT_TYPES, WARP, KernelBody
 from molten.passes.tiling.polyhedral import (
     Gemm,
     access_relations,
@@ -195,7 +195,7 @@ def gemm_matmuls(kfunc: kernel.FuncOp) -> list[molten.MatmulOp]:
                 f"a gemm kernel's {len(matmuls)} matmuls must share their lhs, "
                 "transposes and element types",
             )
-    together = side_by_side(list(kfunc.body.block.ops))
+    together = KernelBody.of(kfunc).side_by_side
     if together and any(not other.is_sibling_of(first) for other in matmuls[1:]):
         raise tile_failure(
             kfunc,
@@ -293,7 +293,7 @@ def tiling_for(
 
     tiling = tiling_map(sizes)
     batches, m_tiles, n_tiles, k_steps = tile_counts(domain, tiling)
-    if len(matmuls) > 1 and not side_by_side(list(kfunc.body.block.ops)):
+    if len(matmuls) > 1 and not KernelBody.of(kfunc).side_by_side:
         # Each tile one sibling's: the tiles of each one after another.
         n_tiles = sum(-(-sibling.n // sizes[1]) for sibling in siblings)
     split = schedule.split.data

@@ -331,9 +331,15 @@ func.func @fused_gemm_schedule(%x: tensor<4xf32>) {
 
 // kernel.func: a gemm's tiling on an attention kernel
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @attention_gemm_tiling: an attention kernel's tiling is a #kernel.attention_tiling{{$}}
-kernel.func @attention_gemm_tiling(%q: tensor<16x64xf16>) -> (tensor<16x64xf16>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 64], fragment = [4, 4, 1], stages = 2, k_steps = 1, partial = [], lhs = [64, 64, 64], rhs = [64, 64, 64]> {
-  %o = molten.attention %q, %q, %q scale = 1.250000e-01 : (tensor<16x64xf16>, tensor<16x64xf16>, tensor<16x64xf16>) -> tensor<16x64xf16>
-  kernel.yield %o : tensor<16x64xf16>
+kernel.func @attention_gemm_tiling(%q: tensor<16x64xf16>) -> (tensor<16x64xf16>) attention matched #kernel.attention_match<query = 0, key = 0, value = 0, group = 1> schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> tiling #kernel.tiling<grid = [1, 1, 1], block = [64, 64, 64], fragment = [4, 4, 1], stages = 2, k_steps = 1, partial = [], lhs = [64, 64, 64], rhs = [64, 64, 64]> {
+  %q32 = molten.cast %q : tensor<16x64xf16> to tensor<16x64xf32>
+  %s = molten.matmul %q32, %q32 transpose_b : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x16xf32>
+  %e = molten.exp %s : tensor<16x16xf32>
+  %l = molten.reduce_sum %e axes = [1] keepdim : tensor<16x16xf32> -> tensor<16x1xf32>
+  %p = molten.div %e, %l : (tensor<16x16xf32>, tensor<16x1xf32>) -> tensor<16x16xf32>
+  %o = molten.matmul %p, %q32 : (tensor<16x16xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  %out = molten.cast %o : tensor<16x64xf32> to tensor<16x64xf16>
+  kernel.yield %out : tensor<16x64xf16>
 }
 
 // -----
@@ -388,4 +394,86 @@ kernel.func @variants_by_other(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>)
 kernel.func @variants_and_schedule(%a: tensor<?x8xf32, ["T"]>, %b: tensor<8x16xf32>) -> (tensor<?x16xf32, ["T"]>) gemm schedule #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]> variants [#kernel.variant<T, #kernel.schedule<gemm_simt, block = 256, tile = [64, 64, 16]>>] {
   %m = molten.matmul %a, %b : (tensor<?x8xf32, ["T"]>, tensor<8x16xf32>) -> tensor<?x16xf32, ["T"]>
   kernel.yield %m : tensor<?x16xf32, ["T"]>
+}
+
+// -----
+
+// kernel.func: an attention kernel without what fuse-attention matched
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @attention_unmatched: an attention kernel needs its #kernel.attention_match<query = ..., key = ..., value = ..., group = ...> (fuse-attention records it){{$}}
+kernel.func @attention_unmatched(%q: tensor<16x64xf16>) -> (tensor<16x64xf16>) attention {
+  %q32 = molten.cast %q : tensor<16x64xf16> to tensor<16x64xf32>
+  %s = molten.matmul %q32, %q32 transpose_b : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x16xf32>
+  %e = molten.exp %s : tensor<16x16xf32>
+  %l = molten.reduce_sum %e axes = [1] keepdim : tensor<16x16xf32> -> tensor<16x1xf32>
+  %p = molten.div %e, %l : (tensor<16x16xf32>, tensor<16x1xf32>) -> tensor<16x16xf32>
+  %o = molten.matmul %p, %q32 : (tensor<16x16xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  %out = molten.cast %o : tensor<16x64xf32> to tensor<16x64xf16>
+  kernel.yield %out : tensor<16x64xf16>
+}
+
+// -----
+
+// kernel.func: an attention's value an input the kernel does not have
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @attention_value_missing: the attention's value is input 3, but the kernel has 1 inputs{{$}}
+kernel.func @attention_value_missing(%q: tensor<16x64xf16>) -> (tensor<16x64xf16>) attention matched #kernel.attention_match<query = 0, key = 0, value = 3, group = 1> {
+  %q32 = molten.cast %q : tensor<16x64xf16> to tensor<16x64xf32>
+  %s = molten.matmul %q32, %q32 transpose_b : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x16xf32>
+  %e = molten.exp %s : tensor<16x16xf32>
+  %l = molten.reduce_sum %e axes = [1] keepdim : tensor<16x16xf32> -> tensor<16x1xf32>
+  %p = molten.div %e, %l : (tensor<16x16xf32>, tensor<16x1xf32>) -> tensor<16x16xf32>
+  %o = molten.matmul %p, %q32 : (tensor<16x16xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  %out = molten.cast %o : tensor<16x64xf32> to tensor<16x64xf16>
+  kernel.yield %out : tensor<16x64xf16>
+}
+
+// -----
+
+// kernel.fused: an attention's query an f32 tensor
+func.func @attention_f32_query(%q: tensor<16x64xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.fused: the attention's query (input 0) is tensor<16x64xf32>, not an f16 or bf16 tensor of matrices{{$}}
+  %0 = kernel.fused attention matched #kernel.attention_match<query = 0, key = 0, value = 0, group = 1> (%q) : (tensor<16x64xf32>) -> tensor<16x64xf32> {
+  ^bb0(%a: tensor<16x64xf32>):
+    %s = molten.matmul %a, %a transpose_b : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x16xf32>
+    %o = molten.matmul %s, %a : (tensor<16x16xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+    kernel.yield %o : tensor<16x64xf32>
+  }
+  func.return
+}
+
+// -----
+
+// kernel.func: an attention kernel of one matmul
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @attention_one_matmul: an attention kernel's body has two matmuls, q @ kᵀ and p @ v{{$}}
+kernel.func @attention_one_matmul(%q: tensor<16x64xf16>) -> (tensor<16x16xf16>) attention matched #kernel.attention_match<query = 0, key = 0, value = 0, group = 1> {
+  %s = molten.matmul %q, %q transpose_b : (tensor<16x64xf16>, tensor<16x64xf16>) -> tensor<16x16xf16>
+  kernel.yield %s : tensor<16x16xf16>
+}
+
+// -----
+
+// kernel.func: a gemm kernel whose op reads two matmuls, not recorded
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @gate_up_unrecorded: the gemm kernel's match is none, but its body's is #kernel.gemm_match<side_by_side>{{$}}
+kernel.func @gate_up_unrecorded(%x: tensor<16x8xf32>, %wg: tensor<8x16xf32>, %wu: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm {
+  %g = molten.matmul %x, %wg : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+  %u = molten.matmul %x, %wu : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+  %y = molten.mul %g, %u : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  kernel.yield %y : tensor<16x16xf32>
+}
+
+// -----
+
+// kernel.func: a gemm kernel recorded as computing its lhs, which it reads
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @gemm_not_prologue: the gemm kernel's match is #kernel.gemm_match<prologue>, but its body's is none (one matmul or siblings one after another){{$}}
+kernel.func @gemm_not_prologue(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>) -> (tensor<16x16xf32>) gemm matched #kernel.gemm_match<prologue> {
+  %m = molten.matmul %a, %b : (tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+  kernel.yield %m : tensor<16x16xf32>
+}
+
+// -----
+
+// kernel.func: a match on a kernel that is neither gemm nor attention
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @pointwise_matched: only gemm and attention kernels record a match, not a pointwise kernel{{$}}
+kernel.func @pointwise_matched(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise matched #kernel.gemm_match<side_by_side> {
+  %n = molten.neg %x : tensor<4xf32>
+  kernel.yield %n : tensor<4xf32>
 }

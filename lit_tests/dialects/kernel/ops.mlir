@@ -135,33 +135,58 @@ func.func @fused_gemm(%a: tensor<2x16x64xbf16>, %b: tensor<32x64xbf16>, %bias: t
 
 // -----
 
-// An attention group, with a schedule of every field of its family, written
-// in another order than the printed one.
-func.func @fused_attention(%q: tensor<8x64xf32>, %k: tensor<16x64xf32>, %v: tensor<16x32xf32>) -> tensor<8x32xf32> {
-  %o = kernel.fused attention schedule <attention, pack = 2, mma_warps = 4, stages = 3, warp = [64, 32], tile = [64, 16, 64], split = 2, block = 128> (%q, %k, %v) : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<8x32xf32> {
-  ^bb0(%qa: tensor<8x64xf32>, %ka: tensor<16x64xf32>, %va: tensor<16x32xf32>):
-    %r = molten.attention %qa, %ka, %va scale = 1.250000e-01 causal : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
-    kernel.yield %r : tensor<8x32xf32>
+// An attention group, with what fuse-attention matched (q, k and v by
+// position, the query group, causal) and a schedule of every field of its
+// family, written in another order than the printed one.
+func.func @fused_attention(%q: tensor<8x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x32xf16>) -> tensor<8x32xf16> {
+  %o = kernel.fused attention matched #kernel.attention_match<causal, value = 2, key = 1, query = 0, group = 1> schedule <attention, pack = 2, mma_warps = 4, stages = 3, warp = [64, 32], tile = [64, 16, 64], split = 2, block = 128> (%q, %k, %v) : (tensor<8x64xf16>, tensor<16x64xf16>, tensor<16x32xf16>) -> tensor<8x32xf16> {
+  ^bb0(%qa: tensor<8x64xf16>, %ka: tensor<16x64xf16>, %va: tensor<16x32xf16>):
+    %q32 = molten.cast %qa : tensor<8x64xf16> to tensor<8x64xf32>
+    %k32 = molten.cast %ka : tensor<16x64xf16> to tensor<16x64xf32>
+    %v32 = molten.cast %va : tensor<16x32xf16> to tensor<16x32xf32>
+    %s = molten.matmul %q32, %k32 transpose_b : (tensor<8x64xf32>, tensor<16x64xf32>) -> tensor<8x16xf32>
+    %e = molten.exp %s : tensor<8x16xf32>
+    %l = molten.reduce_sum %e axes = [1] keepdim : tensor<8x16xf32> -> tensor<8x1xf32>
+    %p = molten.div %e, %l : (tensor<8x16xf32>, tensor<8x1xf32>) -> tensor<8x16xf32>
+    %r = molten.matmul %p, %v32 : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+    %r16 = molten.cast %r : tensor<8x32xf32> to tensor<8x32xf16>
+    kernel.yield %r16 : tensor<8x32xf16>
   }
-  func.return %o : tensor<8x32xf32>
+  func.return %o : tensor<8x32xf16>
 }
 
-// CHECK-LABEL: func.func @fused_attention(%q: tensor<8x64xf32>, %k: tensor<16x64xf32>, %v: tensor<16x32xf32>) -> tensor<8x32xf32> {
-// CHECK-NEXT:    %o = kernel.fused attention schedule <attention, block = 128, split = 2, tile = [64, 16, 64], warp = [64, 32], stages = 3, mma_warps = 4, pack = 2>(%q, %k, %v) : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<8x32xf32> {
-// CHECK-NEXT:    ^bb0(%qa: tensor<8x64xf32>, %ka: tensor<16x64xf32>, %va: tensor<16x32xf32>):
-// CHECK-NEXT:      %r = molten.attention %qa, %ka, %va scale = 1.250000e-01 causal : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
-// CHECK-NEXT:      kernel.yield %r : tensor<8x32xf32>
+// CHECK-LABEL: func.func @fused_attention(%q: tensor<8x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x32xf16>) -> tensor<8x32xf16> {
+// CHECK-NEXT:    %o = kernel.fused attention matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 1, causal> schedule <attention, block = 128, split = 2, tile = [64, 16, 64], warp = [64, 32], stages = 3, mma_warps = 4, pack = 2>(%q, %k, %v) : (tensor<8x64xf16>, tensor<16x64xf16>, tensor<16x32xf16>) -> tensor<8x32xf16> {
+// CHECK-NEXT:    ^bb0(%qa: tensor<8x64xf16>, %ka: tensor<16x64xf16>, %va: tensor<16x32xf16>):
+// CHECK-NEXT:      %q32 = molten.cast %qa : tensor<8x64xf16> to tensor<8x64xf32>
+// CHECK-NEXT:      %k32 = molten.cast %ka : tensor<16x64xf16> to tensor<16x64xf32>
+// CHECK-NEXT:      %v32 = molten.cast %va : tensor<16x32xf16> to tensor<16x32xf32>
+// CHECK-NEXT:      %s = molten.matmul %q32, %k32 transpose_b : (tensor<8x64xf32>, tensor<16x64xf32>) -> tensor<8x16xf32>
+// CHECK-NEXT:      %e = molten.exp %s : tensor<8x16xf32>
+// CHECK-NEXT:      %l = molten.reduce_sum %e axes = [1] keepdim : tensor<8x16xf32> -> tensor<8x1xf32>
+// CHECK-NEXT:      %p = molten.div %e, %l : (tensor<8x16xf32>, tensor<8x1xf32>) -> tensor<8x16xf32>
+// CHECK-NEXT:      %r = molten.matmul %p, %v32 : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+// CHECK-NEXT:      %r16 = molten.cast %r : tensor<8x32xf32> to tensor<8x32xf16>
+// CHECK-NEXT:      kernel.yield %r16 : tensor<8x32xf16>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    func.return %o : tensor<8x32xf32>
+// CHECK-NEXT:    func.return %o : tensor<8x32xf16>
 // CHECK-NEXT:  }
 
-// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "fused_attention"
-// CHECK-GENERIC-NEXT:    ^bb0(%q: tensor<8x64xf32>, %k: tensor<16x64xf32>, %v: tensor<16x32xf32>):
-// CHECK-GENERIC-NEXT:      %o = "kernel.fused"(%q, %k, %v) <{kind = #kernel<kind attention>, schedule = #kernel.schedule<attention, block = 128, split = 2, tile = [64, 16, 64], warp = [64, 32], stages = 3, mma_warps = 4, pack = 2>}> ({
-// CHECK-GENERIC-NEXT:      ^bb0(%qa: tensor<8x64xf32>, %ka: tensor<16x64xf32>, %va: tensor<16x32xf32>):
-// CHECK-GENERIC-NEXT:        %r = "molten.attention"(%qa, %ka, %va) <{scale = 1.250000e-01 : f64, causal}> : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
-// CHECK-GENERIC-NEXT:        "kernel.yield"(%r) : (tensor<8x32xf32>) -> ()
-// CHECK-GENERIC-NEXT:      }) : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "fused_attention", function_type = (tensor<8x64xf16>, tensor<16x64xf16>, tensor<16x32xf16>) -> tensor<8x32xf16>}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%q: tensor<8x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x32xf16>):
+// CHECK-GENERIC-NEXT:    %o = "kernel.fused"(%q, %k, %v) <{kind = #kernel<kind attention>, matched = #kernel.attention_match<query = 0, key = 1, value = 2, group = 1, causal>, schedule = #kernel.schedule<attention, block = 128, split = 2, tile = [64, 16, 64], warp = [64, 32], stages = 3, mma_warps = 4, pack = 2>}> ({
+// CHECK-GENERIC-NEXT:    ^bb0(%qa: tensor<8x64xf16>, %ka: tensor<16x64xf16>, %va: tensor<16x32xf16>):
+// CHECK-GENERIC-NEXT:      %q32 = "molten.cast"(%qa) : (tensor<8x64xf16>) -> tensor<8x64xf32>
+// CHECK-GENERIC-NEXT:      %k32 = "molten.cast"(%ka) : (tensor<16x64xf16>) -> tensor<16x64xf32>
+// CHECK-GENERIC-NEXT:      %v32 = "molten.cast"(%va) : (tensor<16x32xf16>) -> tensor<16x32xf32>
+// CHECK-GENERIC-NEXT:      %s = "molten.matmul"(%q32, %k32) <{transpose_b}> : (tensor<8x64xf32>, tensor<16x64xf32>) -> tensor<8x16xf32>
+// CHECK-GENERIC-NEXT:      %e = "molten.exp"(%s) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+// CHECK-GENERIC-NEXT:      %l = "molten.reduce_sum"(%e) <{axes = array<i64: 1>, keepdim}> : (tensor<8x16xf32>) -> tensor<8x1xf32>
+// CHECK-GENERIC-NEXT:      %p = "molten.div"(%e, %l) : (tensor<8x16xf32>, tensor<8x1xf32>) -> tensor<8x16xf32>
+// CHECK-GENERIC-NEXT:      %r = "molten.matmul"(%p, %v32) : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+// CHECK-GENERIC-NEXT:      %r16 = "molten.cast"(%r) : (tensor<8x32xf32>) -> tensor<8x32xf16>
+// CHECK-GENERIC-NEXT:      "kernel.yield"(%r16) : (tensor<8x32xf16>) -> ()
+// CHECK-GENERIC-NEXT:    }) : (tensor<8x64xf16>, tensor<16x64xf16>, tensor<16x32xf16>) -> tensor<8x32xf16>
 
 // -----
 

@@ -397,3 +397,43 @@ func.func @target_feature() attributes {t = #kernel.target<"gpu", arch = "sm_90a
   func.return
 }
 // CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 3]]:1: error: func.func: #kernel.target: unknown features fp4 (known: wgmma, tma, clusters){{$}}
+
+// -----
+
+// #kernel.attention_match: a field missing
+func.func @attention_match_missing() attributes {t = #kernel.attention_match<query = 0, key = 1, value = 2>} {
+  func.return
+}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: an attention match needs 'group'{{$}}
+
+// -----
+
+// #kernel.attention_match: a field given twice
+func.func @attention_match_twice() attributes {t = #kernel.attention_match<query = 0, query = 1, key = 1, value = 2, group = 1>} {
+  func.return
+}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: an attention match takes each of query, key, value, group = N and causal at most once, not 'query'{{$}}
+
+// -----
+
+// #kernel.attention_match: no query heads in a group
+func.func @attention_match_group() attributes {t = #kernel.attention_match<query = 0, key = 1, value = 2, group = 0>} {
+  func.return
+}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 3]]:1: error: func.func: #kernel.attention_match: group must be >= 1{{$}}
+
+// -----
+
+// #kernel.gemm_match: a flag it does not know
+func.func @gemm_match_flag() attributes {t = #kernel.gemm_match<siblings>} {
+  func.return
+}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 3]]:{{[0-9]+}}: error: a gemm match takes each of side_by_side, prologue at most once, not 'siblings'{{$}}
+
+// -----
+
+// #kernel.gemm_match: nothing recorded (a plain gemm kernel has no match)
+func.func @gemm_match_empty() attributes {t = #kernel.gemm_match<>} {
+  func.return
+}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 3]]:1: error: func.func: #kernel.gemm_match: records side_by_side, prologue or both (a plain gemm kernel has none){{$}}

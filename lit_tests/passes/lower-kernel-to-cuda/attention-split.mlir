@@ -9,7 +9,7 @@
 // allocates the scratch and zeroes the counters.
 
 builtin.module {
-  kernel.func @decode_attention0(%q: tensor<2x5x32xf16>, %k: tensor<2x300x32xf16>, %v: tensor<2x300x32xf16>) -> (tensor<2x5x32xf16>) attention schedule #kernel.schedule<attention, block = 128, split = 3, tile = [64, 64, 32], warp = [16, 32], stages = 2> attributes {fused_ops = ["cast", "cast", "cast", "matmul", "mul", "reduce_max", "sub", "exp", "reduce_sum", "div", "matmul", "cast"]} {
+  kernel.func @decode_attention0(%q: tensor<2x5x32xf16>, %k: tensor<2x300x32xf16>, %v: tensor<2x300x32xf16>) -> (tensor<2x5x32xf16>) attention matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 1> schedule #kernel.schedule<attention, block = 128, split = 3, tile = [64, 64, 32], warp = [16, 32], stages = 2> attributes {fused_ops = ["cast", "cast", "cast", "matmul", "mul", "reduce_max", "sub", "exp", "reduce_sum", "div", "matmul", "cast"]} {
     %cst = molten.constant dense<0.176776692> : tensor<f32>
     %q_f32 = molten.cast %q : tensor<2x5x32xf16> to tensor<2x5x32xf32>
     %k_f32 = molten.cast %k : tensor<2x300x32xf16> to tensor<2x300x32xf32>

@@ -20,7 +20,7 @@
 // before O is rescaled; the last tile's P V follows the loops.
 
 builtin.module {
-  kernel.func @attn_attention0(%q: tensor<2x130x64xf16>, %k: tensor<2x200x64xf16>, %v: tensor<2x200x64xf16>) -> (tensor<2x130x64xf16>) attention schedule #kernel.schedule<attention, block = 256, tile = [128, 64, 64], warp = [64, 64], stages = 2, mma_warps = 4> attributes {fused_ops = ["cast", "cast", "cast", "matmul", "mul", "add", "reduce_max", "sub", "exp", "reduce_sum", "div", "matmul", "cast"]} {
+  kernel.func @attn_attention0(%q: tensor<2x130x64xf16>, %k: tensor<2x200x64xf16>, %v: tensor<2x200x64xf16>) -> (tensor<2x130x64xf16>) attention matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 1, causal> schedule #kernel.schedule<attention, block = 256, tile = [128, 64, 64], warp = [64, 64], stages = 2, mma_warps = 4> attributes {fused_ops = ["cast", "cast", "cast", "matmul", "mul", "add", "reduce_max", "sub", "exp", "reduce_sum", "div", "matmul", "cast"]} {
     %cst = molten.constant dense<1.250000e-01> : tensor<f32>
     %causal_mask = molten.causal_mask : tensor<130x200xf32>
     %q_f32 = molten.cast %q : tensor<2x130x64xf16> to tensor<2x130x64xf32>
@@ -43,7 +43,7 @@ builtin.module {
     func.return %0 : tensor<2x130x64xf16>
   }
 
-  kernel.func @attn3_attention0(%q: tensor<2x130x64xf16>, %k: tensor<2x200x64xf16>, %v: tensor<2x200x64xf16>) -> (tensor<2x130x64xf16>) attention schedule #kernel.schedule<attention, block = 256, tile = [128, 64, 64], warp = [64, 64], stages = 3, mma_warps = 4> attributes {fused_ops = ["cast", "cast", "cast", "matmul", "mul", "add", "reduce_max", "sub", "exp", "reduce_sum", "div", "matmul", "cast"]} {
+  kernel.func @attn3_attention0(%q: tensor<2x130x64xf16>, %k: tensor<2x200x64xf16>, %v: tensor<2x200x64xf16>) -> (tensor<2x130x64xf16>) attention matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 1, causal> schedule #kernel.schedule<attention, block = 256, tile = [128, 64, 64], warp = [64, 64], stages = 3, mma_warps = 4> attributes {fused_ops = ["cast", "cast", "cast", "matmul", "mul", "add", "reduce_max", "sub", "exp", "reduce_sum", "div", "matmul", "cast"]} {
     %cst = molten.constant dense<1.250000e-01> : tensor<f32>
     %causal_mask = molten.causal_mask : tensor<130x200xf32>
     %q_f32 = molten.cast %q : tensor<2x130x64xf16> to tensor<2x130x64xf32>

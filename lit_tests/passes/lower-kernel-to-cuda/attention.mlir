@@ -11,7 +11,7 @@
 // by ldmatrix); the output through the gemm epilogue.
 
 builtin.module {
-  kernel.func @attn_attention0(%q: tensor<2x40x32xf16>, %k: tensor<2x50x32xf16>, %v: tensor<2x50x32xf16>) -> (tensor<2x40x32xf16>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 32], warp = [16, 32], stages = 2> attributes {fused_ops = ["cast", "cast", "cast", "matmul", "mul", "add", "reduce_max", "sub", "exp", "reduce_sum", "div", "matmul", "cast"]} {
+  kernel.func @attn_attention0(%q: tensor<2x40x32xf16>, %k: tensor<2x50x32xf16>, %v: tensor<2x50x32xf16>) -> (tensor<2x40x32xf16>) attention matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 1, causal> schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 32], warp = [16, 32], stages = 2> attributes {fused_ops = ["cast", "cast", "cast", "matmul", "mul", "add", "reduce_max", "sub", "exp", "reduce_sum", "div", "matmul", "cast"]} {
     %cst = molten.constant dense<0.176776692> : tensor<f32>
     %causal_mask = molten.causal_mask : tensor<40x50xf32>
     %q_f32 = molten.cast %q : tensor<2x40x32xf16> to tensor<2x40x32xf32>

@@ -94,7 +94,7 @@ func.func @linear(%x: tensor<?x64xf32, ["T"]>, %w: tensor<64x32xf32>) -> tensor<
 // rows and keys from it (ceil(T / 64)), the causal block stops at its last
 // row's tile of keys, and the grid along x is ceil(T / 64) blocks.
 
-kernel.func @attention_over_t(%q: tensor<2x?x16xbf16, ["T"]>, %k: tensor<2x?x16xbf16, ["T"]>, %v: tensor<2x?x16xbf16, ["T"]>) -> (tensor<2x?x16xbf16, ["T"]>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 16], warp = [16, 16], stages = 2> {
+kernel.func @attention_over_t(%q: tensor<2x?x16xbf16, ["T"]>, %k: tensor<2x?x16xbf16, ["T"]>, %v: tensor<2x?x16xbf16, ["T"]>) -> (tensor<2x?x16xbf16, ["T"]>) attention matched #kernel.attention_match<query = 0, key = 1, value = 2, group = 1, causal> schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 16], warp = [16, 16], stages = 2> {
   %cst = molten.constant dense<2.500000e-01> : tensor<f32>
   %q_f32 = molten.cast %q : tensor<2x?x16xbf16, ["T"]> to tensor<2x?x16xf32, ["T"]>
   %k_f32 = molten.cast %k : tensor<2x?x16xbf16, ["T"]> to tensor<2x?x16xf32, ["T"]>

@@ -18,8 +18,8 @@ kernel.func @no_schedule(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise {
 // NO-SCHEDULE-NOT: {{Traceback|internal error|builtin.module}}
 
 // BEGIN ATTENTION
-// An attention kernel whose body is not the attention pattern (here the
-// composite itself, on f32) is not lowered.
+// An attention kernel without what fuse-attention matched in it (here the
+// composite itself, on f32) is refused by the verifier, at the kernel.
 kernel.func @attention_kernel(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) attention schedule #kernel.schedule<attention, block = 128, tile = [64, 64, 64], warp = [16, 64], stages = 2> {
   %o = molten.attention %q, %q, %q scale = 1.250000e-01 : (tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
   kernel.yield %o : tensor<16x64xf32>
@@ -27,5 +27,5 @@ kernel.func @attention_kernel(%q: tensor<16x64xf32>) -> (tensor<16x64xf32>) atte
 // END ATTENTION
 
 // ATTENTION-NOT: builtin.module
-// ATTENTION:     {{^}}molten-opt: error: not implemented yet: lower-kernel-to-cuda: the attention kernel's body is not softmax(f(q @ kᵀ)) @ v on f16 or bf16 tensors{{$}}
+// ATTENTION:     {{^}}stdin:4:1: error: kernel.func @attention_kernel: an attention kernel needs its #kernel.attention_match<query = ..., key = ..., value = ..., group = ...> (fuse-attention records it){{$}}
 // ATTENTION-NOT: {{Traceback|internal error|builtin.module}}

@@ -31,7 +31,7 @@
 
 // HUNDRED-NOT:  @mlp_gemm0
 // HUNDRED-NOT:  @mlp_gemm1(
-// HUNDRED:      kernel.func @mlp_gemm2({{.*}}) -> (tensor<100x4096xbf16>) gemm schedule #kernel.schedule<{{.*}}persistent = 132>
+// HUNDRED:      kernel.func @mlp_gemm2({{.*}}) -> (tensor<100x4096xbf16>) gemm matched #kernel.gemm_match<side_by_side> schedule #kernel.schedule<{{.*}}persistent = 132>
 // HUNDRED:      func.func @mlp(%x: tensor<100x512xbf16>, {{.*}}) -> tensor<100x4096xbf16> {
 // HUNDRED-NEXT:   %y = kernel.launch @mlp_gemm2
 // HUNDRED-NOT:  func.func
