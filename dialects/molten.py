@@ -1,9 +1,13 @@
 """The `molten` dialect: tensor math on builtin ranked tensors.
 
-Level 1 of Molten. Values are static-shape `tensor<...>`s of f32, f16 or bf16;
-ops have value semantics and no memory. Elementwise binary ops broadcast like
-numpy. Composite ops (rms_norm, layer_norm, softmax, rope, attention) are the
-"math spec" level; `molten-decompose` rewrites them into the primitives.
+Level 1 of Molten. Values are static-shape `tensor<...>`s of f32, f16 or
+bf16, the integers i64, i32, i8 (signed, as MLIR's signless integers are
+read here) and ui8, or i1 (bool); ops have value semantics and no memory.
+Each op says which kinds of element it takes (`TAKES`): math on floats,
+arithmetic on floats and integers, logic on bools, data movement on all.
+Elementwise binary ops broadcast like numpy. Composite ops (rms_norm,
+layer_norm, softmax, rope, attention) are the "math spec" level;
+`molten-decompose` rewrites them into the primitives.
 
 ```mlir
 func.func @fused_rmsnorm(%x: tensor<2048x5120xf32>, %w: tensor<5120xf32>)
@@ -41,10 +45,14 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntAttr,
     IntegerAttr,
+    IntegerType,
     NoneAttr,
+    Signedness,
     StringAttr,
     TensorType,
     UnitAttr,
+    i8,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
@@ -70,8 +78,55 @@ from xdsl.utils.exceptions import VerifyException
 
 from molten.errors import DTypeError, ShapeError, StaticShapeNeeded
 
-ELEMENT_TYPES: tuple[type[Attribute], ...] = (Float32Type, Float16Type, BFloat16Type)
+FLOAT_TYPES: tuple[Attribute, ...] = (Float32Type(), Float16Type(), BFloat16Type())
+UI8 = IntegerType(8, Signedness.UNSIGNED)
+INTEGER_TYPES: tuple[Attribute, ...] = (i64, i32, i8, UI8)
+"""Signless i64, i32 and i8 are signed integers (torch's int64, int32 and
+int8); ui8 is torch's uint8."""
+BOOL = IntegerType(1)
+ELEMENT_TYPES: tuple[Attribute, ...] = (*FLOAT_TYPES, *INTEGER_TYPES, BOOL)
 """The element types molten tensors may have."""
+
+FLOAT, INTEGER, BOOLEAN = "float", "integer", "bool"
+FLOATS = frozenset({FLOAT})
+NUMBERS = frozenset({FLOAT, INTEGER})
+INTEGRAL = frozenset({INTEGER, BOOLEAN})
+INTEGERS = frozenset({INTEGER})
+BOOLS = frozenset({BOOLEAN})
+ANY_ELEMENT = frozenset({FLOAT, INTEGER, BOOLEAN})
+_KIND_NAMES = {
+    FLOATS: "float tensors (f32, f16 or bf16)",
+    NUMBERS: "float or integer tensors",
+    INTEGRAL: "integer or bool tensors",
+    INTEGERS: "integer tensors (i64, i32, i8 or ui8)",
+    BOOLS: "bool (i1) tensors",
+    ANY_ELEMENT: "tensors",
+}
+
+
+def element_kind(t: Attribute) -> str:
+    """Whether element type `t` is a float, an integer or a bool."""
+    if t == BOOL:
+        return BOOLEAN
+    return INTEGER if isinstance(t, IntegerType) else FLOAT
+
+
+def is_unsigned(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.signedness.data == Signedness.UNSIGNED
+
+
+def integer_range(t: Attribute) -> tuple[int, int]:
+    """The least and greatest value of an integer or bool element type."""
+    width = t.bitwidth  # type: ignore[attr-defined]
+    if width == 1 or is_unsigned(t):
+        return 0, 2**width - 1
+    return -(2 ** (width - 1)), 2 ** (width - 1) - 1
+
+
+def element_bytes(t: Attribute) -> int:
+    """Bytes an element of `t` takes in memory (a bool takes one)."""
+    return max(1, t.bitwidth // 8)  # type: ignore[attr-defined]
+
 
 GELU_APPROXIMATIONS = ("none", "tanh")
 """`molten.gelu` forms, named as in `torch.nn.functional.gelu`."""
@@ -237,10 +292,13 @@ def _int_array(values: Sequence[int]) -> DenseArrayBase:
 
 
 class MoltenOp(IRDLOperation, ABC):
-    """An op of the molten dialect: float tensors in, one float tensor out."""
+    """An op of the molten dialect: tensors in, one tensor out."""
 
     SAME_ELEMENT_TYPE: ClassVar[bool] = True
     """Whether every operand and the result share one element type."""
+
+    TAKES: ClassVar[frozenset[str]] = FLOATS
+    """The kinds of element (float, integer, bool) its operands may hold."""
 
     @classmethod
     @abstractmethod
@@ -265,11 +323,14 @@ class MoltenOp(IRDLOperation, ABC):
 
     @classmethod
     def check_operand_types(cls, types: Sequence[Attribute]) -> list[TensorType]:
-        """Every operand is a static float tensor with the op's element-type rule."""
+        """Every operand is a static tensor of an element the op takes, with
+        the op's element-type rule."""
         tensors = [
             check_tensor_type(cls.name, f"operand '{name}'", t)
             for name, t in zip(cls.operand_names(), types, strict=True)
         ]
+        for name, t in zip(cls.operand_names(), tensors, strict=True):
+            cls.check_operand_kind(f"operand '{name}'", t)
         if cls.SAME_ELEMENT_TYPE and len({t.element_type for t in tensors}) > 1:
             listing = ", ".join(
                 f"{name} {t}"
@@ -280,6 +341,15 @@ class MoltenOp(IRDLOperation, ABC):
                 "insert a molten.cast"
             )
         return tensors
+
+    @classmethod
+    def check_operand_kind(cls, what: str, t: TensorType) -> None:
+        """A DTypeError unless `what`'s element is of a kind the op takes."""
+        if element_kind(t.element_type) not in cls.TAKES:
+            raise DTypeError(
+                f"{cls.name}: {what} {t} has element type "
+                f"{t.element_type}; {cls.name} takes {_KIND_NAMES[cls.TAKES]}"
+            )
 
     @classmethod
     def with_inferred_type(
@@ -314,10 +384,10 @@ mistake in a spec, not a workload."""
 
 
 def check_tensor_size(op_name: str, what: str, t: TensorType) -> None:
-    """A ShapeError if `t` (f32/f16/bf16) is larger than one GPU (counting
+    """A ShapeError if `t` is larger than one GPU (counting
     its static dimensions only)."""
     elements = math.prod(d for d in t.get_shape() if d > 0)
-    width = t.element_type.bitwidth // 8  # type: ignore[attr-defined]
+    width = element_bytes(t.element_type)
     if elements * width > MAX_TENSOR_BYTES:
         raise ShapeError(
             f"{op_name}: {what} {t} holds {elements} elements "
@@ -332,14 +402,14 @@ def is_dim_name(name: object) -> bool:
 
 
 def check_tensor_type(op_name: str, what: str, t: Attribute) -> TensorType:
-    """`t` as a static-shape tensor of f32, f16 or bf16 that fits a GPU, or a
-    DTypeError/ShapeError."""
+    """`t` as a static-shape tensor of a molten element type that fits a
+    GPU, or a DTypeError/ShapeError."""
     if not isinstance(t, TensorType):
         raise DTypeError(f"{op_name}: {what} has type {t}, not a ranked tensor")
-    if not isinstance(t.element_type, ELEMENT_TYPES):
+    if t.element_type not in ELEMENT_TYPES:
         raise DTypeError(
             f"{op_name}: {what} {t} has element type {t.element_type}; "
-            "molten tensors hold f32, f16 or bf16"
+            "molten tensors hold f32, f16, bf16, i64, i32, i8, ui8 or i1"
         )
     dynamic = sum(d < 0 for d in t.get_shape())
     names = dim_names(t)
@@ -422,6 +492,7 @@ class AddOp(ElementwiseBinaryOp):
     """lhs + rhs."""
 
     name = "molten.add"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
 
 
 @irdl_op_definition
@@ -429,6 +500,7 @@ class SubOp(ElementwiseBinaryOp):
     """lhs - rhs."""
 
     name = "molten.sub"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
 
 
 @irdl_op_definition
@@ -436,6 +508,7 @@ class MulOp(ElementwiseBinaryOp):
     """lhs * rhs."""
 
     name = "molten.mul"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
 
 
 @irdl_op_definition
@@ -450,6 +523,7 @@ class MaxOp(ElementwiseBinaryOp):
     """max(lhs, rhs), propagating NaN like torch.maximum."""
 
     name = "molten.max"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
 
 
 @irdl_op_definition
@@ -457,6 +531,7 @@ class MinOp(ElementwiseBinaryOp):
     """min(lhs, rhs), propagating NaN like torch.minimum."""
 
     name = "molten.min"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
 
 
 @irdl_op_definition
@@ -464,6 +539,168 @@ class PowOp(ElementwiseBinaryOp):
     """lhs ** rhs."""
 
     name = "molten.pow"
+
+
+@irdl_op_definition
+class FloorDivideOp(ElementwiseBinaryOp):
+    """floor(lhs / rhs), as torch.floor_divide (Python's //): integers round
+    toward negative infinity."""
+
+    name = "molten.floor_divide"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
+
+
+@irdl_op_definition
+class RemainderOp(ElementwiseBinaryOp):
+    """lhs - floor(lhs / rhs) * rhs, with the sign of rhs (torch.remainder,
+    Python's %)."""
+
+    name = "molten.remainder"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
+
+
+@irdl_op_definition
+class FmodOp(ElementwiseBinaryOp):
+    """lhs - trunc(lhs / rhs) * rhs, with the sign of lhs (torch.fmod, C's
+    fmod and integer %)."""
+
+    name = "molten.fmod"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
+
+
+@irdl_op_definition
+class Atan2Op(ElementwiseBinaryOp):
+    """atan2(lhs, rhs): the angle of the point (rhs, lhs)."""
+
+    name = "molten.atan2"
+
+
+@irdl_op_definition
+class BitwiseAndOp(ElementwiseBinaryOp):
+    """lhs & rhs, bit by bit (logical and on bools)."""
+
+    name = "molten.bitwise_and"
+    TAKES: ClassVar[frozenset[str]] = INTEGRAL
+
+
+@irdl_op_definition
+class BitwiseOrOp(ElementwiseBinaryOp):
+    """lhs | rhs, bit by bit."""
+
+    name = "molten.bitwise_or"
+    TAKES: ClassVar[frozenset[str]] = INTEGRAL
+
+
+@irdl_op_definition
+class BitwiseXorOp(ElementwiseBinaryOp):
+    """lhs ^ rhs, bit by bit."""
+
+    name = "molten.bitwise_xor"
+    TAKES: ClassVar[frozenset[str]] = INTEGRAL
+
+
+@irdl_op_definition
+class ShiftLeftOp(ElementwiseBinaryOp):
+    """lhs << rhs (torch.bitwise_left_shift); a shift by the width or more,
+    or by a negative amount, is 0."""
+
+    name = "molten.shift_left"
+    TAKES: ClassVar[frozenset[str]] = INTEGERS
+
+
+@irdl_op_definition
+class ShiftRightOp(ElementwiseBinaryOp):
+    """lhs >> rhs (torch.bitwise_right_shift): arithmetic for signed
+    integers, logical for ui8; a shift by the width or more fills with the
+    sign bit (0 for ui8)."""
+
+    name = "molten.shift_right"
+    TAKES: ClassVar[frozenset[str]] = INTEGERS
+
+
+@irdl_op_definition
+class LogicalAndOp(ElementwiseBinaryOp):
+    """lhs and rhs, on bools (torch.logical_and of other types compares
+    them with 0 first)."""
+
+    name = "molten.logical_and"
+    TAKES: ClassVar[frozenset[str]] = BOOLS
+
+
+@irdl_op_definition
+class LogicalOrOp(ElementwiseBinaryOp):
+    """lhs or rhs, on bools."""
+
+    name = "molten.logical_or"
+    TAKES: ClassVar[frozenset[str]] = BOOLS
+
+
+@irdl_op_definition
+class LogicalXorOp(ElementwiseBinaryOp):
+    """lhs != rhs, on bools."""
+
+    name = "molten.logical_xor"
+    TAKES: ClassVar[frozenset[str]] = BOOLS
+
+
+class CompareOp(ElementwiseBinaryOp, ABC):
+    """lhs compared with rhs, elementwise with broadcasting: a bool tensor.
+    A comparison with NaN is false, except `ne`'s, which is true.
+
+    ```mlir
+    %m = molten.lt %a, %b : (tensor<4x8xi64>, tensor<8xi64>) -> tensor<4x8xi1>
+    ```
+    """
+
+    TAKES: ClassVar[frozenset[str]] = ANY_ELEMENT
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        lhs, rhs = operand_types
+        shape = broadcast_shapes(cls.name, [("lhs", lhs), ("rhs", rhs)])
+        return tensor_type(shape, BOOL)
+
+
+@irdl_op_definition
+class EqOp(CompareOp):
+    """lhs == rhs."""
+
+    name = "molten.eq"
+
+
+@irdl_op_definition
+class NeOp(CompareOp):
+    """lhs != rhs."""
+
+    name = "molten.ne"
+
+
+@irdl_op_definition
+class LtOp(CompareOp):
+    """lhs < rhs."""
+
+    name = "molten.lt"
+
+
+@irdl_op_definition
+class LeOp(CompareOp):
+    """lhs <= rhs."""
+
+    name = "molten.le"
+
+
+@irdl_op_definition
+class GtOp(CompareOp):
+    """lhs > rhs."""
+
+    name = "molten.gt"
+
+
+@irdl_op_definition
+class GeOp(CompareOp):
+    """lhs >= rhs."""
+
+    name = "molten.ge"
 
 
 # --------------------------------------------------------------------------
@@ -476,6 +713,7 @@ class NegOp(ElementwiseUnaryOp):
     """-input."""
 
     name = "molten.neg"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
 
 
 @irdl_op_definition
@@ -483,6 +721,7 @@ class AbsOp(ElementwiseUnaryOp):
     """|input|."""
 
     name = "molten.abs"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
 
 
 @irdl_op_definition
@@ -525,6 +764,7 @@ class SquareOp(ElementwiseUnaryOp):
     """input * input."""
 
     name = "molten.square"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
 
 
 @irdl_op_definition
@@ -546,6 +786,7 @@ class ReluOp(ElementwiseUnaryOp):
     """max(input, 0)."""
 
     name = "molten.relu"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
 
 
 @irdl_op_definition
@@ -581,6 +822,172 @@ class GeluOp(ElementwiseUnaryOp):
         return operand_types[0]
 
 
+def _math(op_name: str, doc: str) -> type[ElementwiseUnaryOp]:
+    """An elementwise float function with CUDA's libdevice counterpart."""
+
+    class MathOp(ElementwiseUnaryOp):
+        name = op_name
+
+    MathOp.__name__ = MathOp.__qualname__ = (
+        "".join(w.capitalize() for w in op_name.removeprefix("molten.").split("_"))
+        + "Op"
+    )
+    MathOp.__doc__ = doc
+    return irdl_op_definition(MathOp)
+
+
+SinOp = _math("molten.sin", "sin(input), in radians.")
+CosOp = _math("molten.cos", "cos(input), in radians.")
+TanOp = _math("molten.tan", "tan(input), in radians.")
+AsinOp = _math("molten.asin", "arcsin(input).")
+AcosOp = _math("molten.acos", "arccos(input).")
+AtanOp = _math("molten.atan", "arctan(input).")
+SinhOp = _math("molten.sinh", "Hyperbolic sine.")
+CoshOp = _math("molten.cosh", "Hyperbolic cosine.")
+ErfOp = _math("molten.erf", "The error function.")
+Log1pOp = _math("molten.log1p", "log(1 + input), exact near 0.")
+Expm1Op = _math("molten.expm1", "exp(input) - 1, exact near 0.")
+Log2Op = _math("molten.log2", "Base-2 logarithm.")
+Log10Op = _math("molten.log10", "Base-10 logarithm.")
+Exp2Op = _math("molten.exp2", "2 ** input.")
+FloorOp = _math("molten.floor", "The largest integer <= input.")
+CeilOp = _math("molten.ceil", "The least integer >= input.")
+RoundOp = _math("molten.round", "The nearest integer, halves to even (torch.round).")
+TruncOp = _math("molten.trunc", "The integer toward zero.")
+
+
+@irdl_op_definition
+class SignOp(ElementwiseUnaryOp):
+    """-1, 0 or 1 by the input's sign (NaN stays NaN)."""
+
+    name = "molten.sign"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
+
+
+@irdl_op_definition
+class BitwiseNotOp(ElementwiseUnaryOp):
+    """~input, bit by bit (not, on bools)."""
+
+    name = "molten.bitwise_not"
+    TAKES: ClassVar[frozenset[str]] = INTEGRAL
+
+
+@irdl_op_definition
+class LogicalNotOp(ElementwiseUnaryOp):
+    """not input, on bools."""
+
+    name = "molten.logical_not"
+    TAKES: ClassVar[frozenset[str]] = BOOLS
+
+
+class PredicateOp(ElementwiseUnaryOp, ABC):
+    """A test of each float element: a bool tensor of the input's shape.
+
+    ```mlir
+    %n = molten.isnan %x : tensor<4x8xf32> -> tensor<4x8xi1>
+    ```
+    """
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        return tensor_type(dims_of(operand_types[0]), BOOL)
+
+
+@irdl_op_definition
+class IsNanOp(PredicateOp):
+    """Whether an element is NaN."""
+
+    name = "molten.isnan"
+
+
+@irdl_op_definition
+class IsInfOp(PredicateOp):
+    """Whether an element is +inf or -inf."""
+
+    name = "molten.isinf"
+
+
+@irdl_op_definition
+class WhereOp(MoltenOp):
+    """`on_true` where `condition` holds, else `on_false`, elementwise with
+    numpy broadcasting of all three (torch.where; masked_fill is a where).
+
+    ```mlir
+    %r = molten.where %m, %a, %b
+        : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+    ```
+    """
+
+    name = "molten.where"
+    SAME_ELEMENT_TYPE: ClassVar[bool] = False
+    TAKES: ClassVar[frozenset[str]] = ANY_ELEMENT
+    condition = operand_def(TensorType)
+    on_true = operand_def(TensorType)
+    on_false = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), MoltenCanonicalization())
+    assembly_format = (
+        "$condition `,` $on_true `,` $on_false attr-dict `:` "
+        "functional-type(operands, results)"
+    )
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        condition, on_true, on_false = operand_types
+        if condition.element_type != BOOL:
+            raise DTypeError(
+                f"{cls.name}: operand 'condition' {condition} must be a bool "
+                "(i1) tensor; compare with 0 first (molten.ne)"
+            )
+        if on_true.element_type != on_false.element_type:
+            raise DTypeError(
+                f"{cls.name}: on_true {on_true} and on_false {on_false} must "
+                "share one element type; insert a molten.cast"
+            )
+        shape = broadcast_shapes(
+            cls.name,
+            [("condition", condition), ("on_true", on_true), ("on_false", on_false)],
+        )
+        return tensor_type(shape, on_true.element_type)
+
+
+@irdl_op_definition
+class IotaOp(MoltenOp):
+    """Each element's index along `axis`, as its element type (torch.arange
+    is iota * step + start).
+
+    ```mlir
+    %i = molten.iota axis = 1 : tensor<4x8xi64>
+    ```
+    """
+
+    name = "molten.iota"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
+    axis = prop_def(IntegerAttr[i64])
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "`axis` `=` $axis attr-dict `:` type($result)"
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        if result_type is None:
+            raise ShapeError(f"{cls.name}: needs a result type")
+        cls.check_operand_kind("result", result_type)
+        axis = properties["axis"]
+        assert isinstance(axis, IntegerAttr)
+        rank = len(result_type.get_shape())
+        if not 0 <= axis.value.data < rank:
+            raise ShapeError(
+                f"{cls.name}: axis {axis.value.data} is out of range for result "
+                f"{result_type} (axes are in [0, {rank}))"
+            )
+        return result_type
+
+
 @irdl_op_definition
 class RotateHalfOp(UnaryOp):
     """concat(-x[..., d/2:], x[..., :d/2]) over the last axis, as used by RoPE.
@@ -594,6 +1001,7 @@ class RotateHalfOp(UnaryOp):
     """
 
     name = "molten.rotate_half"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
 
     @classmethod
     def infer_result_type(cls, operand_types, properties, result_type):
@@ -613,6 +1021,8 @@ class TriangleOp(MoltenOp, ABC):
     else 0: torch.triu and torch.tril. Each element depends on its own
     value and index only, so kernels compute it as elementwise.
     """
+
+    TAKES: ClassVar[frozenset[str]] = ANY_ELEMENT
 
     T: ClassVar = VarConstraint("T", base(TensorType))
     input = operand_def(T)
@@ -681,6 +1091,7 @@ class CastOp(MoltenOp):
     """
 
     name = "molten.cast"
+    TAKES: ClassVar[frozenset[str]] = ANY_ELEMENT
     SAME_ELEMENT_TYPE: ClassVar[bool] = False
     input = operand_def(TensorType)
     result = result_def(TensorType)
@@ -702,7 +1113,7 @@ class CastOp(MoltenOp):
 
 @irdl_op_definition
 class ConstantOp(MoltenOp):
-    """A constant tensor: a splat or dense values, all finite.
+    """A constant tensor: a splat or dense values, floats all finite.
 
     Scalars are rank-0 constants broadcast by their users, so a constant
     never stores more than it says.
@@ -710,10 +1121,12 @@ class ConstantOp(MoltenOp):
     ```mlir
     %eps = molten.constant dense<1.000000e-06> : tensor<f32>
     %v = molten.constant dense<[1.0, 2.0]> : tensor<2xbf16>
+    %m = molten.constant dense<[true, false]> : tensor<2xi1>
     ```
     """
 
     name = "molten.constant"
+    TAKES: ClassVar[frozenset[str]] = ANY_ELEMENT
     T: ClassVar = VarConstraint("T", base(TensorType))
     value = prop_def(ParamAttrConstraint(DenseIntOrFPElementsAttr, (T, AnyAttr())))
     result = result_def(T)
@@ -724,9 +1137,28 @@ class ConstantOp(MoltenOp):
     def from_values(
         cls, values: float | Sequence[float], result_type: TensorType
     ) -> ConstantOp:
-        """A constant of `result_type`: one value (a splat) or all of them."""
+        """A constant of `result_type`: one value (a splat) or all of them
+        (an integer's or bool's as Python ints: a float value is an error)."""
         check_tensor_type(cls.name, "result", result_type)
-        flat = [float(values)] if isinstance(values, int | float) else list(values)
+        flat = [values] if isinstance(values, int | float) else list(values)
+        element = result_type.element_type
+        kind = element_kind(element)
+        if kind != FLOAT:
+            if any(float(v) != int(v) for v in flat):
+                fractional = [v for v in flat if float(v) != int(v)][:4]
+                raise DTypeError(
+                    f"{cls.name}: {result_type} holds {kind}s; got the "
+                    f"non-integral values {fractional}"
+                )
+            flat = [int(v) for v in flat]
+            low, high = integer_range(element)
+            if any(not low <= v <= high for v in flat):
+                raise DTypeError(
+                    f"{cls.name}: {[v for v in flat if not low <= v <= high][:4]} "
+                    f"out of the range of {element} [{low}, {high}]"
+                )
+        else:
+            flat = [float(v) for v in flat]
         attr = DenseIntOrFPElementsAttr.from_list(result_type, flat)
         cls.infer_result_type([], {"value": attr}, result_type)
         return cls(result_types=[result_type], properties={"value": attr})
@@ -738,7 +1170,9 @@ class ConstantOp(MoltenOp):
         result = check_tensor_type(cls.name, "value", value.get_type())
         if is_dynamic(result):
             raise ShapeError(f"{cls.name}: {result} must have a static shape")
-        if not all(math.isfinite(v) for v in value.iter_values()):
+        if element_kind(result.element_type) == FLOAT and not all(
+            math.isfinite(v) for v in value.iter_values()
+        ):
             raise ShapeError(
                 f"{cls.name}: {result} holds inf or NaN; molten constants must be "
                 "finite, because xDSL 0.74 prints such values as bit patterns it "
@@ -746,11 +1180,22 @@ class ConstantOp(MoltenOp):
             )
         return result
 
-    def splat_value(self) -> float | None:
+    def values(self) -> list[float] | list[int]:
+        """The constant's values in order: floats, ints, or 0/1 for bools
+        (xDSL reads an i1's true as -1)."""
+        values = list(self.value.iter_values())
+        kind = element_kind(self.result.type.element_type)
+        if kind == BOOLEAN:
+            return [int(v != 0) for v in values]
+        return (
+            [int(v) for v in values] if kind == INTEGER else [float(v) for v in values]
+        )
+
+    def splat_value(self) -> float | int | None:
         """The single value of a splat constant, else None."""
         if not self.value.is_splat():
             return None
-        return float(next(iter(self.value.iter_values())))
+        return self.values()[0]
 
 
 # --------------------------------------------------------------------------
@@ -809,6 +1254,7 @@ class ReduceSumOp(ReductionOp):
     """Sum over axes."""
 
     name = "molten.reduce_sum"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
 
 
 @irdl_op_definition
@@ -816,6 +1262,7 @@ class ReduceMaxOp(ReductionOp):
     """Maximum over axes."""
 
     name = "molten.reduce_max"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
 
 
 @irdl_op_definition
@@ -844,6 +1291,7 @@ class CumsumOp(MoltenOp):
     """
 
     name = "molten.cumsum"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
     T: ClassVar = VarConstraint("T", base(TensorType))
     input = operand_def(T)
     axis = prop_def(IntegerAttr[i64])
@@ -885,6 +1333,7 @@ class BroadcastToOp(MoltenOp):
     """
 
     name = "molten.broadcast_to"
+    TAKES: ClassVar[frozenset[str]] = ANY_ELEMENT
     input = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure(), MoltenCanonicalization())
@@ -918,6 +1367,7 @@ class ReshapeOp(MoltenOp):
     """
 
     name = "molten.reshape"
+    TAKES: ClassVar[frozenset[str]] = ANY_ELEMENT
     input = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure(), MoltenCanonicalization())
@@ -951,6 +1401,7 @@ class TransposeOp(MoltenOp):
     """
 
     name = "molten.transpose"
+    TAKES: ClassVar[frozenset[str]] = ANY_ELEMENT
     input = operand_def(TensorType)
     permutation = prop_def(DenseArrayBase.constr(i64))
     result = result_def(TensorType)
@@ -985,6 +1436,7 @@ class FlipOp(MoltenOp):
     """
 
     name = "molten.flip"
+    TAKES: ClassVar[frozenset[str]] = ANY_ELEMENT
     T: ClassVar = VarConstraint("T", base(TensorType))
     input = operand_def(T)
     axes = prop_def(DenseArrayBase.constr(i64))
@@ -1013,6 +1465,8 @@ class FlipOp(MoltenOp):
 class _AxisWindowOp(MoltenOp, ABC):
     """A window of `input` along `axis` (a static dimension): the result
     differs from the input in that dimension only."""
+
+    TAKES: ClassVar[frozenset[str]] = ANY_ELEMENT
 
     input = operand_def(TensorType)
     axis = prop_def(IntegerAttr[i64])
@@ -1476,6 +1930,7 @@ class CausalMaskOp(MoltenOp):
     def infer_result_type(cls, operand_types, properties, result_type):
         if result_type is None:
             raise ShapeError(f"{cls.name}: needs a result type")
+        cls.check_operand_kind("result", result_type)
         if len(result_type.get_shape()) < 2:
             raise ShapeError(f"{cls.name}: result {result_type} must have rank >= 2")
         return result_type
@@ -1498,6 +1953,24 @@ ELEMENTWISE_BINARY_OPS: tuple[type[ElementwiseBinaryOp], ...] = (
     MaxOp,
     MinOp,
     PowOp,
+    FloorDivideOp,
+    RemainderOp,
+    FmodOp,
+    Atan2Op,
+    BitwiseAndOp,
+    BitwiseOrOp,
+    BitwiseXorOp,
+    ShiftLeftOp,
+    ShiftRightOp,
+    LogicalAndOp,
+    LogicalOrOp,
+    LogicalXorOp,
+    EqOp,
+    NeOp,
+    LtOp,
+    LeOp,
+    GtOp,
+    GeOp,
 )
 
 ELEMENTWISE_UNARY_OPS: tuple[type[ElementwiseUnaryOp], ...] = (
@@ -1514,6 +1987,29 @@ ELEMENTWISE_UNARY_OPS: tuple[type[ElementwiseUnaryOp], ...] = (
     ReluOp,
     GeluOp,
     SiluOp,
+    SinOp,
+    CosOp,
+    TanOp,
+    AsinOp,
+    AcosOp,
+    AtanOp,
+    SinhOp,
+    CoshOp,
+    ErfOp,
+    Log1pOp,
+    Expm1Op,
+    Log2Op,
+    Log10Op,
+    Exp2Op,
+    FloorOp,
+    CeilOp,
+    RoundOp,
+    TruncOp,
+    SignOp,
+    BitwiseNotOp,
+    LogicalNotOp,
+    IsNanOp,
+    IsInfOp,
 )
 
 REDUCTION_OPS: tuple[type[ReductionOp], ...] = (ReduceSumOp, ReduceMaxOp, ReduceMeanOp)
@@ -1656,6 +2152,8 @@ Molten = Dialect(
         TrilOp,
         CastOp,
         ConstantOp,
+        WhereOp,
+        IotaOp,
         *REDUCTION_OPS,
         BroadcastToOp,
         ReshapeOp,

@@ -2,11 +2,11 @@
 
 A graph is a `func.func` of molten ops whose inputs and outputs have names
 (its `molten.name` attributes, identifiers safe in MLIR and C++) and whose
-tensors have float32, float16 or bfloat16 elements, named so by the
-frameworks. Every layer reads them: the graph API (`molten.ir`, which
-re-exports them), the diagnostics, the interpreter, the lowering and the
-runtime. They live here, below all of those, so that none of them imports
-the graph API.
+tensors have float32, float16, bfloat16, int64, int32, int8, uint8 or bool
+elements, named so by the frameworks. Every layer reads them: the graph
+API (`molten.ir`, which re-exports them), the diagnostics, the
+interpreter, the lowering and the runtime. They live here,
+below all of those, so that none of them imports the graph API.
 """
 
 from __future__ import annotations
@@ -16,11 +16,19 @@ import re
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, StringAttr
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    StringAttr,
+    i8,
+    i32,
+    i64,
+)
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 
-from molten.dialects.molten import ELEMENT_TYPES
+from molten.dialects.molten import BOOL, ELEMENT_TYPES, UI8
 from molten.errors import DTypeError
 
 # --------------------------------------------------------------------------
@@ -71,6 +79,11 @@ DTYPES: dict[str, Attribute] = {
     "float32": Float32Type(),
     "float16": Float16Type(),
     "bfloat16": BFloat16Type(),
+    "int64": i64,
+    "int32": i32,
+    "int8": i8,
+    "uint8": UI8,
+    "bool": BOOL,
 }
 _DTYPE_ALIASES = {
     "f32": "float32",
@@ -80,13 +93,23 @@ _DTYPE_ALIASES = {
     "fp16": "float16",
     "half": "float16",
     "bf16": "bfloat16",
+    "i64": "int64",
+    "long": "int64",
+    "i32": "int32",
+    "i8": "int8",
+    "u8": "uint8",
+    "ui8": "uint8",
+    "i1": "bool",
+    "bool_": "bool",
 }
 
 
 def element_type(dtype: Any) -> Attribute:
     """The molten element type for a dtype name, numpy dtype or torch dtype."""
-    if isinstance(dtype, ELEMENT_TYPES):
+    if isinstance(dtype, Attribute) and dtype in ELEMENT_TYPES:
         return dtype
+    if dtype is bool:
+        return BOOL
     key = str(dtype).removeprefix("torch.")
     if not isinstance(dtype, str):
         with contextlib.suppress(TypeError):
@@ -94,8 +117,8 @@ def element_type(dtype: Any) -> Attribute:
     key = _DTYPE_ALIASES.get(key, key)
     if key not in DTYPES:
         raise DTypeError(
-            f"unsupported dtype {dtype!r}: molten tensors are float32, float16 "
-            "or bfloat16"
+            f"unsupported dtype {dtype!r}: molten tensors are float32, float16, "
+            "bfloat16, int64, int32, int8, uint8 or bool"
         )
     return DTYPES[key]
 
@@ -113,7 +136,8 @@ def is_dtype_name(value: str) -> bool:
 
 
 def dtype_name(element: Attribute) -> str:
-    """The dtype name ('float32', 'float16', 'bfloat16') of a molten element type."""
+    """The dtype name ('float32', 'bfloat16', 'int64', 'bool', ...) of a molten
+    element type."""
     for name, t in DTYPES.items():
         if t == element:
             return name

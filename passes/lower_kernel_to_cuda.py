@@ -8,7 +8,8 @@ rotate_half remap them), loading inputs and reusing what was already
 computed. Arithmetic is f32: f16/bf16 are converted on load, rounded at a
 molten.cast to them and on store. `index` values are 64-bit; a named
 dimension's size is an `index` parameter of the kernels and the launcher
-(row and pointwise kernels; the others take static sizes).
+(row, scan and pointwise kernels, a gemm over a named M and attention
+over a named sequence, by size class).
 
 * pointwise: a grid-stride loop over the elements of the kernel's shape.
 * row_reduce: a grid-stride loop over rows, as the schedule says: several
@@ -65,13 +66,15 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import OpResult
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from molten.dialects import kernel
-from molten.dialects.molten import graph_name
+from molten.dialects.molten import FLOAT, element_kind, graph_name
+from molten.errors import UnsupportedError
 from molten.passes.families import family_of
 from molten.passes.lowering.gemm_mma import MMA_SHAPE
 from molten.passes.lowering.kernels import LoweredKernel, lower_variants
@@ -88,8 +91,28 @@ def lower_scheduled(
     return family_of(schedule).lower(kfunc, schedule, rows_most)
 
 
+def check_float_tensors(kfunc: kernel.FuncOp) -> None:
+    """An UnsupportedError naming the first integer or bool tensor of a
+    kernel: the interpreter runs them, the CUDA lowering does not yet."""
+    values = [*kfunc.body.block.args]
+    values += [r for o in kfunc.body.walk() for r in o.results]
+    for value in values:
+        t = value.type
+        if isinstance(t, TensorType) and element_kind(t.element_type) != FLOAT:
+            what = (
+                f"{value.owner.name} result" if isinstance(value, OpResult) else "input"
+            )
+            raise UnsupportedError(
+                f"lower-kernel-to-cuda: @{kfunc.sym_name.data}: {what} "
+                f"{value.name_hint or ''} {t} holds {t.element_type}; integer "
+                "and bool tensors run in the interpreter (molten.interpret) but "
+                "are not lowered to CUDA kernels yet"
+            )
+
+
 def lower_kernel(kfunc: kernel.FuncOp) -> list[LoweredKernel]:
     """The cuda kernels of a kernel.func: one, or one per variant."""
+    check_float_tensors(kfunc)
     if kfunc.variants is not None:
         return lower_variants(kfunc, lower_scheduled)
     if kfunc.schedule is None:

@@ -255,9 +255,22 @@ BUILDERS = {
 }
 
 
+BINARY, UNARY = dialect.ELEMENTWISE_BINARY_OPS, dialect.ELEMENTWISE_UNARY_OPS
+NOT_IN_THE_GRAPH_API_YET = {
+    *BINARY[BINARY.index(dialect.FloorDivideOp) :],
+    *UNARY[UNARY.index(dialect.SinOp) :],
+    dialect.WhereOp,
+    dialect.IotaOp,
+}
+"""The integer, bool and newer float ops: the dialect and the interpreter
+have them (tests/test_integer_ops.py); their builder methods come with the
+rest of issue 56."""
+
+
 def test_builder_table_covers_every_op():
     built = {op_type for _, _, op_type, _ in BUILDERS.values()}
-    assert built == set(dialect.Molten.operations)
+    assert not built & NOT_IN_THE_GRAPH_API_YET
+    assert built | NOT_IN_THE_GRAPH_API_YET == set(dialect.Molten.operations)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
@@ -483,7 +496,7 @@ def test_default_dtype_is_float32():
 
 
 @pytest.mark.parametrize(
-    "bad", ["float64", np.float64, "int32", np.int8, "f8", float, None]
+    "bad", ["float64", np.float64, "int16", np.uint16, "f8", float, None]
 )
 def test_unsupported_dtypes(bad):
     with pytest.raises(DTypeError, match="unsupported dtype"):
@@ -491,6 +504,33 @@ def test_unsupported_dtypes(bad):
     g = DataflowGraph("g")
     with pytest.raises(DTypeError):
         g.add_input("x", [2], bad)
+
+
+@pytest.mark.parametrize(
+    "dtype, element",
+    [
+        ("int64", "i64"),
+        (np.int32, "i32"),
+        ("int8", "i8"),
+        (np.uint8, "ui8"),
+        (bool, "i1"),
+        ("bool", "i1"),
+    ],
+)
+def test_integer_and_bool_dtypes(dtype, element):
+    assert str(element_type(dtype)) == element
+
+
+def test_an_integer_graph_interprets_and_is_refused_by_name_in_kernels():
+    g = DataflowGraph("ids")
+    x = g.add_input("ids", [4, 8], "int64")
+    g.add_output(g.add(x, x, name="twice"))
+    ids = np.arange(32).reshape(4, 8)
+    np.testing.assert_array_equal(molten.interpret(g, ids), 2 * ids)
+    with pytest.raises(
+        molten.UnsupportedError, match="integer and bool tensors run in"
+    ):
+        molten.ZeroCompiler().compile(g)
 
 
 # --------------------------------------------------------------------------

@@ -9,8 +9,17 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter
 
-from molten.conventions import input_name
-from molten.dialects.molten import dims_of, graph_name, is_dynamic
+from molten.conventions import dtype_name, input_name
+from molten.dialects.molten import (
+    BOOLEAN,
+    FLOAT,
+    INTEGER,
+    dims_of,
+    element_kind,
+    graph_name,
+    integer_range,
+    is_dynamic,
+)
 from molten.errors import GraphError, InputError
 from molten.interpreters.kernel import KernelFunctions
 from molten.interpreters.molten import MoltenFunctions, round_to, storage_dtype
@@ -84,14 +93,34 @@ def _prepare_input(func: FuncOp, index: int, value: Any, reference: bool):
         array = np.asarray(value)
     except ValueError as error:
         raise InputError(f"{what} is not an array: {error}") from None
-    if array.dtype.kind not in "fiu":
-        raise InputError(f"{what} has dtype {array.dtype}; give a real-valued array")
+    element = expected.element_type
+    kind = element_kind(element)
+    if array.dtype.kind not in _ARRAY_KINDS[kind]:
+        hint = " (give a real-valued array)" if kind == FLOAT else ""
+        raise InputError(
+            f"{what} has dtype {array.dtype}; the graph expects "
+            f"{dtype_name(element)}{hint}"
+        )
     shape = tuple(expected.get_shape())
     if array.shape != shape:
         raise InputError(f"{what} has shape {array.shape}; the graph expects {shape}")
+    if kind != FLOAT:
+        low, high = integer_range(element)
+        if array.size and (array.min() < low or array.max() > high):
+            raise InputError(
+                f"{what} holds values from {array.min()} to {array.max()}, out "
+                f"of the range of {dtype_name(element)} [{low}, {high}]"
+            )
+        return array.astype(storage_dtype(element))
     if reference:
         return array.astype(np.float64)
-    return round_to(array, expected.element_type)
+    return round_to(array, element)
+
+
+_ARRAY_KINDS = {FLOAT: "fiu", INTEGER: "iub", BOOLEAN: "b"}
+"""The numpy dtype kinds an input of each kind of element takes: floats
+take real numbers (a bool array for a float input is taken for a
+mistake), integers integers or bools, bools only bools."""
 
 
 def interpret(
@@ -128,7 +157,12 @@ def interpret(
     interpreter.register_implementations(KernelFunctions())
     results = interpreter.call_op(func.sym_name.data, arrays)
     outputs = tuple(
-        np.array(r, dtype=np.float64 if reference else storage_dtype(t.element_type))
+        np.array(
+            r,
+            dtype=np.float64
+            if reference and element_kind(t.element_type) == FLOAT
+            else storage_dtype(t.element_type),
+        )
         for r, t in zip(results, func.function_type.outputs.data, strict=True)
     )
     return outputs[0] if len(outputs) == 1 else outputs

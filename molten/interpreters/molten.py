@@ -14,6 +14,12 @@ Two precisions:
 * reference (`reference=True`): every op computes in float64 and nothing is
   rounded to its element type, casts included: the exact-math oracle that
   low-precision results are compared against with a tolerance.
+
+Integers and bools are exact in both: an op on them computes in its
+element's own numpy type (int64, int32, int8, uint8, bool), wrapping on
+overflow as torch does, and a result of an integer or bool type is
+converted as torch converts (a float truncated toward zero, anything
+nonzero true).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IntegerType
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -34,6 +40,7 @@ from xdsl.interpreter import (
 from xdsl.ir import Attribute, Operation
 
 from molten.dialects import molten
+from molten.dialects.molten import BOOL, FLOAT, element_kind, is_unsigned
 
 Semantics = Callable[..., np.ndarray]
 """`fn(op, dtype, *operands) -> result`, computing in numpy dtype `dtype`."""
@@ -76,15 +83,28 @@ def storage_dtype(element_type: Attribute) -> np.dtype:
         return np.dtype(np.float16)
     if isinstance(element_type, Float32Type | BFloat16Type):
         return np.dtype(np.float32)
+    if element_type == BOOL:
+        return np.dtype(np.bool_)
+    if isinstance(element_type, IntegerType):
+        sign = "u" if is_unsigned(element_type) else "i"
+        return np.dtype(f"{sign}{element_type.width.data // 8}")
     raise TypeError(f"no numpy storage for element type {element_type}")
 
 
 def round_to(array: Any, element_type: Attribute) -> np.ndarray:
-    """`array` rounded to `element_type` and held in its storage dtype."""
+    """`array` rounded to `element_type` and held in its storage dtype; to
+    an integer, truncated toward zero and wrapped; to a bool, nonzero."""
     if isinstance(element_type, BFloat16Type):
         return round_to_bfloat16(array)
-    with np.errstate(over="ignore"):
-        return np.asarray(array).astype(storage_dtype(element_type))
+    x = np.asarray(array)
+    with np.errstate(all="ignore"):
+        if element_type == BOOL:
+            return x != 0
+        if isinstance(element_type, IntegerType) and x.dtype.kind == "f":
+            # Through int64, so that wrapping to a narrow type is modular
+            # (numpy casts a float out of int8's range unpredictably).
+            x = np.trunc(x).astype(np.int64)
+        return x.astype(storage_dtype(element_type))
 
 
 # --------------------------------------------------------------------------
@@ -174,7 +194,9 @@ def _attention(op: molten.AttentionOp, dtype, q, k, v):
 
 
 def _constant(op: molten.ConstantOp, dtype):
-    values = np.array(op.value.get_values(), dtype=dtype)
+    if element_kind(op.result.type.element_type) != FLOAT:
+        dtype = storage_dtype(op.result.type.element_type)
+    values = np.array(op.values(), dtype=dtype)
     shape = tuple(op.value.get_type().get_shape())
     if values.size == 1:
         return np.full(shape, values[0], dtype=dtype)
@@ -210,6 +232,36 @@ def _padding(op: molten.PadOp, x: np.ndarray) -> list[tuple[int, int]]:
     return widths
 
 
+def _shift(op: molten.ShiftLeftOp | molten.ShiftRightOp, a, b) -> np.ndarray:
+    """A shift with torch's rule past the width: 0 to the left (and to the
+    right for ui8), the sign bit filled to the right."""
+    width = a.dtype.itemsize * 8
+    out = (b < 0) | (b >= width)
+    amount = np.where(out, 0, b).astype(a.dtype)
+    if isinstance(op, molten.ShiftLeftOp):
+        return np.where(out, 0, np.left_shift(a, amount)).astype(a.dtype)
+    fill = np.zeros_like(a) if a.dtype.kind == "u" else np.right_shift(a, width - 1)
+    return np.where(out, fill, np.right_shift(a, amount)).astype(a.dtype)
+
+
+def _floor_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Python's // (floor toward -inf), integer division by 0 giving -1 as
+    on a GPU (C leaves it undefined; torch's CUDA kernels return -1)."""
+    if a.dtype.kind == "f":
+        return np.floor_divide(a, b)
+    return np.where(b == 0, -1, np.floor_divide(a, np.where(b == 0, 1, b))).astype(
+        a.dtype
+    )
+
+
+def _iota(op: molten.IotaOp, dtype) -> np.ndarray:
+    shape = _result_shape(op)
+    axis = op.axis.value.data
+    ramp = np.arange(shape[axis], dtype=np.int64)
+    ramp = ramp.reshape([-1 if i == axis else 1 for i in range(len(shape))])
+    return np.broadcast_to(ramp, shape)
+
+
 SEMANTICS: dict[type[Operation], Semantics] = {
     molten.AddOp: lambda op, dt, a, b: a + b,
     molten.SubOp: lambda op, dt, a, b: a - b,
@@ -218,6 +270,49 @@ SEMANTICS: dict[type[Operation], Semantics] = {
     molten.MaxOp: lambda op, dt, a, b: np.maximum(a, b),
     molten.MinOp: lambda op, dt, a, b: np.minimum(a, b),
     molten.PowOp: lambda op, dt, a, b: np.power(a, b),
+    molten.FloorDivideOp: lambda op, dt, a, b: _floor_divide(a, b),
+    molten.RemainderOp: lambda op, dt, a, b: np.remainder(a, b),
+    molten.FmodOp: lambda op, dt, a, b: np.fmod(a, b),
+    molten.Atan2Op: lambda op, dt, a, b: np.arctan2(a, b),
+    molten.BitwiseAndOp: lambda op, dt, a, b: np.bitwise_and(a, b),
+    molten.BitwiseOrOp: lambda op, dt, a, b: np.bitwise_or(a, b),
+    molten.BitwiseXorOp: lambda op, dt, a, b: np.bitwise_xor(a, b),
+    molten.ShiftLeftOp: lambda op, dt, a, b: _shift(op, a, b),
+    molten.ShiftRightOp: lambda op, dt, a, b: _shift(op, a, b),
+    molten.LogicalAndOp: lambda op, dt, a, b: np.logical_and(a, b),
+    molten.LogicalOrOp: lambda op, dt, a, b: np.logical_or(a, b),
+    molten.LogicalXorOp: lambda op, dt, a, b: np.logical_xor(a, b),
+    molten.EqOp: lambda op, dt, a, b: a == b,
+    molten.NeOp: lambda op, dt, a, b: a != b,
+    molten.LtOp: lambda op, dt, a, b: a < b,
+    molten.LeOp: lambda op, dt, a, b: a <= b,
+    molten.GtOp: lambda op, dt, a, b: a > b,
+    molten.GeOp: lambda op, dt, a, b: a >= b,
+    molten.WhereOp: lambda op, dt, c, a, b: np.where(c, a, b),
+    molten.IotaOp: _iota,
+    molten.SinOp: lambda op, dt, x: np.sin(x),
+    molten.CosOp: lambda op, dt, x: np.cos(x),
+    molten.TanOp: lambda op, dt, x: np.tan(x),
+    molten.AsinOp: lambda op, dt, x: np.arcsin(x),
+    molten.AcosOp: lambda op, dt, x: np.arccos(x),
+    molten.AtanOp: lambda op, dt, x: np.arctan(x),
+    molten.SinhOp: lambda op, dt, x: np.sinh(x),
+    molten.CoshOp: lambda op, dt, x: np.cosh(x),
+    molten.ErfOp: lambda op, dt, x: erf(x),
+    molten.Log1pOp: lambda op, dt, x: np.log1p(x),
+    molten.Expm1Op: lambda op, dt, x: np.expm1(x),
+    molten.Log2Op: lambda op, dt, x: np.log2(x),
+    molten.Log10Op: lambda op, dt, x: np.log10(x),
+    molten.Exp2Op: lambda op, dt, x: np.exp2(x),
+    molten.FloorOp: lambda op, dt, x: np.floor(x),
+    molten.CeilOp: lambda op, dt, x: np.ceil(x),
+    molten.RoundOp: lambda op, dt, x: np.round(x),
+    molten.TruncOp: lambda op, dt, x: np.trunc(x),
+    molten.SignOp: lambda op, dt, x: np.sign(x),
+    molten.BitwiseNotOp: lambda op, dt, x: np.invert(x),
+    molten.LogicalNotOp: lambda op, dt, x: np.logical_not(x),
+    molten.IsNanOp: lambda op, dt, x: np.isnan(x),
+    molten.IsInfOp: lambda op, dt, x: np.isinf(x),
     molten.NegOp: lambda op, dt, x: -x,
     molten.AbsOp: lambda op, dt, x: np.abs(x),
     molten.ExpOp: lambda op, dt, x: np.exp(x),
@@ -272,14 +367,24 @@ SEMANTICS: dict[type[Operation], Semantics] = {
 
 
 def evaluate(op: Operation, operands: list[np.ndarray], reference: bool) -> np.ndarray:
-    """One molten op on numpy operands (in storage form), as the interpreter runs it."""
+    """One molten op on numpy operands (in storage form), as the interpreter
+    runs it: floats in the precision's dtype, integers and bools exactly."""
     dtype = np.dtype(np.float64 if reference else np.float32)
+    args = [
+        a.astype(dtype)
+        if element_kind(v.type.element_type) == FLOAT
+        else a.astype(storage_dtype(v.type.element_type))
+        for a, v in zip(operands, op.operands, strict=True)
+    ]
+    element = op.results[0].type.element_type
     with np.errstate(all="ignore"):
-        value = SEMANTICS[type(op)](op, dtype, *(a.astype(dtype) for a in operands))
-        value = np.asarray(value, dtype=dtype)
+        value = np.asarray(SEMANTICS[type(op)](op, dtype, *args))
+        if element_kind(element) != FLOAT:
+            return round_to(value, element)
+        value = value.astype(dtype)
         if reference:
             return value
-        return round_to(value, op.results[0].type.element_type)
+        return round_to(value, element)
 
 
 class MoltenFunctions(InterpreterFunctions):

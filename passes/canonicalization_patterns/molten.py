@@ -39,7 +39,7 @@ from molten.errors import MoltenError
 from molten.interpreters.molten import evaluate, round_to
 
 
-def splat_value(value: SSAValue) -> float | None:
+def splat_value(value: SSAValue) -> float | int | None:
     """The scalar a value holds everywhere, if it is a (broadcast) splat constant."""
     owner = value.owner
     while isinstance(owner, molten.BroadcastToOp):
@@ -49,7 +49,7 @@ def splat_value(value: SSAValue) -> float | None:
     return None
 
 
-def _scalar_constant(value: float, like: TensorType) -> molten.ConstantOp:
+def _scalar_constant(value: float | int, like: TensorType) -> molten.ConstantOp:
     return molten.ConstantOp.from_values(value, TensorType(like.element_type, []))
 
 
@@ -96,9 +96,9 @@ class FoldSplatOperands(RewritePattern):
             round_to(np.array(s), v.type.element_type)
             for s, v in zip(scalars, op.operands, strict=True)
         ]
-        folded = float(evaluate(op, arrays, reference=False))
-        if not math.isfinite(folded):
-            return  # constants must be finite (see molten.constant)
+        folded = evaluate(op, arrays, reference=False).item()
+        if isinstance(folded, float) and not math.isfinite(folded):
+            return  # float constants must be finite (see molten.constant)
         result_type = op.result.type
         constant = _scalar_constant(folded, result_type)
         if not result_type.get_shape():

@@ -156,8 +156,9 @@ class Evaluator:
         assert isinstance(op, Operation)
         rule = _RULES.get(type(op))
         if rule is None:
-            raise NotImplementedError(
-                f"lower-kernel-to-cuda: {op.name} cannot be computed per element"
+            raise UnsupportedError(
+                f"lower-kernel-to-cuda: {op.name} is not lowered to CUDA yet "
+                "(the interpreter runs it)"
             )
         return rule(self, op, index)
 

@@ -56,7 +56,7 @@ from this attribute and invents none. The rules, for a target of
   copies, M >= 64): 128 threads, four warps of 64x64 on 128x128 output
   tiles with a K step of 32, four stages of operand tiles in flight
   (mma.sync m16n8k16); otherwise on the SIMT cores, 256 threads on
-  128x128 output tiles with a K step of 16 where those give every SM a
+  128x128 output tiles with a K step of 8 where those give every SM a
   block, else on 64x64 tiles with a K step of 16. For the target
   `arch=sm_90a` the tensor-core gemm runs on wgmma instead, from
   GEMV_MAX_M + 1 rows: a K step of 64 (one 128-byte swizzled row), a

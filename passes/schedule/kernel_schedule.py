@@ -4,10 +4,10 @@ Everything below the kernel level takes its launch and tiling parameters
 from this attribute and invents none. The rules read the module's target
 (`#kernel.target`, `passes/schedule/target.py`; the pass's `target`,
 `arch` and `sm_count` options override it), and a kernel's kind picks its
-rules, tried in order (`RULES`): the first that applies schedules it. Each
-family's rule is a module of this package, whose docstring says what it
-picks: `rows` (row_reduce), `scan`, `pointwise`, `attention`, and the
-gemm families in `gemm.GEMM_RULES` (`siblings`, `gemv`, `wgmma` with the
+rules, tried in the order of `rules.FAMILY_RULES`: the first that applies
+schedules it. Each family's rule is a module of this package, whose
+docstring says what it picks: `rows` (row_reduce), `scan`, `pointwise`,
+`attention`, and the gemm families (`siblings`, `gemv`, `wgmma` with the
 persistent TMA kernel, `gemm_mma`, `gemm_simt`). A kernel over a named
 dimension gets a schedule per size class (`size_classes`).
 

@@ -37,9 +37,9 @@ func.func @element_type_mismatch(%x: tensor<4x8xf32>, %w: tensor<8xf16>) {
 
 // -----
 
-// an integer tensor
+// an integer tensor in float math
 func.func @integer_element_type(%x: tensor<4xi32>) {
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.exp: operand 'input' tensor<4xi32> has element type i32; molten tensors hold f32, f16 or bf16{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.exp: operand 'input' tensor<4xi32> has element type i32; molten.exp takes float tensors (f32, f16 or bf16){{$}}
   %0 = molten.exp %x : tensor<4xi32>
   func.return
 }
@@ -48,7 +48,7 @@ func.func @integer_element_type(%x: tensor<4xi32>) {
 
 // f64 is not a molten element type
 func.func @f64_element_type(%x: tensor<4xf64>, %y: tensor<4xf64>) {
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.div: operand 'lhs' tensor<4xf64> has element type f64; molten tensors hold f32, f16 or bf16{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.div: operand 'lhs' tensor<4xf64> has element type f64; molten tensors hold f32, f16, bf16, i64, i32, i8, ui8 or i1{{$}}
   %0 = molten.div %x, %y : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
   func.return
 }
@@ -148,19 +148,19 @@ func.func @cast_shape_change(%x: tensor<4x8xf32>) {
 
 // -----
 
-// a cast to an integer type
+// a cast to an integer type molten has not
 func.func @cast_to_integer(%x: tensor<4x8xf32>) {
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.cast: result tensor<4x8xi8> has element type i8; molten tensors hold f32, f16 or bf16{{$}}
-  %0 = molten.cast %x : tensor<4x8xf32> to tensor<4x8xi8>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.cast: result tensor<4x8xi16> has element type i16; molten tensors hold f32, f16, bf16, i64, i32, i8, ui8 or i1{{$}}
+  %0 = molten.cast %x : tensor<4x8xf32> to tensor<4x8xi16>
   func.return
 }
 
 // -----
 
-// an integer constant
+// a constant of an unsigned type molten has not
 func.func @constant_integer() {
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.constant: result tensor<4xi32> has element type i32; molten tensors hold f32, f16 or bf16{{$}}
-  %0 = molten.constant dense<1> : tensor<4xi32>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.constant: result tensor<4xui32> has element type ui32; molten tensors hold f32, f16, bf16, i64, i32, i8, ui8 or i1{{$}}
+  %0 = molten.constant dense<1> : tensor<4xui32>
   func.return
 }
 
@@ -617,9 +617,9 @@ func.func @causal_mask_rank1() {
 
 // -----
 
-// causal_mask: a boolean mask is not a molten tensor
+// causal_mask: the additive mask is float (a bool mask is a comparison of iotas)
 func.func @causal_mask_i1() {
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.causal_mask: result tensor<4x4xi1> has element type i1; molten tensors hold f32, f16 or bf16{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.causal_mask: result tensor<4x4xi1> has element type i1; molten.causal_mask takes float tensors (f32, f16 or bf16){{$}}
   %0 = molten.causal_mask : tensor<4x4xi1>
   func.return
 }
@@ -675,5 +675,68 @@ func.func @pad_too_small(%x: tensor<4x8xf32>) {
 func.func @triu_of_a_vector(%x: tensor<8xf32>) {
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.triu: input tensor<8xf32> has rank 1; a triangle needs rank >= 2 (its last two axes){{$}}
   %0 = molten.triu %x diagonal = 0 : tensor<8xf32>
+  func.return
+}
+
+// -----
+
+// a float index where a bool condition goes
+func.func @where_float_condition(%c: tensor<4xf32>, %a: tensor<4xi64>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.where: operand 'condition' tensor<4xf32> must be a bool (i1) tensor; compare with 0 first (molten.ne){{$}}
+  %0 = molten.where %c, %a, %a : (tensor<4xf32>, tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  func.return
+}
+
+// -----
+
+// where's two branches of different types
+func.func @where_mixed_branches(%c: tensor<4xi1>, %a: tensor<4xi64>, %b: tensor<4xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.where: on_true tensor<4xi64> and on_false tensor<4xf32> must share one element type; insert a molten.cast{{$}}
+  %0 = molten.where %c, %a, %b : (tensor<4xi1>, tensor<4xi64>, tensor<4xf32>) -> tensor<4xi64>
+  func.return
+}
+
+// -----
+
+// a bool in a matmul
+func.func @bool_matmul(%a: tensor<4x4xi1>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.matmul: operand 'lhs' tensor<4x4xi1> has element type i1; molten.matmul takes float tensors (f32, f16 or bf16){{$}}
+  %0 = molten.matmul %a, %a : (tensor<4x4xi1>, tensor<4x4xi1>) -> tensor<4x4xi1>
+  func.return
+}
+
+// -----
+
+// logic on integers: compare with 0 first
+func.func @logical_and_integers(%a: tensor<4xi64>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.logical_and: operand 'lhs' tensor<4xi64> has element type i64; molten.logical_and takes bool (i1) tensors{{$}}
+  %0 = molten.logical_and %a, %a : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  func.return
+}
+
+// -----
+
+// bitwise ops on floats
+func.func @bitwise_float(%a: tensor<4xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.bitwise_not: operand 'input' tensor<4xf32> has element type f32; molten.bitwise_not takes integer or bool tensors{{$}}
+  %0 = molten.bitwise_not %a : tensor<4xf32>
+  func.return
+}
+
+// -----
+
+// a comparison declared with a non-bool result
+func.func @compare_result(%a: tensor<4xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.lt: result type tensor<4xf32> does not match tensor<4xi1>, the type the operands give{{$}}
+  %0 = molten.lt %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+// iota along an axis the result has not
+func.func @iota_axis() {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.iota: axis 2 is out of range for result tensor<4x8xi64> (axes are in [0, 2)){{$}}
+  %0 = molten.iota axis = 2 : tensor<4x8xi64>
   func.return
 }
