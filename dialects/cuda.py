@@ -45,6 +45,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     IntegerType,
+    Signedness,
     StringAttr,
     SymbolRefAttr,
     UnitAttr,
@@ -95,12 +96,18 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-ELEMENT_TYPES = (Float32Type, Float16Type, BFloat16Type)
+from molten.dialects.molten import BOOL, INTEGER_TYPES
+
+FLOAT_ELEMENTS = (Float32Type, Float16Type, BFloat16Type)
+TENSOR_ELEMENTS = (*INTEGER_TYPES, BOOL)
+"""The integer and bool element types of tensors (molten's), which a pointer
+may hold besides floats."""
 COUNTER_TYPE = IntegerType(32)
-BARRIER_TYPE = IntegerType(64)
-"""An mbarrier: 8 bytes of shared memory (`!cuda.ptr<i64, shared>`)."""
 """The element of the counters that blocks of a group arrive at
 (`cuda.group_barrier`)."""
+BARRIER_TYPE = IntegerType(64, Signedness.UNSIGNED)
+"""An mbarrier: 8 bytes of shared memory (`!cuda.ptr<ui64, shared>`);
+unsigned, as PTX has it, and apart from the signed i64 of int64 tensors."""
 
 
 class MemorySpace(StrEnum):
@@ -110,10 +117,11 @@ class MemorySpace(StrEnum):
 
 @irdl_attr_definition
 class PointerType(ParametrizedAttribute, TypeAttribute):
-    """A pointer to f32, f16 or bf16 elements in global or shared memory, or
-    to i32 counters in global memory.
+    """A pointer to the elements of a tensor (f32, f16, bf16, i64, i32, i8,
+    ui8 or i1) in global or shared memory, or to mbarriers (ui64) in shared
+    memory. A bool (i1) takes a byte.
 
-    `!cuda.ptr<f16>` (global), `!cuda.ptr<f32, shared>`, `!cuda.ptr<i32>`.
+    `!cuda.ptr<f16>` (global), `!cuda.ptr<f32, shared>`, `!cuda.ptr<i64>`.
     """
 
     name = "cuda.ptr"
@@ -146,16 +154,19 @@ class PointerType(ParametrizedAttribute, TypeAttribute):
 
     def verify(self) -> None:
         space = MemorySpace(self.space.data)
-        if self.element_type == COUNTER_TYPE and space == MemorySpace.GLOBAL:
-            return
         if self.element_type == BARRIER_TYPE and space == MemorySpace.SHARED:
             return
-        if not isinstance(self.element_type, ELEMENT_TYPES):
+        if not is_element(self.element_type):
             raise VerifyException(
-                f"!cuda.ptr: element type {self.element_type} is not f32, f16 or bf16 "
-                "(or i32, for counters in global memory, or i64, for mbarriers in "
-                "shared memory)"
+                f"!cuda.ptr: element type {self.element_type} is not a tensor's "
+                "(f32, f16, bf16, i64, i32, i8, ui8 or i1) or, in shared memory, "
+                "an mbarrier's (ui64)"
             )
+
+
+def is_element(t: Attribute) -> bool:
+    """Whether `t` is the element type of a tensor."""
+    return isinstance(t, FLOAT_ELEMENTS) or t in TENSOR_ELEMENTS
 
 
 class Dim(StrEnum):
@@ -220,9 +231,10 @@ def _verify_width(op_name: str, element: Attribute, width: int) -> None:
 
 
 def element_bytes(element: Attribute) -> int:
-    """The size in bytes of an element type (f32, f16, bf16, i32, i64)."""
-    assert isinstance(element, ELEMENT_TYPES) or element in (COUNTER_TYPE, BARRIER_TYPE)
-    return element.bitwidth // 8
+    """The size in bytes of an element type (a tensor's, or an mbarrier's);
+    a bool takes a byte."""
+    assert is_element(element) or element == BARRIER_TYPE
+    return max(1, element.bitwidth // 8)
 
 
 @irdl_op_definition
@@ -449,6 +461,21 @@ class ShflXorOp(IRDLOperation):
     def verify_(self) -> None:
         if self.offset.value.data not in (1, 2, 4, 8, 16):
             raise VerifyException("cuda.shfl_xor: offset must be 1, 2, 4, 8 or 16")
+
+
+@irdl_op_definition
+class FmodOp(IRDLOperation):
+    """fmodf: the remainder of a / b with the sign of a, exactly (MLIR's
+    arith.remf, which xDSL lacks): `%r = cuda.fmod %a, %b : f32`."""
+
+    name = "cuda.fmod"
+    lhs = operand_def(Float32Type)
+    rhs = operand_def(Float32Type)
+    result = result_def(Float32Type)
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs], result_types=[Float32Type()])
 
 
 @irdl_op_definition
@@ -809,7 +836,7 @@ class SplitTf32Op(IRDLOperation):
         super().__init__(operands=[value], result_types=[FRAGMENT, FRAGMENT])
 
 
-DESCRIPTOR = IntegerType(64)
+DESCRIPTOR = IntegerType(64, Signedness.UNSIGNED)
 """A wgmma matrix descriptor: where an operand tile lies in shared memory
 and how it is laid out (the 128-byte swizzle, its two strides)."""
 WGMMA_M = 64
@@ -1101,7 +1128,7 @@ def _verify_barriers(op_name: str, barriers: SSAValue) -> None:
     if barriers.type != PointerType(BARRIER_TYPE, MemorySpace.SHARED):
         raise VerifyException(
             f"{op_name}: the barriers are a {barriers.type}, not a "
-            "!cuda.ptr<i64, shared>"
+            "!cuda.ptr<ui64, shared>"
         )
 
 
@@ -1109,7 +1136,7 @@ def _verify_barriers(op_name: str, barriers: SSAValue) -> None:
 class MbarrierInitOp(IRDLOperation):
     """Initializes an mbarrier in shared memory to expect `count` arrivals a
     phase (mbarrier.init): `cuda.mbarrier_init %bars[%i], 2 :
-    !cuda.ptr<i64, shared>`. One thread initializes; `cuda.fence_mbarrier_init`
+    !cuda.ptr<ui64, shared>`. One thread initializes; `cuda.fence_mbarrier_init`
     and a barrier make it visible before any use."""
 
     name = "cuda.mbarrier_init"
@@ -1195,7 +1222,7 @@ class MbarrierArriveOp(IRDLOperation):
 class MbarrierWaitOp(IRDLOperation):
     """Waits until the phase of an mbarrier of parity `parity` (0 or 1) has
     completed (mbarrier.try_wait.parity, in a loop): `cuda.mbarrier_wait
-    %bars[%i], %parity : !cuda.ptr<i64, shared>`. A fresh barrier is in
+    %bars[%i], %parity : !cuda.ptr<ui64, shared>`. A fresh barrier is in
     phase 0, so waiting for parity 1 returns at once."""
 
     name = "cuda.mbarrier_wait"
@@ -1416,9 +1443,8 @@ def dynamic_shared_bytes(kernel: Operation) -> int:
 def _verify_pointer_args(
     op_name: str, body: Region, function_type: FunctionType, tensors_only: bool
 ):
-    """Global pointers, or (a kernel's) tensor maps, then `index` sizes; to
-    tensors' elements only where `tensors_only` (a launcher's parameters,
-    not a kernel's counters or maps)."""
+    """Global pointers, or (a kernel's, not where `tensors_only`: a
+    launcher's) tensor maps, then `index` sizes."""
     if list(function_type.outputs.data):
         raise VerifyException(f"{op_name}: returns nothing (outputs are pointers)")
     args = [a.type for a in body.block.args]
@@ -1433,10 +1459,6 @@ def _verify_pointer_args(
             continue
         if not isinstance(t, PointerType) or t.memory_space != MemorySpace.GLOBAL:
             raise VerifyException(f"{op_name}: parameter {t} is not a global pointer")
-        if tensors_only and t.element_type == COUNTER_TYPE:
-            raise VerifyException(
-                f"{op_name}: parameter {t} is not a tensor's (f32, f16 or bf16)"
-            )
 
 
 def _shapes_attr(
@@ -2144,6 +2166,7 @@ Cuda = Dialect(
         KernelOp,
         HostFuncOp,
         ThreadIdxOp,
+        FmodOp,
         BlockIdxOp,
         BlockDimOp,
         GridDimOp,

@@ -35,6 +35,7 @@ from molten.errors import InputError, MoltenError
 from molten.ir import DataflowGraph
 from molten.passes.schedule.target import current_native_arch
 from molten.runtime.arrays import _NotAnArray, view_of
+from molten.runtime.program import ITEMSIZES
 
 LEGACY_DEFAULT_STREAM = 1
 """DLPack's name for CUDA's legacy default stream."""
@@ -124,7 +125,7 @@ class ZeroFunction:
         if view.dtype is None:
             raise InputError(
                 f"@zero {self.fn.__name__}: argument '{name}' has dtype "
-                f"{view.dtype_text}; Molten takes float32, float16 and bfloat16"
+                f"{view.dtype_text}; Molten takes {', '.join(ITEMSIZES)}"
             )
         if view.device_id < 0:
             raise InputError(

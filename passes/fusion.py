@@ -33,6 +33,7 @@ ELEMENTWISE: tuple[type[Operation], ...] = (
     molten.ElementwiseBinaryOp,
     molten.ElementwiseUnaryOp,
     molten.CastOp,
+    molten.WhereOp,
     molten.TriangleOp,
 )
 """Ops that compute each result element from the operand elements at the same
@@ -54,7 +55,11 @@ LAYOUTS: tuple[type[Operation], ...] = (molten.ReshapeOp, molten.TransposeOp)
 """Index maps that only permute a tensor's elements: a kernel that ends in a
 chain of them stores its value where the chain sends each element."""
 
-GENERATORS: tuple[type[Operation], ...] = (molten.ConstantOp, molten.CausalMaskOp)
+GENERATORS: tuple[type[Operation], ...] = (
+    molten.ConstantOp,
+    molten.CausalMaskOp,
+    molten.IotaOp,
+)
 """Ops without operands that every kernel using them recomputes."""
 
 

@@ -91,9 +91,13 @@ def lower_scheduled(
     return family_of(schedule).lower(kfunc, schedule, rows_most)
 
 
-def check_float_tensors(kfunc: kernel.FuncOp) -> None:
+def check_element_types(kfunc: kernel.FuncOp) -> None:
     """An UnsupportedError naming the first integer or bool tensor of a
-    kernel: the interpreter runs them, the CUDA lowering does not yet."""
+    kernel other than a pointwise one: the interpreter runs those, the
+    CUDA lowering does not yet (reductions, scans, gemms and attention
+    compute in float)."""
+    if kfunc.kind.data == kernel.KernelKind.POINTWISE:
+        return
     values = [*kfunc.body.block.args]
     values += [r for o in kfunc.body.walk() for r in o.results]
     for value in values:
@@ -105,14 +109,15 @@ def check_float_tensors(kfunc: kernel.FuncOp) -> None:
             raise UnsupportedError(
                 f"lower-kernel-to-cuda: @{kfunc.sym_name.data}: {what} "
                 f"{value.name_hint or ''} {t} holds {t.element_type}; integer "
-                "and bool tensors run in the interpreter (molten.interpret) but "
-                "are not lowered to CUDA kernels yet"
+                f"and bool tensors are lowered to CUDA in pointwise kernels, not "
+                f"yet in a {kfunc.kind.data.value} kernel (the interpreter, "
+                "molten.interpret, runs them)"
             )
 
 
 def lower_kernel(kfunc: kernel.FuncOp) -> list[LoweredKernel]:
     """The cuda kernels of a kernel.func: one, or one per variant."""
-    check_float_tensors(kfunc)
+    check_element_types(kfunc)
     if kfunc.variants is not None:
         return lower_variants(kfunc, lower_scheduled)
     if kfunc.schedule is None:

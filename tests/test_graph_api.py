@@ -521,16 +521,26 @@ def test_integer_and_bool_dtypes(dtype, element):
     assert str(element_type(dtype)) == element
 
 
-def test_an_integer_graph_interprets_and_is_refused_by_name_in_kernels():
+def test_an_integer_graph_interprets_and_compiles_pointwise():
+    """Integer pointwise kernels compile; an integer reduction (a row_reduce
+    kernel) is refused by name, the interpreter running it."""
     g = DataflowGraph("ids")
     x = g.add_input("ids", [4, 8], "int64")
     g.add_output(g.add(x, x, name="twice"))
     ids = np.arange(32).reshape(4, 8)
     np.testing.assert_array_equal(molten.interpret(g, ids), 2 * ids)
+    source = molten.ZeroCompiler().compile(g).source
+    assert "const int64_t* __restrict__ ids" in source
+    total = DataflowGraph("total")
+    y = total.add_input("ids", [4, 8], "int64")
+    total.add_output(total.reduce_sum(y, 1, name="sum"))
+    np.testing.assert_array_equal(molten.interpret(total, ids), ids.sum(1))
     with pytest.raises(
-        molten.UnsupportedError, match="integer and bool tensors run in"
+        molten.UnsupportedError,
+        match="integer and bool tensors are lowered to CUDA in pointwise kernels, "
+        "not yet in a row_reduce kernel",
     ):
-        molten.ZeroCompiler().compile(g)
+        molten.ZeroCompiler().compile(total)
 
 
 # --------------------------------------------------------------------------

@@ -40,20 +40,20 @@ cuda.kernel @tma_copy(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>)
   %c4096 = arith.constant 4096 : index
   %first_row = arith.constant {FIRST_ROW} : index
   %tile = cuda.shared_alloc 4096 : !cuda.ptr<bf16, shared>
-  %bars = cuda.shared_alloc 1 : !cuda.ptr<i64, shared>
+  %bars = cuda.shared_alloc 1 : !cuda.ptr<ui64, shared>
   %t = cuda.thread_idx x
   %first = arith.cmpi eq, %t, %c0 : index
   scf.if %first {{
-    cuda.mbarrier_init %bars[%c0], 1 : !cuda.ptr<i64, shared>
+    cuda.mbarrier_init %bars[%c0], 1 : !cuda.ptr<ui64, shared>
     cuda.fence_mbarrier_init
   }}
   cuda.sync_threads
   scf.if %first {{
-    cuda.mbarrier_arrive %bars[%c0] expect_tx 8192 : !cuda.ptr<i64, shared>
+    cuda.mbarrier_arrive %bars[%c0] expect_tx 8192 : !cuda.ptr<ui64, shared>
     cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %first_row]
-        : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+        : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<ui64, shared>
   }}
-  cuda.mbarrier_wait %bars[%c0], %c0 : !cuda.ptr<i64, shared>
+  cuda.mbarrier_wait %bars[%c0], %c0 : !cuda.ptr<ui64, shared>
   scf.for %i = %t to %c4096 step %c128 {{
     %r = arith.divsi %i, %c64 : index
     %c = arith.remsi %i, %c64 : index

@@ -27,13 +27,14 @@ from molten.runtime.program import ITEMSIZES
 
 
 def dtype_of(dtype: Any) -> str:
-    """ "float32", "float16" or "bfloat16" for a name, numpy dtype or
-    framework dtype (the graph builder's `element_type` rules)."""
+    """The dtype name ("float32", "bfloat16", "int64", "bool", ...) for a
+    name, numpy dtype or framework dtype (the graph builder's
+    `element_type` rules)."""
     try:
         return dtype_name(element_type(dtype))
     except DTypeError:
         raise InputError(
-            f"Molten arrays are float32, float16 or bfloat16, not {dtype!r}"
+            f"Molten arrays are {', '.join(ITEMSIZES)}, not {dtype!r}"
         ) from None
 
 
@@ -146,7 +147,8 @@ class _NotAnArray(Exception):
 
 
 class DeviceArray:
-    """A contiguous row-major float32/float16/bfloat16 array on a GPU.
+    """A contiguous row-major array on a GPU (float32, float16, bfloat16,
+    int64, int32, int8, uint8 or bool).
 
     `DeviceArray.from_numpy(a)` copies a host array over, `.numpy()` copies it
     back (bfloat16 comes back as float32, exactly). Frameworks take it
@@ -185,8 +187,7 @@ class DeviceArray:
         cls, array: Any, dtype: Any = None, *, device: int | None = None
     ) -> DeviceArray:
         """A device copy of a host array, converted to `dtype` (default: the
-        array's own, which must be float32 or float16; bfloat16 rounds to
-        nearest even). Returns when the copy is done."""
+        array's own; bfloat16 rounds to nearest even). Returns when the copy is done."""
         host = np.asarray(array)
         target = dtype_of(dtype if dtype is not None else host.dtype)
         if target == "bfloat16":

@@ -14,7 +14,16 @@ import ctypes
 from typing import Any
 
 KDL_CUDA = 2
-_DTYPE_CODES = {"float32": (2, 32), "float16": (2, 16), "bfloat16": (4, 16)}
+_DTYPE_CODES = {
+    "float32": (2, 32),  # kDLFloat
+    "float16": (2, 16),
+    "bfloat16": (4, 16),  # kDLBfloat
+    "int64": (0, 64),  # kDLInt
+    "int32": (0, 32),
+    "int8": (0, 8),
+    "uint8": (1, 8),  # kDLUInt
+    "bool": (6, 8),  # kDLBool, a byte each
+}
 _CAPSULE_NAME = b"dltensor"
 
 

@@ -24,7 +24,16 @@ from molten.conventions import dtype_name
 from molten.dialects import cuda
 from molten.dialects.cuda import element_bytes
 
-ITEMSIZES = {"float32": 4, "float16": 2, "bfloat16": 2}
+ITEMSIZES = {
+    "float32": 4,
+    "float16": 2,
+    "bfloat16": 2,
+    "int64": 8,
+    "int32": 4,
+    "int8": 1,
+    "uint8": 1,
+    "bool": 1,
+}
 
 
 def _nbytes(element_type: Attribute, count: int) -> int:

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    Signedness,
     TensorType,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -119,6 +120,31 @@ class Emitter:
     def f32(self, value: float) -> SSAValue:
         key = ("f32", repr(value))
         return self._constant(key, lambda: arith.ConstantOp(FloatAttr(value, F32)))
+
+    def constant(self, value: float, t: Attribute) -> SSAValue:
+        """`value` as a scalar of type `t` (f32, an integer type or i1). An
+        unsigned one is a signless constant of its bits, bitcast (arith's
+        constants are signless)."""
+        if isinstance(t, Float32Type):
+            return self.f32(value)
+        assert isinstance(t, IntegerType)
+        key = (str(t), int(value))
+        if t.signedness.data != Signedness.UNSIGNED:
+            return self._constant(
+                key, lambda: arith.ConstantOp(IntegerAttr(int(value), t))
+            )
+        if key not in self.constants:
+            width = t.width.data
+            bits = int(value) % 2**width
+            signed = bits - 2**width if bits >= 2 ** (width - 1) else bits
+            signless = self._constant(
+                (f"i{width}", signed),
+                lambda: arith.ConstantOp(IntegerAttr(signed, IntegerType(width))),
+            )
+            cast = arith.BitcastOp(signless, t)
+            self.entry.insert_op_after(cast, signless.owner)
+            self.constants[key] = cast.result
+        return self.constants[key]
 
     # Index arithmetic, folded when both sides are known.
     def iadd(self, a: Index, b: Index) -> Index:

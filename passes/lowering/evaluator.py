@@ -1,9 +1,10 @@
 """A kernel body's tensors evaluated per element: `Evaluator.at(value,
-index)` is the f32 scalar of `value` at `index`, computed from its operands
-at the indices its op maps to (broadcasting drops or zeroes axes; reshape,
+index)` is the scalar of `value` at `index`, computed from its operands at
+the indices its op maps to (broadcasting drops or zeroes axes; reshape,
 transpose, flip, slice, pad and rotate_half remap them), loading inputs and
-reusing what was already computed. f16/bf16 are converted on load and
-rounded at a cast.
+reusing what was already computed. Floats are f32 scalars (f16/bf16
+converted on load and rounded at a cast); integers and bools are scalars
+of their own type (`scalars`).
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from collections.abc import Callable, Generator, Sequence
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import Float32Type, FloatAttr
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, FloatAttr, IntegerType
+from xdsl.ir import Operation, SSAValue
 
 from molten.dialects import cuda, molten
 from molten.dialects.molten import Dim, value_dims
 from molten.errors import StaticShapeNeeded, UnsupportedError
+from molten.passes.lowering import scalars
 from molten.passes.lowering.emitter import (
     F32,
     Emitter,
@@ -29,6 +31,9 @@ from molten.passes.lowering.emitter import (
     ravel,
     unravel,
 )
+from molten.passes.lowering.scalars import round_to, scalar_type
+
+__all__ = ["Evaluator", "round_to"]
 
 Request = tuple[SSAValue, Sequence[Index]]
 """A tensor and an index of it whose scalar a rule needs."""
@@ -41,16 +46,9 @@ def _key(index: Sequence[Index]) -> tuple:
     return tuple(i if isinstance(i, int) else id(i) for i in index)
 
 
-def round_to(e: Emitter, value: SSAValue, element: Attribute) -> SSAValue:
-    """An f32 value rounded to `element`'s precision, still as f32."""
-    if isinstance(element, Float32Type):
-        return value
-    narrow = e.add(arith.TruncFOp(value, element))
-    return e.add(arith.ExtFOp(narrow, F32))
-
-
 class Evaluator:
-    """Values of a kernel body's tensors at indices, as f32 scalars."""
+    """Values of a kernel body's tensors at indices, as scalars (f32 for
+    floats)."""
 
     def __init__(
         self,
@@ -137,7 +135,7 @@ class Evaluator:
     def load(self, ptr: SSAValue, offset: Index) -> SSAValue:
         assert isinstance(ptr.type, cuda.PointerType)
         loaded = self.e.add(cuda.LoadOp(ptr, self.e.index(offset)))
-        if isinstance(ptr.type.element_type, Float32Type):
+        if not isinstance(ptr.type.element_type, (Float16Type, BFloat16Type)):
             return loaded
         return self.e.add(arith.ExtFOp(loaded, F32))
 
@@ -170,13 +168,17 @@ class Evaluator:
         yield  # a rule that needs no operand
 
 
-def _binary(make: Callable[[SSAValue, SSAValue], Operation]):
+def _binary(make: Callable[[Emitter, SSAValue, SSAValue], SSAValue]):
     def rule(ev: Evaluator, op: Operation, index: list[Index]) -> Rule:
         a = yield ev.operand(op, 0, index)
         b = yield ev.operand(op, 1, index)
-        return ev.e.add(make(a, b))
+        return make(ev.e, a, b)
 
     return rule
+
+
+def _float_binary(make: Callable[[SSAValue, SSAValue], Operation]):
+    return _binary(lambda e, a, b: e.add(make(a, b)))
 
 
 def _unary(make: Callable[[Evaluator, SSAValue], SSAValue]):
@@ -184,6 +186,10 @@ def _unary(make: Callable[[Evaluator, SSAValue], SSAValue]):
         return make(ev, (yield ev.operand(op, 0, index)))
 
     return rule
+
+
+def _float_unary(make: Callable[[SSAValue], Operation]):
+    return _unary(lambda ev, x: ev.e.add(make(x)))
 
 
 def _pow(ev: Evaluator, op: molten.PowOp, index: list[Index]) -> Rule:
@@ -217,6 +223,34 @@ def _gelu(ev: Evaluator, op: molten.GeluOp, index: list[Index]) -> Rule:
     return e.add(arith.MulfOp(half_x, e.add(arith.AddfOp(e.f32(1.0), t))))
 
 
+def _compare(relation: str):
+    return _binary(lambda e, a, b: scalars.compare(e, relation, a, b))
+
+
+def _logical(make: Callable[[SSAValue, SSAValue], Operation]):
+    return _binary(
+        lambda e, a, b: e.add(make(scalars.to_bool(e, a), scalars.to_bool(e, b)))
+    )
+
+
+def _where(ev: Evaluator, op: molten.WhereOp, index: list[Index]) -> Rule:
+    condition = yield ev.operand(op, 0, index)
+    on_true = yield ev.operand(op, 1, index)
+    on_false = yield ev.operand(op, 2, index)
+    return ev.e.select(condition, on_true, on_false)
+
+
+def _iota(ev: Evaluator, op: molten.IotaOp, index: list[Index]) -> Rule:
+    e = ev.e
+    position = index[op.axis.value.data]
+    element = element_of(op.result)
+    if isinstance(position, int):
+        return e.constant(position, scalar_type(element))
+    wide = e.add(arith.IndexCastOp(position, IntegerType(64)))
+    return scalars.convert(e, wide, IntegerType(64), element)
+    yield  # a rule that needs no operand
+
+
 def _constant(ev: Evaluator, op: molten.ConstantOp, index: list[Index]) -> Rule:
     value = op.splat_value()
     if value is None:
@@ -225,12 +259,13 @@ def _constant(ev: Evaluator, op: molten.ConstantOp, index: list[Index]) -> Rule:
             f"({op.result.type}) are not supported in kernels yet; pass the "
             "values as a graph input instead (g.add_input)"
         )
-    return ev.e.f32(value)
+    return ev.e.constant(value, scalar_type(element_of(op.result)))
     yield  # a rule that needs no operand
 
 
 def _cast(ev: Evaluator, op: molten.CastOp, index: list[Index]) -> Rule:
-    return round_to(ev.e, (yield ev.operand(op, 0, index)), element_of(op.result))
+    x = yield ev.operand(op, 0, index)
+    return scalars.convert(ev.e, x, element_of(op.input), element_of(op.result))
 
 
 def _broadcast_to(ev: Evaluator, op: molten.BroadcastToOp, index: list[Index]):
@@ -275,6 +310,10 @@ def _slice(ev: Evaluator, op: molten.SliceOp, index: list[Index]) -> Rule:
     return (yield op.input, source)
 
 
+def _zero_of(ev: Evaluator, value: SSAValue) -> SSAValue:
+    return scalars.zero(ev.e, scalar_type(element_of(value)))
+
+
 def _pad(ev: Evaluator, op: molten.PadOp, index: list[Index]) -> Rule:
     """The input where the index falls in it, else 0: read at an index
     clamped into the input (a load never leaves it), then selected."""
@@ -286,13 +325,13 @@ def _pad(ev: Evaluator, op: molten.PadOp, index: list[Index]) -> Rule:
     source = list(index)
     if isinstance(j, int):
         if not 0 <= j < size:
-            return e.f32(0.0)
+            return _zero_of(ev, op.result)
         source[axis] = j
         return (yield op.input, source)
     inside = e.add(arith.AndIOp(e.icmp(j, 0, "sge"), e.icmp(j, size, "slt")))
     source[axis] = e.select(inside, e.index(j), e.index(0))
     value = yield op.input, source
-    return e.select(inside, value, e.f32(0.0))
+    return e.select(inside, value, _zero_of(ev, op.result))
 
 
 def _triangle(ev: Evaluator, op: molten.TriangleOp, index: list[Index]) -> Rule:
@@ -302,12 +341,12 @@ def _triangle(ev: Evaluator, op: molten.TriangleOp, index: list[Index]) -> Rule:
     offset = e.isub(index[-1], index[-2])
     if isinstance(offset, int):
         if not op.keeps(offset):
-            return e.f32(0.0)
+            return _zero_of(ev, op.result)
         return (yield op.input, index)
     k = op.diagonal.value.data
     kept = e.icmp(offset, k, "sge" if op.UPPER else "sle")
     value = yield op.input, index
-    return e.select(kept, value, e.f32(0.0))
+    return e.select(kept, value, _zero_of(ev, op.result))
 
 
 def _rotate_half(ev: Evaluator, op: molten.RotateHalfOp, index: list[Index]) -> Rule:
@@ -323,11 +362,11 @@ def _rotate_half(ev: Evaluator, op: molten.RotateHalfOp, index: list[Index]) -> 
     if isinstance(j, int):
         source = j + half if j < half else j - half
         value = yield op.input, [*index[:-1], source]
-        return e.add(arith.NegfOp(value)) if j < half else value
+        return scalars.negate(e, value) if j < half else value
     first = e.icmp(j, half, "slt")
     source = e.select(first, e.index(e.iadd(j, half)), e.index(e.isub(j, half)))
     value = yield op.input, [*index[:-1], source]
-    return e.select(first, e.add(arith.NegfOp(value)), value)
+    return e.select(first, scalars.negate(e, value), value)
 
 
 def _reduction(ev: Evaluator, op: molten.ReductionOp, index: list[Index]) -> Rule:
@@ -353,14 +392,13 @@ def _reduction(ev: Evaluator, op: molten.ReductionOp, index: list[Index]) -> Rul
         outer.insert(axis, 0)
     e = ev.e
     is_max = isinstance(op, molten.ReduceMaxOp)
-    start = e.f32(-math.inf if is_max else 0.0)
+    t = scalar_type(element_of(op.result))
+    start = scalars.lowest(e, t) if is_max else scalars.zero(e, t)
     loop, body_e, body = emit_carried_for(e, 0, extent, [start])
     at = [body.args[0] if i == axis else v for i, v in enumerate(outer)]
     value = ev.scoped(body_e).at(op.input, at)
-    combined = body_e.add(
-        (arith.MaximumfOp if is_max else arith.AddfOp)(body.args[1], value)
-    )
-    body.add_op(scf.YieldOp(combined))
+    combine = scalars.maximum if is_max else scalars.add
+    body.add_op(scf.YieldOp(combine(body_e, body.args[1], value)))
     result = loop.results[0]
     if isinstance(op, molten.ReduceMeanOp):
         result = e.add(arith.DivfOp(result, e.f32(float(extent))))
@@ -376,26 +414,73 @@ def _causal_mask(ev: Evaluator, op: molten.CausalMaskOp, index: list[Index]) -> 
 
 
 _RULES: dict[type[Operation], Callable[[Evaluator, Operation, list[Index]], Rule]] = {
-    molten.AddOp: _binary(arith.AddfOp),
-    molten.SubOp: _binary(arith.SubfOp),
-    molten.MulOp: _binary(arith.MulfOp),
-    molten.DivOp: _binary(arith.DivfOp),
-    molten.MaxOp: _binary(arith.MaximumfOp),
-    molten.MinOp: _binary(arith.MinimumfOp),
+    molten.AddOp: _binary(scalars.add),
+    molten.SubOp: _binary(scalars.subtract),
+    molten.MulOp: _binary(scalars.multiply),
+    molten.DivOp: _float_binary(arith.DivfOp),
+    molten.MaxOp: _binary(scalars.maximum),
+    molten.MinOp: _binary(scalars.minimum),
     molten.PowOp: _pow,
-    molten.NegOp: _unary(lambda ev, x: ev.e.add(arith.NegfOp(x))),
-    molten.AbsOp: _unary(lambda ev, x: ev.e.add(mathd.AbsFOp(x))),
-    molten.ExpOp: _unary(lambda ev, x: ev.e.add(mathd.ExpOp(x))),
-    molten.LogOp: _unary(lambda ev, x: ev.e.add(mathd.LogOp(x))),
-    molten.SqrtOp: _unary(lambda ev, x: ev.e.add(mathd.SqrtOp(x))),
-    molten.RsqrtOp: _unary(lambda ev, x: ev.e.add(mathd.RsqrtOp(x))),
+    molten.FloorDivideOp: _binary(scalars.floor_divide),
+    molten.RemainderOp: _binary(scalars.remainder),
+    molten.FmodOp: _binary(scalars.fmod),
+    molten.Atan2Op: _float_binary(mathd.Atan2Op),
+    molten.BitwiseAndOp: _binary(lambda e, a, b: e.add(arith.AndIOp(a, b))),
+    molten.BitwiseOrOp: _binary(lambda e, a, b: e.add(arith.OrIOp(a, b))),
+    molten.BitwiseXorOp: _binary(lambda e, a, b: e.add(arith.XOrIOp(a, b))),
+    molten.ShiftLeftOp: _binary(lambda e, a, b: scalars.shift(e, True, a, b)),
+    molten.ShiftRightOp: _binary(lambda e, a, b: scalars.shift(e, False, a, b)),
+    molten.LogicalAndOp: _logical(arith.AndIOp),
+    molten.LogicalOrOp: _logical(arith.OrIOp),
+    molten.LogicalXorOp: _logical(arith.XOrIOp),
+    molten.EqOp: _compare("eq"),
+    molten.NeOp: _compare("ne"),
+    molten.LtOp: _compare("lt"),
+    molten.LeOp: _compare("le"),
+    molten.GtOp: _compare("gt"),
+    molten.GeOp: _compare("ge"),
+    molten.NegOp: _unary(lambda ev, x: scalars.negate(ev.e, x)),
+    molten.AbsOp: _unary(lambda ev, x: scalars.absolute(ev.e, x)),
+    molten.SignOp: _unary(lambda ev, x: scalars.sign(ev.e, x)),
+    molten.BitwiseNotOp: _unary(lambda ev, x: scalars.bitwise_not(ev.e, x)),
+    molten.LogicalNotOp: _unary(
+        lambda ev, x: ev.e.add(arith.XOrIOp(scalars.to_bool(ev.e, x), ev.e.true()))
+    ),
+    molten.IsNanOp: _unary(lambda ev, x: scalars.is_nan(ev.e, x)),
+    molten.IsInfOp: _unary(lambda ev, x: scalars.is_inf(ev.e, x)),
+    molten.ExpOp: _float_unary(mathd.ExpOp),
+    molten.LogOp: _float_unary(mathd.LogOp),
+    molten.SqrtOp: _float_unary(mathd.SqrtOp),
+    molten.RsqrtOp: _float_unary(mathd.RsqrtOp),
     molten.ReciprocalOp: _unary(lambda ev, x: ev.e.add(arith.DivfOp(ev.e.f32(1.0), x))),
-    molten.SquareOp: _unary(lambda ev, x: ev.e.add(arith.MulfOp(x, x))),
-    molten.TanhOp: _unary(lambda ev, x: ev.e.add(mathd.TanhOp(x))),
+    molten.SquareOp: _unary(lambda ev, x: scalars.multiply(ev.e, x, x)),
+    molten.TanhOp: _float_unary(mathd.TanhOp),
+    molten.SinOp: _float_unary(mathd.SinOp),
+    molten.CosOp: _float_unary(mathd.CosOp),
+    molten.TanOp: _float_unary(mathd.TanOp),
+    molten.AsinOp: _float_unary(mathd.AsinOp),
+    molten.AcosOp: _float_unary(mathd.AcosOp),
+    molten.AtanOp: _float_unary(mathd.AtanOp),
+    molten.SinhOp: _float_unary(mathd.SinhOp),
+    molten.CoshOp: _float_unary(mathd.CoshOp),
+    molten.ErfOp: _float_unary(mathd.ErfOp),
+    molten.Log1pOp: _float_unary(mathd.Log1pOp),
+    molten.Expm1Op: _float_unary(mathd.ExpM1Op),
+    molten.Log2Op: _float_unary(mathd.Log2Op),
+    molten.Log10Op: _float_unary(mathd.Log10Op),
+    molten.Exp2Op: _float_unary(mathd.Exp2Op),
+    molten.FloorOp: _float_unary(mathd.FloorOp),
+    molten.CeilOp: _float_unary(mathd.CeilOp),
+    molten.RoundOp: _float_unary(mathd.RoundEvenOp),
+    molten.TruncOp: _float_unary(mathd.TruncOp),
     molten.SigmoidOp: _unary(_sigmoid),
-    molten.ReluOp: _unary(lambda ev, x: ev.e.add(arith.MaximumfOp(x, ev.e.f32(0.0)))),
+    molten.ReluOp: _unary(
+        lambda ev, x: scalars.maximum(ev.e, x, scalars.zero(ev.e, x.type))
+    ),
     molten.SiluOp: _unary(lambda ev, x: ev.e.add(arith.MulfOp(x, _sigmoid(ev, x)))),
     molten.GeluOp: _gelu,
+    molten.WhereOp: _where,
+    molten.IotaOp: _iota,
     molten.CastOp: _cast,
     molten.ConstantOp: _constant,
     molten.BroadcastToOp: _broadcast_to,
@@ -409,6 +494,6 @@ _RULES: dict[type[Operation], Callable[[Evaluator, Operation, list[Index]], Rule
     molten.TrilOp: _triangle,
     molten.CausalMaskOp: _causal_mask,
     molten.ReduceSumOp: _reduction,
-    molten.ReduceMeanOp: _reduction,
     molten.ReduceMaxOp: _reduction,
+    molten.ReduceMeanOp: _reduction,
 }

@@ -1,6 +1,6 @@
 """What every kernel kind shares: the kernel being built (`KernelShell`:
 the cuda.kernel's parameters, inputs then outputs as pointers, and its
-entry block), stores of f32 scalars to them, and the `LoweredKernel` the
+entry block), stores of scalars to them, and the `LoweredKernel` the
 launcher is built from, which `KernelShell.finish` returns as `Launch`
 says.
 """
@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import Float32Type, FunctionType, StringAttr, TensorType
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    FunctionType,
+    StringAttr,
+    TensorType,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from molten.conventions import sanitize_name
@@ -161,11 +167,9 @@ def store_scalar(ev: Evaluator, scalar: SSAValue, ptr: SSAValue, offset: Index):
     e = ev.e
     assert isinstance(ptr.type, cuda.PointerType)
     element = ptr.type.element_type
-    stored = (
-        scalar
-        if isinstance(element, Float32Type)
-        else e.add(arith.TruncFOp(scalar, element))
-    )
+    stored = scalar
+    if isinstance(element, (Float16Type, BFloat16Type)):
+        stored = e.add(arith.TruncFOp(scalar, element))
     e.add(cuda.StoreOp(stored, ptr, e.index(offset)))
 
 

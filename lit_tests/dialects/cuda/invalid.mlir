@@ -748,32 +748,24 @@ cuda.kernel @no_return(%x: !cuda.ptr<f32>) block 32 {
 // -- !cuda.ptr ---------------------------------------------------------------
 
 // f64 elements, in a kernel's signature (reported at the kernel)
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: !cuda.ptr: element type f64 is not f32, f16 or bf16 (or i32, for counters in global memory, or i64, for mbarriers in shared memory){{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: !cuda.ptr: element type f64 is not a tensor's (f32, f16, bf16, i64, i32, i8, ui8 or i1) or, in shared memory, an mbarrier's (ui64){{$}}
 cuda.kernel @ptr_f64(%x: !cuda.ptr<f64>) block 32 {
   cuda.return
 }
 
 // -----
 
-// integer elements, in a launcher's signature
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: parameter !cuda.ptr<i32> is not a tensor's (f32, f16 or bf16){{$}}
-cuda.host_func @ptr_i32(%x: !cuda.ptr<i32>) outputs 1 {
-  cuda.return
-}
-
-// -----
-
-// a shared i8 array (reported at the op whose type it is)
-cuda.kernel @ptr_i8_shared(%x: !cuda.ptr<f32>) block 32 {
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shared_alloc: !cuda.ptr: element type i8 is not f32, f16 or bf16 (or i32, for counters in global memory, or i64, for mbarriers in shared memory){{$}}
-  %s = cuda.shared_alloc 4 : !cuda.ptr<i8, shared>
+// a shared i16 array (reported at the op whose type it is)
+cuda.kernel @ptr_i16_shared(%x: !cuda.ptr<f32>) block 32 {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shared_alloc: !cuda.ptr: element type i16 is not a tensor's (f32, f16, bf16, i64, i32, i8, ui8 or i1) or, in shared memory, an mbarrier's (ui64){{$}}
+  %s = cuda.shared_alloc 4 : !cuda.ptr<i16, shared>
   cuda.return
 }
 
 // -----
 
 // a pointer to an index, in a func.func's signature
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: func.func: !cuda.ptr: element type index is not f32, f16 or bf16 (or i32, for counters in global memory, or i64, for mbarriers in shared memory){{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: func.func: !cuda.ptr: element type index is not a tensor's (f32, f16, bf16, i64, i32, i8, ui8 or i1) or, in shared memory, an mbarrier's (ui64){{$}}
 func.func @ptr_index(%x: !cuda.ptr<index>) {
   func.return
 }
@@ -1092,7 +1084,7 @@ cuda.kernel @wgmma_n264(%y: !cuda.ptr<f32>) block 128 {
   %s = cuda.shared_alloc 4096 : !cuda.ptr<bf16, shared>
   %d = cuda.wgmma_descriptor %s[%c0] leading 16 stride 1024 : !cuda.ptr<bf16, shared>
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma: N is a multiple of 8 from 8 to 256, not 264{{$}}
-  %d0, %d1, %d2, %d3 = "cuda.wgmma"(%d, %d, %z, %z, %z, %z) <{operand = bf16, n = 264 : i64}> : (i64, i64, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  %d0, %d1, %d2, %d3 = "cuda.wgmma"(%d, %d, %z, %z, %z, %z) <{operand = bf16, n = 264 : i64}> : (ui64, ui64, f32, f32, f32, f32) -> (f32, f32, f32, f32)
   cuda.return
 }
 
@@ -1119,7 +1111,7 @@ cuda.kernel @wgmma_results(%y: !cuda.ptr<f32>) block 128 {
   %s = cuda.shared_alloc 4096 : !cuda.ptr<f16, shared>
   %d = cuda.wgmma_descriptor %s[%c0] leading 16 stride 1024 : !cuda.ptr<f16, shared>
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma: m64n8k16 takes and gives 4 f32 accumulators a thread, not 4 and 8{{$}}
-  %d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7 = "cuda.wgmma"(%d, %d, %z, %z, %z, %z) <{operand = f16, n = 8 : i64}> : (i64, i64, f32, f32, f32, f32) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+  %d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7 = "cuda.wgmma"(%d, %d, %z, %z, %z, %z) <{operand = f16, n = 8 : i64}> : (ui64, ui64, f32, f32, f32, f32) -> (f32, f32, f32, f32, f32, f32, f32, f32)
   cuda.return
 }
 
@@ -1170,7 +1162,7 @@ cuda.kernel @wgmma_reg_a_f32(%y: !cuda.ptr<f32>) block 128 {
 cuda.kernel @wgmma_f32_descriptors(%y: !cuda.ptr<f32>) block 128 {
   %z = arith.constant 0.000000e+00 : f32
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 2]]:3: error: operand 'a' at position 0 does not verify:{{$}}
-// CHECK-NEXT: {{^}}Expected attribute i64 but got f32{{$}}
+// CHECK-NEXT: {{^}}Expected attribute ui64 but got f32{{$}}
   %d0, %d1, %d2, %d3 = "cuda.wgmma"(%z, %z, %z, %z, %z, %z) <{operand = f16, n = 8 : i64}> : (f32, f32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
   cuda.return
 }
@@ -1216,7 +1208,7 @@ cuda.kernel @descriptor_leading_negative(%a: !cuda.ptr<f16>) block 128 {
   %c0 = arith.constant 0 : index
   %s = cuda.shared_alloc 4096 : !cuda.ptr<f16, shared>
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.wgmma_descriptor: leading is a multiple of 16 bytes below 2^18, not -16{{$}}
-  %d = "cuda.wgmma_descriptor"(%s, %c0) <{leading = -16 : i64, stride = 1024 : i64}> : (!cuda.ptr<f16, shared>, index) -> i64
+  %d = "cuda.wgmma_descriptor"(%s, %c0) <{leading = -16 : i64, stride = 1024 : i64}> : (!cuda.ptr<f16, shared>, index) -> ui64
   cuda.return
 }
 
@@ -1267,7 +1259,7 @@ cuda.kernel @wgmma_wait_counts_custom(%y: !cuda.ptr<f32>) block 128 {
 cuda.kernel @barrier_f32(%y: !cuda.ptr<f32>) block 128 {
   %c0 = arith.constant 0 : index
   %b = cuda.shared_alloc 2 : !cuda.ptr<f32, shared>
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mbarrier_init: the barriers are a !cuda.ptr<f32, shared>, not a !cuda.ptr<i64, shared>{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mbarrier_init: the barriers are a !cuda.ptr<f32, shared>, not a !cuda.ptr<ui64, shared>{{$}}
   cuda.mbarrier_init %b[%c0], 1 : !cuda.ptr<f32, shared>
   cuda.return
 }
@@ -1277,17 +1269,17 @@ cuda.kernel @barrier_f32(%y: !cuda.ptr<f32>) block 128 {
 // an mbarrier expecting no arrivals
 cuda.kernel @barrier_zero(%y: !cuda.ptr<f32>) block 128 {
   %c0 = arith.constant 0 : index
-  %b = cuda.shared_alloc 2 : !cuda.ptr<i64, shared>
+  %b = cuda.shared_alloc 2 : !cuda.ptr<ui64, shared>
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mbarrier_init: count is 1 to 2^20 - 1{{$}}
-  cuda.mbarrier_init %b[%c0], 0 : !cuda.ptr<i64, shared>
+  cuda.mbarrier_init %b[%c0], 0 : !cuda.ptr<ui64, shared>
   cuda.return
 }
 
 // -----
 
-// i64 pointers in global memory (only mbarriers, in shared memory, are i64)
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: !cuda.ptr: element type i64 is not f32, f16 or bf16 (or i32, for counters in global memory, or i64, for mbarriers in shared memory){{$}}
-cuda.kernel @global_i64(%y: !cuda.ptr<i64>) block 128 {
+// ui64 pointers in global memory (only mbarriers, in shared memory, are ui64)
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.kernel: !cuda.ptr: element type ui64 is not a tensor's (f32, f16, bf16, i64, i32, i8, ui8 or i1) or, in shared memory, an mbarrier's (ui64){{$}}
+cuda.kernel @global_ui64(%y: !cuda.ptr<ui64>) block 128 {
   cuda.return
 }
 
@@ -1297,9 +1289,9 @@ cuda.kernel @global_i64(%y: !cuda.ptr<i64>) block 128 {
 cuda.kernel @tma_types(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<f32>) block 128 {
   %c0 = arith.constant 0 : index
   %t = cuda.shared_alloc 4096 : !cuda.ptr<f16, shared>
-  %b = cuda.shared_alloc 1 : !cuda.ptr<i64, shared>
+  %b = cuda.shared_alloc 1 : !cuda.ptr<ui64, shared>
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.tma_load: loads a !cuda.tensor_map<bf16> into shared memory of its element type, not into !cuda.ptr<f16, shared>{{$}}
-  cuda.tma_load %map, %t[%c0], %b[%c0], [%c0, %c0] : !cuda.tensor_map<bf16>, !cuda.ptr<f16, shared>, !cuda.ptr<i64, shared>
+  cuda.tma_load %map, %t[%c0], %b[%c0], [%c0, %c0] : !cuda.tensor_map<bf16>, !cuda.ptr<f16, shared>, !cuda.ptr<ui64, shared>
   cuda.return
 }
 
@@ -1364,9 +1356,9 @@ cuda.host_func @map_types(%x: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 {
 cuda.kernel @bad_cluster(%map: !cuda.tensor_map<bf16>) block 128 cluster 2 {
   %c0 = arith.constant 0 : index
   %t = cuda.shared_alloc 4096 : !cuda.ptr<bf16, shared>
-  %b = cuda.shared_alloc 1 : !cuda.ptr<i64, shared>
+  %b = cuda.shared_alloc 1 : !cuda.ptr<ui64, shared>
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.tma_load: multicast is a mask of the cluster's blocks, 1 to 2^16 - 1{{$}}
-  cuda.tma_load %map, %t[%c0], %b[%c0], [%c0, %c0] multicast 0 : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+  cuda.tma_load %map, %t[%c0], %b[%c0], [%c0, %c0] multicast 0 : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<ui64, shared>
   cuda.return
 }
 
@@ -1374,9 +1366,9 @@ cuda.kernel @bad_cluster(%map: !cuda.tensor_map<bf16>) block 128 cluster 2 {
 
 cuda.kernel @bad_remote_expect(%map: !cuda.tensor_map<bf16>) block 128 cluster 2 {
   %c0 = arith.constant 0 : index
-  %b = cuda.shared_alloc 1 : !cuda.ptr<i64, shared>
+  %b = cuda.shared_alloc 1 : !cuda.ptr<ui64, shared>
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.mbarrier_arrive: expect_tx is told to this block's barrier, not another block's (cta){{$}}
-  cuda.mbarrier_arrive %b[%c0] cta %c0 expect_tx 64 : !cuda.ptr<i64, shared>
+  cuda.mbarrier_arrive %b[%c0] cta %c0 expect_tx 64 : !cuda.ptr<ui64, shared>
   cuda.return
 }
 

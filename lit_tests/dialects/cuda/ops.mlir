@@ -738,16 +738,16 @@ cuda.kernel @warpgroup(%y: !cuda.ptr<f32>) block 128 {
 // CHECK-NEXT:  }
 
 // CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "warpgroup", function_type = (!cuda.ptr<f32>) -> (), block = #builtin.int<128>}> ({
-// CHECK-GENERIC:         %da = "cuda.wgmma_descriptor"(%sh, %c0) <{leading = 16 : i64, stride = 1024 : i64}> : (!cuda.ptr<f16, shared>, index) -> i64
-// CHECK-GENERIC-NEXT:    %db = "cuda.wgmma_descriptor"(%sh, %c512) <{leading = 8192 : i64, stride = 1024 : i64}> : (!cuda.ptr<f16, shared>, index) -> i64
-// CHECK-GENERIC-NEXT:    %ea = "cuda.wgmma_descriptor"(%sb, %c0) <{leading = 8192 : i64, stride = 1024 : i64}> : (!cuda.ptr<bf16, shared>, index) -> i64
-// CHECK-GENERIC-NEXT:    %eb = "cuda.wgmma_descriptor"(%sb, %c512) <{leading = 8192 : i64, stride = 1024 : i64}> : (!cuda.ptr<bf16, shared>, index) -> i64
+// CHECK-GENERIC:         %da = "cuda.wgmma_descriptor"(%sh, %c0) <{leading = 16 : i64, stride = 1024 : i64}> : (!cuda.ptr<f16, shared>, index) -> ui64
+// CHECK-GENERIC-NEXT:    %db = "cuda.wgmma_descriptor"(%sh, %c512) <{leading = 8192 : i64, stride = 1024 : i64}> : (!cuda.ptr<f16, shared>, index) -> ui64
+// CHECK-GENERIC-NEXT:    %ea = "cuda.wgmma_descriptor"(%sb, %c0) <{leading = 8192 : i64, stride = 1024 : i64}> : (!cuda.ptr<bf16, shared>, index) -> ui64
+// CHECK-GENERIC-NEXT:    %eb = "cuda.wgmma_descriptor"(%sb, %c512) <{leading = 8192 : i64, stride = 1024 : i64}> : (!cuda.ptr<bf16, shared>, index) -> ui64
 // CHECK-GENERIC-NEXT:    "cuda.fence_proxy_async"() : () -> ()
 // CHECK-GENERIC-NEXT:    "cuda.named_barrier"(%c1) <{threads = 128 : i64}> : (index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.sync_threads"() : () -> ()
 // CHECK-GENERIC-NEXT:    "cuda.wgmma_fence"() : () -> ()
-// CHECK-GENERIC-NEXT:    %d0, %d1, %d2, %d3 = "cuda.wgmma"(%da, %db, %zero, %zero, %zero, %zero) <{operand = f16, n = 8 : i64, trans_b}> : (i64, i64, f32, f32, f32, f32) -> (f32, f32, f32, f32)
-// CHECK-GENERIC-NEXT:    %e0, %e1, %e2, %e3 = "cuda.wgmma"(%ea, %eb, %d0, %d1, %d2, %d3) <{operand = bf16, n = 8 : i64, trans_a, trans_b}> : (i64, i64, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+// CHECK-GENERIC-NEXT:    %d0, %d1, %d2, %d3 = "cuda.wgmma"(%da, %db, %zero, %zero, %zero, %zero) <{operand = f16, n = 8 : i64, trans_b}> : (ui64, ui64, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+// CHECK-GENERIC-NEXT:    %e0, %e1, %e2, %e3 = "cuda.wgmma"(%ea, %eb, %d0, %d1, %d2, %d3) <{operand = bf16, n = 8 : i64, trans_a, trans_b}> : (ui64, ui64, f32, f32, f32, f32) -> (f32, f32, f32, f32)
 // CHECK-GENERIC-NEXT:    "cuda.wgmma_commit"() : () -> ()
 // CHECK-GENERIC-NEXT:    %f0, %f1, %f2, %f3 = "cuda.wgmma_wait"(%e0, %e1, %e2, %e3) <{pending = 1 : i64}> : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
 // CHECK-GENERIC-NEXT:    %g0, %g1, %g2, %g3 = "cuda.wgmma_wait"(%f0, %f1, %f2, %f3) <{pending = 0 : i64}> : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
@@ -786,8 +786,8 @@ cuda.kernel @warpgroup_forms(%y: !cuda.ptr<f32>) block 128 {
 // CHECK-NEXT:    cuda.wgmma_commit
 
 // CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "warpgroup_forms", function_type = (!cuda.ptr<f32>) -> (), block = #builtin.int<128>}> ({
-// CHECK-GENERIC:         %d0, %d1, %d2, %d3 = "cuda.wgmma"(%da, %da) <{operand = f16, n = 8 : i64}> : (i64, i64) -> (f32, f32, f32, f32)
-// CHECK-GENERIC:         %e0, %e1, %e2, %e3 = "cuda.wgmma_reg_a"(%p, %p, %p, %p, %db, %d0, %d1, %d2, %d3) <{operand = f16, n = 8 : i64, trans_b, operandSegmentSizes = array<i32: 4, 1, 4>}> : (i32, i32, i32, i32, i64, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+// CHECK-GENERIC:         %d0, %d1, %d2, %d3 = "cuda.wgmma"(%da, %da) <{operand = f16, n = 8 : i64}> : (ui64, ui64) -> (f32, f32, f32, f32)
+// CHECK-GENERIC:         %e0, %e1, %e2, %e3 = "cuda.wgmma_reg_a"(%p, %p, %p, %p, %db, %d0, %d1, %d2, %d3) <{operand = f16, n = 8 : i64, trans_b, operandSegmentSizes = array<i32: 4, 1, 4>}> : (i32, i32, i32, i32, ui64, f32, f32, f32, f32) -> (f32, f32, f32, f32)
 
 // -----
 
@@ -835,37 +835,37 @@ cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 mi
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %tile = cuda.shared_alloc 8192 : !cuda.ptr<bf16, shared>
-  %bars = cuda.shared_alloc 2 : !cuda.ptr<i64, shared>
-  cuda.mbarrier_init %bars[%c0], 1 : !cuda.ptr<i64, shared>
+  %bars = cuda.shared_alloc 2 : !cuda.ptr<ui64, shared>
+  cuda.mbarrier_init %bars[%c0], 1 : !cuda.ptr<ui64, shared>
   cuda.fence_mbarrier_init
   cuda.sync_threads
   cuda.set_max_registers "dec" 40
-  cuda.mbarrier_arrive %bars[%c0] expect_tx 16384 : !cuda.ptr<i64, shared>
-  cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
-  cuda.mbarrier_wait %bars[%c0], %c1 : !cuda.ptr<i64, shared>
-  cuda.mbarrier_arrive %bars[%c1] : !cuda.ptr<i64, shared>
+  cuda.mbarrier_arrive %bars[%c0] expect_tx 16384 : !cuda.ptr<ui64, shared>
+  cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<ui64, shared>
+  cuda.mbarrier_wait %bars[%c0], %c1 : !cuda.ptr<ui64, shared>
+  cuda.mbarrier_arrive %bars[%c1] : !cuda.ptr<ui64, shared>
   cuda.return
 }
 
 // CHECK-LABEL: cuda.kernel @tma(%map: !cuda.tensor_map<bf16>, %y: !cuda.ptr<bf16>) block 384 min_blocks 1 {
-// CHECK:         %bars = cuda.shared_alloc 2 : !cuda.ptr<i64, shared>
-// CHECK-NEXT:    cuda.mbarrier_init %bars[%c0], 1 : !cuda.ptr<i64, shared>
+// CHECK:         %bars = cuda.shared_alloc 2 : !cuda.ptr<ui64, shared>
+// CHECK-NEXT:    cuda.mbarrier_init %bars[%c0], 1 : !cuda.ptr<ui64, shared>
 // CHECK-NEXT:    cuda.fence_mbarrier_init
 // CHECK-NEXT:    cuda.sync_threads
 // CHECK-NEXT:    cuda.set_max_registers "dec" 40
-// CHECK-NEXT:    cuda.mbarrier_arrive %bars[%c0] expect_tx 16384 : !cuda.ptr<i64, shared>
-// CHECK-NEXT:    cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
-// CHECK-NEXT:    cuda.mbarrier_wait %bars[%c0], %c1 : !cuda.ptr<i64, shared>
-// CHECK-NEXT:    cuda.mbarrier_arrive %bars[%c1] : !cuda.ptr<i64, shared>
+// CHECK-NEXT:    cuda.mbarrier_arrive %bars[%c0] expect_tx 16384 : !cuda.ptr<ui64, shared>
+// CHECK-NEXT:    cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<ui64, shared>
+// CHECK-NEXT:    cuda.mbarrier_wait %bars[%c0], %c1 : !cuda.ptr<ui64, shared>
+// CHECK-NEXT:    cuda.mbarrier_arrive %bars[%c1] : !cuda.ptr<ui64, shared>
 
 // CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "tma", function_type = (!cuda.tensor_map<bf16>, !cuda.ptr<bf16>) -> ()
-// CHECK-GENERIC:         "cuda.mbarrier_init"(%bars, %c0) <{count = 1 : i64}> : (!cuda.ptr<i64, shared>, index) -> ()
+// CHECK-GENERIC:         "cuda.mbarrier_init"(%bars, %c0) <{count = 1 : i64}> : (!cuda.ptr<ui64, shared>, index) -> ()
 // CHECK-GENERIC-NEXT:    "cuda.fence_mbarrier_init"() : () -> ()
 // CHECK-GENERIC:         "cuda.set_max_registers"() <{direction = "dec", count = 40 : i64}> : () -> ()
-// CHECK-GENERIC-NEXT:    "cuda.mbarrier_arrive"(%bars, %c0) <{expect_tx = 16384 : i64}> : (!cuda.ptr<i64, shared>, index) -> ()
-// CHECK-GENERIC-NEXT:    "cuda.tma_load"(%map, %tile, %c0, %bars, %c0, %c0, %c1) : (!cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, index, !cuda.ptr<i64, shared>, index, index, index) -> ()
-// CHECK-GENERIC-NEXT:    "cuda.mbarrier_wait"(%bars, %c0, %c1) : (!cuda.ptr<i64, shared>, index, index) -> ()
-// CHECK-GENERIC-NEXT:    "cuda.mbarrier_arrive"(%bars, %c1) : (!cuda.ptr<i64, shared>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.mbarrier_arrive"(%bars, %c0) <{expect_tx = 16384 : i64}> : (!cuda.ptr<ui64, shared>, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.tma_load"(%map, %tile, %c0, %bars, %c0, %c0, %c1) : (!cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, index, !cuda.ptr<ui64, shared>, index, index, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.mbarrier_wait"(%bars, %c0, %c1) : (!cuda.ptr<ui64, shared>, index, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.mbarrier_arrive"(%bars, %c1) : (!cuda.ptr<ui64, shared>, index) -> ()
 
 // -----
 
@@ -876,22 +876,22 @@ cuda.kernel @tma_cluster(%map: !cuda.tensor_map<bf16>) block 384 min_blocks 1 cl
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %tile = cuda.shared_alloc 8192 : !cuda.ptr<bf16, shared>
-  %bars = cuda.shared_alloc 2 : !cuda.ptr<i64, shared>
+  %bars = cuda.shared_alloc 2 : !cuda.ptr<ui64, shared>
   cuda.cluster_sync
-  cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] multicast 3 : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
-  cuda.mbarrier_arrive %bars[%c1] cta %c1 : !cuda.ptr<i64, shared>
+  cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] multicast 3 : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<ui64, shared>
+  cuda.mbarrier_arrive %bars[%c1] cta %c1 : !cuda.ptr<ui64, shared>
   cuda.return
 }
 
 // CHECK-LABEL: cuda.kernel @tma_cluster(%map: !cuda.tensor_map<bf16>) block 384 min_blocks 1 cluster 2 {
 // CHECK:         cuda.cluster_sync
-// CHECK-NEXT:    cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] multicast 3 : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
-// CHECK-NEXT:    cuda.mbarrier_arrive %bars[%c1] cta %c1 : !cuda.ptr<i64, shared>
+// CHECK-NEXT:    cuda.tma_load %map, %tile[%c0], %bars[%c0], [%c0, %c1] multicast 3 : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<ui64, shared>
+// CHECK-NEXT:    cuda.mbarrier_arrive %bars[%c1] cta %c1 : !cuda.ptr<ui64, shared>
 
 // CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "tma_cluster", function_type = (!cuda.tensor_map<bf16>) -> (), block = #builtin.int<384>, min_blocks = #builtin.int<1>, cluster = #builtin.int<2>}> ({
 // CHECK-GENERIC:         "cuda.cluster_sync"() : () -> ()
-// CHECK-GENERIC-NEXT:    "cuda.tma_load"(%map, %tile, %c0, %bars, %c0, %c0, %c1) <{multicast = 3 : i64}> : (!cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, index, !cuda.ptr<i64, shared>, index, index, index) -> ()
-// CHECK-GENERIC-NEXT:    "cuda.mbarrier_arrive"(%bars, %c1, %c1) : (!cuda.ptr<i64, shared>, index, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.tma_load"(%map, %tile, %c0, %bars, %c0, %c0, %c1) <{multicast = 3 : i64}> : (!cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, index, !cuda.ptr<ui64, shared>, index, index, index) -> ()
+// CHECK-GENERIC-NEXT:    "cuda.mbarrier_arrive"(%bars, %c1, %c1) : (!cuda.ptr<ui64, shared>, index, index) -> ()
 
 // -----
 

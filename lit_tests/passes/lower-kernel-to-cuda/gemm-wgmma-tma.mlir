@@ -45,10 +45,10 @@ func.func @tma_cluster(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> t
 }
 
 // CHECK-LABEL: cuda.kernel @wgmma_tma(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %m: !cuda.ptr<bf16>, %a_map: !cuda.tensor_map<bf16>, %b_map: !cuda.tensor_map<bf16>) block 384 min_blocks 1 {
-// CHECK:         %stage_barriers = cuda.shared_alloc 8 : !cuda.ptr<i64, shared>
+// CHECK:         %stage_barriers = cuda.shared_alloc 8 : !cuda.ptr<ui64, shared>
 // CHECK:         scf.if {{%[^ ]+}} {
-// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|8}} : !cuda.ptr<i64, shared>
-// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|8}} : !cuda.ptr<i64, shared>
+// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|8}} : !cuda.ptr<ui64, shared>
+// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|8}} : !cuda.ptr<ui64, shared>
 // CHECK-NEXT:      cuda.fence_mbarrier_init
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cuda.sync_threads
@@ -57,23 +57,23 @@ func.func @tma_cluster(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> t
 // CHECK:           scf.if {{%[^ ]+}} {
 // CHECK-NEXT:        scf.for
 // CHECK:               scf.for
-// CHECK:                 cuda.mbarrier_wait %stage_barriers[{{%[^ ]+}}], {{%[^ ]+}} : !cuda.ptr<i64, shared>
-// CHECK-NEXT:            cuda.mbarrier_arrive %stage_barriers[[[FULL:%[^ ]+]]] expect_tx 49152 : !cuda.ptr<i64, shared>
-// CHECK:                 cuda.tma_load %a_map, %a_tile[{{%[^ ]+}}], %stage_barriers[[[FULL]]], [{{%[^ ]+}}, {{%[^ ]+}}] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
-// CHECK:                 cuda.tma_load %b_map, %b_tile[{{%[^ ]+}}], %stage_barriers[[[FULL]]], [{{%[^ ]+}}, {{%[^ ]+}}] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+// CHECK:                 cuda.mbarrier_wait %stage_barriers[{{%[^ ]+}}], {{%[^ ]+}} : !cuda.ptr<ui64, shared>
+// CHECK-NEXT:            cuda.mbarrier_arrive %stage_barriers[[[FULL:%[^ ]+]]] expect_tx 49152 : !cuda.ptr<ui64, shared>
+// CHECK:                 cuda.tma_load %a_map, %a_tile[{{%[^ ]+}}], %stage_barriers[[[FULL]]], [{{%[^ ]+}}, {{%[^ ]+}}] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<ui64, shared>
+// CHECK:                 cuda.tma_load %b_map, %b_tile[{{%[^ ]+}}], %stage_barriers[[[FULL]]], [{{%[^ ]+}}, {{%[^ ]+}}] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<ui64, shared>
 // CHECK:         scf.if {{%[^ ]+}} {
 // CHECK-NEXT:      cuda.set_max_registers "inc" 232
 // CHECK:           scf.for
 // CHECK:             scf.for %k_tile =
-// CHECK:               cuda.mbarrier_wait %stage_barriers[{{%[^ ]+}}], {{%[^ ]+}} : !cuda.ptr<i64, shared>
+// CHECK:               cuda.mbarrier_wait %stage_barriers[{{%[^ ]+}}], {{%[^ ]+}} : !cuda.ptr<ui64, shared>
 // CHECK-NEXT:          cuda.wgmma_fence
 // CHECK-COUNT-4:       cuda.wgmma bf16 n 256
 // CHECK:               cuda.wgmma_commit
 // CHECK-NEXT:          {{.*}} = cuda.wgmma_wait 1
 // CHECK:               scf.if {{%[^ ]+}} {
-// CHECK:                 cuda.mbarrier_arrive %stage_barriers[{{%[^ ]+}}] : !cuda.ptr<i64, shared>
+// CHECK:                 cuda.mbarrier_arrive %stage_barriers[{{%[^ ]+}}] : !cuda.ptr<ui64, shared>
 // CHECK:             {{.*}} = cuda.wgmma_wait 0
-// CHECK:             cuda.mbarrier_arrive %stage_barriers[{{%[^ ]+}}] : !cuda.ptr<i64, shared>
+// CHECK:             cuda.mbarrier_arrive %stage_barriers[{{%[^ ]+}}] : !cuda.ptr<ui64, shared>
 // CHECK:             cuda.store {{.*}}, %m[{{%[^ ]+}}] : bf16, !cuda.ptr<bf16>
 // CHECK:       cuda.kernel @wgmma_tma_simt(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %m: !cuda.ptr<bf16>, %{{[^ ]+}}: !cuda.tensor_map<bf16>, %{{[^ ]+}}: !cuda.tensor_map<bf16>) block 256
 // CHECK-LABEL: cuda.host_func @tma(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 shapes [[300, 520], [1000, 520], [300, 1000]] {
@@ -82,16 +82,16 @@ func.func @tma_cluster(%x: tensor<300x520xbf16>, %w: tensor<1000x520xbf16>) -> t
 // CHECK-NEXT:    cuda.launch @wgmma_tma grid [7, 1, 1] block [384, 1, 1](%x, %w, %y, %tensor_map, %tensor_map_1) aligned [0, 1] else @wgmma_tma_simt grid [16, 5, 1] block [256, 1, 1]
 
 // CHECK-LABEL: cuda.kernel @wgmma_tma_cluster(%x: !cuda.ptr<bf16>, %w: !cuda.ptr<bf16>, %m: !cuda.ptr<bf16>, %a_map: !cuda.tensor_map<bf16>, %b_map: !cuda.tensor_map<bf16>) block 384 min_blocks 1 cluster 2 {
-// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|16}} : !cuda.ptr<i64, shared>
-// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|16}} : !cuda.ptr<i64, shared>
+// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|16}} : !cuda.ptr<ui64, shared>
+// CHECK-COUNT-4:   cuda.mbarrier_init %stage_barriers[{{%[^ ]+}}], {{1|16}} : !cuda.ptr<ui64, shared>
 // CHECK-NEXT:      cuda.fence_mbarrier_init
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cuda.cluster_sync
-// CHECK:                 cuda.tma_load %a_map, %a_tile[{{%[^ ]+}}], %stage_barriers[[[FULL:%[^ ]+]]], [{{%[^ ]+}}, {{%[^ ]+}}] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
-// CHECK:                 cuda.tma_load %b_map, %b_tile[{{%[^ ]+}}], %stage_barriers[[[FULL]]], [{{%[^ ]+}}, {{%[^ ]+}}] multicast 3 : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<i64, shared>
+// CHECK:                 cuda.tma_load %a_map, %a_tile[{{%[^ ]+}}], %stage_barriers[[[FULL:%[^ ]+]]], [{{%[^ ]+}}, {{%[^ ]+}}] : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<ui64, shared>
+// CHECK:                 cuda.tma_load %b_map, %b_tile[{{%[^ ]+}}], %stage_barriers[[[FULL]]], [{{%[^ ]+}}, {{%[^ ]+}}] multicast 3 : !cuda.tensor_map<bf16>, !cuda.ptr<bf16, shared>, !cuda.ptr<ui64, shared>
 // CHECK:               scf.if {{%[^ ]+}} {
-// CHECK:                 cuda.mbarrier_arrive %stage_barriers[[[EMPTY:%[^ ]+]]] cta {{%[^ ]+}} : !cuda.ptr<i64, shared>
-// CHECK-NEXT:            cuda.mbarrier_arrive %stage_barriers[[[EMPTY]]] cta {{%[^ ]+}} : !cuda.ptr<i64, shared>
+// CHECK:                 cuda.mbarrier_arrive %stage_barriers[[[EMPTY:%[^ ]+]]] cta {{%[^ ]+}} : !cuda.ptr<ui64, shared>
+// CHECK-NEXT:            cuda.mbarrier_arrive %stage_barriers[[[EMPTY]]] cta {{%[^ ]+}} : !cuda.ptr<ui64, shared>
 // CHECK:         cuda.cluster_sync
 // CHECK-NEXT:    cuda.return
 // CHECK-LABEL: cuda.host_func @tma_cluster(

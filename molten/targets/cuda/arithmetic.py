@@ -8,12 +8,18 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import Float16Type, FloatAttr, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import (
+    Float16Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+)
 from xdsl.ir import Operation
 
 from molten.dialects import cuda
 from molten.targets.cuda.body import BodyPrinter, OpPrinter
-from molten.targets.cuda.c_types import float_literal
+from molten.targets.cuda.c_types import c_type, float_literal, integer_literal
 
 
 def _constant(printer: BodyPrinter, op: arith.ConstantOp) -> None:
@@ -23,8 +29,8 @@ def _constant(printer: BodyPrinter, op: arith.ConstantOp) -> None:
         return
     if not isinstance(value, IntegerAttr):
         raise NotImplementedError(f"-t cuda: constant {value}")
-    if value.type == IntegerType(1):
-        printer.inline(op.result, "true" if value.value.data else "false")
+    if isinstance(value.type, IntegerType):
+        printer.inline(op.result, integer_literal(value.value.data, value.type))
         return
     printer.inline(op.result, str(value.value.data))
 
@@ -48,6 +54,54 @@ def binary(operator: str, bitwise: str | None = None) -> OpPrinter:
         printer.define(op.results[0], f"{a} {chosen} {b}")
 
     return print_binary
+
+
+_UNSIGNED_OF = {
+    "int8_t": "unsigned",
+    "int": "unsigned",
+    "int64_t": "unsigned long long",
+}
+"""The unsigned type of the same width as a signed type whose arithmetic can
+overflow, or whose left shift of a negative value is undefined in C++17."""
+
+
+def wrapping(operator: str) -> OpPrinter:
+    """`a <operator> b` that wraps on overflow as torch's integers do: on a
+    signed int or int64_t, computed on its unsigned type (where signed
+    overflow would be undefined behaviour in C++) and converted back."""
+
+    def print_wrapping(printer: BodyPrinter, op: Operation) -> None:
+        a, b = (printer.name(v) for v in op.operands)
+        result = op.results[0].type
+        t = c_type(result)
+        if isinstance(result, IntegerType) and t in _UNSIGNED_OF:
+            u = _UNSIGNED_OF[t]
+            printer.define(op.results[0], f"({t})(({u}){a} {operator} ({u}){b})")
+            return
+        printer.define(op.results[0], f"{a} {operator} {b}")
+
+    return print_wrapping
+
+
+def _conversion(printer: BodyPrinter, op: Operation) -> None:
+    """A C++ cast, which converts as the op does given the operand's C++
+    type: sign- or zero-extends by the operand's signedness, truncates an
+    integer modulo its width and a float toward zero."""
+    (operand,) = op.operands
+    result = op.results[0]
+    printer.define(result, f"({c_type(result.type)}){printer.name(operand)}")
+
+
+def _pick(printer: BodyPrinter, op: Operation, operator: str) -> None:
+    a, b = (printer.name(v) for v in op.operands)
+    printer.define(op.results[0], f"{a} {operator} {b} ? {a} : {b}")
+
+
+def _minimum_signed(printer: BodyPrinter, op: arith.MinSIOp) -> None:
+    if isinstance(op.result.type, IndexType):
+        call("molten_imin")(printer, op)
+        return
+    _pick(printer, op, "<")
 
 
 def allows_approximation(op: Operation) -> bool:
@@ -86,6 +140,11 @@ _C_COMPARISONS = {
     "ole": "<=",
     "ogt": ">",
     "oge": ">=",
+    "une": "!=",
+    "ult": "<",
+    "ule": "<=",
+    "ugt": ">",
+    "uge": ">=",
 }
 """The C++ operator of each predicate the lowering makes."""
 
@@ -95,8 +154,13 @@ def compare(predicates: Sequence[str]) -> OpPrinter:
     predicate names, by number)."""
 
     def print_compare(printer: BodyPrinter, op: arith.CmpiOp | arith.CmpfOp) -> None:
-        operator = _C_COMPARISONS[predicates[op.predicate.value.data]]
+        predicate = predicates[op.predicate.value.data]
         a, b = (printer.name(v) for v in op.operands)
+        if predicate == "uno":  # either is a NaN
+            expression = f"{a} != {a}" if a == b else f"{a} != {a} || {b} != {b}"
+            printer.define(op.result, expression, "cond")
+            return
+        operator = _C_COMPARISONS[predicate]
         printer.define(op.result, f"{a} {operator} {b}", "cond")
 
     return print_compare
@@ -133,18 +197,36 @@ ARITHMETIC_PRINTERS: dict[type[Operation], OpPrinter] = {
     arith.SubfOp: binary("-"),
     arith.MulfOp: binary("*"),
     arith.DivfOp: binary("/"),
-    arith.AddiOp: binary("+"),
-    arith.SubiOp: binary("-"),
-    arith.MuliOp: binary("*"),
+    arith.AddiOp: wrapping("+"),
+    arith.SubiOp: wrapping("-"),
+    arith.MuliOp: wrapping("*"),
     arith.DivSIOp: binary("/"),
+    arith.DivUIOp: binary("/"),
+    arith.FloorDivSIOp: call("molten_floor_div"),
     arith.RemSIOp: binary("%"),
+    arith.RemUIOp: binary("%"),
     arith.AndIOp: binary("&&", bitwise="&"),
     arith.OrIOp: binary("||", bitwise="|"),
     arith.XOrIOp: binary("^"),
+    arith.ShLIOp: wrapping("<<"),
+    arith.ShRSIOp: binary(">>"),
+    arith.ShRUIOp: binary(">>"),
     arith.MaximumfOp: call("molten_fmax"),
     arith.MaxnumfOp: call("fmaxf"),
     arith.MinimumfOp: call("molten_fmin"),
-    arith.MinSIOp: call("molten_imin"),
+    arith.MinSIOp: _minimum_signed,
+    arith.MinUIOp: lambda printer, op: _pick(printer, op, "<"),
+    arith.MaxSIOp: lambda printer, op: _pick(printer, op, ">"),
+    arith.MaxUIOp: lambda printer, op: _pick(printer, op, ">"),
+    arith.SIToFPOp: _conversion,
+    arith.UIToFPOp: _conversion,
+    arith.FPToSIOp: _conversion,
+    arith.ExtSIOp: _conversion,
+    arith.ExtUIOp: _conversion,
+    arith.TruncIOp: _conversion,
+    arith.IndexCastOp: _conversion,
+    arith.BitcastOp: _conversion,
+    cuda.FmodOp: call("fmodf"),
     mathd.ExpOp: call("expf"),
     mathd.Exp2Op: call("exp2f", approximation="molten_exp2_approx"),
     mathd.LogOp: call("logf"),
@@ -154,6 +236,24 @@ ARITHMETIC_PRINTERS: dict[type[Operation], OpPrinter] = {
     mathd.ErfOp: call("erff"),
     mathd.PowFOp: call("powf"),
     mathd.AbsFOp: call("fabsf"),
+    mathd.SinOp: call("sinf"),
+    mathd.CosOp: call("cosf"),
+    mathd.TanOp: call("tanf"),
+    mathd.AsinOp: call("asinf"),
+    mathd.AcosOp: call("acosf"),
+    mathd.AtanOp: call("atanf"),
+    mathd.Atan2Op: call("atan2f"),
+    mathd.SinhOp: call("sinhf"),
+    mathd.CoshOp: call("coshf"),
+    mathd.Log1pOp: call("log1pf"),
+    mathd.ExpM1Op: call("expm1f"),
+    mathd.Log2Op: call("log2f"),
+    mathd.Log10Op: call("log10f"),
+    mathd.FloorOp: call("floorf"),
+    mathd.CeilOp: call("ceilf"),
+    mathd.RoundEvenOp: call("rintf"),  # halves to even, as torch.round
+    mathd.TruncOp: call("truncf"),
+    mathd.CopySignOp: call("copysignf"),
     arith.NegfOp: lambda printer, op: printer.define(
         op.result, f"-{printer.name(op.operand)}"
     ),

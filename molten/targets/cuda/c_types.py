@@ -1,4 +1,4 @@
-"""The C++ spelling of IR types and float constants."""
+"""The C++ spelling of IR types and of constants."""
 
 from __future__ import annotations
 
@@ -11,10 +11,9 @@ from xdsl.dialects.builtin import (
     Float32Type,
     IndexType,
     IntegerType,
+    Signedness,
 )
 from xdsl.ir import Attribute
-
-from molten.dialects import cuda
 
 
 def c_type(t: Attribute) -> str:
@@ -26,13 +25,34 @@ def c_type(t: Attribute) -> str:
         return "__nv_bfloat16"
     if isinstance(t, IndexType):
         return "int64_t"
-    if isinstance(t, IntegerType) and t.width.data == 1:
-        return "bool"
-    if t == cuda.COUNTER_TYPE:
-        return "int"
-    if t == cuda.DESCRIPTOR:  # also BARRIER_TYPE, an mbarrier's i64
-        return "unsigned long long"
+    if isinstance(t, IntegerType):
+        found = _INTEGERS.get((t.width.data, t.signedness.data != Signedness.UNSIGNED))
+        if found is not None:
+            return found
     raise NotImplementedError(f"-t cuda: no C++ type for {t}")
+
+
+_INTEGERS = {
+    (1, True): "bool",
+    (8, True): "int8_t",
+    (8, False): "uint8_t",
+    (32, True): "int",  # also COUNTER_TYPE
+    (64, True): "int64_t",
+    (64, False): "unsigned long long",  # DESCRIPTOR and BARRIER_TYPE
+}
+"""The C++ type of an integer type by (width, signed); signless is signed."""
+
+
+def integer_literal(value: int, t: IntegerType) -> str:
+    """The C++ literal of `value` as a `t`: an int64 one with the LL suffix
+    (the least is written as an expression: its magnitude has no literal)."""
+    if t.width.data == 1:
+        return "true" if value else "false"
+    if t.width.data < 64:
+        return str(value)
+    if value == -(2**63):
+        return "(-9223372036854775807LL - 1)"
+    return f"{value}ULL" if t.signedness.data == Signedness.UNSIGNED else f"{value}LL"
 
 
 def float_literal(value: float) -> str:

@@ -1,0 +1,150 @@
+"""Integer and bool tensors on the GPU: every case of tests/integer_cases.py
+(each op at each element type it takes, every cast, shifts past the width,
+the mask and position-id chains) runs two ways, the `.cu` built by nvcc
+with its launcher called through ctypes, and the runtime (NVRTC), on fresh
+random inputs into outputs poisoned with 0xff bytes (NaN, -1, 255 and a
+bool that is neither true nor false). Integer and bool results equal the
+interpreter's bit for bit; float results (the math functions, floats made
+from integers) are within a few ulps of its float32 ones.
+
+Marker `gpu`: skipped where nvcc, a GPU or torch is missing."""
+
+import ctypes
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from integer_cases import CASES
+from test_codegen import split_includes
+
+import molten
+from molten.ir import DataflowGraph
+
+torch = pytest.importorskip("torch", reason="the GPU tests hold device memory in torch")
+
+NVCC = shutil.which("nvcc")
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(NVCC is None, reason="nvcc is not installed"),
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU or driver"),
+]
+
+TORCH = {
+    "i64": torch.int64,
+    "i32": torch.int32,
+    "i8": torch.int8,
+    "ui8": torch.uint8,
+    "i1": torch.bool,
+    "f32": torch.float32,
+    "f16": torch.float16,
+    "bf16": torch.bfloat16,
+}
+RTOL = {"f32": 2e-6, "f16": 1e-3, "bf16": 8e-3}
+"""A few ulps of the result's type (float32 math functions are within 2)."""
+
+
+def _element(t) -> str:
+    return str(t.type.element_type)
+
+
+def _graph(name: str) -> DataflowGraph:
+    return DataflowGraph.from_mlir(CASES[name].text)
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    """Every case's `.cu` in one shared library (the #include block once,
+    each case in a namespace; the launchers are extern "C")."""
+    major, minor = torch.cuda.get_device_capability()
+    arch = f"sm_{major}{minor}"
+    compiler = molten.ZeroCompiler(arch=arch)
+    sources = [compiler.compile(_graph(name)).source for name in sorted(CASES)]
+    heads, bodies = zip(*map(split_includes, sources), strict=True)
+    unit = heads[0] + "".join(
+        f"namespace molten_unit{i} {{\n{body}}}\n" for i, body in enumerate(bodies)
+    )
+    directory = tmp_path_factory.mktemp("integer-kernels")
+    (directory / "unit.cu").write_text(unit)
+    built = subprocess.run(
+        [
+            NVCC,
+            f"-gencode=arch=compute_{arch[3:]},code={arch}",
+            "-shared",
+            "-Xcompiler",
+            "-fPIC",
+            "-o",
+            str(directory / "libunit.so"),
+            str(directory / "unit.cu"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    return ctypes.CDLL(str(directory / "libunit.so"))
+
+
+def _on_device(g: DataflowGraph, arrays):
+    inputs = [
+        torch.from_numpy(np.ascontiguousarray(a)).to(TORCH[_element(t)]).cuda()
+        for a, t in zip(arrays, g.inputs, strict=True)
+    ]
+    outputs = []
+    for t in g.outputs:
+        out = torch.empty(t.shape.dims, dtype=TORCH[_element(t)], device="cuda")
+        out.view(torch.uint8).fill_(0xFF)
+        outputs.append(out)
+    return inputs, outputs
+
+
+def _check(name, g, outputs, want):
+    for out, w, t in zip(outputs, want, g.outputs, strict=True):
+        element = _element(t)
+        if element == "i1":
+            raw = out.view(torch.uint8).cpu().numpy()
+            assert raw.max(initial=0) <= 1, f"{name}: a bool that is not 0 or 1"
+            np.testing.assert_array_equal(raw.astype(bool), w, err_msg=name)
+        elif element in RTOL:
+            got = out.float().cpu().numpy()
+            assert not np.isnan(got).any() or np.isnan(w).any(), f"{name}: unwritten"
+            np.testing.assert_allclose(
+                got, w, rtol=RTOL[element], atol=1e-6, err_msg=name
+            )
+        else:
+            np.testing.assert_array_equal(out.cpu().numpy(), w, err_msg=name)
+
+
+def _run(name: str, library, way: str):
+    g = _graph(name)
+    arrays = CASES[name].inputs(np.random.default_rng())
+    want = molten.interpret(g, *arrays)
+    want = want if isinstance(want, tuple) else (want,)
+    inputs, outputs = _on_device(g, arrays)
+    if way == "nvcc":
+        launcher = getattr(library, g.name)
+        launcher.restype = ctypes.c_int
+        pointers = [ctypes.c_void_p(x.data_ptr()) for x in (*inputs, *outputs)]
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        assert launcher(*pointers, stream) == 0
+    else:
+        compiled = molten.ZeroCompiler().compile(g)
+        assert compiled(*inputs, out=outputs) is outputs
+    torch.cuda.synchronize()
+    _check(name, g, outputs, want)
+
+
+@pytest.mark.parametrize("way", ["nvcc", "runtime"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_integer_kernel_matches_interpreter(name, way, library):
+    _run(name, library, way)
+
+
+def test_torch_takes_integer_results_by_dlpack():
+    """An integer graph's output, allocated by the runtime, is an int64
+    torch tensor without a copy (DLPack's kDLInt)."""
+    g = _graph("position_ids_from_mask")
+    arrays = CASES["position_ids_from_mask"].inputs(np.random.default_rng())
+    inputs, _ = _on_device(g, arrays)
+    result = molten.ZeroCompiler().compile(g)(*inputs)
+    assert result.dtype == torch.int32 and result.is_cuda
+    np.testing.assert_array_equal(result.cpu().numpy(), molten.interpret(g, *arrays))
