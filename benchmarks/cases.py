@@ -36,11 +36,15 @@ class Operand:
     (`normal`: N(0, 1); `weight`: 1 + N(0, 0.1); `bias`: N(0, 0.1);
     `scaled`: N(0, 1/fan_in) with fan_in its first dimension, so x @ w stays
     of order one;
-    `scaled_nk`: the same with fan_in its last, for x @ w.T)."""
+    `scaled_nk`: the same with fan_in its last, for x @ w.T;
+    `index`: integers in [0, `high`), of `dtype`: ids into a table)."""
 
     name: str
     shape: tuple[int, ...]
     init: str = "normal"
+    dtype: str | None = None
+    """The operand's dtype where it is not the case's (an index's)."""
+    high: int = 0
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,9 @@ class Case:
     """Whether the case's PyTorch function is also timed through
     `torch.compile(backend="molten")` (`molten-backend`: the front door
     against the graph API's own kernels)."""
+    touched: int | None = None
+    """The bytes the case must move where that is not every input once (a
+    lookup reads the rows its ids name, not the whole table)."""
 
     @property
     def id(self) -> str:
@@ -91,7 +98,9 @@ class Case:
         if self.build is not None:
             return self.build(name)
         return DataflowGraph.trace(
-            self.molten, [(o.name, o.shape, self.dtype) for o in self.operands], name
+            self.molten,
+            [(o.name, o.shape, o.dtype or self.dtype) for o in self.operands],
+            name,
         )
 
     def dynamic_graph(self) -> DataflowGraph:
@@ -121,8 +130,9 @@ class Case:
 
     @property
     def bytes(self) -> int:
-        """The minimal bytes moved: each input read once, each output written once."""
-        return minimal_bytes(self.graph())
+        """The minimal bytes moved: each input read once, each output written
+        once (or what the case touches)."""
+        return self.touched or minimal_bytes(self.graph())
 
     def make_inputs(self, device: Any, seed: int) -> list[Any]:
         """Fresh random operands on `device` (torch tensors of `dtype`)."""
@@ -130,6 +140,18 @@ class Case:
         dtype = getattr(torch, self.dtype)
         tensors = []
         for operand in self.operands:
+            if operand.init == "index":
+                tensors.append(
+                    torch.randint(
+                        0,
+                        operand.high,
+                        operand.shape,
+                        generator=generator,
+                        device=device,
+                        dtype=getattr(torch, operand.dtype or "int64"),
+                    )
+                )
+                continue
             x = torch.randn(
                 operand.shape, generator=generator, device=device, dtype=torch.float32
             )
@@ -376,6 +398,66 @@ def elementwise_suite() -> list[Case]:
         for dtype in ("float32", "bfloat16")
         for n in (65536, 16 * 2**20, 128 * 2**20)
     ]
+
+
+def molten_embedding(ids, table):
+    return ops.embedding(ids, table)
+
+
+def torch_embedding(ids, table):
+    return torch.nn.functional.embedding(ids, table)
+
+
+def molten_scaled_embedding(ids, table, positions):
+    return ops.embedding(ids, table) * 8.0 + positions
+
+
+def torch_scaled_embedding(ids, table, positions):
+    return torch.nn.functional.embedding(ids, table) * 8.0 + positions
+
+
+def indexing_suite() -> list[Case]:
+    """Lookups by integer ids at real models' sizes: Qwen2.5-7B's token
+    embedding (152,064 x 3,584) by 4,096 ids, and BERT-base's (30,522 x
+    768) scaled and plus positions by 8 x 512 ids. The bytes are the rows
+    read, the ids, the positions and the output, not the whole table."""
+    cases = []
+    for vocab, width, ids, dtype in ((152064, 3584, (4096,), "bfloat16"),):
+        n = math.prod(ids)
+        cases.append(
+            Case(
+                "indexing",
+                "embedding",
+                (*ids, vocab, width),
+                dtype,
+                (
+                    Operand("ids", ids, "index", "int64", vocab),
+                    Operand("table", (vocab, width)),
+                ),
+                molten_embedding,
+                torch_embedding,
+                touched=n * 8 + 2 * n * width * ITEMSIZES[dtype],
+            )
+        )
+    vocab, width, batch, tokens, dtype = 30522, 768, 8, 512, "float16"
+    n = batch * tokens
+    cases.append(
+        Case(
+            "indexing",
+            "embedding*8+pos",
+            (batch, tokens, vocab, width),
+            dtype,
+            (
+                Operand("ids", (batch, tokens), "index", "int64", vocab),
+                Operand("table", (vocab, width)),
+                Operand("positions", (tokens, width)),
+            ),
+            molten_scaled_embedding,
+            torch_scaled_embedding,
+            touched=n * 8 + (2 * n + tokens) * width * ITEMSIZES[dtype],
+        )
+    )
+    return cases
 
 
 def gemm_suite() -> list[Case]:
@@ -1035,6 +1117,7 @@ SUITES: dict[str, Callable[[], list[Case]]] = {
     "decode": decode_suite,
     "layer": layer_suite,
     "calls": calls_suite,
+    "indexing": indexing_suite,
     "smoke": smoke_suite,
 }
 """Every suite; `all` on the command line means all but `smoke`."""
@@ -1049,6 +1132,7 @@ MAIN_SUITES = (
     "decode",
     "layer",
     "calls",
+    "indexing",
 )
 
 

@@ -164,7 +164,7 @@ def run_case(case: Case, timer: Timer, *, seed: int) -> dict[str, Any]:
         "op": case.op,
         "shape": list(case.shape),
         "dtype": case.dtype,
-        "bytes": minimal_bytes(graph),
+        "bytes": case.touched or minimal_bytes(graph),
         "flops": case.flops,
         "compile_mode": case.compile_mode,
     }

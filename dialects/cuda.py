@@ -64,6 +64,7 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.irdl import (
+    AnyAttr,
     AnyOf,
     AttrSizedOperandSegments,
     EqAttrConstraint,
@@ -443,24 +444,32 @@ class NamedBarrierOp(IRDLOperation):
 
 @irdl_op_definition
 class ShflXorOp(IRDLOperation):
-    """__shfl_xor_sync over the full warp: `%r = cuda.shfl_xor %v, 16 : f32`."""
+    """__shfl_xor_sync over the full warp, of an f32 or an integer:
+    `%r = cuda.shfl_xor %v, 16 : f32`."""
 
     name = "cuda.shfl_xor"
-    value = operand_def(Float32Type)
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    value = operand_def(T)
     offset = prop_def(IntegerAttr[I64])
-    result = result_def(Float32Type)
+    result = result_def(T)
     assembly_format = "$value `,` $offset attr-dict `:` type($value)"
 
     def __init__(self, value: SSAValue, offset: int):
         super().__init__(
             operands=[value],
             properties={"offset": IntegerAttr(offset, i64)},
-            result_types=[Float32Type()],
+            result_types=[value.type],
         )
 
     def verify_(self) -> None:
         if self.offset.value.data not in (1, 2, 4, 8, 16):
             raise VerifyException("cuda.shfl_xor: offset must be 1, 2, 4, 8 or 16")
+        t = self.value.type
+        if not isinstance(t, Float32Type) and t not in INTEGER_TYPES:
+            raise VerifyException(
+                f"cuda.shfl_xor: shuffles an f32 or an integer (i64, i32, i8, "
+                f"ui8), not {t}"
+            )
 
 
 @irdl_op_definition
@@ -476,6 +485,35 @@ class FmodOp(IRDLOperation):
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue):
         super().__init__(operands=[lhs, rhs], result_types=[Float32Type()])
+
+
+@irdl_op_definition
+class CheckIndexOp(IRDLOperation):
+    """Stops the kernel (a device-side trap, as torch's CUDA kernels assert)
+    where `value`, an index read from `what`, is outside [0, size),
+    printing it, the position it was read at and the size first:
+
+    ```mlir
+    cuda.check_index %id, %at, 32000, "molten.take indices" : i64
+    ```
+
+    Kernels emit it where MOLTEN_CHECK_INDICES=1 was set when they were
+    compiled; otherwise they clamp an index into range."""
+
+    name = "cuda.check_index"
+    value = operand_def(IntegerType)
+    position = operand_def(IndexType)
+    size = prop_def(IntegerAttr[I64])
+    what = prop_def(StringAttr)
+    assembly_format = (
+        "$value `,` $position `,` $size `,` $what attr-dict `:` type($value)"
+    )
+
+    def __init__(self, value: SSAValue, position: SSAValue, size: int, what: str):
+        super().__init__(
+            operands=[value, position],
+            properties={"size": IntegerAttr(size, i64), "what": StringAttr(what)},
+        )
 
 
 @irdl_op_definition
@@ -2167,6 +2205,7 @@ Cuda = Dialect(
         HostFuncOp,
         ThreadIdxOp,
         FmodOp,
+        CheckIndexOp,
         BlockIdxOp,
         BlockDimOp,
         GridDimOp,

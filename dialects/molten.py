@@ -988,6 +988,115 @@ class IotaOp(MoltenOp):
         return result_type
 
 
+INDEX_TYPES: tuple[Attribute, ...] = (i64, i32)
+"""The element types of an index tensor (torch takes int64 and int32)."""
+
+
+class _IndexingOp(MoltenOp, ABC):
+    """Reads `input` at positions an integer `indices` tensor holds along
+    `axis`. An index out of [0, size) is an error in the interpreter; a
+    kernel reads the nearest row instead (never out of bounds), or with
+    MOLTEN_CHECK_INDICES=1 stops with the first bad index."""
+
+    SAME_ELEMENT_TYPE: ClassVar[bool] = False
+    TAKES: ClassVar[frozenset[str]] = ANY_ELEMENT
+    input = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    axis = prop_def(IntegerAttr[i64])
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $indices `axis` `=` $axis attr-dict `:` "
+        "functional-type(operands, results)"
+    )
+
+    @classmethod
+    def _checked(cls, operand_types, properties) -> tuple[TensorType, TensorType, int]:
+        x, indices = operand_types
+        if indices.element_type not in INDEX_TYPES:
+            raise DTypeError(
+                f"{cls.name}: operand 'indices' {indices} has element type "
+                f"{indices.element_type}; indices are i64 or i32"
+            )
+        axis = properties["axis"]
+        assert isinstance(axis, IntegerAttr)
+        rank = len(dims_of(x))
+        if not 0 <= axis.value.data < rank:
+            raise ShapeError(
+                f"{cls.name}: axis {axis.value.data} is out of range for input "
+                f"{x} (axes are in [0, {rank}))"
+            )
+        if isinstance(dims_of(x)[axis.value.data], str):
+            raise ShapeError(
+                f"{cls.name}: the indexed axis {axis.value.data} of input {x} must "
+                "have a static size"
+            )
+        return x, indices, axis.value.data
+
+
+@irdl_op_definition
+class TakeOp(_IndexingOp):
+    """Slices of `input` along `axis` at each of `indices`: the result's
+    shape is input's before `axis`, then indices', then input's after
+    (numpy.take; torch.index_select and embedding, whose ids read rows of a
+    table).
+
+    ```mlir
+    %e = molten.take %table, %ids axis = 0
+        : (tensor<32000x512xbf16>, tensor<2x7xi64>) -> tensor<2x7x512xbf16>
+    ```
+    """
+
+    name = "molten.take"
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        x, indices, axis = cls._checked(operand_types, properties)
+        shape = dims_of(x)
+        return tensor_type(
+            [*shape[:axis], *dims_of(indices), *shape[axis + 1 :]], x.element_type
+        )
+
+
+@irdl_op_definition
+class GatherOp(_IndexingOp):
+    """Elements of `input` along `axis` at the positions `indices` holds,
+    which has input's rank and the result's shape, and along every other
+    axis at most input's size (torch.gather, take_along_dim):
+    result[i][j] = input[i][indices[i][j]] for axis 1.
+
+    ```mlir
+    %g = molten.gather %x, %idx axis = 1
+        : (tensor<4x8xf32>, tensor<4x3xi64>) -> tensor<4x3xf32>
+    ```
+    """
+
+    name = "molten.gather"
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        x, indices, axis = cls._checked(operand_types, properties)
+        shape, at = dims_of(x), dims_of(indices)
+        if len(at) != len(shape):
+            raise ShapeError(
+                f"{cls.name}: indices {indices} must have the rank of input {x}"
+            )
+        for d, (size, index_size) in enumerate(zip(shape, at, strict=True)):
+            if d == axis:
+                continue
+            fits = size == index_size or (
+                isinstance(size, int)
+                and isinstance(index_size, int)
+                and index_size <= size
+            )
+            if not fits:
+                raise ShapeError(
+                    f"{cls.name}: indices {indices} along axis {d} ({index_size}) "
+                    f"exceed input {x} ({size})"
+                )
+        return tensor_type(at, x.element_type)
+
+
 @irdl_op_definition
 class RotateHalfOp(UnaryOp):
     """concat(-x[..., d/2:], x[..., :d/2]) over the last axis, as used by RoPE.
@@ -1111,6 +1220,13 @@ class CastOp(MoltenOp):
         return result_type
 
 
+def _is_integral(value: float) -> bool:
+    """Whether a number is an integer (exactly: an int is, however large)."""
+    if isinstance(value, int) or hasattr(value, "dtype") and value.dtype.kind in "biu":
+        return True
+    return float(value).is_integer()
+
+
 @irdl_op_definition
 class ConstantOp(MoltenOp):
     """A constant tensor: a splat or dense values, floats all finite.
@@ -1144,8 +1260,8 @@ class ConstantOp(MoltenOp):
         element = result_type.element_type
         kind = element_kind(element)
         if kind != FLOAT:
-            if any(float(v) != int(v) for v in flat):
-                fractional = [v for v in flat if float(v) != int(v)][:4]
+            fractional = [v for v in flat if not _is_integral(v)][:4]
+            if fractional:
                 raise DTypeError(
                     f"{cls.name}: {result_type} holds {kind}s; got the "
                     f"non-integral values {fractional}"
@@ -2154,6 +2270,8 @@ Molten = Dialect(
         ConstantOp,
         WhereOp,
         IotaOp,
+        TakeOp,
+        GatherOp,
         *REDUCTION_OPS,
         BroadcastToOp,
         ReshapeOp,

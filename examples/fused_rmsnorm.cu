@@ -9,7 +9,10 @@
 // JIT) only the kernels are compiled; the runtime launches them itself.
 
 #ifdef __CUDACC_RTC__
-typedef long long int64_t;  // NVRTC has no C++ standard library headers
+// NVRTC has no C++ standard library headers
+typedef long long int64_t;
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
 #else
 #include <cstdint>
 #include <cuda_runtime.h>
@@ -26,6 +29,12 @@ __device__ __forceinline__ float molten_fmin(float a, float b) {
 }
 __device__ __forceinline__ int64_t molten_imin(int64_t a, int64_t b) {
   return a < b ? a : b;
+}
+// Integer division rounded toward -inf, as Python's // (b is not 0).
+template <typename T>
+__device__ __forceinline__ T molten_floor_div(T a, T b) {
+  const T q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? (T)(q - 1) : q;
 }
 // N consecutive elements, aligned to their size: one 32-, 64- or 128-bit access.
 template <typename T, int N>

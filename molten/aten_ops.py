@@ -25,6 +25,11 @@ DTYPES = {
     "torch.float32": "float32",
     "torch.float16": "float16",
     "torch.bfloat16": "bfloat16",
+    "torch.int64": "int64",
+    "torch.int32": "int32",
+    "torch.int8": "int8",
+    "torch.uint8": "uint8",
+    "torch.bool": "bool",
 }
 """The torch dtypes a Molten tensor may have, by their names."""
 
@@ -460,8 +465,11 @@ def _sdpa(
     enable_gqa=False,
 ):
     """softmax(q kᵀ scale [+ mask]) v; a float mask is added to the scores
-    (written out: fuse-attention takes the sum into the attention kernel);
-    with enable_gqa, each KV head repeated for its query heads."""
+    (written out: fuse-attention takes the sum into the attention kernel),
+    a bool one keeps the scores where it is True (the others get the
+    dtype's least finite value: Molten's constants are finite, so a row
+    masked whole averages its values where torch gives NaN); with
+    enable_gqa, each KV head repeated for its query heads."""
     op = "aten.scaled_dot_product_attention"
     if dropout_p:
         raise _unsupported(op, f"dropout_p={dropout_p}")
@@ -470,8 +478,11 @@ def _sdpa(
         k, v = _repeat_heads(g, k, groups), _repeat_heads(g, v, groups)
     if attn_mask is None:
         return g.attention(q, k, v, scale=scale, causal=bool(is_causal))
-    if attn_mask.dtype not in DTYPES.values():
-        raise _unsupported(op, "a boolean attn_mask (add -inf where it is False)")
+    if attn_mask.dtype == "bool":
+        least = g.constant(LEAST_FINITE[q.dtype], dtype=q.dtype)
+        attn_mask = g.where(attn_mask, g.constant(0.0, dtype=q.dtype), least)
+    elif attn_mask.dtype not in ("float32", "float16", "bfloat16"):
+        raise _unsupported(op, f"an attn_mask of {attn_mask.dtype}")
     if scale is None:
         head = q.shape[-1]
         if not isinstance(head, int):
@@ -480,6 +491,13 @@ def _sdpa(
     scores = g.mul(g.matmul(q, k, transpose_b=True), scale)
     weights = g.softmax(g.add(scores, attn_mask), -1)
     return g.matmul(weights, v)
+
+
+LEAST_FINITE = {
+    "float32": float(np.finfo(np.float32).min),
+    "float16": float(np.finfo(np.float16).min),
+    "bfloat16": -3.3895313892515355e38,  # (2 - 2**-7) * 2**127
+}
 
 
 def _repeat_heads(g, x: Tensor, groups: int) -> Tensor:
@@ -683,12 +701,18 @@ def _select(g, x, dim, index):
     return g.reshape(row, shape[:dim] + shape[dim + 1 :])
 
 
-@aten("zeros_like.default")
-def _zeros_like(
-    g, x, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None
-):
-    _no_dtype("aten.zeros_like", dtype)
-    return g.broadcast_to(g.constant(0.0, dtype=x.dtype), list(x.shape))
+def _like(value: float) -> Handler:
+    def handler(
+        g, x, *, dtype=None, layout=None, device=None, pin_memory=None,
+        memory_format=None,
+    ):  # fmt: skip
+        return g.full_like(x, value, _creation_dtype("aten.full_like", dtype))
+
+    return handler
+
+
+aten("zeros_like.default")(_like(0))
+aten("ones_like.default")(_like(1))
 
 
 @aten("expand.default")
@@ -732,6 +756,121 @@ def _dropout(g, x, p, train):
     if train and p:
         raise _unsupported("aten.dropout", "training mode")
     return x
+
+
+def _binary(method: str) -> Handler:
+    return lambda g, a, b: getattr(g, method)(a, b)
+
+
+for _method, _names in {
+    "eq": ("eq.Tensor", "eq.Scalar"),
+    "ne": ("ne.Tensor", "ne.Scalar"),
+    "lt": ("lt.Tensor", "lt.Scalar"),
+    "le": ("le.Tensor", "le.Scalar"),
+    "gt": ("gt.Tensor", "gt.Scalar"),
+    "ge": ("ge.Tensor", "ge.Scalar"),
+    "logical_and": ("logical_and.default",),
+    "logical_or": ("logical_or.default",),
+    "logical_xor": ("logical_xor.default",),
+    "bitwise_and": ("bitwise_and.Tensor", "bitwise_and.Scalar", "__and__.Tensor"),
+    "bitwise_or": ("bitwise_or.Tensor", "bitwise_or.Scalar", "__or__.Tensor"),
+    "bitwise_xor": ("bitwise_xor.Tensor", "bitwise_xor.Scalar", "__xor__.Tensor"),
+    "shift_left": (
+        "bitwise_left_shift.Tensor",
+        "bitwise_left_shift.Tensor_Scalar",
+        "__lshift__.Tensor",
+        "__lshift__.Scalar",
+    ),
+    "shift_right": (
+        "bitwise_right_shift.Tensor",
+        "bitwise_right_shift.Tensor_Scalar",
+        "__rshift__.Tensor",
+        "__rshift__.Scalar",
+    ),
+    "floor_divide": ("floor_divide.default", "floor_divide.Scalar"),
+    "remainder": ("remainder.Tensor", "remainder.Scalar"),
+    "fmod": ("fmod.Tensor", "fmod.Scalar"),
+    "atan2": ("atan2.default",),
+}.items():
+    aten(*_names)(_binary(_method))
+
+
+@aten("where.self", "where.ScalarOther", "where.ScalarSelf", "where.Scalar")
+def _where(g, condition, a, b):
+    return g.where(condition, a, b)
+
+
+@aten("masked_fill.Scalar", "masked_fill.Tensor")
+def _masked_fill(g, x, mask, value):
+    return g.masked_fill(x, mask, _scalar_of(value, "aten.masked_fill"))
+
+
+def _scalar_of(value: Any, op: str) -> Any:
+    """A fill value: a number, or a 0-d tensor that is a constant."""
+    if not isinstance(value, Tensor):
+        return value
+    raise _unsupported(op, "a fill value computed by the graph (a tensor)")
+
+
+@aten("embedding.default")
+def _embedding(g, weight, indices, padding_idx=-1, scale_grad=False, sparse=False):
+    return g.embedding(indices, weight)
+
+
+@aten("index_select.default")
+def _index_select(g, x, dim, index):
+    return g.index_select(x, dim, index)
+
+
+@aten("gather.default")
+def _gather(g, x, dim, index, *, sparse_grad=False):
+    return g.gather(x, dim, index)
+
+
+def _creation_dtype(op: str, dtype: Any) -> str | None:
+    if dtype is None:
+        return None
+    name = DTYPES.get(str(dtype))
+    if name is None:
+        raise DTypeError(f"{op}: dtype {dtype}; Molten takes {', '.join(DTYPES)}")
+    return name
+
+
+@aten("arange.default", "arange.start", "arange.start_step")
+def _arange(g, *bounds, dtype=None, layout=None, device=None, pin_memory=None):
+    return g.arange(*bounds, dtype=_creation_dtype("aten.arange", dtype))
+
+
+@aten("full.default")
+def _full(g, size, value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return g.full(list(size), value, _creation_dtype("aten.full", dtype))
+
+
+def _filled_as(value: float) -> Handler:
+    def handler(g, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+        name = _creation_dtype(f"aten.{'ones' if value else 'zeros'}", dtype)
+        return g.full(list(size), value, name or "float32")
+
+    return handler
+
+
+aten("zeros.default")(_filled_as(0))
+aten("ones.default")(_filled_as(1))
+
+
+@aten("full_like.default")
+def _full_like(
+    g, x, value, *, dtype=None, layout=None, device=None, pin_memory=None,
+    memory_format=None,
+):  # fmt: skip
+    return g.full_like(x, value, _creation_dtype("aten.full_like", dtype))
+
+
+@aten("scalar_tensor.default")
+def _scalar_tensor(g, value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return g.constant(
+        value, dtype=_creation_dtype("aten.scalar_tensor", dtype) or "float32"
+    )
 
 
 @aten("to.dtype", "_to_copy.default", "to.dtype_layout", "type_as.default")

@@ -210,8 +210,8 @@ def _translate(
         if spec.kind == InputKind.USER_INPUT:
             return forward_names.get(node, node.name)
         name = spec.target or node.name
-        if not _is_float(node.meta.get("val")):  # a counter, not math
-            return Unavailable(f"buffer '{name}' (not a float tensor)")
+        if not _is_tensor_input(node.meta.get("val")):  # a counter, not math
+            return Unavailable(f"buffer '{name}' (a counter)")
         return name
 
     return translate(exported.graph, graph_name, input_name, defined_at, sizes)
@@ -274,8 +274,12 @@ def takes(node: Any) -> bool:
     return node.op == "call_function" and str(node.target) in ATEN_OPS
 
 
-def _is_float(value: Any) -> bool:
-    return str(getattr(value, "dtype", None)) in DTYPES
+def _is_tensor_input(value: Any) -> bool:
+    """Whether a buffer is a tensor the graph takes: of a Molten dtype, and
+    not an integer of no dimensions (a step counter, as batch norm's)."""
+    if str(getattr(value, "dtype", None)) not in DTYPES:
+        return False
+    return bool(value.shape) or bool(getattr(value, "is_floating_point", bool)())
 
 
 def _input(g: DataflowGraph, node: Any, name: str, sizes: dict[str, str]) -> Tensor:

@@ -63,8 +63,10 @@ from molten.conventions import (
     sanitize_name,
 )
 from molten.dialects import molten
+from molten.dialects.molten import FLOAT, INTEGER, element_kind
 from molten.errors import DTypeError, GraphError, MoltenError, ShapeError
 from molten.positional_names import StringOption, accepts_positional_names
+from molten.promotion import default_element, number_category, result_element
 from molten.tensor import Operand, Tensor, TensorShape
 
 
@@ -424,11 +426,14 @@ class DataflowGraph:
         name: str | None,
         properties: dict[str, Attribute] | None = None,
         result_type: TensorType | None = None,
+        given: Sequence[Any] | None = None,
     ) -> Tensor:
+        """`op_type` on `operands`; an error lists the operands as `given`
+        (before promotion), where they were promoted."""
         name = _checked_name(op_type.name, name)
         for t in operands:
             self._check_owned(t, op_type.name)
-        with self._building(op_type.name, operands):
+        with self._building(op_type.name, operands if given is None else given):
             op = op_type.with_inferred_type(
                 [t.value for t in operands], properties, result_type
             )
@@ -437,25 +442,79 @@ class DataflowGraph:
         self._block.add_op(op)
         return Tensor(self, op.results[0])
 
-    def _scalar(self, value: float, like: Tensor) -> Tensor:
-        return self.constant(value, dtype=like.type.element_type)
+    @contextlib.contextmanager
+    def _all_or_nothing(self) -> Iterator[None]:
+        """Ops added inside (casts of operands, then the op) stay only if
+        none fails: a refused op leaves the graph as it was."""
+        mark = self._block.last_op
+        try:
+            yield
+        except MoltenError:
+            while self._block.last_op is not mark:
+                op = self._block.last_op
+                assert op is not None
+                for result in op.results:
+                    self._names.pop(result, None)
+                op.detach()
+                op.erase()
+            raise
+
+    def _as(self, operand: Operand, element: Attribute) -> Tensor:
+        """`operand` as a tensor of `element`: a tensor cast where it has
+        another type, a number a constant of it."""
+        if isinstance(operand, Tensor):
+            if operand.type.element_type == element:
+                return operand
+            return self.cast(operand, element)
+        return self.constant(operand, dtype=element)
+
+    def _promoted(self, op_name: str, operands: Sequence[Operand]) -> list[Tensor]:
+        """The operands in the type they compute in, as torch promotes them
+        (`molten.promotion`)."""
+        tensors = [t for t in operands if isinstance(t, Tensor)]
+        if not tensors:
+            raise GraphError(f"{op_name}: at least one operand must be a Tensor")
+        for t in tensors:
+            self._check_owned(t, op_name)
+        with self._building(op_name, list(operands)):
+            element = result_element(operands)
+        return [self._as(o, element) for o in operands]
 
     def _binary(
-        self, op_type: type[molten.MoltenOp], lhs: Operand, rhs: Operand, name
+        self,
+        op_type: type[molten.MoltenOp],
+        lhs: Operand,
+        rhs: Operand,
+        name,
+        *,
+        floats: bool = False,
     ) -> Tensor:
-        tensors = [t for t in (lhs, rhs) if isinstance(t, Tensor)]
-        if not tensors:
-            raise GraphError(f"{op_type.name}: at least one operand must be a Tensor")
-        for t in tensors:
-            self._check_owned(t, op_type.name)
-        if not isinstance(lhs, Tensor):
-            lhs = self._scalar(lhs, rhs)
-        if not isinstance(rhs, Tensor):
-            rhs = self._scalar(rhs, lhs)
-        return self._emit(op_type, [lhs, rhs], name)
+        """`op_type` on the promoted operands; `floats`: an integer or bool
+        result of promotion is float32 instead (true division)."""
+        with self._all_or_nothing():
+            operands = self._promoted(op_type.name, [lhs, rhs])
+            if floats and element_kind(operands[0].type.element_type) != FLOAT:
+                operands = [self.cast(t, "float32") for t in operands]
+            return self._emit(op_type, operands, name, given=[lhs, rhs])
+
+    def _float_unary(self, op_type, x: Tensor, name) -> Tensor:
+        """`op_type` on `x`, an integer or bool `x` as float32 (as torch's
+        math functions take them)."""
+        self._check_owned(x, op_type.name)
+        if isinstance(x, Tensor) and element_kind(x.type.element_type) != FLOAT:
+            x = self.cast(x, "float32")
+        return self._emit(op_type, [x], name)
+
+    def _as_bool(self, x: Operand) -> Tensor | bool:
+        """Whether `x` is nonzero: a bool tensor or number as it is."""
+        if not isinstance(x, Tensor):
+            return bool(x)
+        if x.type.element_type == molten.BOOL:
+            return x
+        return self.cast(x, "bool")
 
     def add(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
-        """lhs + rhs, broadcasting like numpy."""
+        """lhs + rhs, broadcasting like numpy, promoting like torch."""
         return self._binary(molten.AddOp, lhs, rhs, name)
 
     def sub(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
@@ -467,8 +526,8 @@ class DataflowGraph:
         return self._binary(molten.MulOp, lhs, rhs, name)
 
     def div(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
-        """lhs / rhs, broadcasting like numpy."""
-        return self._binary(molten.DivOp, lhs, rhs, name)
+        """lhs / rhs, true division (integers divide as float32, as torch's)."""
+        return self._binary(molten.DivOp, lhs, rhs, name, floats=True)
 
     def max(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
         """Elementwise maximum (torch.maximum), broadcasting like numpy."""
@@ -479,8 +538,105 @@ class DataflowGraph:
         return self._binary(molten.MinOp, lhs, rhs, name)
 
     def pow(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
-        """lhs ** rhs, broadcasting like numpy."""
+        """lhs ** rhs, broadcasting like numpy (floats)."""
         return self._binary(molten.PowOp, lhs, rhs, name)
+
+    def floor_divide(
+        self, lhs: Operand, rhs: Operand, *, name: str | None = None
+    ) -> Tensor:
+        """lhs // rhs, rounded toward -inf (an integer division by 0 is -1)."""
+        return self._binary(molten.FloorDivideOp, lhs, rhs, name)
+
+    def remainder(
+        self, lhs: Operand, rhs: Operand, *, name: str | None = None
+    ) -> Tensor:
+        """lhs % rhs with the sign of rhs (Python's %, torch.remainder)."""
+        return self._binary(molten.RemainderOp, lhs, rhs, name)
+
+    def fmod(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
+        """The remainder with the sign of lhs (C's fmod, torch.fmod)."""
+        return self._binary(molten.FmodOp, lhs, rhs, name)
+
+    def atan2(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
+        """The angle of (rhs, lhs), in radians."""
+        return self._binary(molten.Atan2Op, lhs, rhs, name, floats=True)
+
+    def bitwise_and(
+        self, lhs: Operand, rhs: Operand, *, name: str | None = None
+    ) -> Tensor:
+        """lhs & rhs, on integers and bools."""
+        return self._binary(molten.BitwiseAndOp, lhs, rhs, name)
+
+    def bitwise_or(
+        self, lhs: Operand, rhs: Operand, *, name: str | None = None
+    ) -> Tensor:
+        """lhs | rhs, on integers and bools."""
+        return self._binary(molten.BitwiseOrOp, lhs, rhs, name)
+
+    def bitwise_xor(
+        self, lhs: Operand, rhs: Operand, *, name: str | None = None
+    ) -> Tensor:
+        """lhs ^ rhs, on integers and bools."""
+        return self._binary(molten.BitwiseXorOp, lhs, rhs, name)
+
+    def shift_left(
+        self, lhs: Operand, rhs: Operand, *, name: str | None = None
+    ) -> Tensor:
+        """lhs << rhs on integers (torch.bitwise_left_shift; 0 past the width)."""
+        return self._binary(molten.ShiftLeftOp, lhs, rhs, name)
+
+    def shift_right(
+        self, lhs: Operand, rhs: Operand, *, name: str | None = None
+    ) -> Tensor:
+        """lhs >> rhs on integers, arithmetic for signed ones."""
+        return self._binary(molten.ShiftRightOp, lhs, rhs, name)
+
+    def _logical(self, op_type, lhs: Operand, rhs: Operand, name) -> Tensor:
+        with self._all_or_nothing():
+            lhs, rhs = self._as_bool(lhs), self._as_bool(rhs)
+            return self._binary(op_type, lhs, rhs, name)
+
+    def logical_and(
+        self, lhs: Operand, rhs: Operand, *, name: str | None = None
+    ) -> Tensor:
+        """Whether both are nonzero (any dtypes; a bool result)."""
+        return self._logical(molten.LogicalAndOp, lhs, rhs, name)
+
+    def logical_or(
+        self, lhs: Operand, rhs: Operand, *, name: str | None = None
+    ) -> Tensor:
+        """Whether either is nonzero."""
+        return self._logical(molten.LogicalOrOp, lhs, rhs, name)
+
+    def logical_xor(
+        self, lhs: Operand, rhs: Operand, *, name: str | None = None
+    ) -> Tensor:
+        """Whether exactly one is nonzero."""
+        return self._logical(molten.LogicalXorOp, lhs, rhs, name)
+
+    def eq(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
+        """lhs == rhs, a bool tensor (a NaN equals nothing)."""
+        return self._binary(molten.EqOp, lhs, rhs, name)
+
+    def ne(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
+        """lhs != rhs, a bool tensor."""
+        return self._binary(molten.NeOp, lhs, rhs, name)
+
+    def lt(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
+        """lhs < rhs, a bool tensor."""
+        return self._binary(molten.LtOp, lhs, rhs, name)
+
+    def le(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
+        """lhs <= rhs, a bool tensor."""
+        return self._binary(molten.LeOp, lhs, rhs, name)
+
+    def gt(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
+        """lhs > rhs, a bool tensor."""
+        return self._binary(molten.GtOp, lhs, rhs, name)
+
+    def ge(self, lhs: Operand, rhs: Operand, *, name: str | None = None) -> Tensor:
+        """lhs >= rhs, a bool tensor."""
+        return self._binary(molten.GeOp, lhs, rhs, name)
 
     def neg(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.NegOp, [x], name)
@@ -488,35 +644,39 @@ class DataflowGraph:
     def abs(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.AbsOp, [x], name)
 
-    def exp(self, x: Tensor, *, name: str | None = None) -> Tensor:
-        return self._emit(molten.ExpOp, [x], name)
-
-    def log(self, x: Tensor, *, name: str | None = None) -> Tensor:
-        return self._emit(molten.LogOp, [x], name)
-
-    def sqrt(self, x: Tensor, *, name: str | None = None) -> Tensor:
-        return self._emit(molten.SqrtOp, [x], name)
-
-    def rsqrt(self, x: Tensor, *, name: str | None = None) -> Tensor:
-        return self._emit(molten.RsqrtOp, [x], name)
-
-    def reciprocal(self, x: Tensor, *, name: str | None = None) -> Tensor:
-        return self._emit(molten.ReciprocalOp, [x], name)
+    def sign(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        """-1, 0 or 1 (0 at a NaN, as torch.sign)."""
+        return self._emit(molten.SignOp, [x], name)
 
     def square(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.SquareOp, [x], name)
 
-    def tanh(self, x: Tensor, *, name: str | None = None) -> Tensor:
-        return self._emit(molten.TanhOp, [x], name)
-
-    def sigmoid(self, x: Tensor, *, name: str | None = None) -> Tensor:
-        return self._emit(molten.SigmoidOp, [x], name)
-
     def relu(self, x: Tensor, *, name: str | None = None) -> Tensor:
         return self._emit(molten.ReluOp, [x], name)
 
+    def exp(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.ExpOp, x, name)
+
+    def log(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.LogOp, x, name)
+
+    def sqrt(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.SqrtOp, x, name)
+
+    def rsqrt(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.RsqrtOp, x, name)
+
+    def reciprocal(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.ReciprocalOp, x, name)
+
+    def tanh(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.TanhOp, x, name)
+
+    def sigmoid(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.SigmoidOp, x, name)
+
     def silu(self, x: Tensor, *, name: str | None = None) -> Tensor:
-        return self._emit(molten.SiluOp, [x], name)
+        return self._float_unary(molten.SiluOp, x, name)
 
     def gelu(
         self,
@@ -532,7 +692,184 @@ class DataflowGraph:
                 f"{approximate!r} ({type(approximate).__name__})"
             )
         props = {"approximate": StringAttr(approximate)}
+        if isinstance(x, Tensor) and element_kind(x.type.element_type) != FLOAT:
+            x = self.cast(x, "float32")
         return self._emit(molten.GeluOp, [x], name, props)
+
+    def _rounding(self, op_type, x: Tensor, name) -> Tensor:
+        # An integer is its own floor, ceil, round and trunc (as in torch).
+        self._check_owned(x, op_type.name)
+        if isinstance(x, Tensor) and element_kind(x.type.element_type) == INTEGER:
+            return x
+        return self._float_unary(op_type, x, name)
+
+    def floor(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._rounding(molten.FloorOp, x, name)
+
+    def ceil(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._rounding(molten.CeilOp, x, name)
+
+    def round(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        """The nearest integer, halves to even (torch.round)."""
+        return self._rounding(molten.RoundOp, x, name)
+
+    def trunc(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._rounding(molten.TruncOp, x, name)
+
+    def bitwise_not(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        """~x on integers; on a bool, logical not."""
+        return self._emit(molten.BitwiseNotOp, [x], name)
+
+    def logical_not(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        """Whether x is zero (any dtype; a bool result)."""
+        self._check_owned(x, molten.LogicalNotOp.name)
+        return self._emit(molten.LogicalNotOp, [self._as_bool(x)], name)
+
+    def isnan(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._predicate(molten.IsNanOp, x, name)
+
+    def isinf(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._predicate(molten.IsInfOp, x, name)
+
+    def _predicate(self, op_type, x: Tensor, name) -> Tensor:
+        self._check_owned(x, op_type.name)
+        with self._building(op_type.name, [x]):
+            target = molten.tensor_type(molten.dims_of(x.type), molten.BOOL)
+        if element_kind(x.type.element_type) != FLOAT:
+            x = self.cast(x, "float32")  # an integer is never NaN nor inf
+        return self._emit(op_type, [x], name, result_type=target)
+
+    def where(
+        self,
+        condition: Tensor,
+        on_true: Operand,
+        on_false: Operand,
+        *,
+        name: str | None = None,
+    ) -> Tensor:
+        """on_true where `condition` (a bool tensor) holds, else on_false,
+        the three broadcast together and the two values promoted."""
+        self._check_owned(condition, molten.WhereOp.name)
+        with self._all_or_nothing():
+            values = self._promoted(molten.WhereOp.name, [on_true, on_false])
+            given = [condition, on_true, on_false]
+            return self._emit(molten.WhereOp, [condition, *values], name, given=given)
+
+    def _indexing(self, op_type, x: Tensor, indices: Tensor, axis: int, name):
+        axis = _checked_int(op_type.name, "axis", axis)
+        self._check_owned(x, op_type.name)
+        with self._building(op_type.name, [x, indices, axis]):
+            rank = len(x.type.get_shape())
+            axis = molten.normalize_axis(op_type.name, axis, rank)
+        props = {"axis": IntegerAttr(axis, i64)}
+        return self._emit(op_type, [x, indices], name, props)
+
+    def take(
+        self, x: Tensor, indices: Tensor, axis: int = 0, *, name: str | None = None
+    ) -> Tensor:
+        """x's slices along `axis` at each of `indices` (int64 or int32): the
+        shape is x's before `axis`, indices', then x's after (numpy.take)."""
+        return self._indexing(molten.TakeOp, x, indices, axis, name)
+
+    def index_select(
+        self, x: Tensor, axis: int, indices: Tensor, *, name: str | None = None
+    ) -> Tensor:
+        """torch.index_select: x's slices along `axis` at 1-D `indices`."""
+        if isinstance(indices, Tensor) and indices.shape.rank != 1:
+            raise GraphError(
+                f"molten.index_select: indices {indices.type} must be 1-D "
+                "(g.take takes any shape)"
+            )
+        return self.take(x, indices, axis, name=name)
+
+    def embedding(
+        self, ids: Tensor, weight: Tensor, *, name: str | None = None
+    ) -> Tensor:
+        """torch.nn.functional.embedding: the rows of `weight` (a table of
+        shape [vocabulary, width]) at `ids`, of shape ids' + [width]."""
+        if isinstance(weight, Tensor) and weight.shape.rank != 2:
+            raise GraphError(
+                f"molten.embedding: weight {weight.type} must be a 2-D table "
+                "[vocabulary, width]"
+            )
+        return self.take(weight, ids, 0, name=name)
+
+    def gather(
+        self, x: Tensor, axis: int, indices: Tensor, *, name: str | None = None
+    ) -> Tensor:
+        """torch.gather: x along `axis` at `indices` (x's rank, the result's
+        shape): result[i][j] = x[i][indices[i][j]] for axis 1."""
+        return self._indexing(molten.GatherOp, x, indices, axis, name)
+
+    def take_along_dim(
+        self, x: Tensor, indices: Tensor, axis: int, *, name: str | None = None
+    ) -> Tensor:
+        """torch.take_along_dim with a dim: gather with its indices broadcast
+        over the other axes first where they have size 1."""
+        if isinstance(x, Tensor) and isinstance(indices, Tensor):
+            axis_n = (
+                molten.normalize_axis("molten.take_along_dim", axis, x.shape.rank)
+                if isinstance(axis, int)
+                else axis
+            )
+            if indices.shape.rank == x.shape.rank:
+                shape = [
+                    i if d == axis_n or i != 1 else n
+                    for d, (n, i) in enumerate(zip(x.shape, indices.shape, strict=True))
+                ]
+                if list(indices.shape.dims) != shape:
+                    indices = self.broadcast_to(indices, shape)
+        return self.gather(x, axis, indices, name=name)
+
+    def masked_fill(
+        self, x: Tensor, mask: Tensor, value: float, *, name: str | None = None
+    ) -> Tensor:
+        """x with `value` where `mask` (bool, broadcast to x) holds; x's dtype."""
+        self._check_owned(x, "molten.masked_fill")
+        fill = self._as(value, x.type.element_type)
+        return self.where(mask, fill, x, name=name)
+
+    def sin(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.SinOp, x, name)
+
+    def cos(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.CosOp, x, name)
+
+    def tan(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.TanOp, x, name)
+
+    def asin(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.AsinOp, x, name)
+
+    def acos(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.AcosOp, x, name)
+
+    def atan(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.AtanOp, x, name)
+
+    def sinh(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.SinhOp, x, name)
+
+    def cosh(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.CoshOp, x, name)
+
+    def erf(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.ErfOp, x, name)
+
+    def log1p(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.Log1pOp, x, name)
+
+    def expm1(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.Expm1Op, x, name)
+
+    def log2(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.Log2Op, x, name)
+
+    def log10(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.Log10Op, x, name)
+
+    def exp2(self, x: Tensor, *, name: str | None = None) -> Tensor:
+        return self._float_unary(molten.Exp2Op, x, name)
 
     def rotate_half(self, x: Tensor, *, name: str | None = None) -> Tensor:
         """concat(-x[..., d/2:], x[..., :d/2]) over the last axis."""
@@ -560,7 +897,11 @@ class DataflowGraph:
         with self._building(molten.ConstantOp.name, [value]):
             element = element_type(dtype)
             try:
-                array = np.asarray(value, dtype=np.float64)
+                array = np.asarray(value)
+                if array.dtype.kind not in "biuf":
+                    raise TypeError
+                if element_kind(element) == FLOAT or array.dtype.kind == "f":
+                    array = array.astype(np.float64)
             except (TypeError, ValueError):
                 raise DTypeError(f"value {value!r} is not real-valued") from None
             if array.size == 0:
@@ -580,6 +921,115 @@ class DataflowGraph:
         if name is not None:
             self._names[op.result] = name_value(op.result, name)
         return result
+
+    def iota(
+        self,
+        shape: TensorShape | Sequence[int],
+        axis: int = 0,
+        dtype: DTypeLike = "int64",
+        *,
+        name: str | None = None,
+    ) -> Tensor:
+        """A tensor of `shape` whose elements are their index along `axis`."""
+        shape = _checked_ints(molten.IotaOp.name, "shape", shape)
+        axis = _checked_int(molten.IotaOp.name, "axis", axis)
+        with self._building(molten.IotaOp.name, [shape, axis]):
+            axis = molten.normalize_axis(molten.IotaOp.name, axis, len(shape))
+            target = molten.tensor_type(shape, element_type(dtype))
+            props = {"axis": IntegerAttr(axis, i64)}
+        return self._emit(molten.IotaOp, [], name, props, result_type=target)
+
+    def arange(
+        self,
+        start: float,
+        end: float | None = None,
+        step: float = 1,
+        *,
+        dtype: DTypeLike | None = None,
+        name: str | None = None,
+    ) -> Tensor:
+        """start, start + step, ... up to `end` (excluded), as torch.arange:
+        `arange(n)` is 0 .. n-1; int64 unless a bound or the step is a float
+        (then float32) or `dtype` says."""
+        if end is None:
+            start, end = 0, start
+        bounds = [
+            _checked_real("molten.arange", what, v)
+            for what, v in (("start", start), ("end", end), ("step", step))
+        ]
+        if bounds[2] == 0:
+            raise GraphError("molten.arange: step must not be 0")
+        count = math.ceil((bounds[1] - bounds[0]) / bounds[2])
+        if count < 1:
+            raise ShapeError(
+                f"molten.arange: no element from {start} to {end} by {step}"
+            )
+        if dtype is None:
+            floats = any(number_category(v) == 2 for v in (start, end, step))
+            dtype = "float32" if floats else "int64"
+        ramp = self.iota([count], 0, dtype)
+        if step != 1:
+            ramp = self.mul(ramp, self._as(step, ramp.type.element_type))
+        if start != 0:
+            ramp = self.add(ramp, self._as(start, ramp.type.element_type))
+        if name is not None:
+            name = _checked_name("molten.arange", name)
+            self._names[ramp.value] = name_value(ramp.value, name)
+        return ramp
+
+    def full(
+        self,
+        shape: TensorShape | Sequence[int],
+        value: float,
+        dtype: DTypeLike | None = None,
+        *,
+        name: str | None = None,
+    ) -> Tensor:
+        """`shape` filled with `value`; the dtype torch gives `value` (bool,
+        int64 or float32) unless `dtype` says."""
+        element = default_element(value) if dtype is None else element_type(dtype)
+        return self.constant(value, shape, element, name=name)
+
+    def zeros(
+        self,
+        shape: TensorShape | Sequence[int],
+        dtype: DTypeLike = "float32",
+        *,
+        name: str | None = None,
+    ) -> Tensor:
+        return self.full(shape, 0, dtype, name=name)
+
+    def ones(
+        self,
+        shape: TensorShape | Sequence[int],
+        dtype: DTypeLike = "float32",
+        *,
+        name: str | None = None,
+    ) -> Tensor:
+        return self.full(shape, 1, dtype, name=name)
+
+    def full_like(
+        self,
+        x: Tensor,
+        value: float,
+        dtype: DTypeLike | None = None,
+        *,
+        name: str | None = None,
+    ) -> Tensor:
+        """x's shape filled with `value`, in x's dtype unless `dtype` says."""
+        self._check_owned(x, "molten.full_like")
+        element = x.type.element_type if dtype is None else element_type(dtype)
+        return self.full(list(x.shape.dims), value, element, name=name)
+
+    def zeros_like(
+        self, x: Tensor, dtype: DTypeLike | None = None, *, name: str | None = None
+    ) -> Tensor:
+        return self.full_like(x, 0, dtype, name=name)
+
+    def ones_like(
+        self, x: Tensor, dtype: DTypeLike | None = None, *, name: str | None = None
+    ) -> Tensor:
+        return self.full_like(x, 1, dtype, name=name)
 
     def _axes(self, op_name: str, x: Tensor, axes: int | Sequence[int]) -> list[int]:
         rank = len(x.type.get_shape())
@@ -657,9 +1107,9 @@ class DataflowGraph:
         exclusive: bool = False,
         name: str | None = None,
     ) -> Tensor:
-        """The running sum along `axis` (torch.cumsum); from the end with
-        `reverse`; with `exclusive`, each element the sum of those before
-        it (the first is 0)."""
+        """The running sum along `axis` (torch.cumsum: integers and bools
+        sum as int64); from the end with `reverse`; with `exclusive`, each
+        element the sum of those before it (the first is 0)."""
         op_name = molten.CumsumOp.name
         axis = _checked_int(op_name, "axis", axis)
         reverse = _checked_flag(op_name, "reverse", reverse)
@@ -674,6 +1124,8 @@ class DataflowGraph:
             props["reverse"] = UnitAttr()
         if exclusive:
             props["exclusive"] = UnitAttr()
+        if element_kind(x.type.element_type) != FLOAT and x.dtype != "int64":
+            x = self.cast(x, "int64")
         return self._emit(molten.CumsumOp, [x], name, props)
 
     def flip(

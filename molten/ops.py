@@ -10,7 +10,7 @@ def rms_gate(x, w, gate):
 Each function forwards to the `DataflowGraph` of its first tensor argument
 (`ops.gelu(x)` is `x.graph.gelu(x)`), with the same parameters and
 docstring. Constants and masks, which have no tensor argument, stay on the
-graph (`g.constant`, `g.causal_mask`).
+graph (`g.constant`, `g.causal_mask`, `g.iota`, `g.arange`, `g.full`).
 """
 
 from __future__ import annotations
@@ -29,6 +29,14 @@ OPS = (
     "reduce_sum", "reduce_max", "reduce_mean", "cumsum", "flip", "slice", "pad",
     "broadcast_to", "reshape", "transpose", "matmul",
     "rms_norm", "layer_norm", "softmax", "rope", "attention",
+    "floor_divide", "remainder", "fmod", "atan2", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "shift_left", "shift_right", "logical_and", "logical_or",
+    "logical_xor", "logical_not", "bitwise_not", "eq", "ne", "lt", "le", "gt",
+    "ge", "sign", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+    "erf", "log1p", "expm1", "log2", "log10", "exp2", "floor", "ceil", "round",
+    "trunc", "isnan", "isinf", "where", "masked_fill", "take", "index_select",
+    "embedding", "gather", "take_along_dim", "full_like", "zeros_like",
+    "ones_like",
 )  # fmt: skip
 
 

@@ -141,5 +141,77 @@ class Tensor:
     def __neg__(self) -> Tensor:
         return self.graph.neg(self)
 
+    def __abs__(self) -> Tensor:
+        return self.graph.abs(self)
+
+    def __floordiv__(self, other: Operand) -> Tensor:
+        return self.graph.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Operand) -> Tensor:
+        return self.graph.floor_divide(other, self)
+
+    def __mod__(self, other: Operand) -> Tensor:
+        return self.graph.remainder(self, other)
+
+    def __rmod__(self, other: Operand) -> Tensor:
+        return self.graph.remainder(other, self)
+
+    def __and__(self, other: Operand) -> Tensor:
+        return self.graph.bitwise_and(self, other)
+
+    def __rand__(self, other: Operand) -> Tensor:
+        return self.graph.bitwise_and(other, self)
+
+    def __or__(self, other: Operand) -> Tensor:
+        return self.graph.bitwise_or(self, other)
+
+    def __ror__(self, other: Operand) -> Tensor:
+        return self.graph.bitwise_or(other, self)
+
+    def __xor__(self, other: Operand) -> Tensor:
+        return self.graph.bitwise_xor(self, other)
+
+    def __rxor__(self, other: Operand) -> Tensor:
+        return self.graph.bitwise_xor(other, self)
+
+    def __lshift__(self, other: Operand) -> Tensor:
+        return self.graph.shift_left(self, other)
+
+    def __rshift__(self, other: Operand) -> Tensor:
+        return self.graph.shift_right(self, other)
+
+    def __invert__(self) -> Tensor:
+        """~x: bitwise not, which on a bool is logical not (as torch's)."""
+        return self.graph.bitwise_not(self)
+
+    # Comparisons build bool tensors, as torch's and numpy's do; a Tensor is
+    # still hashed by identity, so it can key a dict.
+    def __eq__(self, other: object) -> Tensor:  # type: ignore[override]
+        return self.graph.eq(self, other)  # type: ignore[arg-type]
+
+    def __ne__(self, other: object) -> Tensor:  # type: ignore[override]
+        return self.graph.ne(self, other)  # type: ignore[arg-type]
+
+    def __lt__(self, other: Operand) -> Tensor:
+        return self.graph.lt(self, other)
+
+    def __le__(self, other: Operand) -> Tensor:
+        return self.graph.le(self, other)
+
+    def __gt__(self, other: Operand) -> Tensor:
+        return self.graph.gt(self, other)
+
+    def __ge__(self, other: Operand) -> Tensor:
+        return self.graph.ge(self, other)
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "a molten Tensor has no truth value (it is a value of the graph, "
+            "computed when the graph runs); use g.where or the comparison ops"
+        )
+
     def __matmul__(self, other: Tensor) -> Tensor:
         return self.graph.matmul(self, other)

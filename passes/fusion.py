@@ -47,6 +47,8 @@ INDEX_MAPS: tuple[type[Operation], ...] = (
     molten.FlipOp,
     molten.SliceOp,
     molten.PadOp,
+    molten.TakeOp,
+    molten.GatherOp,
 )
 """Ops whose result element is an operand element at a remapped index: a
 pointwise kernel computes them by reading at the mapped index."""

@@ -124,6 +124,22 @@ for op in ("floor_divide", "remainder", "fmod"):
         _op(op, [element] * 2, element, make=_divisions(op)(element))
     for element in ("f32", "bf16"):
         _op(op, [element] * 2, element, make=_divisions(op)(element))
+
+
+def _with_zeros(element):
+    """Divisors, a third of them 0: an integer division by 0 is defined
+    (// gives -1, the remainders 0), a float one is IEEE's."""
+
+    def make(rng, shape):
+        divisor = values(rng, element, shape, low=-3 if element != "ui8" else 0, high=3)
+        return [values(rng, element, shape), divisor]
+
+    return make
+
+
+for op in ("floor_divide", "remainder", "fmod"):
+    _op(op, ["i32", "i32"], "i32", WIDE, make=_with_zeros("i32"))
+    _op(op, ["ui8", "ui8"], "ui8", WIDE, make=_with_zeros("ui8"))
 for op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
     for element in ("i64", "i32", "i8", "ui8", "i1"):
         _op(op, [element] * 2, element)
@@ -267,4 +283,98 @@ func.func @NAME(%ids: tensor<5x33xi64>, %scale: tensor<33xf16>) -> tensor<5x33xf
         values(rng, "f32", (33,)).astype(np.float16),
     ],
     "f16",
+)
+
+
+def _indexing(name, text, shapes):
+    """A lookup case: `shapes` gives each input as (element, shape, size),
+    size the range of an index input's values (None for data)."""
+
+    def inputs(rng):
+        return [
+            values(rng, e, s)
+            if size is None
+            else rng.integers(0, size, s).astype(STORAGE[e])
+            for e, s, size in shapes
+        ]
+
+    _add(name, text, inputs, re.search(r"-> tensor<[^>]*x(\w+)>\n", text)[1])
+
+
+_indexing(
+    "embedding_scaled_plus_positions",
+    """
+func.func @NAME(%t: tensor<1000x64xbf16>, %ids: tensor<3x5xi64>, %p: tensor<5x64xbf16>)
+    -> tensor<3x5x64xbf16> {
+  %e = molten.take %t, %ids axis = 0
+      : (tensor<1000x64xbf16>, tensor<3x5xi64>) -> tensor<3x5x64xbf16>
+  %s = molten.constant dense<8.0> : tensor<bf16>
+  %m = molten.mul %e, %s : (tensor<3x5x64xbf16>, tensor<bf16>) -> tensor<3x5x64xbf16>
+  %r = molten.add %m, %p
+      : (tensor<3x5x64xbf16>, tensor<5x64xbf16>) -> tensor<3x5x64xbf16>
+  func.return %r : tensor<3x5x64xbf16>
+}
+""",
+    [("bf16", (1000, 64), None), ("i64", (3, 5), 1000), ("bf16", (5, 64), None)],
+)
+_indexing(
+    "index_select_columns_i32",
+    """
+func.func @NAME(%x: tensor<6x17xf32>, %i: tensor<9xi32>) -> tensor<6x9xf32> {
+  %r = molten.take %x, %i axis = 1
+      : (tensor<6x17xf32>, tensor<9xi32>) -> tensor<6x9xf32>
+  func.return %r : tensor<6x9xf32>
+}
+""",
+    [("f32", (6, 17), None), ("i32", (9,), 17)],
+)
+_indexing(
+    "gather_rows_of_ids",
+    """
+func.func @NAME(%x: tensor<5x40xi64>, %i: tensor<4x3xi64>) -> tensor<4x3xi64> {
+  %r = molten.gather %x, %i axis = 1
+      : (tensor<5x40xi64>, tensor<4x3xi64>) -> tensor<4x3xi64>
+  func.return %r : tensor<4x3xi64>
+}
+""",
+    [("i64", (5, 40), None), ("i64", (4, 3), 40)],
+)
+
+
+def _scan(element, shape, axis, flags=""):
+    name = (
+        f"cumsum_{element}_{'x'.join(map(str, shape))}_{axis}{flags.replace(' ', '_')}"
+    )
+    t = tensor(element, shape)
+    text = (
+        f"func.func @NAME(%m: {t}) -> {t} {{\n"
+        f"  %r = molten.cumsum %m axis = {axis}{flags} : {t}\n"
+        f"  func.return %r : {t}\n}}\n"
+    )
+    high = 1 if element in ("i8", "ui8") else None
+    _add(
+        name, text, lambda rng: [values(rng, element, shape, low=0, high=high)], element
+    )
+
+
+# Rows of one warp, of a block (warps exchanging their sums), strided rows.
+_scan("i64", (2, 37), 1)
+_scan("i64", (3, 5000), 1)
+_scan("i32", (4, 300), 1, " reverse exclusive")
+_scan("i8", (64, 5), 0)
+_add(
+    "position_ids_from_padding",
+    """
+func.func @NAME(%mask: tensor<2x300xi64>) -> tensor<2x300xi64> {
+  %c = molten.cumsum %mask axis = 1 : tensor<2x300xi64>
+  %one = molten.constant dense<1> : tensor<i64>
+  %p = molten.sub %c, %one : (tensor<2x300xi64>, tensor<i64>) -> tensor<2x300xi64>
+  %pad = molten.eq %mask, %one : (tensor<2x300xi64>, tensor<i64>) -> tensor<2x300xi1>
+  %r = molten.where %pad, %p, %one
+      : (tensor<2x300xi1>, tensor<2x300xi64>, tensor<i64>) -> tensor<2x300xi64>
+  func.return %r : tensor<2x300xi64>
+}
+""",
+    lambda rng: [values(rng, "i1", (2, 300)).astype(np.int64)],
+    "i64",
 )

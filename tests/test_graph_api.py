@@ -256,21 +256,108 @@ BUILDERS = {
 
 
 BINARY, UNARY = dialect.ELEMENTWISE_BINARY_OPS, dialect.ELEMENTWISE_UNARY_OPS
-NOT_IN_THE_GRAPH_API_YET = {
-    *BINARY[BINARY.index(dialect.FloorDivideOp) :],
-    *UNARY[UNARY.index(dialect.SinOp) :],
-    dialect.WhereOp,
-    dialect.IotaOp,
+# The ops on integers and bools, and the float math built since: name ->
+# (input dtypes, build(g, *inputs), op class, result dtype), inputs (3, 4).
+_MATH = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf"]
+_MATH += ["log1p", "expm1", "log2", "log10", "exp2", "floor", "ceil", "round"]
+_MATH += ["trunc"]
+TYPED_BUILDERS = {
+    **{
+        op: (["int32", "int32"], getattr(DataflowGraph, op), cls, "int32")
+        for op, cls in [
+            ("floor_divide", dialect.FloorDivideOp),
+            ("remainder", dialect.RemainderOp),
+            ("fmod", dialect.FmodOp),
+            ("bitwise_and", dialect.BitwiseAndOp),
+            ("bitwise_or", dialect.BitwiseOrOp),
+            ("bitwise_xor", dialect.BitwiseXorOp),
+            ("shift_left", dialect.ShiftLeftOp),
+            ("shift_right", dialect.ShiftRightOp),
+        ]
+    },
+    **{
+        op: (["bool", "bool"], getattr(DataflowGraph, op), cls, "bool")
+        for op, cls in [
+            ("logical_and", dialect.LogicalAndOp),
+            ("logical_or", dialect.LogicalOrOp),
+            ("logical_xor", dialect.LogicalXorOp),
+        ]
+    },
+    **{
+        op: (["int64", "float16"], getattr(DataflowGraph, op), cls, "bool")
+        for op, cls in [
+            ("eq", dialect.EqOp),
+            ("ne", dialect.NeOp),
+            ("lt", dialect.LtOp),
+            ("le", dialect.LeOp),
+            ("gt", dialect.GtOp),
+            ("ge", dialect.GeOp),
+        ]
+    },
+    "atan2": (["float32", "bfloat16"], DataflowGraph.atan2, dialect.Atan2Op, "float32"),
+    **{
+        op: (
+            ["bfloat16"],
+            getattr(DataflowGraph, op),
+            getattr(dialect, cls),
+            "bfloat16",
+        )
+        for op, cls in [
+            (op, {"log1p": "Log1pOp", "expm1": "Expm1Op"}.get(op, f"{op.title()}Op"))
+            for op in _MATH
+        ]
+    },
+    "sign": (["int8"], DataflowGraph.sign, dialect.SignOp, "int8"),
+    "bitwise_not": (
+        ["uint8"],
+        DataflowGraph.bitwise_not,
+        dialect.BitwiseNotOp,
+        "uint8",
+    ),
+    "logical_not": (["bool"], DataflowGraph.logical_not, dialect.LogicalNotOp, "bool"),
+    "isnan": (["float16"], DataflowGraph.isnan, dialect.IsNanOp, "bool"),
+    "isinf": (["float32"], DataflowGraph.isinf, dialect.IsInfOp, "bool"),
+    "where": (
+        ["bool", "int64", "float16"],
+        DataflowGraph.where,
+        dialect.WhereOp,
+        "float16",
+    ),
+    "iota": ([], lambda g: g.iota([3, 4], 1), dialect.IotaOp, "int64"),
+    "take": (
+        ["float16", "int64"],
+        lambda g, x, i: g.take(x, g.reshape(g.slice(i, 0, 0, 1), [4]), 1),
+        dialect.TakeOp,
+        "float16",
+    ),
+    "gather": (
+        ["bfloat16", "int32"],
+        lambda g, x, i: g.gather(x, 1, i),
+        dialect.GatherOp,
+        "bfloat16",
+    ),
 }
-"""The integer, bool and newer float ops: the dialect and the interpreter
-have them (tests/test_integer_ops.py); their builder methods come with the
-rest of issue 56."""
 
 
 def test_builder_table_covers_every_op():
     built = {op_type for _, _, op_type, _ in BUILDERS.values()}
-    assert not built & NOT_IN_THE_GRAPH_API_YET
-    assert built | NOT_IN_THE_GRAPH_API_YET == set(dialect.Molten.operations)
+    built |= {op_type for _, _, op_type, _ in TYPED_BUILDERS.values()}
+    assert built == set(dialect.Molten.operations)
+
+
+@pytest.mark.parametrize("method", sorted(TYPED_BUILDERS))
+def test_typed_builder_builds_op(method):
+    dtypes, build, op_type, result_dtype = TYPED_BUILDERS[method]
+    g = DataflowGraph("g")
+    inputs = [g.add_input(f"a{i}", (3, 4), d) for i, d in enumerate(dtypes)]
+    result = build(g, *inputs)
+    op = last_op(g)
+    assert type(op) is op_type and op.name == f"molten.{method}"
+    assert result.value is op.results[0]
+    assert result.shape == TensorShape((3, 4)) and result.dtype == result_dtype
+    g.add_output(result)
+    text = g.to_mlir()
+    assert DataflowGraph.from_mlir(text).to_mlir() == text
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
@@ -537,8 +624,8 @@ def test_an_integer_graph_interprets_and_compiles_pointwise():
     np.testing.assert_array_equal(molten.interpret(total, ids), ids.sum(1))
     with pytest.raises(
         molten.UnsupportedError,
-        match="integer and bool tensors are lowered to CUDA in pointwise kernels, "
-        "not yet in a row_reduce kernel",
+        match="integer and bool tensors are lowered to CUDA in pointwise and "
+        "scan kernels, not yet in a row_reduce kernel",
     ):
         molten.ZeroCompiler().compile(total)
 

@@ -8,9 +8,10 @@ import re
 import shutil
 
 import pytest
-from integer_cases import CASES
+from integer_cases import CASES, STORAGE
 from test_codegen import compile_unit, split_includes
 
+import molten
 from molten import ZeroCompiler
 from molten.ir import DataflowGraph
 
@@ -40,14 +41,25 @@ C_TYPES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_case_is_one_kernel_on_its_own_types(name, sources):
+    """One kernel (a pointwise one, or a scan with the elementwise work
+    around it), and its variant of scalar accesses where it has vector
+    ones; the output pointer of the result's own C++ type."""
     source = sources[name]
     kernel = r"__global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\("
-    kernels = re.findall(kernel, source)
-    assert [k for k in kernels if not k.endswith("_scalar")] == [f"{name}_pointwise0"]
+    kernels = [k for k in re.findall(kernel, source) if "_scalar" not in k]
+    assert len(kernels) == 1 and re.match(rf"{name}_(pointwise|scan)0", kernels[0])
     result = C_TYPES[CASES[name].result]
-    assert re.search(rf"\b{re.escape(result)}\* __restrict__ r\b", source), (
+    assert re.search(rf"\b{re.escape(result)}\* __restrict__ (r|out0)\b", source), (
         f"the output is not a {result}*"
     )
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_case_interprets_to_its_result_type(name, rng):
+    """What the GPU test compares with: the interpreter runs every case."""
+    case = CASES[name]
+    got = molten.interpret(DataflowGraph.from_mlir(case.text), *case.inputs(rng))
+    assert got.dtype == STORAGE[case.result]
 
 
 def test_signed_arithmetic_wraps_through_unsigned(sources):

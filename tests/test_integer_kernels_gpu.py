@@ -148,3 +148,53 @@ def test_torch_takes_integer_results_by_dlpack():
     result = molten.ZeroCompiler().compile(g)(*inputs)
     assert result.dtype == torch.int32 and result.is_cuda
     np.testing.assert_array_equal(result.cpu().numpy(), molten.interpret(g, *arrays))
+
+
+CHECKED = """
+import numpy as np, torch, molten
+from molten.ir import DataflowGraph
+g = DataflowGraph("lookup")
+ids = g.add_input("ids", [4], "int64")
+table = g.add_input("table", [10, 8])
+g.add_output(g.embedding(ids, table) * 2.0)
+compiled = molten.ZeroCompiler().compile(g)
+ids = torch.tensor([1, 2, 12, 3], device="cuda")
+try:
+    compiled(ids, torch.zeros(10, 8, device="cuda"))
+    torch.cuda.synchronize()
+except Exception as error:
+    print("RAISED", type(error).__name__)
+"""
+
+
+def test_checked_indices_stop_the_kernel_at_the_bad_index(tmp_path):
+    """With MOLTEN_CHECK_INDICES=1 a bad id stops the kernel, which prints
+    it, its position and the table's size (the launch then fails, as a
+    device assert does; in a process of its own: the context is lost)."""
+    import os
+    import sys
+
+    script = tmp_path / "checked.py"
+    script.write_text(CHECKED)
+    env = {**os.environ, "MOLTEN_CHECK_INDICES": "1"}
+    ran = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env
+    )
+    output = ran.stdout + ran.stderr
+    assert "molten: molten.take indices: index 12 at position 2" in output, output
+    assert "out of range [0, 10)" in output
+    assert "RAISED" in output or ran.returncode != 0
+
+
+def test_unchecked_indices_read_the_nearest_row():
+    """The default: an id out of range reads the nearest row of the table,
+    never memory outside it (compute-sanitizer checks the kernels)."""
+    g = DataflowGraph("lookup")
+    ids = g.add_input("ids", [4], "int64")
+    table = g.add_input("table", [10, 8])
+    g.add_output(g.embedding(ids, table))
+    rows = torch.arange(80, dtype=torch.float32, device="cuda").reshape(10, 8)
+    got = molten.ZeroCompiler().compile(g)(
+        torch.tensor([-5, 3, 10, 99], device="cuda"), rows
+    )
+    np.testing.assert_array_equal(got.cpu().numpy(), rows[[0, 3, 9, 9]].cpu().numpy())

@@ -504,7 +504,8 @@ def test_dtype_names():
             return "torch.bfloat16"
 
     assert dtype_of(TorchLike()) == "bfloat16"
-    with pytest.raises(InputError, match="float32, float16 or bfloat16, not"):
+    assert dtype_of(np.int8) == "int8" and dtype_of("bool") == "bool"
+    with pytest.raises(InputError, match="float32, float16, bfloat16, int64, .*, not"):
         dtype_of(np.float64)
 
 

@@ -20,7 +20,7 @@ from molten.dialects.molten import (
     integer_range,
     is_dynamic,
 )
-from molten.errors import GraphError, InputError
+from molten.errors import GraphError, InputError, MoltenError
 from molten.interpreters.kernel import KernelFunctions
 from molten.interpreters.molten import MoltenFunctions, round_to, storage_dtype
 
@@ -155,7 +155,13 @@ def interpret(
     interpreter.register_implementations(FuncFunctions())
     interpreter.register_implementations(MoltenFunctions(reference))
     interpreter.register_implementations(KernelFunctions())
-    results = interpreter.call_op(func.sym_name.data, arrays)
+    try:
+        results = interpreter.call_op(func.sym_name.data, arrays)
+    except MoltenError as error:
+        # The message names the op and its operands; xDSL's note would add
+        # a dump of the whole module.
+        error.__notes__ = []
+        raise
     outputs = tuple(
         np.array(
             r,

@@ -41,6 +41,7 @@ from xdsl.ir import Attribute, Operation
 
 from molten.dialects import molten
 from molten.dialects.molten import BOOL, FLOAT, element_kind, is_unsigned
+from molten.errors import InputError
 
 Semantics = Callable[..., np.ndarray]
 """`fn(op, dtype, *operands) -> result`, computing in numpy dtype `dtype`."""
@@ -249,9 +250,47 @@ def _floor_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     on a GPU (C leaves it undefined; torch's CUDA kernels return -1)."""
     if a.dtype.kind == "f":
         return np.floor_divide(a, b)
-    return np.where(b == 0, -1, np.floor_divide(a, np.where(b == 0, 1, b))).astype(
-        a.dtype
+    all_ones = np.invert(np.zeros((), a.dtype))  # -1, or 255 for a uint8
+    quotient = np.floor_divide(a, np.where(b == 0, 1, b).astype(b.dtype))
+    return np.where(b == 0, all_ones, quotient).astype(a.dtype)
+
+
+def _by_nonzero(remainder, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """An integer remainder, 0 where the divisor is 0 (as the kernels
+    give); a float one as IEEE has it (NaN)."""
+    if a.dtype.kind == "f":
+        return remainder(a, b)
+    divisor = np.where(b == 0, 1, b).astype(b.dtype)
+    return np.where(b == 0, 0, remainder(a, divisor)).astype(a.dtype)
+
+
+def _checked_indices(op: molten.TakeOp | molten.GatherOp, indices, size: int):
+    """An InputError naming the first index out of [0, size)."""
+    bad = (indices < 0) | (indices >= size)
+    if not bad.any():
+        return
+    position = [int(i) for i in np.argwhere(bad)[0]]
+    raise InputError(
+        f"{op.name}: index {int(indices[tuple(position)])} at position {position} "
+        f"of 'indices' {op.indices.type} is out of range for axis "
+        f"{op.axis.value.data} of input {op.input.type} (size {size})"
     )
+
+
+def _take(op: molten.TakeOp, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    axis = op.axis.value.data
+    _checked_indices(op, indices, x.shape[axis])
+    return np.take(x, indices, axis=axis)
+
+
+def _gather(op: molten.GatherOp, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    axis = op.axis.value.data
+    _checked_indices(op, indices, x.shape[axis])
+    # Along the other axes the indices cover the first of input's positions.
+    window = tuple(
+        slice(None) if d == axis else slice(0, n) for d, n in enumerate(indices.shape)
+    )
+    return np.take_along_axis(x[window], indices, axis=axis)
 
 
 def _iota(op: molten.IotaOp, dtype) -> np.ndarray:
@@ -271,8 +310,8 @@ SEMANTICS: dict[type[Operation], Semantics] = {
     molten.MinOp: lambda op, dt, a, b: np.minimum(a, b),
     molten.PowOp: lambda op, dt, a, b: np.power(a, b),
     molten.FloorDivideOp: lambda op, dt, a, b: _floor_divide(a, b),
-    molten.RemainderOp: lambda op, dt, a, b: np.remainder(a, b),
-    molten.FmodOp: lambda op, dt, a, b: np.fmod(a, b),
+    molten.RemainderOp: lambda op, dt, a, b: _by_nonzero(np.remainder, a, b),
+    molten.FmodOp: lambda op, dt, a, b: _by_nonzero(np.fmod, a, b),
     molten.Atan2Op: lambda op, dt, a, b: np.arctan2(a, b),
     molten.BitwiseAndOp: lambda op, dt, a, b: np.bitwise_and(a, b),
     molten.BitwiseOrOp: lambda op, dt, a, b: np.bitwise_or(a, b),
@@ -290,6 +329,8 @@ SEMANTICS: dict[type[Operation], Semantics] = {
     molten.GeOp: lambda op, dt, a, b: a >= b,
     molten.WhereOp: lambda op, dt, c, a, b: np.where(c, a, b),
     molten.IotaOp: _iota,
+    molten.TakeOp: lambda op, dt, x, i: _take(op, x, i),
+    molten.GatherOp: lambda op, dt, x, i: _gather(op, x, i),
     molten.SinOp: lambda op, dt, x: np.sin(x),
     molten.CosOp: lambda op, dt, x: np.cos(x),
     molten.TanOp: lambda op, dt, x: np.tan(x),

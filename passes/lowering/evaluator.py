@@ -10,6 +10,7 @@ of their own type (`scalars`).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Generator, Sequence
 
 from xdsl.dialects import arith, scf
@@ -23,6 +24,7 @@ from molten.errors import StaticShapeNeeded, UnsupportedError
 from molten.passes.lowering import scalars
 from molten.passes.lowering.emitter import (
     F32,
+    INDEX,
     Emitter,
     Index,
     broadcast_index,
@@ -249,6 +251,45 @@ def _iota(ev: Evaluator, op: molten.IotaOp, index: list[Index]) -> Rule:
     wide = e.add(arith.IndexCastOp(position, IntegerType(64)))
     return scalars.convert(e, wide, IntegerType(64), element)
     yield  # a rule that needs no operand
+
+
+CHECK_INDICES = "MOLTEN_CHECK_INDICES"
+"""Set to 1 when compiling: kernels stop at the first index out of range,
+printing it; otherwise they read the nearest row (never out of bounds)."""
+
+
+def _position(
+    ev: Evaluator, op: molten.TakeOp | molten.GatherOp, raw: SSAValue, at: list[Index]
+) -> SSAValue:
+    """The index `raw` (read from `op`'s indices at `at`) as a position
+    along the indexed axis: checked where MOLTEN_CHECK_INDICES=1, clamped
+    into [0, size) either way."""
+    e = ev.e
+    size = value_dims(op.input)[op.axis.value.data]
+    assert isinstance(size, int)  # the verifier's rule
+    if os.environ.get(CHECK_INDICES) == "1":
+        where = e.index(ev.linear(at, value_dims(op.indices)))
+        e.add(cuda.CheckIndexOp(raw, where, size, f"{op.name} indices"))
+    position = e.add(arith.IndexCastOp(raw, INDEX))
+    clamped = e.add(arith.MaxSIOp(position, e.index(0)))
+    return e.add(arith.MinSIOp(clamped, e.index(size - 1)))
+
+
+def _take(ev: Evaluator, op: molten.TakeOp, index: list[Index]) -> Rule:
+    axis = op.axis.value.data
+    rank = len(value_dims(op.indices))
+    at = index[axis : axis + rank]
+    raw = yield op.indices, at
+    position = _position(ev, op, raw, at)
+    return (yield op.input, [*index[:axis], position, *index[axis + rank :]])
+
+
+def _gather(ev: Evaluator, op: molten.GatherOp, index: list[Index]) -> Rule:
+    axis = op.axis.value.data
+    raw = yield op.indices, index
+    source = list(index)
+    source[axis] = _position(ev, op, raw, index)
+    return (yield op.input, source)
 
 
 def _constant(ev: Evaluator, op: molten.ConstantOp, index: list[Index]) -> Rule:
@@ -481,6 +522,8 @@ _RULES: dict[type[Operation], Callable[[Evaluator, Operation, list[Index]], Rule
     molten.GeluOp: _gelu,
     molten.WhereOp: _where,
     molten.IotaOp: _iota,
+    molten.TakeOp: _take,
+    molten.GatherOp: _gather,
     molten.CastOp: _cast,
     molten.ConstantOp: _constant,
     molten.BroadcastToOp: _broadcast_to,

@@ -11,7 +11,9 @@ running total carries the sum of the steps before. Strided rows (axes
 after the scanned one) take a thread each, consecutive threads on
 consecutive rows, and are walked `elements_per_thread` elements at a time.
 A reverse scan walks the steps from the row's end, the same aligned runs,
-and counts the lanes and runs after an element as before it.
+and counts the lanes and runs after an element as before it. Sums are of
+the scan's scalar type (f32 for floats; an integer scan, as of a mask's
+positions, in its own type).
 """
 
 from __future__ import annotations
@@ -19,13 +21,13 @@ from __future__ import annotations
 import math
 
 from xdsl.dialects import arith, scf
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import value_dims
 from molten.errors import StaticShapeNeeded
+from molten.passes.lowering import scalars
 from molten.passes.lowering.emitter import (
-    F32,
     WARP,
     Emitter,
     Index,
@@ -45,6 +47,7 @@ from molten.passes.lowering.kernels import (
     row_loop,
     store_scalar,
 )
+from molten.passes.lowering.scalars import scalar_type
 
 
 def lanes_scan(
@@ -53,14 +56,14 @@ def lanes_scan(
     """(the sum of `value` over the lanes before this one, the sum over all)
     within each aligned group of `lanes` (a power of two up to 32) lanes of a
     warp; "before" is below, or above where `reverse`."""
-    before, total = e.f32(0.0), value
+    before, total = scalars.zero(e, value.type), value
     offset = 1
     while offset < lanes:
         other = e.add(cuda.ShflXorOp(total, offset))
         bit = e.add(arith.AndIOp(e.index(lane), e.index(offset)))
         partner_before = e.icmp(bit, 0, "eq" if reverse else "ne")
-        before = e.select(partner_before, e.add(arith.AddfOp(before, other)), before)
-        total = e.add(arith.AddfOp(total, other))
+        before = e.select(partner_before, scalars.add(e, before, other), before)
+        total = scalars.add(e, total, other)
         offset *= 2
     return before, total
 
@@ -70,9 +73,9 @@ class _Exchange:
     two sets (alternate steps) so that one barrier a step suffices; each
     thread then sums the slots of the warps before its own."""
 
-    def __init__(self, e: Emitter, tid: SSAValue, warps: int, runs: int):
-        self.warps, self.runs = warps, runs
-        self.slots = e.add(cuda.SharedAllocOp(F32, 2 * runs * warps))
+    def __init__(self, e: Emitter, tid: SSAValue, warps: int, runs: int, t: Attribute):
+        self.warps, self.runs, self.t = warps, runs, t
+        self.slots = e.add(cuda.SharedAllocOp(t, 2 * runs * warps))
         self.lane = e.irem(tid, WARP)
         self.warp = e.idiv(tid, WARP)
 
@@ -93,7 +96,7 @@ class _Exchange:
         e.add(cuda.SyncThreadsOp())
         # Every thread reads the posted totals (the same slot across the
         # block at a time, a broadcast) and adds those of the warps before.
-        zero = e.f32(0.0)
+        zero = scalars.zero(e, self.t)
         results = []
         for c, (before, _) in enumerate(scans):
             warps_before, total = zero, zero
@@ -101,10 +104,10 @@ class _Exchange:
                 slot = e.iadd(base, c * self.warps + w)
                 value = e.add(cuda.LoadOp(self.slots, e.index(slot)))
                 earlier = e.icmp(self.warp, w, "slt" if reverse else "sgt")
-                added = e.add(arith.AddfOp(warps_before, value))
+                added = scalars.add(e, warps_before, value)
                 warps_before = e.select(earlier, added, warps_before)
-                total = e.add(arith.AddfOp(total, value))
-            results.append((e.add(arith.AddfOp(before, warps_before)), total))
+                total = scalars.add(e, total, value)
+            results.append((scalars.add(e, before, warps_before), total))
         return results
 
 
@@ -160,7 +163,10 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     bid = e.add(cuda.BlockIdxOp())
     gdim = e.add(cuda.GridDimOp())
     lane: Index = tid if rows_per_block == 1 else e.irem(tid, lanes)
-    exchange = _Exchange(e, tid, lanes // WARP, ept // width) if lanes > WARP else None
+    t = scalar_type(scan.result.type.element_type)  # type: ignore[attr-defined]
+    exchange = None
+    if lanes > WARP:
+        exchange = _Exchange(e, tid, lanes // WARP, ept // width, t)
     loop = row_loop(e, row_shape, rows, rows_per_block, lanes, tid, bid, gdim)
     rb, row_block, row, row_valid, grid, grid_of = loop
     row_index = unravel(rb, row, row_shape)
@@ -173,7 +179,7 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     exclusive = scan.exclusive is not None
     span = lanes * ept  # the columns of a step
     steps = math.ceil(n / span)
-    _, sb, step_block = emit_carried_for(rb, 0, steps, [rb.f32(0.0)])
+    _, sb, step_block = emit_carried_for(rb, 0, steps, [scalars.zero(rb, t)])
     step, carry = step_block.args
     step.name_hint, carry.name_hint = "step", "carry"
     chunk = sb.isub(steps - 1, step) if reverse else step
@@ -192,7 +198,7 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
         runs.append((indices, valid))
     # The runs and their columns in the order the scan takes them.
     order = [(i[::-1], v) for i, v in reversed(runs)] if reverse else runs
-    zero = sb.f32(0.0)
+    zero = scalars.zero(sb, t)
 
     # Every element of the step read first, in memory order (the loads then
     # in flight together, and vectorized), then each run scanned in
@@ -212,7 +218,7 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
             if valid is not None:
                 x = sb.select(valid, x, zero)
             before.append(running)
-            running = sb.add(arith.AddfOp(running, x))
+            running = scalars.add(sb, running, x)
         befores.append(before)
         scans.append(lanes_scan(sb, running, lane, min(lanes, WARP), reverse))
     if exchange is not None:
@@ -223,13 +229,13 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     for (indices, _), before, (lanes_before, total) in zip(
         order, befores, scans, strict=True
     ):
-        run_offset = sb.add(arith.AddfOp(offset, lanes_before))
+        run_offset = scalars.add(sb, offset, lanes_before)
         for index, sum_before in zip(indices, before, strict=True):
-            value = sb.add(arith.AddfOp(run_offset, sum_before))
+            value = scalars.add(sb, run_offset, sum_before)
             if not exclusive:
-                value = sb.add(arith.AddfOp(value, scoped.at(scan.input, index)))
+                value = scalars.add(sb, value, scoped.at(scan.input, index))
             scoped.define(scan.result, index, value)
-        offset = sb.add(arith.AddfOp(offset, total))
+        offset = scalars.add(sb, offset, total)
     offset.name_hint = "carry"
 
     stores = sb if row_valid is None else emit_if(sb, row_valid)

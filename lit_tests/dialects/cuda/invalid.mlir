@@ -180,14 +180,12 @@ cuda.kernel @shfl_xor_negative(%x: !cuda.ptr<f32>) block 32 {
 
 // -----
 
-// an f16 value: shuffles are f32 only (generic form: the custom form has one
-// type for both)
+// an f16 value: shuffles are of f32 or integers
 cuda.kernel @shfl_xor_f16(%x: !cuda.ptr<f16>) block 32 {
   %i = cuda.thread_idx x
   %v = cuda.load %x[%i] : !cuda.ptr<f16> -> f16
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 2]]:3: error: operand 'value' at position 0 does not verify:{{$}}
-// CHECK-NEXT: {{^}}f16 should be of base attribute f32{{$}}
-  %w = "cuda.shfl_xor"(%v) <{offset = 1 : i64}> : (f16) -> f16
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.shfl_xor: shuffles an f32 or an integer (i64, i32, i8, ui8), not f16{{$}}
+  %w = cuda.shfl_xor %v, 1 : f16
   cuda.return
 }
 

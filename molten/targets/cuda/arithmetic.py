@@ -187,6 +187,18 @@ def _truncate_float(printer: BodyPrinter, op: arith.TruncFOp) -> None:
     printer.define(op.result, f"{convert}({printer.name(op.input)})")
 
 
+def _check_index(printer: BodyPrinter, op: cuda.CheckIndexOp) -> None:
+    value, position = printer.name(op.value), printer.name(op.position)
+    size = op.size.value.data
+    printer.emit(f"if ({value} < 0 || {value} >= {size}) {{")
+    printer.emit(
+        f'  printf("molten: {op.what.data}: index %lld at position %lld is out '
+        f'of range [0, {size})\\n", (long long){value}, (long long){position});'
+    )
+    printer.emit("  __trap();")
+    printer.emit("}")
+
+
 ARITHMETIC_PRINTERS: dict[type[Operation], OpPrinter] = {
     arith.ConstantOp: _constant,
     cuda.ThreadIdxOp: special_register("threadIdx"),
@@ -227,6 +239,7 @@ ARITHMETIC_PRINTERS: dict[type[Operation], OpPrinter] = {
     arith.IndexCastOp: _conversion,
     arith.BitcastOp: _conversion,
     cuda.FmodOp: call("fmodf"),
+    cuda.CheckIndexOp: _check_index,
     mathd.ExpOp: call("expf"),
     mathd.Exp2Op: call("exp2f", approximation="molten_exp2_approx"),
     mathd.LogOp: call("logf"),

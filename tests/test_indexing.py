@@ -1,0 +1,134 @@
+"""Indexing by integer tensors: molten.take (numpy.take, index_select,
+embedding) and molten.gather (torch.gather, take_along_dim), against torch
+where it is installed; an index out of range is an InputError naming it in
+the interpreter; in a kernel the lookup fuses with what reads it (an
+embedding times a scale plus a positional embedding is one kernel), reads
+the table's rows in vectors, and clamps an index into range unless
+MOLTEN_CHECK_INDICES=1 asks for a check that stops the kernel."""
+
+import numpy as np
+import pytest
+
+import molten
+from molten import DataflowGraph
+from molten.errors import DTypeError, InputError, ShapeError
+
+
+def _torch():
+    return pytest.importorskip("torch")
+
+
+def test_embedding_is_torchs(rng):
+    torch = _torch()
+    g = DataflowGraph("emb")
+    ids = g.add_input("ids", [2, 7], "int64")
+    table = g.add_input("table", [50, 16], "bfloat16")
+    g.add_output(g.embedding(ids, table))
+    x = rng.integers(0, 50, (2, 7))
+    w = rng.standard_normal((50, 16)).astype(np.float32)
+    want = torch.nn.functional.embedding(
+        torch.from_numpy(x), torch.from_numpy(w).bfloat16()
+    )
+    got = molten.interpret(g, x, w)
+    np.testing.assert_array_equal(got, want.float().numpy())
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_index_select_and_take_are_torchs_and_numpys(axis, rng):
+    torch = _torch()
+    x = rng.standard_normal((5, 6, 7)).astype(np.float32)
+    size = x.shape[axis]
+    idx = rng.integers(0, size, (4,)).astype(np.int32)
+    g = DataflowGraph("sel")
+    xs = g.add_input("x", x.shape)
+    i = g.add_input("i", [4], "int32")
+    g.add_output(g.index_select(xs, axis, i))
+    want = torch.index_select(torch.from_numpy(x), axis, torch.from_numpy(idx).long())
+    np.testing.assert_array_equal(molten.interpret(g, x, idx), want.numpy())
+    g2 = DataflowGraph("take")
+    xs = g2.add_input("x", x.shape)
+    i2 = g2.add_input("i", [2, 3], "int64")
+    g2.add_output(g2.take(xs, i2, axis))
+    idx2 = rng.integers(0, size, (2, 3))
+    np.testing.assert_array_equal(
+        molten.interpret(g2, x, idx2), np.take(x, idx2, axis=axis)
+    )
+
+
+def test_gather_and_take_along_dim_are_torchs(rng):
+    torch = _torch()
+    x = rng.standard_normal((4, 9)).astype(np.float32)
+    idx = rng.integers(0, 9, (3, 5))  # fewer rows than x: the first 3
+    g = DataflowGraph("gather")
+    xs = g.add_input("x", [4, 9])
+    i = g.add_input("i", [3, 5], "int64")
+    g.add_output(g.gather(xs, 1, i))
+    want = torch.gather(torch.from_numpy(x), 1, torch.from_numpy(idx))
+    np.testing.assert_array_equal(molten.interpret(g, x, idx), want.numpy())
+    # take_along_dim broadcasts indices of size 1 (the argmax of each row).
+    top = np.argmax(x, axis=1, keepdims=True)
+    g2 = DataflowGraph("along")
+    xs = g2.add_input("x", [4, 9])
+    t = g2.add_input("t", [4, 1], "int64")
+    g2.add_output(g2.take_along_dim(xs, t, 1))
+    want = torch.take_along_dim(torch.from_numpy(x), torch.from_numpy(top), 1)
+    np.testing.assert_array_equal(molten.interpret(g2, x, top), want.numpy())
+
+
+def test_an_index_out_of_range_is_an_error_naming_it(rng):
+    g = DataflowGraph("emb")
+    ids = g.add_input("ids", [2, 3], "int64")
+    table = g.add_input("table", [10, 4])
+    g.add_output(g.embedding(ids, table))
+    bad = np.array([[1, 2, 3], [4, -1, 5]])
+    with pytest.raises(InputError) as info:
+        molten.interpret(g, bad, np.zeros((10, 4)))
+    message = str(info.value)
+    assert "molten.take: index -1 at position [1, 1]" in message
+    assert "out of range for axis 0 of input tensor<10x4xf32> (size 10)" in message
+    assert "builtin.module" not in message and not getattr(info.value, "__notes__", [])
+
+
+def test_bad_indexing_is_refused_by_name():
+    g = DataflowGraph("g")
+    x = g.add_input("x", [4, 8])
+    f = g.add_input("f", [3])
+    i = g.add_input("i", [3], "int8")
+    with pytest.raises(DTypeError, match="indices are i64 or i32"):
+        g.take(x, f)
+    with pytest.raises(DTypeError, match="indices are i64 or i32"):
+        g.take(x, i)
+    j = g.add_input("j", [5, 2], "int64")
+    with pytest.raises(ShapeError, match="along axis 0 \\(5\\) exceed input"):
+        g.gather(x, 1, j)
+    with pytest.raises(ShapeError, match="axis 2 is out of range"):
+        g.take(x, g.add_input("k", [3], "int64"), 2)
+
+
+def _embedding_graph() -> DataflowGraph:
+    g = DataflowGraph("embed")
+    ids = g.add_input("ids", [2, 7], "int64")
+    table = g.add_input("table", [1000, 64], "bfloat16")
+    pos = g.add_input("pos", [7, 64], "bfloat16")
+    g.add_output(g.embedding(ids, table) * 8.0 + pos, "h")
+    return g
+
+
+def test_an_embedding_times_a_scale_plus_positions_is_one_kernel():
+    compiled = molten.ZeroCompiler().compile(_embedding_graph())
+    (kernel,) = compiled.kernels
+    assert kernel.fused_ops == ("take", "mul", "add")
+    source = compiled.source
+    # The id is read once per vector of 8 bf16 of its row, clamped into
+    # the table: a bad id never reads out of bounds.
+    assert "molten_vec<__nv_bfloat16, 8>*>(&table[" in source
+    assert "molten_imin(" in source and ", 999)" in source
+    assert "__trap()" not in source
+
+
+def test_checked_indices_stop_the_kernel_with_the_index(monkeypatch):
+    monkeypatch.setenv("MOLTEN_CHECK_INDICES", "1")
+    source = molten.ZeroCompiler().compile(_embedding_graph()).source
+    assert "__trap();" in source
+    assert "molten: molten.take indices: index %lld at position %lld" in source
+    assert "out of range [0, 1000)" in source
