@@ -20,6 +20,7 @@ from test_codegen import split_includes
 
 import molten
 from molten.ir import DataflowGraph
+from molten.targets.cuda.names import c_identifier
 
 torch = pytest.importorskip("torch", reason="the GPU tests hold device memory in torch")
 
@@ -121,7 +122,7 @@ def _run(name: str, library, way: str):
     want = want if isinstance(want, tuple) else (want,)
     inputs, outputs = _on_device(g, arrays)
     if way == "nvcc":
-        launcher = getattr(library, g.name)
+        launcher = getattr(library, c_identifier(g.name, is_global=True))
         launcher.restype = ctypes.c_int
         pointers = [ctypes.c_void_p(x.data_ptr()) for x in (*inputs, *outputs)]
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
