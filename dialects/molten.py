@@ -1033,6 +1033,21 @@ class _IndexingOp(MoltenOp, ABC):
             )
         return x, indices, axis.value.data
 
+    def verify_(self) -> None:
+        super().verify_()
+        # Constant indices are known now: one out of range is this op's error.
+        owner = self.indices.owner
+        if not isinstance(owner, ConstantOp):
+            return
+        size = dims_of(self.input.type)[self.axis.value.data]
+        bad = [v for v in owner.values() if not 0 <= v < size]
+        if bad:
+            raise ShapeError(
+                f"{self.name}: the constant indices {self.indices.type} hold "
+                f"{bad[:4]}, out of range for axis {self.axis.value.data} of "
+                f"input {self.input.type} (size {size})"
+            )
+
 
 @irdl_op_definition
 class TakeOp(_IndexingOp):

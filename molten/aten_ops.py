@@ -124,9 +124,24 @@ def _mul(g, a, b):
 
 @aten("div.Tensor", "div.Scalar", "div.Tensor_mode")
 def _div(g, a, b, rounding_mode=None):
-    if rounding_mode is not None:
+    """a / b; with rounding_mode "floor", a // b; with "trunc", the quotient
+    toward zero (integers: (a - fmod(a, b)) // b, exact)."""
+    if rounding_mode is None:
+        return g.div(a, b)
+    if rounding_mode == "floor":
+        return g.floor_divide(a, b)
+    if rounding_mode != "trunc":
         raise _unsupported("aten.div", f"rounding_mode={rounding_mode!r}")
-    return g.div(a, b)
+    if any(_is_float(v) for v in (a, b)):
+        return g.trunc(g.div(a, b))
+    return g.floor_divide(g.sub(a, g.fmod(a, b)), b)
+
+
+def _is_float(v: Any) -> bool:
+    """A float tensor or a Python float."""
+    if isinstance(v, Tensor):
+        return v.dtype in ("float32", "float16", "bfloat16")
+    return isinstance(v, float)
 
 
 @aten("pow.Tensor_Scalar", "pow.Tensor_Tensor")
@@ -871,6 +886,287 @@ def _scalar_tensor(g, value, *, dtype=None, layout=None, device=None, pin_memory
     return g.constant(
         value, dtype=_creation_dtype("aten.scalar_tensor", dtype) or "float32"
     )
+
+
+@aten("asinh.default")
+def _asinh(g, x):
+    """log(x + sqrt(x² + 1))."""
+    x = _as_float(g, x)
+    return g.log(g.add(x, g.sqrt(g.add(g.square(x), 1.0))))
+
+
+@aten("acosh.default")
+def _acosh(g, x):
+    """log(x + sqrt(x² - 1)) (NaN below 1, as torch)."""
+    x = _as_float(g, x)
+    return g.log(g.add(x, g.sqrt(g.sub(g.square(x), 1.0))))
+
+
+@aten("atanh.default")
+def _atanh(g, x):
+    """log((1 + x) / (1 - x)) / 2."""
+    x = _as_float(g, x)
+    return g.mul(g.log(g.div(g.add(x, 1.0), g.sub(1.0, x))), 0.5)
+
+
+def _as_float(g, x: Tensor) -> Tensor:
+    return x if x.dtype in ("float32", "float16", "bfloat16") else g.cast(x, "float32")
+
+
+@aten("div.Scalar_mode")
+def _div_scalar_mode(g, a, b, *, rounding_mode=None):
+    return _div(g, a, b, rounding_mode)
+
+
+@aten("pow.Scalar")
+def _pow_scalar(g, base, exponent):
+    return g.pow(base, exponent)
+
+
+@aten("fill.Scalar")
+def _fill(g, x, value):
+    return g.full_like(x, value)
+
+
+@aten("empty.memory_format")
+def _empty(g, size, *, dtype=None, layout=None, device=None, pin_memory=None,
+           memory_format=None):  # fmt: skip
+    """Memory whose values are undefined: zeros."""
+    return g.full(list(size), 0, _creation_dtype("aten.empty", dtype) or "float32")
+
+
+@aten("empty_strided.default")
+def _empty_strided(g, size, stride, *, dtype=None, layout=None, device=None,
+                   pin_memory=None):  # fmt: skip
+    return _empty(g, size, dtype=dtype)
+
+
+@aten("copy.default")
+def _copy(g, x, src, non_blocking=False):
+    """src broadcast to x's shape, in x's dtype (the functional copy_)."""
+    if src.dtype != x.dtype:
+        src = g.cast(src, x.dtype)
+    return src if src.shape == x.shape else g.broadcast_to(src, list(x.shape))
+
+
+@aten("constant_pad_nd.default")
+def _constant_pad_nd(g, x, pad, value=0):
+    """Pads (before, after) from the last axis back; a negative pad slices."""
+    for i in range(0, len(pad), 2):
+        axis = x.shape.rank - 1 - i // 2
+        before, after = pad[i], pad[i + 1]
+        if before < 0 or after < 0:
+            size = x.shape[axis]
+            start, stop = max(-before, 0), size - max(-after, 0)
+            x = g.slice(x, axis, start, stop - start)
+            before, after = max(before, 0), max(after, 0)
+        if not before and not after:
+            continue
+        padded = g.pad(x, axis, before, after)
+        if value:
+            inside = g.pad(g.full_like(x, True, "bool"), axis, before, after)
+            padded = g.where(inside, padded, value)
+        x = padded
+    return x
+
+
+@aten("pad.default")
+def _pad(g, x, pad, mode="constant", value=None):
+    if mode != "constant":
+        raise _unsupported("aten.pad", f"mode={mode!r}")
+    return _constant_pad_nd(g, x, pad, value or 0)
+
+
+@aten("repeat.default")
+def _repeat(g, x, repeats):
+    """Each axis tiled `repeats` times: x broadcast along a new axis before
+    each of its axes, then the pairs merged."""
+    lead = len(repeats) - x.shape.rank
+    shape = [1] * lead + list(x.shape)
+    spread, tiled = [], []
+    for times, size in zip(repeats, shape, strict=True):
+        spread += [1, size]
+        tiled += [times, size]
+    wide = g.broadcast_to(g.reshape(x, spread), tiled)
+    return g.reshape(wide, [t * n for t, n in zip(repeats, shape, strict=True)])
+
+
+@aten("any.default", "any.dim", "any.dims")
+def _any(g, x, dim=None, keepdim=False):
+    """Whether any element along `dim` is nonzero: the greatest of x != 0."""
+    nonzero = g.cast(g.ne(x, 0), "float32")
+    axes = list(range(x.shape.rank)) if dim is None else _dims(x, dim)
+    return g.gt(g.reduce_max(nonzero, axes, keepdim), 0.0)
+
+
+@aten("var.correction", "var.dim")
+def _var(g, x, dims=None, unbiased=None, keepdim=False, *, correction=None):
+    """The mean squared deviation times n / (n - correction)."""
+    axes = list(range(x.shape.rank)) if dims is None else _dims(x, dims)
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    n = int(np.prod([x.shape[a] for a in axes]))
+    centered = g.sub(x, g.reduce_mean(x, axes, keepdim=True))
+    variance = g.reduce_mean(g.square(centered), axes, keepdim)
+    return g.mul(variance, n / max(n - correction, 0) if n > correction else np.nan)
+
+
+@aten("native_layer_norm.default")
+def _native_layer_norm(g, x, shape, weight, bias, eps):
+    return (
+        _layer_norm(g, x, shape, weight, bias, eps),
+        Unavailable("the mean of aten.native_layer_norm"),
+        Unavailable("the rstd of aten.native_layer_norm"),
+    )
+
+
+@aten("native_group_norm.default")
+def _native_group_norm(g, x, weight, bias, n, channels, hw, groups, eps):
+    return (
+        _group_norm(g, x, groups, weight, bias, eps),
+        Unavailable("the mean of aten.native_group_norm"),
+        Unavailable("the rstd of aten.native_group_norm"),
+    )
+
+
+@aten("_native_batch_norm_legit_no_training.default")
+def _batch_norm_no_training(g, x, weight, bias, mean, var, momentum, eps):
+    return (
+        _batch_norm(g, x, weight, bias, mean, var, False, momentum, eps),
+        Unavailable("the saved mean of aten._native_batch_norm_legit"),
+        Unavailable("the saved rstd of aten._native_batch_norm_legit"),
+    )
+
+
+@aten("_native_batch_norm_legit.default", "_native_batch_norm_legit.no_stats")
+def _batch_norm_legit(g, x, weight, bias, *rest):
+    """The batch's statistics (training), or the running ones (eval)."""
+    if len(rest) == 6:  # running mean and var given
+        mean, var, training, momentum, eps = rest[0], rest[1], *rest[2:5]
+    else:
+        mean = var = None
+        training, momentum, eps = rest[0], rest[1], rest[2]
+    out = _batch_norm(g, x, weight, bias, mean, var, training, momentum, eps)
+    return (
+        out,
+        Unavailable("the saved mean of aten._native_batch_norm_legit"),
+        Unavailable("the saved rstd of aten._native_batch_norm_legit"),
+    )
+
+
+@aten("index.Tensor")
+def _index(g, x, indices):
+    """x[..., idx, ...]: one index tensor, at the axis where it is given."""
+    given = [i for i, t in enumerate(indices) if t is not None]
+    if len(given) != 1:
+        raise _unsupported("aten.index", f"{len(given)} index tensors at once")
+    (axis,) = given
+    idx = indices[axis]
+    if idx.dtype == "bool":
+        raise _unsupported("aten.index", "a bool mask (its shape depends on it)")
+    return g.take(x, idx, axis)
+
+
+@aten("slice_scatter.default")
+def _slice_scatter(g, x, src, dim=0, start=None, end=None, step=1):
+    """x with src written over x[start:end] along `dim`: src padded to x's
+    shape and chosen inside the window."""
+    if step != 1:
+        raise _unsupported("aten.slice_scatter", f"a step of {step}")
+    dim = dim % x.shape.rank
+    first, last = _bounds(x.shape[dim], start, end)
+    after = x.shape[dim] - last
+    inside = g.pad(g.full_like(src, True, "bool"), dim, first, after)
+    return g.where(inside, g.pad(_in(g, src, x), dim, first, after), x)
+
+
+@aten("select_scatter.default")
+def _select_scatter(g, x, src, dim, index):
+    dim = dim % x.shape.rank
+    index = index + x.shape[dim] if index < 0 else index
+    row = g.reshape(src, [*list(src.shape)[:dim], 1, *list(src.shape)[dim:]])
+    return _slice_scatter(g, x, row, dim, index, index + 1)
+
+
+def _in(g, src: Tensor, x: Tensor) -> Tensor:
+    return src if src.dtype == x.dtype else g.cast(src, x.dtype)
+
+
+@aten("atan2.out")
+def _atan2_out(g, a, b, *, out=None):
+    """atan2 (torch.export functionalizes the write into `out`)."""
+    return g.atan2(a, b)
+
+
+@aten("diagonal.default")
+def _diagonal(g, x, offset=0, dim1=0, dim2=1):
+    """x's diagonal over (dim1, dim2) as its last axis: the two axes moved
+    last and flattened, then read at the diagonal's constant offsets."""
+    rank = x.shape.rank
+    dim1, dim2 = dim1 % rank, dim2 % rank
+    rest = [a for a in range(rank) if a not in (dim1, dim2)]
+    moved = (
+        g.transpose(x, [*rest, dim1, dim2])
+        if rest + [dim1, dim2] != list(range(rank))
+        else x
+    )
+    rows, cols = x.shape[dim1], x.shape[dim2]
+    first_row, first_col = max(-offset, 0), max(offset, 0)
+    length = min(rows - first_row, cols - first_col)
+    if length <= 0:
+        raise _unsupported("aten.diagonal", "an empty diagonal")
+    flat = g.reshape(moved, [*(x.shape[a] for a in rest), rows * cols])
+    at = [(first_row + i) * cols + first_col + i for i in range(length)]
+    return g.take(flat, g.constant(at, dtype="int64"), len(rest))
+
+
+def _distances(g, x1: Tensor, x2: Tensor, p: float) -> Tensor:
+    """The p-norm distance of every row of x1 [..., P, M] to every row of
+    x2 [..., R, M]: [..., P, R], from the differences (exact, where the
+    expansion |a|² + |b|² - 2ab loses digits)."""
+    a = g.reshape(x1, [*list(x1.shape)[:-1], 1, x1.shape[-1]])
+    b = g.reshape(x2, [*list(x2.shape)[:-2], 1, *list(x2.shape)[-2:]])
+    diff = g.abs(g.sub(a, b))
+    if p == 2:
+        return g.sqrt(g.reduce_sum(g.square(diff), -1))
+    if p == float("inf"):
+        return g.reduce_max(diff, -1)
+    if p <= 0:
+        raise _unsupported("aten.cdist", f"p={p}")
+    return g.pow(g.reduce_sum(g.pow(diff, p), -1), 1 / p)
+
+
+@aten("_cdist_forward.default", "cdist.default")
+def _cdist(g, x1, x2, p=2.0, compute_mode=None):
+    return _distances(g, x1, x2, p)
+
+
+@aten("_pdist_forward.default", "pdist.default")
+def _pdist(g, x, p=2.0):
+    """The distances of the rows of x [N, M] pair by pair (i < j), in
+    order: the upper triangle of their distance matrix."""
+    n = x.shape[0]
+    pairs = [i * n + j for i in range(n) for j in range(i + 1, n)]
+    if not pairs:
+        raise _unsupported("aten.pdist", "fewer than two rows")
+    flat = g.reshape(_distances(g, x, x, p), [n * n])
+    return g.take(flat, g.constant(pairs, dtype="int64"), 0)
+
+
+@aten("sym_numel.default")
+def _sym_numel(g, x):
+    return int(np.prod(list(x.shape)))
+
+
+@aten("sym_stride.int")
+def _sym_stride(g, x, dim):
+    """The row-major stride of `dim` (Molten's tensors are contiguous)."""
+    return int(np.prod(list(x.shape)[dim % x.shape.rank + 1 :]))
+
+
+@aten("sym_storage_offset.default")
+def _sym_storage_offset(g, x):
+    return 0
 
 
 @aten("to.dtype", "_to_copy.default", "to.dtype_layout", "type_as.default")

@@ -97,10 +97,22 @@ def _small(case: Case) -> Case:
     """The case with every dimension cut to at most 7 (a function of the
     dimension, so operands that share a size still do)."""
     operands = tuple(
-        dataclasses.replace(o, shape=tuple(min(d, 7) for d in o.shape))
+        dataclasses.replace(
+            o, shape=tuple(min(d, 7) for d in o.shape), high=min(o.high, 7)
+        )
         for o in case.operands
     )
     return dataclasses.replace(case, operands=operands)
+
+
+def _arrays(case: Case, rng) -> list[np.ndarray]:
+    """Random operands: ids in [0, high), the others normal."""
+    return [
+        rng.integers(0, o.high, o.shape)
+        if o.init == "index"
+        else rng.standard_normal(o.shape)
+        for o in case.operands
+    ]
 
 
 def test_each_pytorch_function_computes_its_molten_graph():
@@ -108,7 +120,7 @@ def test_each_pytorch_function_computes_its_molten_graph():
     families = {(c.molten, c.torch): c for c in ALL_CASES if c.build is None}
     rng = np.random.default_rng(7)
     for case in map(_small, families.values()):
-        arrays = [rng.standard_normal(o.shape) for o in case.operands]
+        arrays = _arrays(case, rng)
         want = molten.interpret(case.graph(), *arrays, reference=True)
         got = case.torch(*(torch.from_numpy(a) for a in arrays)).numpy()
         # A composite's float parameter (attention's scale) is the f32 value
@@ -122,7 +134,12 @@ def test_each_pytorch_function_computes_its_molten_graph():
         for name, reference in case.references.items():
             # Only the shape is checked, in float32: FlexAttention on the CPU
             # takes no float64.
-            floats = (torch.from_numpy(a).float() for a in arrays)
+            floats = (
+                torch.from_numpy(a).float()
+                if a.dtype.kind == "f"
+                else torch.from_numpy(a)
+                for a in arrays
+            )
             assert reference(*floats).shape == got.shape, name
 
 

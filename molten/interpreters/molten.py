@@ -349,7 +349,10 @@ SEMANTICS: dict[type[Operation], Semantics] = {
     molten.CeilOp: lambda op, dt, x: np.ceil(x),
     molten.RoundOp: lambda op, dt, x: np.round(x),
     molten.TruncOp: lambda op, dt, x: np.trunc(x),
-    molten.SignOp: lambda op, dt, x: np.sign(x),
+    # 0 at a NaN, as torch.sign (numpy's is NaN there).
+    molten.SignOp: lambda op, dt, x: np.where(np.isnan(x), 0, np.sign(x)).astype(
+        x.dtype
+    ),
     molten.BitwiseNotOp: lambda op, dt, x: np.invert(x),
     molten.LogicalNotOp: lambda op, dt, x: np.logical_not(x),
     molten.IsNanOp: lambda op, dt, x: np.isnan(x),

@@ -740,3 +740,58 @@ func.func @iota_axis() {
   %0 = molten.iota axis = 2 : tensor<4x8xi64>
   func.return
 }
+
+// -----
+
+// a float index tensor
+func.func @take_float_indices(%t: tensor<10x4xf32>, %i: tensor<3xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.take: operand 'indices' tensor<3xf32> has element type f32; indices are i64 or i32{{$}}
+  %0 = molten.take %t, %i axis = 0 : (tensor<10x4xf32>, tensor<3xf32>) -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// a constant index out of the table's range
+func.func @take_constant_out_of_range(%t: tensor<10x4xf32>) {
+  %i = molten.constant dense<[1, 12, -1]> : tensor<3xi64>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.take: the constant indices tensor<3xi64> hold [12, -1], out of range for axis 0 of input tensor<10x4xf32> (size 10){{$}}
+  %0 = molten.take %t, %i axis = 0 : (tensor<10x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// a lookup along an axis the input has not
+func.func @take_axis(%t: tensor<10x4xf32>, %i: tensor<3xi64>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.take: axis 2 is out of range for input tensor<10x4xf32> (axes are in [0, 2)){{$}}
+  %0 = molten.take %t, %i axis = 2 : (tensor<10x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// a take declared with the wrong result shape
+func.func @take_result(%t: tensor<10x4xf32>, %i: tensor<2x3xi64>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.take: result type tensor<3x4xf32> does not match tensor<2x3x4xf32>, the type the operands give{{$}}
+  %0 = molten.take %t, %i axis = 0 : (tensor<10x4xf32>, tensor<2x3xi64>) -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// gather indices of another rank
+func.func @gather_rank(%x: tensor<4x8xf32>, %i: tensor<4xi64>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.gather: indices tensor<4xi64> must have the rank of input tensor<4x8xf32>{{$}}
+  %0 = molten.gather %x, %i axis = 1 : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+// gather indices larger than the input along another axis
+func.func @gather_extent(%x: tensor<4x8xf32>, %i: tensor<5x2xi64>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.gather: indices tensor<5x2xi64> along axis 0 (5) exceed input tensor<4x8xf32> (4){{$}}
+  %0 = molten.gather %x, %i axis = 1 : (tensor<4x8xf32>, tensor<5x2xi64>) -> tensor<5x2xf32>
+  func.return
+}

@@ -620,3 +620,32 @@ func.func @causal_mask() {
 }
 // CHECK-NEXT: }
 // CHECK-GENERIC-NEXT: }) : () -> ()
+
+// -----
+
+// Integers, bools and lookups: a comparison's bool, where, iota, take, gather.
+func.func @lookups(%t: tensor<10x4xbf16>, %ids: tensor<2x3xi64>, %i: tensor<2x1xi32>) {
+// CHECK-LABEL: func.func @lookups(%t: tensor<10x4xbf16>, %ids: tensor<2x3xi64>, %i: tensor<2x1xi32>) {
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "lookups"
+// CHECK-GENERIC-NEXT: ^bb0(%t: tensor<10x4xbf16>, %ids: tensor<2x3xi64>, %i: tensor<2x1xi32>):
+  %0 = molten.take %t, %ids axis = 0 : (tensor<10x4xbf16>, tensor<2x3xi64>) -> tensor<2x3x4xbf16>
+// CHECK-NEXT: %0 = molten.take %t, %ids axis = 0 : (tensor<10x4xbf16>, tensor<2x3xi64>) -> tensor<2x3x4xbf16>
+// CHECK-GENERIC-NEXT: %0 = "molten.take"(%t, %ids) <{axis = 0 : i64}> : (tensor<10x4xbf16>, tensor<2x3xi64>) -> tensor<2x3x4xbf16>
+  %1 = molten.gather %ids, %i axis = 1 : (tensor<2x3xi64>, tensor<2x1xi32>) -> tensor<2x1xi64>
+// CHECK-NEXT: %1 = molten.gather %ids, %i axis = 1 : (tensor<2x3xi64>, tensor<2x1xi32>) -> tensor<2x1xi64>
+// CHECK-GENERIC-NEXT: %1 = "molten.gather"(%ids, %i) <{axis = 1 : i64}> : (tensor<2x3xi64>, tensor<2x1xi32>) -> tensor<2x1xi64>
+  %2 = molten.iota axis = 1 : tensor<2x3xi64>
+// CHECK-NEXT: %2 = molten.iota axis = 1 : tensor<2x3xi64>
+// CHECK-GENERIC-NEXT: %2 = "molten.iota"() <{axis = 1 : i64}> : () -> tensor<2x3xi64>
+  %3 = molten.lt %ids, %2 : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi1>
+// CHECK-NEXT: %3 = molten.lt %ids, %2 : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi1>
+// CHECK-GENERIC-NEXT: %3 = "molten.lt"(%ids, %2) : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi1>
+  %4 = molten.where %3, %ids, %2 : (tensor<2x3xi1>, tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi64>
+// CHECK-NEXT: %4 = molten.where %3, %ids, %2 : (tensor<2x3xi1>, tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi64>
+// CHECK-GENERIC-NEXT: %4 = "molten.where"(%3, %ids, %2) : (tensor<2x3xi1>, tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi64>
+  func.return
+// CHECK-NEXT: func.return
+// CHECK-GENERIC-NEXT: "func.return"() : () -> ()
+}
+// CHECK-NEXT: }
+// CHECK-GENERIC-NEXT: }) : () -> ()

@@ -103,3 +103,53 @@ func.func @lower(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // CHECK-NEXT:    %[[KEPT:.*]] = arith.cmpi sle, %[[OFFSET]], %{{.*}} : index
 // CHECK:         %[[X:.*]] = cuda.load %x[%{{.*}}] : !cuda.ptr<f32> -> f32
 // CHECK-NEXT:    %{{.*}} = arith.select %[[KEPT]], %[[X]], %{{.*}} : f32
+
+// -----
+
+// Integers: i8 scalars of their own type, a floor division whose divisor 0
+// is replaced by 1 before it and whose result there is -1 (as torch's CUDA
+// kernels give).
+kernel.func @floor_i8(%a: tensor<4x8xi8>, %b: tensor<4x8xi8>) -> (tensor<4x8xi8>) pointwise schedule #kernel.schedule<pointwise, block = 32, elements_per_thread = 1> attributes {fused_ops = ["floor_divide"]} {
+  %q = molten.floor_divide %a, %b : (tensor<4x8xi8>, tensor<4x8xi8>) -> tensor<4x8xi8>
+  kernel.yield %q : tensor<4x8xi8>
+}
+func.func @floor(%a: tensor<4x8xi8>, %b: tensor<4x8xi8>) -> (tensor<4x8xi8> {molten.name = "q"}) {
+  %q = kernel.launch @floor_i8(%a, %b) : (tensor<4x8xi8>, tensor<4x8xi8>) -> tensor<4x8xi8>
+  func.return %q : tensor<4x8xi8>
+}
+
+// CHECK-LABEL: cuda.kernel @floor_i8(%a: !cuda.ptr<i8>, %b: !cuda.ptr<i8>, %q: !cuda.ptr<i8>) block 32
+// CHECK-DAG:     [[MINUS:%[^ ]+]] = arith.constant -1 : i8
+// CHECK-DAG:     [[ONE:%[^ ]+]] = arith.constant 1 : i8
+// CHECK-DAG:     [[ZERO:%[^ ]+]] = arith.constant 0 : i8
+// CHECK:           %a_1 = cuda.load %a[%a_offset] : !cuda.ptr<i8> -> i8
+// CHECK:           %b_1 = cuda.load %b[%b_offset] : !cuda.ptr<i8> -> i8
+// CHECK-NEXT:      [[BY_ZERO:%[^ ]+]] = arith.cmpi eq, %b_1, [[ZERO]] : i8
+// CHECK-NEXT:      [[DIVISOR:%[^ ]+]] = arith.select [[BY_ZERO]], [[ONE]], %b_1 : i8
+// CHECK-NEXT:      [[QUOTIENT:%[^ ]+]] = arith.floordivsi %a_1, [[DIVISOR]] : i8
+// CHECK-NEXT:      %q_1 = arith.select [[BY_ZERO]], [[MINUS]], [[QUOTIENT]] : i8
+// CHECK:           cuda.store %q_1, %q[{{%[^ ]+}}] : i8, !cuda.ptr<i8>
+
+// -----
+
+// A lookup: the id read, clamped into the table's rows, then the row read at
+// it (an id out of range reads the nearest row, never outside the table).
+kernel.func @lookup(%t: tensor<100x8xbf16>, %ids: tensor<3xi64>) -> (tensor<3x8xbf16>) pointwise schedule #kernel.schedule<pointwise, block = 32, elements_per_thread = 1> attributes {fused_ops = ["take"]} {
+  %e = molten.take %t, %ids axis = 0 : (tensor<100x8xbf16>, tensor<3xi64>) -> tensor<3x8xbf16>
+  kernel.yield %e : tensor<3x8xbf16>
+}
+func.func @embed(%t: tensor<100x8xbf16>, %ids: tensor<3xi64>) -> (tensor<3x8xbf16> {molten.name = "e"}) {
+  %e = kernel.launch @lookup(%t, %ids) : (tensor<100x8xbf16>, tensor<3xi64>) -> tensor<3x8xbf16>
+  func.return %e : tensor<3x8xbf16>
+}
+
+// CHECK-LABEL: cuda.kernel @lookup(%t: !cuda.ptr<bf16>, %ids: !cuda.ptr<i64>, %e: !cuda.ptr<bf16>) block 32
+// CHECK-DAG:     [[LAST:%[^ ]+]] = arith.constant 99 : index
+// CHECK-DAG:     [[FIRST:%[^ ]+]] = arith.constant 0 : index
+// CHECK:           %ids_1 = cuda.load %ids[%ids_offset] : !cuda.ptr<i64> -> i64
+// CHECK-NEXT:      [[ID:%[^ ]+]] = arith.index_cast %ids_1 : i64 to index
+// CHECK-NEXT:      [[ABOVE:%[^ ]+]] = arith.maxsi [[ID]], [[FIRST]] : index
+// CHECK-NEXT:      [[ROW:%[^ ]+]] = arith.minsi [[ABOVE]], [[LAST]] : index
+// CHECK-NEXT:      [[BASE:%[^ ]+]] = arith.muli [[ROW]], {{%[^ ]+}} : index
+// CHECK-NEXT:      %t_offset = arith.addi [[BASE]], {{%[^ ]+}} : index
+// CHECK-NEXT:      {{%[^ ]+}} = cuda.load %t[%t_offset] : !cuda.ptr<bf16> -> bf16

@@ -1,0 +1,113 @@
+"""Core ATen coverage (molten.core_aten): docs/core-aten.md is the table
+the installed torch gives, every status as molten/aten_ops.py has it; and
+the handlers written from other ops compute what torch computes (through
+from_torch and the interpreter, in float64 against eager)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import molten
+
+torch = pytest.importorskip("torch")
+from molten import core_aten  # noqa: E402 (needs torch)
+
+F = torch.nn.functional
+TABLE = Path(__file__).parent.parent / "docs" / "core-aten.md"
+
+
+def _rows(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("| `aten.")]
+
+
+def test_the_committed_table_is_current():
+    """Each op's status as the code gives it (the torch version in the
+    header may differ: the rows are what must agree)."""
+    want = _rows("\n".join(core_aten.markdown(core_aten.statuses())))
+    got = _rows(TABLE.read_text())
+    assert got == want, (
+        "docs/core-aten.md is stale: write it again with "
+        "`python -m molten.core_aten` and commit it with the change"
+    )
+
+
+def test_coverage_is_at_least_ninety_percent_of_the_in_scope_ops():
+    supported, in_scope = core_aten.coverage(core_aten.statuses())
+    assert supported / in_scope >= 0.9, (supported, in_scope)
+
+
+def test_refused_and_out_of_scope_ops_say_why():
+    for status in core_aten.statuses():
+        if status.status in ("refused", "out of scope"):
+            assert len(status.reason) > 10, status
+
+
+def _check(fn, *inputs, tolerance=1e-9):
+    graph = molten.from_torch(fn, list(inputs))
+    arrays = [x.numpy() for x in inputs]
+    got = molten.interpret(graph, *arrays, reference=True)
+    want = fn(*inputs)
+    np.testing.assert_allclose(
+        np.asarray(got, dtype=np.float64),
+        want.double().numpy(),
+        rtol=tolerance,
+        atol=tolerance,
+    )
+
+
+def _x(*shape):
+    return torch.randn(*shape, dtype=torch.float32)
+
+
+CASES = {
+    "asinh": (torch.asinh, [_x(3, 5)]),
+    "acosh": (torch.acosh, [_x(3, 5).abs() + 1]),
+    "atanh": (torch.atanh, [_x(3, 5).clamp(-0.9, 0.9)]),
+    "div_floor": (lambda a, b: torch.div(a, b, rounding_mode="floor"), [_x(4), _x(4)]),
+    "div_trunc": (lambda a, b: torch.div(a, b, rounding_mode="trunc"), [_x(4), _x(4)]),
+    "div_trunc_int": (
+        lambda a, b: torch.div(a, b, rounding_mode="trunc"),
+        [torch.tensor([7, -7, 9, -9]), torch.tensor([2, 2, -4, -4])],
+    ),
+    "pow_scalar": (lambda x: torch.pow(2.0, x), [_x(5)]),
+    "fill": (lambda x: torch.ops.aten.fill.Scalar(x, 1.5), [_x(2, 3)]),
+    "copy": (lambda x, y: torch.ops.aten.copy.default(x, y), [_x(2, 3), _x(3)]),
+    "constant_pad": (lambda x: F.pad(x, (1, 2, -1, 1), value=0.5), [_x(3, 4)]),
+    "repeat": (lambda x: x.repeat(2, 1, 3), [_x(2, 3)]),
+    "any": (lambda x: torch.any(x > 1.0, dim=1).float(), [_x(4, 6)]),
+    "var": (lambda x: torch.var(x, dim=1, correction=0), [_x(4, 6)]),
+    "var_unbiased": (lambda x: torch.var(x), [_x(4, 6)]),
+    "native_layer_norm": (
+        lambda x, w, b: torch.ops.aten.native_layer_norm(x, [6], w, b, 1e-5)[0],
+        [_x(4, 6), _x(6), _x(6)],
+    ),
+    "index": (lambda x, i: x[:, i], [_x(3, 7), torch.tensor([0, 6, 2])]),
+    "slice_scatter": (
+        lambda x, y: torch.slice_scatter(x, y, 1, 2, 5),
+        [_x(3, 7), _x(3, 3)],
+    ),
+    "select_scatter": (
+        lambda x, y: torch.select_scatter(x, y, 0, 1),
+        [_x(3, 7), _x(7)],
+    ),
+    "diagonal": (lambda x: torch.diagonal(x, 1, 0, 1), [_x(4, 5, 2)]),
+    "diagonal_below": (lambda x: torch.diagonal(x, -2), [_x(5, 4)]),
+    "cdist": (lambda a, b: torch.cdist(a, b), [_x(2, 3, 4), _x(2, 5, 4)]),
+    "cdist_forward_p1": (
+        lambda a, b: torch.ops.aten._cdist_forward(a, b, 1.0, None),
+        [_x(3, 4), _x(5, 4)],
+    ),
+    "pdist": (lambda x: F.pdist(x), [_x(5, 3)]),
+    "pdist_forward": (lambda x: torch.ops.aten._pdist_forward(x, 3.0), [_x(4, 3)]),
+    "constant_pad_nd": (
+        lambda x: torch.ops.aten.constant_pad_nd(x, [2, 0, 1, -1], -1.0),
+        [_x(3, 4)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_composed_handlers_are_torchs(case):
+    fn, inputs = CASES[case]
+    _check(fn, *inputs, tolerance=1e-6)
