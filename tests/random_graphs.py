@@ -1,6 +1,7 @@
 """Building blocks of the random graphs the hypothesis tests generate: which
 ops to draw, and how to apply them so that every value stays well-defined
-(divisors, logarithms and roots of positive values, pow bases away from 0)."""
+(divisors, logarithms and roots of positive values, pow bases away from 0,
+ids brought into a table's range)."""
 
 import molten
 
@@ -57,7 +58,7 @@ def apply_unary(g, op, t):
 DTYPES = ["float32", "float16", "bfloat16"]
 ODD_SIZES = [1, 2, 3, 5, 7, 13, 17, 31, 33, 63, 64, 65, 127, 129, 257, 1000, 4099]
 MATMUL_SIZES = [1, 2, 3, 5, 7, 16, 17, 31, 33, 64, 65, 96, 127, 128, 129, 200, 257]
-FAMILIES = ["elementwise", "reduction", "norm", "softmax", "matmul", "layout"]
+FAMILIES = ["elementwise", "reduction", "norm", "softmax", "matmul", "layout", "mask"]
 GRAPHS = 600
 """How many random graphs the differential test runs."""
 ELEMENT_BUDGET = 1 << 18
@@ -221,6 +222,40 @@ def _matmul(b: _Builder):
     return [b.maybe_cast(y)]
 
 
+def _mask(b: _Builder):
+    """Integer ids and bool masks as transformers builds them: ids compared
+    with positions (iota) and scalars, the masks combined (and, or, not),
+    the float values selected by them (where, masked_fill), ids cast into
+    the values, and rows of a table looked up by ids brought into range
+    (remainder)."""
+    rank = int(b.rng.integers(1, 4))
+    shape = _shape(b.rng, rank, ELEMENT_BUDGET // 4)
+    g = b.g
+    x = b.chain(b.input(shape), int(b.rng.integers(0, 3)))
+    ids = b.input(shape, str(b.rng.choice(["int64", "int32"])))
+    positions = g.iota(shape, int(b.rng.integers(rank)))
+    keep = getattr(g, str(b.rng.choice(["lt", "le", "ge", "ne"])))(ids, positions)
+    if b.rng.random() < 0.5:
+        other = g.gt(ids, int(b.rng.integers(-20, 20)))
+        keep = getattr(g, str(b.rng.choice(["logical_and", "logical_or"])))(keep, other)
+    if b.rng.random() < 0.3:
+        keep = ~keep
+    if b.rng.random() < 0.5:
+        y = g.where(keep, x, float(b.rng.choice(SCALARS)))
+    else:
+        y = g.masked_fill(x, keep, float(b.rng.choice(SCALARS)))
+    if b.rng.random() < 0.5:
+        scaled = g.mul(g.cast(g.remainder(ids, 7), b.dtype), 0.25)
+        y = g.add(y, scaled)
+    outputs = [b.maybe_cast(b.chain(y, int(b.rng.integers(0, 3))))]
+    if b.rng.random() < 0.5:
+        vocab = int(b.rng.choice([1, 5, 33, 1000]))
+        table = b.input([vocab, shape[-1]])
+        rows = g.take(table, g.remainder(ids, vocab), 0)
+        outputs.append(b.chain(rows, int(b.rng.integers(0, 2))))
+    return outputs
+
+
 def _layout(b: _Builder):
     rank = int(b.rng.integers(2, 5))
     shape = _shape(b.rng, rank)
@@ -241,7 +276,27 @@ _FAMILY_BUILDERS = {
     "softmax": _softmax,
     "matmul": _matmul,
     "layout": _layout,
+    "mask": _mask,
 }
+
+
+def random_inputs(g, rng) -> list:
+    """Fresh inputs of a random graph: floats in [-2, 2] rounded to their
+    dtype, integers in [-50, 50), bools half true."""
+
+    from molten.dialects.molten import BOOL, FLOAT, element_kind
+    from molten.interpreters import round_to
+
+    arrays = []
+    for t in g.inputs:
+        element = t.type.element_type
+        if element == BOOL:
+            arrays.append(rng.random(t.shape.dims) < 0.5)
+        elif element_kind(element) == FLOAT:
+            arrays.append(round_to(rng.uniform(-2.0, 2.0, t.shape.dims), element))
+        else:
+            arrays.append(rng.integers(-50, 50, t.shape.dims).astype(t.dtype))
+    return arrays
 
 
 def random_graph(seed: int) -> RandomGraph:

@@ -5,11 +5,10 @@ IR computes, in the float64 interpreter."""
 
 import numpy as np
 import pytest
-from random_graphs import GRAPHS, random_graph
+from random_graphs import GRAPHS, random_graph, random_inputs
 
 import molten
 from molten import ZeroCompiler
-from molten.interpreters import round_to
 
 QUICK = 60
 """The first graphs, ten of each family, run without the `sweep` marker."""
@@ -28,11 +27,7 @@ def test_random_graph_compiles_and_its_kernels_compute_the_graph(seed):
     compiler = ZeroCompiler(arch=drawn.arch)
     compiled = compiler.compile(g)
     assert len(compiled) >= 1 and "__global__" in compiled.source
-    rng = np.random.default_rng(seed)
-    arrays = [
-        round_to(rng.uniform(-2.0, 2.0, t.shape.dims), t.type.element_type)
-        for t in g.inputs
-    ]
+    arrays = random_inputs(g, np.random.default_rng(seed))
     want = molten.interpret(g, *arrays, reference=True)
     got = molten.interpret(compiler.optimize(g), *arrays, reference=True)
     for w, k in zip(

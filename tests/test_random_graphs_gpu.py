@@ -1,8 +1,9 @@
 """600 random graphs run on the GPU and compared with the float64 interpreter.
 
 Marker `gpu`. Each graph (tests/random_graphs.py: elementwise chains with
-broadcasts, reductions, norms, softmax, matmul epilogues, layout changes and
-casts, at rank 0 to 4, odd sizes, f32, f16 and bf16) is compiled for the
+broadcasts, reductions, norms, softmax, matmul epilogues, layout changes,
+casts, and masks from integer ids with lookups, at rank 0 to 4, odd sizes,
+f32, f16 and bf16 values) is compiled for the
 runtime, run on fresh random inputs with NaN-poisoned outputs, and judged
 against `molten.interpret(..., reference=True)`.
 
@@ -23,11 +24,10 @@ import os
 
 import numpy as np
 import pytest
-from random_graphs import GRAPHS, random_graph
+from random_graphs import GRAPHS, random_graph, random_inputs
 
 import molten
 from molten import ZeroCompiler
-from molten.interpreters import round_to
 
 torch = pytest.importorskip("torch", reason="the GPU tests hold device memory in torch")
 
@@ -105,11 +105,7 @@ def _as_tuple(result):
 def test_random_graph_matches_the_float64_interpreter(seed):
     drawn = random_graph(seed)
     g = drawn.graph
-    rng = np.random.default_rng(10_000 + seed)
-    arrays = [
-        round_to(rng.uniform(-2.0, 2.0, t.shape.dims), t.type.element_type)
-        for t in g.inputs
-    ]
+    arrays = random_inputs(g, np.random.default_rng(10_000 + seed))
     want = _as_tuple(molten.interpret(g, *arrays, reference=True))
     with np.errstate(all="ignore"):
         native = _as_tuple(molten.interpret(g, *arrays))
@@ -131,6 +127,8 @@ def test_random_graph_matches_the_float64_interpreter(seed):
     compiled = ZeroCompiler(arch=drawn.arch).compile(g)
     inputs = [
         torch.tensor(a.astype(np.float32)).to(TORCH_DTYPE[t.dtype]).cuda()
+        if t.dtype in TORCH_DTYPE
+        else torch.from_numpy(np.ascontiguousarray(a)).cuda()  # ids and masks
         for a, t in zip(arrays, g.inputs, strict=True)
     ]
     outputs = [
