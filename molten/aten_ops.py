@@ -32,6 +32,7 @@ DTYPES = {
     "torch.bool": "bool",
 }
 """The torch dtypes a Molten tensor may have, by their names."""
+FLOAT_DTYPES = ("float32", "float16", "bfloat16")
 
 Handler = Callable[..., Any]
 ATEN_OPS: dict[str, Handler] = {}
@@ -140,7 +141,7 @@ def _div(g, a, b, rounding_mode=None):
 def _is_float(v: Any) -> bool:
     """A float tensor or a Python float."""
     if isinstance(v, Tensor):
-        return v.dtype in ("float32", "float16", "bfloat16")
+        return v.dtype in FLOAT_DTYPES
     return isinstance(v, float)
 
 
@@ -496,7 +497,7 @@ def _sdpa(
     if attn_mask.dtype == "bool":
         least = g.constant(LEAST_FINITE[q.dtype], dtype=q.dtype)
         attn_mask = g.where(attn_mask, g.constant(0.0, dtype=q.dtype), least)
-    elif attn_mask.dtype not in ("float32", "float16", "bfloat16"):
+    elif attn_mask.dtype not in FLOAT_DTYPES:
         raise _unsupported(op, f"an attn_mask of {attn_mask.dtype}")
     if scale is None:
         head = q.shape[-1]
@@ -910,7 +911,7 @@ def _atanh(g, x):
 
 
 def _as_float(g, x: Tensor) -> Tensor:
-    return x if x.dtype in ("float32", "float16", "bfloat16") else g.cast(x, "float32")
+    return x if x.dtype in FLOAT_DTYPES else g.cast(x, "float32")
 
 
 @aten("div.Scalar_mode")
@@ -1162,6 +1163,11 @@ def _sym_numel(g, x):
 def _sym_stride(g, x, dim):
     """The row-major stride of `dim` (Molten's tensors are contiguous)."""
     return int(np.prod(list(x.shape)[dim % x.shape.rank + 1 :]))
+
+
+@aten("sym_is_contiguous.default")
+def _sym_is_contiguous(g, x, memory_format=None):
+    return True  # Molten's tensors are contiguous, row-major
 
 
 @aten("sym_storage_offset.default")

@@ -22,7 +22,9 @@ OUT_OF_SCOPE: dict[str, str] = {
     **dict.fromkeys(
         [
             "convolution",
+            "avg_pool1d",
             "avg_pool2d",
+            "adaptive_avg_pool1d",
             "avg_pool3d",
             "_adaptive_avg_pool2d",
             "_adaptive_avg_pool3d",
@@ -58,6 +60,8 @@ REFUSED: dict[str, str] = {
     "count: a shape the values decide",
     "_local_scalar_dense": "a tensor read back to the host as a Python number "
     "(.item()): the graph ends there",
+    "resize_": "a tensor's storage resized in place: Molten's tensors are "
+    "values of the shape their op gives",
     "as_strided": "a view by strides and an offset: Molten's tensors are "
     "values without strides (a view, reshape or slice says what it reads)",
 }
@@ -76,8 +80,15 @@ def core_ops() -> list[str]:
     """Every Core ATen op (`name.overload`) of the installed torch."""
     import torch
 
+    # Every registered op, not dir(torch.ops.aten): that namespace lists only
+    # the ops loaded so far, which depends on what the process ran before.
+    names = {
+        op.removeprefix("aten::").split(".")[0]
+        for op in torch._C._dispatch_get_all_op_names()
+        if op.startswith("aten::")
+    }
     found = []
-    for name in dir(torch.ops.aten):
+    for name in sorted(names):
         packet = getattr(torch.ops.aten, name, None)
         if not isinstance(packet, torch._ops.OpOverloadPacket):
             continue

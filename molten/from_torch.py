@@ -279,7 +279,7 @@ def _is_tensor_input(value: Any) -> bool:
     not an integer of no dimensions (a step counter, as batch norm's)."""
     if str(getattr(value, "dtype", None)) not in DTYPES:
         return False
-    return bool(value.shape) or bool(getattr(value, "is_floating_point", bool)())
+    return value.dim() > 0 or value.is_floating_point()
 
 
 def _input(g: DataflowGraph, node: Any, name: str, sizes: dict[str, str]) -> Tensor:

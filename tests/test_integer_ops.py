@@ -6,19 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from integer_cases import STORAGE
 
 import molten
 from molten.dialects import molten as m
 from molten.errors import InputError
 
-STORAGE = {
-    "i64": np.int64,
-    "i32": np.int32,
-    "i8": np.int8,
-    "ui8": np.uint8,
-    "i1": np.bool_,
-    "f32": np.float32,
-}
 TORCH = {
     "i64": "int64",
     "i32": "int32",
