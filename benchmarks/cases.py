@@ -416,12 +416,38 @@ def torch_scaled_embedding(ids, table, positions):
     return torch.nn.functional.embedding(ids, table) * 8.0 + positions
 
 
+def molten_argmax(x):
+    return ops.argmax(x, -1)
+
+
+def torch_argmax(x):
+    return torch.argmax(x, -1)
+
+
 def indexing_suite() -> list[Case]:
     """Lookups by integer ids at real models' sizes: Qwen2.5-7B's token
     embedding (152,064 x 3,584) by 4,096 ids, and BERT-base's (30,522 x
     768) scaled and plus positions by 8 x 512 ids. The bytes are the rows
-    read, the ids, the positions and the output, not the whole table."""
-    cases = []
+    read, the ids, the positions and the output, not the whole table.
+    Positions: the greedy token of Qwen2.5's logits (152,064 wide) at
+    decode (1 and 64 rows) and of 32 rows, Llama-2's 32,000 at 4,096."""
+    cases = [
+        Case(
+            "indexing",
+            "argmax",
+            (rows, vocab),
+            dtype,
+            (Operand("logits", (rows, vocab)),),
+            molten_argmax,
+            torch_argmax,
+        )
+        for rows, vocab, dtype in (
+            (1, 152064, "bfloat16"),
+            (64, 152064, "bfloat16"),
+            (32, 152064, "float32"),
+            (4096, 32000, "float16"),
+        )
+    ]
     for vocab, width, ids, dtype in ((152064, 3584, (4096,), "bfloat16"),):
         n = math.prod(ids)
         cases.append(

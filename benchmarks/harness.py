@@ -253,7 +253,9 @@ def _check(
     torch.cuda.synchronize()
     record["torch_compile_s"] = round(time.perf_counter() - begin, 2)
     if compiled is not None:
-        poisoned = torch.full_like(eager, math.nan)
+        # NaN, or all bits set (-1) for integer outputs (positions).
+        poison = math.nan if eager.is_floating_point() else -1
+        poisoned = torch.full_like(eager, poison)
         try:
             compiled(*inputs, out=poisoned)
             errors["molten"] = relative_error(poisoned, reference)

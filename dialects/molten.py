@@ -1403,6 +1403,45 @@ class ReduceMeanOp(ReductionOp):
     name = "molten.reduce_mean"
 
 
+class ArgReductionOp(ReductionOp, ABC):
+    """The position of the extreme element along one axis, as int64
+    (torch.argmax, argmin): the first of equal ones, and the first NaN
+    where there is one (torch's, and numpy's, NaN is the extreme).
+
+    ```mlir
+    %i = molten.argmax %x axes = [1] : tensor<4x8xf32> -> tensor<4xi64>
+    ```
+    """
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        reduced = super().infer_result_type(operand_types, properties, result_type)
+        axes = properties["axes"]
+        assert isinstance(axes, DenseArrayBase)
+        if len(axes.get_values()) != 1:
+            raise ShapeError(
+                f"{cls.name}: axes {list(axes.get_values())} name several axes; "
+                "a position is along one (reshape to join axes)"
+            )
+        return tensor_type(dims_of(reduced), i64)
+
+
+@irdl_op_definition
+class ArgMaxOp(ArgReductionOp):
+    """The position of the maximum along an axis."""
+
+    name = "molten.argmax"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
+
+
+@irdl_op_definition
+class ArgMinOp(ArgReductionOp):
+    """The position of the minimum along an axis."""
+
+    name = "molten.argmin"
+    TAKES: ClassVar[frozenset[str]] = NUMBERS
+
+
 # --------------------------------------------------------------------------
 # Scans.
 # --------------------------------------------------------------------------
@@ -2143,7 +2182,13 @@ ELEMENTWISE_UNARY_OPS: tuple[type[ElementwiseUnaryOp], ...] = (
     IsInfOp,
 )
 
-REDUCTION_OPS: tuple[type[ReductionOp], ...] = (ReduceSumOp, ReduceMaxOp, ReduceMeanOp)
+REDUCTION_OPS: tuple[type[ReductionOp], ...] = (
+    ReduceSumOp,
+    ReduceMaxOp,
+    ReduceMeanOp,
+    ArgMaxOp,
+    ArgMinOp,
+)
 
 # --------------------------------------------------------------------------
 # Copies of a graph by size class.

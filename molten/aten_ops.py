@@ -307,12 +307,22 @@ def _flip(g, x, dims):
 
 @aten("max.dim")
 def _max_dim(g, x, dim, keepdim=False):
-    return g.reduce_max(x, dim, keepdim), Unavailable("the indices of aten.max.dim")
+    return g.max_with_indices(x, dim, keepdim)
 
 
 @aten("min.dim")
 def _min_dim(g, x, dim, keepdim=False):
-    return _amin(g, x, [dim], keepdim), Unavailable("the indices of aten.min.dim")
+    return g.min_with_indices(x, dim, keepdim)
+
+
+@aten("argmax.default")
+def _argmax(g, x, dim=None, keepdim=False):
+    return g.argmax(x, dim, keepdim)
+
+
+@aten("argmin.default")
+def _argmin(g, x, dim=None, keepdim=False):
+    return g.argmin(x, dim, keepdim)
 
 
 @aten("max.default")

@@ -1058,7 +1058,11 @@ class DataflowGraph:
         *,
         name: str | None = None,
     ) -> Tensor:
-        """Sum over `axes` (negative axes count from the end)."""
+        """Sum over `axes` (negative axes count from the end); integers and
+        bools sum as int64, as torch's and numpy's."""
+        integral = element_kind(x.type.element_type) != FLOAT
+        if isinstance(x, Tensor) and integral and x.dtype != "int64":
+            x = self.cast(x, "int64")
         return self._reduce(molten.ReduceSumOp, x, axes, name, keepdim)
 
     def reduce_max(
@@ -1082,6 +1086,73 @@ class DataflowGraph:
     ) -> Tensor:
         """Mean over `axes`."""
         return self._reduce(molten.ReduceMeanOp, x, axes, name, keepdim)
+
+    def argmax(
+        self,
+        x: Tensor,
+        axis: int | None = None,
+        keepdim: bool = False,
+        *,
+        name: str | None = None,
+    ) -> Tensor:
+        """The position (int64) of the maximum along `axis` (torch.argmax):
+        the first of equal ones, the first NaN where there is one; with no
+        axis, of x flattened."""
+        return self._arg_reduce(molten.ArgMaxOp, x, axis, keepdim, name)
+
+    def argmin(
+        self,
+        x: Tensor,
+        axis: int | None = None,
+        keepdim: bool = False,
+        *,
+        name: str | None = None,
+    ) -> Tensor:
+        """The position (int64) of the minimum along `axis` (torch.argmin)."""
+        return self._arg_reduce(molten.ArgMinOp, x, axis, keepdim, name)
+
+    def max_with_indices(
+        self, x: Tensor, axis: int, keepdim: bool = False
+    ) -> tuple[Tensor, Tensor]:
+        """(values, indices) of the maximum along `axis`, as torch.max(x, dim)."""
+        axis = _checked_int(molten.ArgMaxOp.name, "axis", axis)
+        return (
+            self.reduce_max(x, axis, keepdim),
+            self.argmax(x, axis, keepdim),
+        )
+
+    def min_with_indices(
+        self, x: Tensor, axis: int, keepdim: bool = False
+    ) -> tuple[Tensor, Tensor]:
+        """(values, indices) of the minimum along `axis`, as torch.min(x, dim)."""
+        axis = _checked_int(molten.ArgMinOp.name, "axis", axis)
+        indices = self.argmin(x, axis, keepdim)
+        if element_kind(x.type.element_type) == FLOAT:
+            # -max(-x) is exact in floats, NaN where x has one, as torch's.
+            return self.neg(self.reduce_max(self.neg(x), axis, keepdim)), indices
+        # An integer's negation wraps at the least value: read the minimum
+        # at its position instead.
+        dims = list(x.shape.dims)
+        axis = molten.normalize_axis(molten.ArgMinOp.name, axis, len(dims))
+        kept = [*dims[:axis], 1, *dims[axis + 1 :]]
+        at = indices if keepdim else self.reshape(indices, kept)
+        values = self.take_along_dim(x, at, axis)
+        return (
+            values if keepdim else self.reshape(values, indices.shape.dims)
+        ), indices
+
+    def _arg_reduce(self, op_type, x: Tensor, axis, keepdim, name) -> Tensor:
+        keepdim = _checked_flag(op_type.name, "keepdim", keepdim)
+        self._check_owned(x, op_type.name)
+        if axis is None:
+            flat = self.reshape(x, [-1])
+            index = self._reduce(op_type, flat, 0, None if keepdim else name, False)
+            if not keepdim:
+                return index
+            ones = [1] * len(x.type.get_shape())
+            return self.reshape(index, ones, name=name)
+        axis = _checked_int(op_type.name, "axis", axis)
+        return self._reduce(op_type, x, axis, name, keepdim)
 
     def triu(self, x: Tensor, diagonal: int = 0, *, name: str | None = None) -> Tensor:
         """x above the diagonal (column - row >= diagonal) of its last two

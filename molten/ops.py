@@ -36,7 +36,7 @@ OPS = (
     "erf", "log1p", "expm1", "log2", "log10", "exp2", "floor", "ceil", "round",
     "trunc", "isnan", "isinf", "where", "masked_fill", "take", "index_select",
     "embedding", "gather", "take_along_dim", "full_like", "zeros_like",
-    "ones_like",
+    "ones_like", "argmax", "argmin", "max_with_indices", "min_with_indices",
 )  # fmt: skip
 
 

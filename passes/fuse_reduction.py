@@ -185,8 +185,11 @@ class FuseRowReduction(RewritePattern):
                 return row_domain(candidate) == domain
             if isinstance(candidate, molten.ReshapeOp):
                 # A view of the full shape (layer and group norms' rows):
-                # read through, never copied.
-                return value_dims(candidate.result) == full
+                # read through, never copied; or of the per-row values (a
+                # reduction without keepdim): stored as such.
+                return value_dims(candidate.result) == full or (
+                    value_dims(candidate.input) == rows
+                )
             if not isinstance(candidate, ELEMENTWISE):
                 return False
             return value_dims(candidate.results[0]) in (
@@ -194,7 +197,19 @@ class FuseRowReduction(RewritePattern):
                 rows,
             ) or recomputable_into(candidate, full)
 
-        fuse(rewriter, grow([op], admits), kernel.KernelKind.ROW_REDUCE)
+        def siblings(candidate: Operation) -> list[Operation]:
+            # Reductions of the same input (max and argmax, sum and max) read
+            # it once together; no value links them.
+            if not isinstance(candidate, molten.ReductionOp):
+                return []
+            return [
+                use.operation
+                for use in candidate.input.uses
+                if isinstance(use.operation, molten.ReductionOp)
+            ]
+
+        group = grow([op], admits, neighbours=siblings)
+        fuse(rewriter, group, kernel.KernelKind.ROW_REDUCE)
 
 
 @dataclass(frozen=True)

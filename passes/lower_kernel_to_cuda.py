@@ -93,10 +93,13 @@ def lower_scheduled(
 
 def check_element_types(kfunc: kernel.FuncOp) -> None:
     """An UnsupportedError naming the first integer or bool tensor of a
-    kernel other than a pointwise one or a scan: the interpreter runs
-    those, the CUDA lowering does not yet (row reductions, gemms and
-    attention compute in float)."""
-    if kfunc.kind.data in (kernel.KernelKind.POINTWISE, kernel.KernelKind.SCAN):
+    gemm or attention kernel: the interpreter runs those, the CUDA lowering
+    does not yet (their tiles are float)."""
+    if kfunc.kind.data in (
+        kernel.KernelKind.POINTWISE,
+        kernel.KernelKind.SCAN,
+        kernel.KernelKind.ROW_REDUCE,
+    ):
         return
     values = [*kfunc.body.block.args]
     values += [r for o in kfunc.body.walk() for r in o.results]
@@ -109,8 +112,8 @@ def check_element_types(kfunc: kernel.FuncOp) -> None:
             raise UnsupportedError(
                 f"lower-kernel-to-cuda: @{kfunc.sym_name.data}: {what} "
                 f"{value.name_hint or ''} {t} holds {t.element_type}; integer "
-                f"and bool tensors are lowered to CUDA in pointwise and scan "
-                f"kernels, not yet in a {kfunc.kind.data.value} kernel (the "
+                f"and bool tensors are lowered to CUDA in pointwise, row_reduce and "
+                f"scan kernels, not yet in a {kfunc.kind.data.value} kernel (the "
                 "interpreter, molten.interpret, runs them)"
             )
 

@@ -378,3 +378,111 @@ func.func @NAME(%mask: tensor<2x300xi64>) -> tensor<2x300xi64> {
     lambda rng: [values(rng, "i1", (2, 300)).astype(np.int64)],
     "i64",
 )
+
+
+# --------------------------------------------------------------------------
+# Row reductions of integer results or inputs: argmax and argmin (int64
+# positions of float and integer rows, ties and NaNs among them), max and
+# argmax of one row together, integer sums and maxima. Each is one
+# row_reduce kernel (tests/test_integer_kernels.py).
+# --------------------------------------------------------------------------
+
+REDUCTIONS: dict[str, Case] = {}
+
+
+def _ties(rng, element, shape):
+    """Few distinct values (ties), with -0.0 and 0.0 among them, and a NaN
+    in every third row of a float row set."""
+    if element not in ("f32", "f16", "bf16"):
+        high = 1 if element == "ui8" else 3
+        return values(rng, element, shape, low=-3 if element != "ui8" else 0, high=high)
+    x = rng.integers(-3, 4, shape).astype(np.float32)
+    x[rng.random(shape) < 0.1] = -0.0
+    rows = x.reshape(-1, shape[-1])
+    for r in range(0, rows.shape[0], 3):
+        rows[r, rng.integers(0, shape[-1])] = np.nan
+    return x
+
+
+def _reduction(op, element, shape, axis, keepdim=False, result=None):
+    keep = " keepdim" if keepdim else ""
+    out_shape = [
+        1 if i == axis else d for i, d in enumerate(shape) if keepdim or i != axis
+    ]
+    result = result or ("i64" if op.startswith("arg") else element)
+    t, r = tensor(element, shape), tensor(result, out_shape)
+    name = f"{op}_{element}_{'x'.join(map(str, shape))}_{axis}{keep.replace(' ', '_')}"
+    text = (
+        f"func.func @NAME(%x: {t}) -> {r} {{\n"
+        f"  %r = molten.{op} %x axes = [{axis}]{keep} : {t} -> {r}\n"
+        f"  func.return %r : {r}\n}}\n"
+    )
+    name = re.sub(r"\W", "_", name)
+    REDUCTIONS[name] = Case(
+        text.replace("@NAME", f"@{name}"),
+        lambda rng: [_ties(rng, element, shape)],
+        result,
+    )
+
+
+# A warp's lanes a row, a block a row, a row walked in passes (a vocabulary
+# of logits), strided rows a thread each; float and integer elements.
+for _element in ("f32", "f16", "bf16", "i32", "i8", "ui8"):
+    _reduction("argmax", _element, (3, 17), 1)
+    _reduction("argmin", _element, (3, 17), 1)
+_reduction("argmax", "bf16", (4, 5000), 1, keepdim=True)
+_reduction("argmin", "f32", (4, 5000), 1)
+_reduction("argmax", "bf16", (2, 152064), 1)
+_reduction("argmax", "f16", (7, 33), 0)
+_reduction("argmin", "f32", (64, 3, 128), 1)
+_reduction("argmax", "i32", (5, 40, 64), 1)
+for _element, _shape in (("i64", (3, 17)), ("i32", (4, 5000)), ("i8", (64, 3, 40))):
+    _reduction("reduce_sum", _element, _shape, 1)
+    _reduction("reduce_max", _element, _shape, 1)
+_reduction("reduce_max", "ui8", (3, 17), 1)
+# Rows split across blocks: int64 keys and integer totals exchanged in
+# their own types (a decode step's one row of logits).
+_reduction("argmax", "bf16", (1, 152064), 1)
+_reduction("argmin", "f16", (3, 70001), 1)
+_reduction("reduce_sum", "i32", (2, 200003), 1)
+
+REDUCTIONS["max_with_indices_bf16"] = Case(
+    """
+func.func @max_with_indices_bf16(%x: tensor<6x1000xbf16>)
+    -> (tensor<6xbf16>, tensor<6xi64>) {
+  %m = molten.reduce_max %x axes = [1] : tensor<6x1000xbf16> -> tensor<6xbf16>
+  %i = molten.argmax %x axes = [1] : tensor<6x1000xbf16> -> tensor<6xi64>
+  func.return %m, %i : tensor<6xbf16>, tensor<6xi64>
+}
+""",
+    lambda rng: [_ties(rng, "bf16", (6, 1000))],
+    "bf16",
+)
+REDUCTIONS["max_with_indices_split_f32"] = Case(
+    """
+func.func @max_with_indices_split_f32(%x: tensor<2x100000xf32>)
+    -> (tensor<2x1xf32>, tensor<2x1xi64>) {
+  %m = molten.reduce_max %x axes = [1] keepdim : tensor<2x100000xf32> -> tensor<2x1xf32>
+  %i = molten.argmax %x axes = [1] keepdim : tensor<2x100000xf32> -> tensor<2x1xi64>
+  func.return %m, %i : tensor<2x1xf32>, tensor<2x1xi64>
+}
+""",
+    lambda rng: [_ties(rng, "f32", (2, 100000))],
+    "f32",
+)
+REDUCTIONS["greedy_token"] = Case(
+    """
+func.func @greedy_token(%logits: tensor<2x32000xf16>, %t: tensor<f16>)
+    -> tensor<2xi64> {
+  %s = molten.div %logits, %t
+      : (tensor<2x32000xf16>, tensor<f16>) -> tensor<2x32000xf16>
+  %i = molten.argmax %s axes = [1] : tensor<2x32000xf16> -> tensor<2xi64>
+  func.return %i : tensor<2xi64>
+}
+""",
+    lambda rng: [
+        values(rng, "f16", (2, 32000)).astype(np.float16),
+        np.array(0.7, np.float16),
+    ],
+    "i64",
+)

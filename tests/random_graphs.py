@@ -226,8 +226,9 @@ def _mask(b: _Builder):
     """Integer ids and bool masks as transformers builds them: ids compared
     with positions (iota) and scalars, the masks combined (and, or, not),
     the float values selected by them (where, masked_fill), ids cast into
-    the values, and rows of a table looked up by ids brought into range
-    (remainder)."""
+    the values, rows of a table looked up by ids brought into range
+    (remainder), and the masks counted and the kept ids' argmax along an
+    axis."""
     rank = int(b.rng.integers(1, 4))
     shape = _shape(b.rng, rank, ELEMENT_BUDGET // 4)
     g = b.g
@@ -253,6 +254,13 @@ def _mask(b: _Builder):
         table = b.input([vocab, shape[-1]])
         rows = g.take(table, g.remainder(ids, vocab), 0)
         outputs.append(b.chain(rows, int(b.rng.integers(0, 2))))
+    if b.rng.random() < 0.5:
+        # Each row's count of kept positions (int64) and the position of its
+        # greatest kept id (exact: integers compare exactly).
+        axis = int(b.rng.integers(rank))
+        outputs.append(g.reduce_sum(keep, axis))
+        kept = g.cast(g.where(keep, ids, 0), "int32")
+        outputs.append(g.argmax(kept, axis, bool(b.rng.random() < 0.5)))
     return outputs
 
 

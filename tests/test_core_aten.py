@@ -33,9 +33,10 @@ def test_the_committed_table_is_current():
 
 
 def test_the_table_states_the_coverage_the_code_gives():
-    """The headline number (the issue's target is 90%; it is not met yet)."""
+    """The headline number, at least the issue's target of 90%."""
     supported, in_scope = core_aten.coverage(core_aten.statuses())
     assert f"**{supported} of the {in_scope} in-scope" in TABLE.read_text()
+    assert supported >= 0.9 * in_scope
 
 
 def test_refused_and_out_of_scope_ops_say_why():
@@ -112,3 +113,46 @@ CASES = {
 def test_composed_handlers_are_torchs(case):
     fn, inputs = CASES[case]
     _check(fn, *inputs, tolerance=1e-6)
+
+
+def _ties(*shape):
+    """Few distinct values (ties), a NaN in the first row."""
+    x = torch.randint(-2, 3, shape).float()
+    x.view(-1, shape[-1])[0, 1] = float("nan")
+    return x
+
+
+POSITIONS = {
+    "argmax": (lambda x: torch.argmax(x, 1), [_ties(4, 9)]),
+    "argmin_keepdim": (lambda x: torch.argmin(x, 0, keepdim=True), [_ties(5, 3)]),
+    "argmax_flat": (lambda x: torch.argmax(x), [_ties(3, 4, 5)]),
+    "argmax_flat_keepdim": (lambda x: x.argmax(keepdim=True), [_ties(3, 4)]),
+    "max_dim": (lambda x: tuple(torch.max(x, -1)), [_ties(4, 7)]),
+    "min_dim_keepdim": (lambda x: tuple(x.min(1, keepdim=True)), [_ties(2, 6, 3)]),
+    "min_dim_int": (
+        lambda x: tuple(x.min(1)),
+        [torch.randint(-(2**31), 2**31 - 1, (3, 8), dtype=torch.int32)],
+    ),
+    "argmax_int": (
+        lambda x: torch.argmax(x, -1),
+        [torch.randint(0, 4, (5, 6), dtype=torch.int64)],
+    ),
+    "sum_int": (
+        lambda x: x.sum(-1),
+        [torch.randint(-(2**31), 2**31 - 1, (3, 9), dtype=torch.int32)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(POSITIONS))
+def test_positions_and_integer_reductions_are_torchs(case):
+    """argmax, argmin, max and min with indices, integer sums: exactly
+    torch's (the first of ties, the first NaN, int64 sums)."""
+    fn, inputs = POSITIONS[case]
+    graph = molten.from_torch(fn, list(inputs))
+    got = molten.interpret(graph, *[x.numpy() for x in inputs])
+    want = fn(*inputs)
+    got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+    for g, w in zip(got, want, strict=True):
+        assert np.asarray(g).dtype == w.numpy().dtype
+        np.testing.assert_array_equal(np.asarray(g), w.numpy())

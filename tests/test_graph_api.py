@@ -342,6 +342,7 @@ TYPED_BUILDERS = {
 def test_builder_table_covers_every_op():
     built = {op_type for _, _, op_type, _ in BUILDERS.values()}
     built |= {op_type for _, _, op_type, _ in TYPED_BUILDERS.values()}
+    built |= {dialect.ArgMaxOp, dialect.ArgMinOp}  # test_positions_follow_torch
     assert built == set(dialect.Molten.operations)
 
 
@@ -608,9 +609,10 @@ def test_integer_and_bool_dtypes(dtype, element):
     assert str(element_type(dtype)) == element
 
 
-def test_an_integer_graph_interprets_and_compiles_pointwise():
-    """Integer pointwise kernels compile; an integer reduction (a row_reduce
-    kernel) is refused by name, the interpreter running it."""
+def test_an_integer_graph_interprets_and_compiles():
+    """Integer pointwise and row_reduce kernels compile (an integer sum
+    accumulates in int64); a gemm kernel holding a bool mask in its
+    epilogue is refused by name, the interpreter running it."""
     g = DataflowGraph("ids")
     x = g.add_input("ids", [4, 8], "int64")
     g.add_output(g.add(x, x, name="twice"))
@@ -622,12 +624,19 @@ def test_an_integer_graph_interprets_and_compiles_pointwise():
     y = total.add_input("ids", [4, 8], "int64")
     total.add_output(total.reduce_sum(y, 1, name="sum"))
     np.testing.assert_array_equal(molten.interpret(total, ids), ids.sum(1))
+    source = molten.ZeroCompiler().compile(total).source
+    assert "int64_t* __restrict__ sum)" in source and "total_row_reduce0" in source
+    masked = DataflowGraph("masked")
+    a = masked.add_input("a", [64, 64])
+    b = masked.add_input("b", [64, 64])
+    keep = masked.add_input("keep", [64, 64], "bool")
+    masked.add_output(masked.where(keep, masked.matmul(a, b), 0.0))
     with pytest.raises(
         molten.UnsupportedError,
-        match="integer and bool tensors are lowered to CUDA in pointwise and "
-        "scan kernels, not yet in a row_reduce kernel",
+        match="integer and bool tensors are lowered to CUDA in pointwise, "
+        "row_reduce and scan kernels, not yet in a gemm kernel",
     ):
-        molten.ZeroCompiler().compile(total)
+        molten.ZeroCompiler().compile(masked)
 
 
 # --------------------------------------------------------------------------
@@ -1120,3 +1129,42 @@ def test_digit_suffixed_ssa_names_in_a_spec_are_distinct_inputs():
     assert "g(const float* h_0, const float* h_1," in (
         molten.ZeroCompiler().compile(g).header
     )
+
+
+def test_positions_follow_torch():
+    """argmax/argmin: int64 positions along an axis, or of x flattened (all
+    1s with keepdim); max/min with indices give (values, indices) as
+    torch.max(x, dim) does; an integer sum is int64."""
+    g = DataflowGraph("positions")
+    x = g.add_input("x", [3, 4, 5])
+    n = g.add_input("n", [3, 4], "int32")
+    along = g.argmax(x, -1)
+    flat = g.argmin(x, keepdim=True)
+    values, indices = g.min_with_indices(n, 1, keepdim=True)
+    total = g.reduce_sum(n, 1)
+    assert along.shape.dims == (3, 4) and along.dtype == "int64"
+    assert flat.shape.dims == (1, 1, 1) and flat.dtype == "int64"
+    assert values.dtype == "int32" and indices.shape.dims == (3, 1)
+    assert total.dtype == "int64"
+    for t in (along, flat, values, indices, total):
+        g.add_output(t)
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    ns = rng.integers(-(2**31), 2**31, (3, 4)).astype(np.int32)
+    got = molten.interpret(g, xs, ns)
+    np.testing.assert_array_equal(got[0], xs.argmax(-1))
+    np.testing.assert_array_equal(got[1], [[[xs.argmin()]]])
+    np.testing.assert_array_equal(got[2], ns.min(1, keepdims=True))
+    np.testing.assert_array_equal(got[3], ns.argmin(1)[:, None])
+    np.testing.assert_array_equal(got[4], ns.astype(np.int64).sum(1))
+
+
+def test_positions_refuse_what_torch_refuses():
+    g = DataflowGraph("bad_positions")
+    x = g.add_input("x", [3, 4])
+    with pytest.raises(ShapeError, match="molten.argmax: axis 2 is out of range"):
+        g.argmax(x, 2)
+    with pytest.raises(molten.MoltenError, match="molten.argmax: operand 'input'.*i1"):
+        g.argmax(x > 0, 1)
+    with pytest.raises(GraphError, match="axis"):
+        g.argmin(x, 1.5)

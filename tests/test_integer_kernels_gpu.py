@@ -1,6 +1,7 @@
 """Integer and bool tensors on the GPU: every case of tests/integer_cases.py
 (each op at each element type it takes, every cast, shifts past the width,
-the mask and position-id chains) runs two ways, the `.cu` built by nvcc
+the mask and position-id chains, argmax and argmin with ties and NaNs,
+integer sums and maxima) runs two ways, the `.cu` built by nvcc
 with its launcher called through ctypes, and the runtime (NVRTC), on fresh
 random inputs into outputs poisoned with 0xff bytes (NaN, -1, 255 and a
 bool that is neither true nor false). Integer and bool results equal the
@@ -15,7 +16,8 @@ import subprocess
 
 import numpy as np
 import pytest
-from integer_cases import CASES
+from integer_cases import CASES as POINTWISE_CASES
+from integer_cases import REDUCTIONS
 from test_codegen import split_includes
 
 import molten
@@ -25,6 +27,7 @@ from molten.targets.cuda.names import c_identifier
 torch = pytest.importorskip("torch", reason="the GPU tests hold device memory in torch")
 
 NVCC = shutil.which("nvcc")
+CASES = {**POINTWISE_CASES, **REDUCTIONS}
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(NVCC is None, reason="nvcc is not installed"),
@@ -87,7 +90,8 @@ def library(tmp_path_factory):
 
 def _on_device(g: DataflowGraph, arrays):
     inputs = [
-        torch.from_numpy(np.ascontiguousarray(a)).to(TORCH[_element(t)]).cuda()
+        # (np.ascontiguousarray makes a 0-d array 1-d.)
+        torch.from_numpy(np.array(a, order="C")).to(TORCH[_element(t)]).cuda()
         for a, t in zip(arrays, g.inputs, strict=True)
     ]
     outputs = []
@@ -199,3 +203,21 @@ def test_unchecked_indices_read_the_nearest_row():
         torch.tensor([-5, 3, 10, 99], device="cuda"), rows
     )
     np.testing.assert_array_equal(got.cpu().numpy(), rows[[0, 3, 9, 9]].cpu().numpy())
+
+
+def test_positions_over_a_named_row_count():
+    """Rows counted at run time are walked by a block each (never split):
+    the thread's first run starts its best element, the loop the rest; one
+    compile for every count, positions equal to torch's, ties and NaNs."""
+    g = DataflowGraph("walked_positions")
+    x = g.add_input("x", ["B", 40000], "bfloat16")
+    g.add_output(g.argmax(x, 1))
+    g.add_output(g.argmin(x, 1))
+    compiled = molten.ZeroCompiler().compile(g)
+    for rows in (1, 3, 130):
+        logits = torch.randint(-3, 4, (rows, 40000), device="cuda").bfloat16()
+        logits[0, 7] = float("nan")
+        logits[rows - 1, 39999] = 100
+        top, bottom = compiled(logits)
+        torch.testing.assert_close(top, logits.argmax(1), rtol=0, atol=0)
+        torch.testing.assert_close(bottom, logits.argmin(1), rtol=0, atol=0)

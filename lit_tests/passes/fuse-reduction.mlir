@@ -297,8 +297,9 @@ func.func @layer_norm_3_axes(%x: tensor<16x4x8x8xf32>, %w: tensor<4x8x8xf32>, %b
 // -----
 
 // A reduction over a non-trailing axis: a transpose puts the reduced axis
-// last, a keepdim reduction of the rows follows and a reshape restores the
-// [1, 8] result. The division by the column sums is not over those rows: it
+// last, a keepdim reduction of the rows follows and a reshape, inside the
+// kernel (which stores the row values in its order), restores the [1, 8]
+// result. The division by the column sums is not over those rows: it
 // stays at the graph level (for fuse-elementwise).
 func.func @non_trailing_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %sum = molten.reduce_sum %x axes = [0] keepdim : tensor<4x8xf32> -> tensor<1x8xf32>
@@ -308,20 +309,21 @@ func.func @non_trailing_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // CHECK-LABEL: func.func @non_trailing_axis(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // CHECK-NEXT:    %sum = molten.transpose %x permutation = [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
-// CHECK-NEXT:    %sum_1 = kernel.fused row_reduce(%sum) : (tensor<8x4xf32>) -> tensor<8x1xf32> {
+// CHECK-NEXT:    %sum_1 = kernel.fused row_reduce(%sum) : (tensor<8x4xf32>) -> tensor<1x8xf32> {
 // CHECK-NEXT:    ^bb0(%sum_2: tensor<8x4xf32>):
 // CHECK-NEXT:      %sum_3 = molten.reduce_sum %sum_2 axes = [1] keepdim : tensor<8x4xf32> -> tensor<8x1xf32>
-// CHECK-NEXT:      kernel.yield %sum_3 : tensor<8x1xf32>
+// CHECK-NEXT:      %sum_4 = molten.reshape %sum_3 : tensor<8x1xf32> -> tensor<1x8xf32>
+// CHECK-NEXT:      kernel.yield %sum_4 : tensor<1x8xf32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %sum_2 = molten.reshape %sum_1 : tensor<8x1xf32> -> tensor<1x8xf32>
-// CHECK-NEXT:    %y = molten.div %x, %sum_2 : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %y = molten.div %x, %sum_1 : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT:    func.return %y : tensor<4x8xf32>
 // CHECK-NEXT:  }
 
 // -----
 
 // A reduction without keepdim: reduced with keepdim inside the group (with
-// its elementwise producer), reshaped to [4] after it.
+// its elementwise producer), and reshaped to [4] there too: the kernel
+// stores the row values as the result (no copy after it).
 func.func @no_keepdim(%x: tensor<4x8xf32>) -> tensor<4xf32> {
   %e = molten.exp %x : tensor<4x8xf32>
   %max = molten.reduce_max %e axes = [1] : tensor<4x8xf32> -> tensor<4xf32>
@@ -329,14 +331,14 @@ func.func @no_keepdim(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 }
 
 // CHECK-LABEL: func.func @no_keepdim(%x: tensor<4x8xf32>) -> tensor<4xf32> {
-// CHECK-NEXT:    %max = kernel.fused row_reduce(%x) : (tensor<4x8xf32>) -> tensor<4x1xf32> {
+// CHECK-NEXT:    %max = kernel.fused row_reduce(%x) : (tensor<4x8xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:    ^bb0(%x_1: tensor<4x8xf32>):
 // CHECK-NEXT:      %e = molten.exp %x_1 : tensor<4x8xf32>
 // CHECK-NEXT:      %max_1 = molten.reduce_max %e axes = [1] keepdim : tensor<4x8xf32> -> tensor<4x1xf32>
-// CHECK-NEXT:      kernel.yield %max_1 : tensor<4x1xf32>
+// CHECK-NEXT:      %max_2 = molten.reshape %max_1 : tensor<4x1xf32> -> tensor<4xf32>
+// CHECK-NEXT:      kernel.yield %max_2 : tensor<4xf32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %max_1 = molten.reshape %max : tensor<4x1xf32> -> tensor<4xf32>
-// CHECK-NEXT:    func.return %max_1 : tensor<4xf32>
+// CHECK-NEXT:    func.return %max : tensor<4xf32>
 // CHECK-NEXT:  }
 
 // -----
@@ -344,7 +346,7 @@ func.func @no_keepdim(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 // Both at once: a reduction over axes [0, 2] without keepdim (two runs) is
 // reduced a run at a time, the last first: the rows of axis 2 in place,
 // then axis 0 of the [2, 4, 1] result, transposed (4 consecutive rows are
-// fewer than a warp), and a reshape to [4].
+// fewer than a warp), and a reshape to [4] in that kernel.
 func.func @middle_axes_no_keepdim(%x: tensor<2x4x8xf32>) -> tensor<4xf32> {
   %mean = molten.reduce_mean %x axes = [0, 2] : tensor<2x4x8xf32> -> tensor<4xf32>
   func.return %mean : tensor<4xf32>
@@ -357,13 +359,13 @@ func.func @middle_axes_no_keepdim(%x: tensor<2x4x8xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:      kernel.yield %mean_1 : tensor<2x4x1xf32>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %mean_1 = molten.transpose %mean permutation = [1, 2, 0] : tensor<2x4x1xf32> -> tensor<4x1x2xf32>
-// CHECK-NEXT:    %mean_2 = kernel.fused row_reduce(%mean_1) : (tensor<4x1x2xf32>) -> tensor<4x1x1xf32> {
+// CHECK-NEXT:    %mean_2 = kernel.fused row_reduce(%mean_1) : (tensor<4x1x2xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:    ^bb0(%mean_3: tensor<4x1x2xf32>):
 // CHECK-NEXT:      %mean_4 = molten.reduce_mean %mean_3 axes = [2] keepdim : tensor<4x1x2xf32> -> tensor<4x1x1xf32>
-// CHECK-NEXT:      kernel.yield %mean_4 : tensor<4x1x1xf32>
+// CHECK-NEXT:      %mean_5 = molten.reshape %mean_4 : tensor<4x1x1xf32> -> tensor<4xf32>
+// CHECK-NEXT:      kernel.yield %mean_5 : tensor<4xf32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %mean_3 = molten.reshape %mean_2 : tensor<4x1x1xf32> -> tensor<4xf32>
-// CHECK-NEXT:    func.return %mean_3 : tensor<4xf32>
+// CHECK-NEXT:    func.return %mean_2 : tensor<4xf32>
 // CHECK-NEXT:  }
 
 // -----
@@ -419,7 +421,7 @@ func.func @strided_rows(%x: tensor<2x16x4x8xf32>) -> tensor<2x16x4x8xf32> {
 // -----
 
 // Strided rows without keepdim: the max over axis 1 keeps it inside the
-// group, a reshape after. Rows of 100 elements (longer than 64) are kept
+// group, and the reshape after it. Rows of 100 elements (longer than 64) are kept
 // strided only with at least 16384 of them: [1, 100, 16384] is, and
 // [4, 100, 64] (256 rows) is transposed.
 func.func @strided_long_rows(%x: tensor<1x100x16384xf32>, %z: tensor<4x100x64xf32>) -> (tensor<1x16384xf32>, tensor<4x64xf32>) {
@@ -429,12 +431,12 @@ func.func @strided_long_rows(%x: tensor<1x100x16384xf32>, %z: tensor<4x100x64xf3
 }
 
 // CHECK-LABEL: func.func @strided_long_rows
-// CHECK-NEXT:    %mx = kernel.fused row_reduce(%x) : (tensor<1x100x16384xf32>) -> tensor<1x1x16384xf32> {
+// CHECK-NEXT:    %mx = kernel.fused row_reduce(%x) : (tensor<1x100x16384xf32>) -> tensor<1x16384xf32> {
 // CHECK-NEXT:    ^bb0(%x_1: tensor<1x100x16384xf32>):
 // CHECK-NEXT:      %mx_1 = molten.reduce_max %x_1 axes = [1] keepdim : tensor<1x100x16384xf32> -> tensor<1x1x16384xf32>
-// CHECK-NEXT:      kernel.yield %mx_1 : tensor<1x1x16384xf32>
+// CHECK-NEXT:      %mx_2 = molten.reshape %mx_1 : tensor<1x1x16384xf32> -> tensor<1x16384xf32>
+// CHECK-NEXT:      kernel.yield %mx_2 : tensor<1x16384xf32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %mx_1 = molten.reshape %mx : tensor<1x1x16384xf32> -> tensor<1x16384xf32>
 // CHECK-NEXT:    %mz = molten.transpose %z permutation = [0, 2, 1] : tensor<4x100x64xf32> -> tensor<4x64x100xf32>
 // CHECK:         molten.reduce_max %{{.*}} axes = [2] keepdim : tensor<4x64x100xf32> -> tensor<4x64x1xf32>
 // CHECK:         molten.reshape %{{.*}} : tensor<4x64x1xf32> -> tensor<4x64xf32>
@@ -683,22 +685,22 @@ func.func @softmax_axis0(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // DECOMP-LABEL: func.func @softmax_axis0(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // DECOMP-NEXT:    %reduce_max = molten.transpose %x permutation = [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
-// DECOMP-NEXT:    %reduce_max_1 = kernel.fused row_reduce(%reduce_max) : (tensor<8x4xf32>) -> tensor<8x1xf32> {
+// DECOMP-NEXT:    %reduce_max_1 = kernel.fused row_reduce(%reduce_max) : (tensor<8x4xf32>) -> tensor<1x8xf32> {
 // DECOMP-NEXT:    ^bb0(%reduce_max_2: tensor<8x4xf32>):
 // DECOMP-NEXT:      %reduce_max_3 = molten.reduce_max %reduce_max_2 axes = [1] keepdim : tensor<8x4xf32> -> tensor<8x1xf32>
-// DECOMP-NEXT:      kernel.yield %reduce_max_3 : tensor<8x1xf32>
+// DECOMP-NEXT:      %reduce_max_4 = molten.reshape %reduce_max_3 : tensor<8x1xf32> -> tensor<1x8xf32>
+// DECOMP-NEXT:      kernel.yield %reduce_max_4 : tensor<1x8xf32>
 // DECOMP-NEXT:    }
-// DECOMP-NEXT:    %reduce_max_2 = molten.reshape %reduce_max_1 : tensor<8x1xf32> -> tensor<1x8xf32>
-// DECOMP-NEXT:    %sub = molten.sub %x, %reduce_max_2 : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+// DECOMP-NEXT:    %sub = molten.sub %x, %reduce_max_1 : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
 // DECOMP-NEXT:    %exp = molten.exp %sub : tensor<4x8xf32>
 // DECOMP-NEXT:    %reduce_sum = molten.transpose %exp permutation = [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
-// DECOMP-NEXT:    %reduce_sum_1 = kernel.fused row_reduce(%reduce_sum) : (tensor<8x4xf32>) -> tensor<8x1xf32> {
+// DECOMP-NEXT:    %reduce_sum_1 = kernel.fused row_reduce(%reduce_sum) : (tensor<8x4xf32>) -> tensor<1x8xf32> {
 // DECOMP-NEXT:    ^bb0(%reduce_sum_2: tensor<8x4xf32>):
 // DECOMP-NEXT:      %reduce_sum_3 = molten.reduce_sum %reduce_sum_2 axes = [1] keepdim : tensor<8x4xf32> -> tensor<8x1xf32>
-// DECOMP-NEXT:      kernel.yield %reduce_sum_3 : tensor<8x1xf32>
+// DECOMP-NEXT:      %reduce_sum_4 = molten.reshape %reduce_sum_3 : tensor<8x1xf32> -> tensor<1x8xf32>
+// DECOMP-NEXT:      kernel.yield %reduce_sum_4 : tensor<1x8xf32>
 // DECOMP-NEXT:    }
-// DECOMP-NEXT:    %reduce_sum_2 = molten.reshape %reduce_sum_1 : tensor<8x1xf32> -> tensor<1x8xf32>
-// DECOMP-NEXT:    %y = molten.div %exp, %reduce_sum_2 : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+// DECOMP-NEXT:    %y = molten.div %exp, %reduce_sum_1 : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
 // DECOMP-NEXT:    func.return %y : tensor<4x8xf32>
 // DECOMP-NEXT:  }
 
@@ -750,3 +752,26 @@ func.func @narrow_recomputed(%x: tensor<4x8xf32>) -> tensor<8x4xbf16> {
 // CHECK:         %s = molten.sub %x, %m
 // CHECK-NEXT:    %c = molten.cast %s
 // CHECK-NEXT:    %t = molten.transpose %c
+
+// -----
+
+// torch.max(x, dim): the maximum and its position reduce the same rows of
+// the same input; no value links them, but they are one group (x read once),
+// and their reshapes without keepdim are in it too.
+func.func @max_and_argmax(%x: tensor<4x8xbf16>) -> (tensor<4xbf16>, tensor<4xi64>) {
+  %m = molten.reduce_max %x axes = [1] : tensor<4x8xbf16> -> tensor<4xbf16>
+  %i = molten.argmax %x axes = [1] : tensor<4x8xbf16> -> tensor<4xi64>
+  func.return %m, %i : tensor<4xbf16>, tensor<4xi64>
+}
+
+// CHECK-LABEL: func.func @max_and_argmax(%x: tensor<4x8xbf16>) -> (tensor<4xbf16>, tensor<4xi64>) {
+// CHECK-NEXT:    %m, %i = kernel.fused row_reduce(%x) : (tensor<4x8xbf16>) -> (tensor<4xbf16>, tensor<4xi64>) {
+// CHECK-NEXT:    ^bb0(%x_1: tensor<4x8xbf16>):
+// CHECK-NEXT:      %m_1 = molten.reduce_max %x_1 axes = [1] keepdim : tensor<4x8xbf16> -> tensor<4x1xbf16>
+// CHECK-NEXT:      %m_2 = molten.reshape %m_1 : tensor<4x1xbf16> -> tensor<4xbf16>
+// CHECK-NEXT:      %i_1 = molten.argmax %x_1 axes = [1] keepdim : tensor<4x8xbf16> -> tensor<4x1xi64>
+// CHECK-NEXT:      %i_2 = molten.reshape %i_1 : tensor<4x1xi64> -> tensor<4xi64>
+// CHECK-NEXT:      kernel.yield %m_2, %i_2 : tensor<4xbf16>, tensor<4xi64>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %m, %i : tensor<4xbf16>, tensor<4xi64>
+// CHECK-NEXT:  }

@@ -385,6 +385,12 @@ SEMANTICS: dict[type[Operation], Semantics] = {
     molten.ReduceMeanOp: lambda op, dt, x: np.mean(
         x, axis=_axes(op), keepdims=op.keepdim is not None
     ),
+    molten.ArgMaxOp: lambda op, dt, x: np.argmax(
+        x, axis=_axes(op)[0], keepdims=op.keepdim is not None
+    ),
+    molten.ArgMinOp: lambda op, dt, x: np.argmin(
+        x, axis=_axes(op)[0], keepdims=op.keepdim is not None
+    ),
     molten.CumsumOp: lambda op, dt, x: cumsum(
         x, op.axis.value.data, op.reverse is not None, op.exclusive is not None
     ),

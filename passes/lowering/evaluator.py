@@ -33,6 +33,7 @@ from molten.passes.lowering.emitter import (
     ravel,
     unravel,
 )
+from molten.passes.lowering.reductions import Accumulator
 from molten.passes.lowering.scalars import round_to, scalar_type
 
 __all__ = ["Evaluator", "round_to"]
@@ -432,15 +433,14 @@ def _reduction(ev: Evaluator, op: molten.ReductionOp, index: list[Index]) -> Rul
     if op.keepdim is None:
         outer.insert(axis, 0)
     e = ev.e
-    is_max = isinstance(op, molten.ReduceMaxOp)
-    t = scalar_type(element_of(op.result))
-    start = scalars.lowest(e, t) if is_max else scalars.zero(e, t)
-    loop, body_e, body = emit_carried_for(e, 0, extent, [start])
+    accumulator = Accumulator.of(op)
+    loop, body_e, body = emit_carried_for(e, 0, extent, [accumulator.identity(e)])
     at = [body.args[0] if i == axis else v for i, v in enumerate(outer)]
     value = ev.scoped(body_e).at(op.input, at)
-    combine = scalars.maximum if is_max else scalars.add
-    body.add_op(scf.YieldOp(combine(body_e, body.args[1], value)))
-    result = loop.results[0]
+    if accumulator.positional:
+        value = accumulator.enter(body_e, value, body.args[0])
+    body.add_op(scf.YieldOp(accumulator.combine(body_e, body.args[1], value)))
+    result = accumulator.leave(e, loop.results[0])
     if isinstance(op, molten.ReduceMeanOp):
         result = e.add(arith.DivfOp(result, e.f32(float(extent))))
     return result
@@ -539,4 +539,6 @@ _RULES: dict[type[Operation], Callable[[Evaluator, Operation, list[Index]], Rule
     molten.ReduceSumOp: _reduction,
     molten.ReduceMaxOp: _reduction,
     molten.ReduceMeanOp: _reduction,
+    molten.ArgMaxOp: _reduction,
+    molten.ArgMinOp: _reduction,
 }

@@ -39,7 +39,7 @@ from molten.passes.lowering.kernels import (
     row_loop,
     store_scalar,
 )
-from molten.passes.lowering.reductions import IDENTITY, block_reduce, combine
+from molten.passes.lowering.reductions import Accumulator, block_reduce
 from molten.passes.lowering.split_row import (
     SplitRow,
     Staged,
@@ -146,11 +146,17 @@ def lower_row_reduce(
         # A counter per group, and two sets of `slots` x `split` partial
         # results per group (one exchange's and the next's); there are at
         # most `rows` groups. Only the counters must start at zero.
+        # Partial totals in each accumulation's type (f32, int64 keys, ...).
+        types = list(dict.fromkeys(Accumulator.of(op).type for op in reductions))
         scratch = (
             Scratch("group_counters", cuda.COUNTER_TYPE, rows, True),
-            Scratch("group_partials", F32, 2 * rows * split * slots, False),
+            *(
+                Scratch(_partials_name(t), t, 2 * rows * split * slots, False)
+                for t in types
+            ),
         )
-        counters, partials = shell.scratch(scratch)
+        counters, *buffers = shell.scratch(scratch)
+        partials = dict(zip(types, buffers, strict=True))
         group, part = e.idiv(bid, split), e.irem(bid, split)
         group.name_hint, part.name_hint = "group", "part"
         split_row = SplitRow(
@@ -178,16 +184,18 @@ def lower_row_reduce(
     end: Index = n if split == 1 else rb.imin(rb.iadd(first, chunk), n)
     start = rb.iadd(first, rb.imul(lane, width))  # the thread's first column
 
-    def run(em: Emitter, j: Index) -> list[list[Index]]:
-        """The indices of the `width` elements from column `j` of the row."""
-        return [element(col) for col in unravel_vector(em, j, col_shape, width)]
+    def run(em: Emitter, j: Index) -> list[tuple[tuple[Index, int], list[Index]]]:
+        """The columns (j + c) and indices of the `width` elements from
+        column `j` of the row."""
+        cols = unravel_vector(em, j, col_shape, width)
+        return [((j, c), element(col)) for c, col in enumerate(cols)]
 
     # Runs of a cached part: thread t holds columns first + t * width + c *
     # span, ... (width of them each). Where a run may pass the part's end,
     # the threads past it read the part's last run instead (width divides
     # the part) and discard it. Each run's indices are built once, so that
     # its values are loaded once.
-    runs: list[tuple[list[list[Index]], SSAValue | None]] = []
+    runs: list[tuple[list[tuple[tuple[Index, int], list[Index]]], SSAValue | None]] = []
     if cached:
         for c in range(math.ceil(chunk / span)):
             j = rb.iadd(start, c * span)
@@ -201,34 +209,69 @@ def lower_row_reduce(
 
     def block_total(evaluator: Evaluator, op: molten.ReductionOp) -> SSAValue:
         """The block's total of `op` over its lanes' elements of the part."""
-        identity = rb.f32(IDENTITY[type(op)])
+        accumulator = Accumulator.of(op)
         name = f"{op.results[0].name_hint or 'reduction'}_acc"
+
+        def named(state: list[SSAValue]) -> list[SSAValue]:
+            state[0].name_hint = name
+            return state
+
         if cached:
-            acc = identity
-            for indices, valid in runs:
-                for index in indices:
-                    combined = combine(rb, op, acc, evaluator.at(op.input, index))
-                    acc = combined if valid is None else rb.select(valid, combined, acc)
-                    acc.name_hint = name
+            # The first element starts the state (no identity, which only
+            # stands in for runs past the part's end; a position needs none).
+            state: list[SSAValue] | None = None
+            for columns, valid in runs:
+                if accumulator.idempotent:
+                    valid = None
+                for (j, c), index in columns:
+                    value = evaluator.at(op.input, index)
+                    column = rb.iadd(j, c) if accumulator.positional else 0
+                    if state is None and valid is None:
+                        state = accumulator.local_first(rb, value, column)
+                        continue
+                    if state is None:
+                        state = accumulator.local_identity(rb)
+                    stepped = accumulator.local_step(rb, state, value, column)
+                    if valid is not None:
+                        stepped = [
+                            rb.select(valid, new, old)
+                            for new, old in zip(stepped, state, strict=True)
+                        ]
+                    state = named(stepped)
+            assert state is not None
         else:
-            loop_body = Block(arg_types=[INDEX, F32])
+            first_run: Index = start
+            if accumulator.idempotent:
+                # The thread's first run, or the part's last where the thread
+                # has none, starts the state; the loop takes the rest.
+                first_run = rb.imin(start, rb.isub(end, width))
+                state = []
+                for (j, c), index in run(rb, first_run):
+                    value = evaluator.at(op.input, index)
+                    column = rb.iadd(j, c)
+                    state = (
+                        accumulator.local_first(rb, value, column)
+                        if not state
+                        else accumulator.local_step(rb, state, value, column)
+                    )
+                begin = rb.iadd(start, span)
+            else:
+                state, begin = accumulator.local_identity(rb), start
+            loop_body = Block(arg_types=[INDEX, *accumulator.local_types])
             loop = scf.ForOp(
-                rb.index(start),
-                rb.index(end),
-                rb.index(span),
-                [identity],
-                Region(loop_body),
+                rb.index(begin), rb.index(end), rb.index(span), state, Region(loop_body)
             )
             rb.block.add_op(loop)
             inner = rb.nested(loop_body)
             scoped = evaluator.scoped(inner)
-            partial = loop_body.args[1]
-            for index in run(inner, loop_body.args[0]):
-                partial = combine(inner, op, partial, scoped.at(op.input, index))
-            loop_body.add_op(scf.YieldOp(partial))
-            acc = loop.results[0]
-            acc.name_hint = name
-        return block_reduce(rb, op, acc, tid, lanes)
+            partial = list(loop_body.args[1:])
+            for (j, c), index in run(inner, loop_body.args[0]):
+                value = scoped.at(op.input, index)
+                column = inner.iadd(j, c) if accumulator.positional else 0
+                partial = accumulator.local_step(inner, partial, value, column)
+            loop_body.add_op(scf.YieldOp(*partial))
+            state = named(list(loop.results))
+        return block_reduce(rb, accumulator, accumulator.finish(rb, state), tid, lanes)
 
     for s, stage in enumerate(stages):
         rebased = any(staged.rule is not None for staged in stage)
@@ -291,10 +334,10 @@ def lower_row_reduce(
         shape = value_dims(value)
         if shape == full:
             if cached:
-                for indices, valid in runs:
+                for columns, valid in runs:
                     target = sb if valid is None else emit_if(sb, valid)
                     scoped = stores if valid is None else stores.scoped(target)
-                    for index in indices:
+                    for _, index in columns:
                         scalar = scoped.at(value, index)
                         store_scalar(scoped, scalar, ptr, ravel(target, index, full))
                     if valid is not None:
@@ -302,13 +345,16 @@ def lower_row_reduce(
             else:
                 lb, loop_block = emit_for(sb, start, end, span)
                 scoped = stores.scoped(lb)
-                for index in run(lb, loop_block.args[0]):
+                for _, index in run(lb, loop_block.args[0]):
                     scalar = scoped.at(value, index)
                     store_scalar(scoped, scalar, ptr, ravel(lb, index, full))
                 loop_block.add_op(scf.YieldOp())
-        elif shape == row_value_shape:
-            scalar = stores.at(value, per_row)
-            offset = ravel(sb, per_row, shape)
+        elif shape == row_value_shape or _views_row_values(value, row_value_shape):
+            # A view of the row values (without keepdim) is stored in their
+            # order, at the row's own offset.
+            source = value if shape == row_value_shape else value.owner.operands[0]
+            scalar = stores.at(source, per_row)
+            offset = ravel(sb, per_row, row_value_shape)
             if lanes == 1 and split == 1:  # a thread a row: it stores its own
                 store_scalar(stores, scalar, ptr, offset)
                 continue
@@ -335,3 +381,16 @@ def lower_row_reduce(
     if split_row is not None:
         launch = replace(launch, cooperative=split, scratch=scratch)
     return shell.finish(launch)
+
+
+def _views_row_values(value: SSAValue, row_value_shape: tuple) -> bool:
+    """Whether `value` is a reshape of a value of one element per row."""
+    owner = value.owner
+    return isinstance(owner, molten.ReshapeOp) and (
+        value_dims(owner.input) == row_value_shape
+    )
+
+
+def _partials_name(t) -> str:
+    """The scratch buffer of a split row's partial totals of type `t`."""
+    return "group_partials" if t == F32 else f"group_partials_{t}"

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from molten.dialects import cuda, molten
+from molten.dialects.molten import FLOAT, element_kind
 from molten.passes.lowering.emitter import (
     WARP,
     Emitter,
@@ -25,7 +26,10 @@ from molten.passes.lowering.emitter import (
     emit_if,
 )
 from molten.passes.lowering.evaluator import round_to
-from molten.passes.lowering.reductions import IDENTITY, combine, lanes_reduce
+from molten.passes.lowering.reductions import (
+    Accumulator,
+    lanes_reduce,
+)
 
 
 @dataclass(frozen=True)
@@ -115,8 +119,11 @@ def row_value(
     inverse_count: Callable[[], SSAValue],
 ) -> SSAValue:
     """The value of reduction `op` from the combined `total` of its elements."""
+    total = Accumulator.of(op).leave(e, total)
     if isinstance(op, molten.ReduceMeanOp):
         total = e.add(arith.MulfOp(total, inverse_count()))
+    if element_kind(element_of(op.results[0])) != FLOAT:
+        return total
     return round_to(e, total, element_of(op.results[0]))
 
 
@@ -125,7 +132,8 @@ class SplitRow:
     """Where a block's part of a split row lies and what the group shares."""
 
     counters: SSAValue
-    partials: SSAValue
+    partials: dict[Attribute, SSAValue]
+    """The partial totals' buffer of each accumulation type."""
     group: Index
     part: Index
     split: int
@@ -192,10 +200,12 @@ def exchange_row_values(
     split = row.split
     parity = e.irem(exchange, 2)
     base = e.imul(e.iadd(e.imul(row.group, 2), parity), row.width * split)
+    accumulators = [Accumulator.of(staged.op) for staged in stage]
+    buffers = [row.partials[a.type] for a in accumulators]
     writer = emit_if(e, e.icmp(tid, 0, "eq"))
     for r, total in enumerate(totals):
         slot = writer.iadd(base, writer.iadd(row.part, r * split))
-        writer.add(cuda.StoreOp(total, row.partials, writer.index(slot)))
+        writer.add(cuda.StoreOp(total, buffers[r], writer.index(slot)))
     close_if(writer)
     e.add(
         cuda.GroupBarrierOp(
@@ -214,7 +224,7 @@ def exchange_row_values(
         loads = [
             e.add(
                 cuda.LoadOp(
-                    row.partials,
+                    buffers[r],
                     e.index(e.iadd(base, e.iadd(clamped, r * split))),
                     coherent=True,
                 )
@@ -225,7 +235,8 @@ def exchange_row_values(
     members = [staged.op for staged in stage]
     row_values: list[SSAValue] = []
     for r, staged in enumerate(stage):
-        value = e.f32(IDENTITY[type(staged.op)])
+        accumulator = accumulators[r]
+        value = accumulator.identity(e)
         for clamped, valid, loads in parts:
             share = loads[r]
             if staged.shift is not None:
@@ -233,8 +244,8 @@ def exchange_row_values(
                 share = _rebased_share(
                     e, staged, share, loads[s], row_values[s], row, clamped
                 )
-            total = combine(e, staged.op, value, share)
+            total = accumulator.combine(e, value, share)
             value = total if valid is None else e.select(valid, total, value)
-        total = lanes_reduce(e, staged.op, value, WARP)
+        total = lanes_reduce(e, accumulator, value, WARP)
         row_values.append(row_value(e, staged.op, total, lambda: e.f32(1.0 / n)))
     return row_values

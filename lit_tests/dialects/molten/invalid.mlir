@@ -795,3 +795,31 @@ func.func @gather_extent(%x: tensor<4x8xf32>, %i: tensor<5x2xi64>) {
   %0 = molten.gather %x, %i axis = 1 : (tensor<4x8xf32>, tensor<5x2xi64>) -> tensor<5x2xf32>
   func.return
 }
+
+// -----
+
+// argmax along two axes: a position is along one
+func.func @argmax_two_axes(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.argmax: axes [0, 1] name several axes; a position is along one (reshape to join axes){{$}}
+  %0 = molten.argmax %x axes = [0, 1] : tensor<4x8xf32> -> tensor<i64>
+  func.return
+}
+
+// -----
+
+// argmin's result is int64 positions
+func.func @argmin_result_type(%x: tensor<4x8xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.argmin: result type tensor<4xf32> does not match tensor<4xi64>, the type the operands give{{$}}
+  %0 = molten.argmin %x axes = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+// argmax of bools
+func.func @argmax_of_bools(%x: tensor<4x8xi1>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.argmax: operand 'input' tensor<4x8xi1> has element type i1; molten.argmax takes float or integer tensors{{$}}
+  %0 = molten.argmax %x axes = [1] : tensor<4x8xi1> -> tensor<4xi64>
+  func.return
+}
+

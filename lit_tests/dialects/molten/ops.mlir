@@ -370,6 +370,12 @@ func.func @reductions(%x: tensor<2x4x8xf32>, %h: tensor<16x32xf16>, %b: tensor<8
   %5 = molten.reduce_max %x axes = [0, 1, 2] : tensor<2x4x8xf32> -> tensor<f32>
 // CHECK-NEXT: %5 = molten.reduce_max %x axes = [0, 1, 2] : tensor<2x4x8xf32> -> tensor<f32>
 // CHECK-GENERIC-NEXT: %5 = "molten.reduce_max"(%x) <{axes = array<i64: 0, 1, 2>}> : (tensor<2x4x8xf32>) -> tensor<f32>
+  %a0 = molten.argmax %h axes = [1] : tensor<16x32xf16> -> tensor<16xi64>
+// CHECK-NEXT: %a0 = molten.argmax %h axes = [1] : tensor<16x32xf16> -> tensor<16xi64>
+// CHECK-GENERIC-NEXT: %a0 = "molten.argmax"(%h) <{axes = array<i64: 1>}> : (tensor<16x32xf16>) -> tensor<16xi64>
+  %a1 = molten.argmin %x axes = [0] keepdim : tensor<2x4x8xf32> -> tensor<1x4x8xi64>
+// CHECK-NEXT: %a1 = molten.argmin %x axes = [0] keepdim : tensor<2x4x8xf32> -> tensor<1x4x8xi64>
+// CHECK-GENERIC-NEXT: %a1 = "molten.argmin"(%x) <{axes = array<i64: 0>, keepdim}> : (tensor<2x4x8xf32>) -> tensor<1x4x8xi64>
   %c0 = molten.cumsum %x axis = 2 : tensor<2x4x8xf32>
 // CHECK-NEXT: %c0 = molten.cumsum %x axis = 2 : tensor<2x4x8xf32>
 // CHECK-GENERIC-NEXT: %c0 = "molten.cumsum"(%x) <{axis = 2 : i64}> : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>

@@ -367,7 +367,7 @@ func.func @online(%x: tensor<2x256xf32>) -> (tensor<2x256xf32> {molten.name = "p
 // CHECK-DAG:     [[ZERO:%[^ ]+]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG:     [[NEG_INF:%[^ ]+]] = arith.constant 0xff800000 : f32
 // CHECK:         %e = math.exp %d : f32
-// CHECK:         %s_acc_3 = arith.addf %s_acc_2, %e_3 : f32
+// CHECK:         %s_acc_2 = arith.addf %s_acc_1, %e_3 : f32
 // CHECK-COUNT-5:   cuda.shfl_xor
 // CHECK-NEXT:      [[BLOCK_SUM:%[^ ]+]] = arith.addf {{%[^ ]+}}, {{%[^ ]+}} : f32
 // CHECK:           scf.if
@@ -482,13 +482,68 @@ func.func @strided(%x: tensor<2x3x40xf32>) -> (tensor<2x3x40xf32> {molten.name =
 // CHECK:           %x_2 = cuda.load %x[%x_offset_1]
 // CHECK:           arith.addi {{%[^ ]+}}, [[C80]] : index
 // CHECK:           %x_3 = cuda.load %x[%x_offset_2]
-// CHECK-NEXT:      %m_acc_2 = arith.maximumf %m_acc_1, %x_3 : f32
+// CHECK-NEXT:      %m_acc_1 = arith.maximumf %m_acc, %x_3 : f32
 // CHECK-NOT:       cuda.shfl_xor
 // CHECK-NEXT:      scf.if [[VALID_ROW]] {
 // CHECK-COUNT-3:     cuda.store {{%[^ ]+}}, %d[
 // CHECK:             [[ROW_BASE:%[^ ]+]] = arith.muli [[OUTER]], [[C40]] : index
 // CHECK-NEXT:        [[AT:%[^ ]+]] = arith.addi [[ROW_BASE]], [[INNER]] : index
-// CHECK-NEXT:        cuda.store %m_acc_2, %m[[[AT]]] : f32, !cuda.ptr<f32>
+// CHECK-NEXT:        cuda.store %m_acc_1, %m[[[AT]]] : f32, !cuda.ptr<f32>
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cuda.return
+
+// -----
+
+// -- row_reduce, positions -------------------------------------------------
+
+// An argmax: each thread keeps its best element and column (a NaN beats
+// all but an earlier NaN: `ugt` and `ord`; a later equal element does not
+// replace it); then one int64 key each, its order (the float's bits,
+// negative ones flipped below the sign, -0 as 0, a NaN the greatest) above
+// its column's complement, reduced by a signed max like any other total
+// (shuffles of i64); the row's position is the complement of the low 32
+// bits. The reshape without keepdim is stored as the row values (out[row]).
+kernel.func @argmax_k(%x: tensor<3x64xf32>) -> (tensor<3xi64>) row_reduce schedule #kernel.schedule<row_reduce, block = 32, rows_per_block = 1, elements_per_thread = 2> attributes {fused_ops = ["argmax", "reshape"]} {
+  %i = molten.argmax %x axes = [1] keepdim : tensor<3x64xf32> -> tensor<3x1xi64>
+  %r = molten.reshape %i : tensor<3x1xi64> -> tensor<3xi64>
+  kernel.yield %r : tensor<3xi64>
+}
+func.func @positions(%x: tensor<3x64xf32>) -> (tensor<3xi64> {molten.name = "top"}) {
+  %r = kernel.launch @argmax_k(%x) : (tensor<3x64xf32>) -> tensor<3xi64>
+  func.return %r : tensor<3xi64>
+}
+
+// CHECK-LABEL: cuda.kernel @argmax_k(%x: !cuda.ptr<f32>, %r: !cuda.ptr<i64>) block 32
+// CHECK-DAG:     [[LOW:%[^ ]+]] = arith.constant 4294967295 : i64
+// CHECK-DAG:     [[C32:%[^ ]+]] = arith.constant 32 : i64
+// CHECK-DAG:     [[GREATEST:%[^ ]+]] = arith.constant 2147483647 : i32
+// CHECK-DAG:     [[ZERO:%[^ ]+]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %col_1 = arith.addi %col, {{%[^ ]+}} : index
+// CHECK:         %x_1 = cuda.load %x[%x_offset] : !cuda.ptr<f32> -> f32
+// CHECK:         %x_2 = cuda.load %x[%x_offset_1] : !cuda.ptr<f32> -> f32
+// CHECK-NEXT:    [[BEYOND:%[^ ]+]] = arith.cmpf ugt, %x_2, %x_1 : f32
+// CHECK-NEXT:    [[SETTLED:%[^ ]+]] = arith.cmpf ord, %x_1, %x_1 : f32
+// CHECK-NEXT:    [[TAKEN:%[^ ]+]] = arith.andi [[BEYOND]], [[SETTLED]] : i1
+// CHECK-NEXT:    %i_acc = arith.select [[TAKEN]], %x_2, %x_1 : f32
+// CHECK-NEXT:    [[AT:%[^ ]+]] = arith.select [[TAKEN]], %col_1, %col : index
+// CHECK-NEXT:    [[IS_ZERO:%[^ ]+]] = arith.cmpf oeq, %i_acc, [[ZERO]] : f32
+// CHECK-NEXT:    [[ZEROED:%[^ ]+]] = arith.select [[IS_ZERO]], [[ZERO]], %i_acc : f32
+// CHECK-NEXT:    [[BITS:%[^ ]+]] = arith.bitcast [[ZEROED]] : f32 to i32
+// CHECK-NEXT:    [[NEGATIVE:%[^ ]+]] = arith.cmpi slt, [[BITS]], {{%[^ ]+}} : i32
+// CHECK-NEXT:    [[FLIPPED:%[^ ]+]] = arith.xori [[BITS]], [[GREATEST]] : i32
+// CHECK-NEXT:    [[ORDER:%[^ ]+]] = arith.select [[NEGATIVE]], [[FLIPPED]], [[BITS]] : i32
+// CHECK-NEXT:    [[NAN:%[^ ]+]] = arith.cmpf uno, %i_acc, %i_acc : f32
+// CHECK-NEXT:    [[ORDER_NAN:%[^ ]+]] = arith.select [[NAN]], [[GREATEST]], [[ORDER]] : i32
+// CHECK-NEXT:    [[WIDE:%[^ ]+]] = arith.extsi [[ORDER_NAN]] : i32 to i64
+// CHECK-NEXT:    [[HIGH:%[^ ]+]] = arith.shli [[WIDE]], [[C32]] : i64
+// CHECK-NEXT:    [[COL:%[^ ]+]] = arith.index_cast [[AT]] : index to i64
+// CHECK-NEXT:    [[COMPLEMENT:%[^ ]+]] = arith.subi [[LOW]], [[COL]] : i64
+// CHECK-NEXT:    [[KEY:%[^ ]+]] = arith.ori [[HIGH]], [[COMPLEMENT]] : i64
+// CHECK-NEXT:    [[S16:%[^ ]+]] = cuda.shfl_xor [[KEY]], 16 : i64
+// CHECK-NEXT:    {{%[^ ]+}} = arith.maxsi [[KEY]], [[S16]] : i64
+// CHECK-COUNT-4: cuda.shfl_xor
+// CHECK-NEXT:    [[TOTAL:%[^ ]+]] = arith.maxsi {{%[^ ]+}}, {{%[^ ]+}} : i64
+// CHECK-NEXT:    [[LOW_BITS:%[^ ]+]] = arith.andi [[TOTAL]], [[LOW]] : i64
+// CHECK-NEXT:    [[POSITION:%[^ ]+]] = arith.subi [[LOW]], [[LOW_BITS]] : i64
+// CHECK:         cuda.store [[POSITION]], %r[%row] : i64, !cuda.ptr<i64>

@@ -10,6 +10,7 @@ from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
     Float16Type,
+    Float32Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -92,6 +93,22 @@ def _conversion(printer: BodyPrinter, op: Operation) -> None:
     printer.define(result, f"({c_type(result.type)}){printer.name(operand)}")
 
 
+def _bitcast(printer: BodyPrinter, op: arith.BitcastOp) -> None:
+    """The same bits as another type: a float's through CUDA's intrinsics
+    (a C++ cast would convert its value); an integer's by a cast, which
+    keeps the bits between types of one width."""
+    source, result = op.input.type, op.result.type
+    if isinstance(source, Float32Type) and result == IntegerType(32):
+        printer.define(op.result, f"__float_as_int({printer.name(op.input)})")
+        return
+    if source == IntegerType(32) and isinstance(result, Float32Type):
+        printer.define(op.result, f"__int_as_float({printer.name(op.input)})")
+        return
+    if isinstance(source, Float32Type) or isinstance(result, Float32Type):
+        raise NotImplementedError(f"-t cuda: no bitcast from {source} to {result}")
+    _conversion(printer, op)
+
+
 def _pick(printer: BodyPrinter, op: Operation, operator: str) -> None:
     a, b = (printer.name(v) for v in op.operands)
     printer.define(op.results[0], f"{a} {operator} {b} ? {a} : {b}")
@@ -148,6 +165,9 @@ _C_COMPARISONS = {
 }
 """The C++ operator of each predicate the lowering makes."""
 
+_UNORDERED = {"ugt": "<=", "uge": "<", "ult": ">=", "ule": ">"}
+"""The ordered C++ operator whose negation is an unordered float predicate."""
+
 
 def compare(predicates: Sequence[str]) -> OpPrinter:
     """`a <operator> b` of an arith.cmpi or cmpf (`predicates`: its
@@ -159,6 +179,15 @@ def compare(predicates: Sequence[str]) -> OpPrinter:
         if predicate == "uno":  # either is a NaN
             expression = f"{a} != {a}" if a == b else f"{a} != {a} || {b} != {b}"
             printer.define(op.result, expression, "cond")
+            return
+        if predicate == "ord":  # neither is a NaN
+            expression = f"{a} == {a}" if a == b else f"{a} == {a} && {b} == {b}"
+            printer.define(op.result, expression, "cond")
+            return
+        if isinstance(op, arith.CmpfOp) and predicate in _UNORDERED:
+            # A NaN or the relation: C++'s comparisons are ordered, so the
+            # negation of the opposite one.
+            printer.define(op.result, f"!({a} {_UNORDERED[predicate]} {b})", "cond")
             return
         operator = _C_COMPARISONS[predicate]
         printer.define(op.result, f"{a} {operator} {b}", "cond")
@@ -237,7 +266,7 @@ ARITHMETIC_PRINTERS: dict[type[Operation], OpPrinter] = {
     arith.ExtUIOp: _conversion,
     arith.TruncIOp: _conversion,
     arith.IndexCastOp: _conversion,
-    arith.BitcastOp: _conversion,
+    arith.BitcastOp: _bitcast,
     cuda.FmodOp: call("fmodf"),
     cuda.CheckIndexOp: _check_index,
     mathd.ExpOp: call("expf"),
