@@ -55,7 +55,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from molten.dialects import kernel, molten
-from molten.dialects.molten import Dim, value_dims
+from molten.dialects.molten import Dim, broadcasts_to, value_dims
 from molten.passes.fusion import (
     ELEMENTWISE,
     GENERATORS,
@@ -186,8 +186,12 @@ before an operand of the ops on the scores, a bias cast up to f32."""
 
 def _operand_producers(path: list[Operation]) -> list[Operation]:
     """The casts, broadcasts and reshapes that make the other operands of the
-    ops on the scores (a bias cast up to f32), used nowhere else: the kernel
-    computes them per element where it reads the operand."""
+    ops on the scores (a bias cast up to f32), used nowhere else, and the
+    elementwise work on inputs and positions that makes a mask (a causal or
+    padding mask from iota comparisons, logical ops and where): the kernel
+    computes them per element where it reads the operand. A mask's ops
+    that other kernels use too (every layer's attention) stay for them,
+    each kernel computing its own."""
     producers: list[Operation] = []
     for op in path[1:]:
         for operand in op.operands:
@@ -197,7 +201,39 @@ def _operand_producers(path: list[Operation]) -> list[Operation]:
                     break
                 producers.append(producer)
                 operand, user = producer.operands[0], producer
-    return producers
+            if operand.owner not in path:
+                producers += _mask_ops(operand, value_dims(path[-1].results[0]))
+    return list(dict.fromkeys(producers))
+
+
+_MASK_MAPS = (molten.ReshapeOp, molten.BroadcastToOp)
+
+
+def _mask_ops(value: SSAValue, scores: Sequence[Dim]) -> list[Operation]:
+    """The ops computing `value` (an operand of an op on the scores) from
+    inputs and generators (iota) alone, elementwise or through reshapes and
+    broadcasts, each of a shape that broadcasts into the `scores`' (so that
+    the kernel computes an element per score it reads); none if some op on
+    the way is not of those kinds (a matmul, a reduction, a larger
+    tensor)."""
+    found: list[Operation] = []
+    # (a value, whether a reshape or broadcast reads it: it then need not
+    # broadcast into the scores itself, its view does)
+    stack = [(value, False)]
+    while stack:
+        current, viewed = stack.pop()
+        op = current.owner
+        if not isinstance(op, Operation) or isinstance(op, GENERATORS):
+            continue  # an input, or a generator (cloned into the kernel)
+        if not is_fusible_root(op) or not isinstance(op, (*ELEMENTWISE, *_MASK_MAPS)):
+            return []
+        if not viewed and not broadcasts_to(value_dims(current), scores):
+            return []
+        if op not in found:
+            found.append(op)
+            view = isinstance(op, _MASK_MAPS)
+            stack.extend((operand, view) for operand in op.operands)
+    return found
 
 
 def _ends_in_causal_mask(path: list[Operation]) -> bool:

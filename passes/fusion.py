@@ -226,11 +226,23 @@ def _narrows(op: Operation) -> bool:
     return element_bytes(target) < element_bytes(source)
 
 
-def _is_view(op: Operation, group: set[Operation]) -> bool:
-    """A reshape of a value from outside the group: reading through it is
-    free (the same elements in the same order), so writing it out never
-    pays."""
-    return isinstance(op, molten.ReshapeOp) and op.input.owner not in group
+RECOMPUTED_MAPS: tuple[type[Operation], ...] = (
+    molten.ReshapeOp,
+    molten.PadOp,
+    molten.SliceOp,
+    molten.BroadcastToOp,
+)
+"""Index maps that read their input's rows in order (a reshape the same
+elements, a pad or slice a part, a broadcast some again): a user's kernel
+reads through them as cheaply as it would read their result."""
+
+
+def _is_view(op: Operation) -> bool:
+    """An index map that reads its input's rows in order (`RECOMPUTED_MAPS`:
+    a reshape, a concat's pads, a slice, a broadcast): a user reading
+    through it costs what reading its result would, so writing it out never
+    pays (its input is written instead, or recomputed in turn)."""
+    return isinstance(op, RECOMPUTED_MAPS)
 
 
 def kept_outside(ordered: Sequence[Operation], group: set[Operation]) -> set[Operation]:
@@ -250,7 +262,7 @@ def kept_outside(ordered: Sequence[Operation], group: set[Operation]) -> set[Ope
             outside = [u for u in _users(op) if u not in group or u in kept]
             if (
                 outside
-                and (isinstance(op, ELEMENTWISE) or _is_view(op, group))
+                and (isinstance(op, ELEMENTWISE) or _is_view(op))
                 and all(u in kept or absorbs_producers(u) for u in outside)
             ):
                 kept.add(op)

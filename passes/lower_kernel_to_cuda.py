@@ -93,12 +93,15 @@ def lower_scheduled(
 
 def check_element_types(kfunc: kernel.FuncOp) -> None:
     """An UnsupportedError naming the first integer or bool tensor of a
-    gemm or attention kernel: the interpreter runs those, the CUDA lowering
-    does not yet (their tiles are float)."""
+    gemm kernel: the interpreter runs those, the CUDA lowering does not yet
+    (its epilogue is float)."""
     if kfunc.kind.data in (
         kernel.KernelKind.POINTWISE,
         kernel.KernelKind.SCAN,
         kernel.KernelKind.ROW_REDUCE,
+        # Its matmuls take floats; integers and bools make masks, evaluated
+        # per score as in a pointwise kernel.
+        kernel.KernelKind.ATTENTION,
     ):
         return
     values = [*kfunc.body.block.args]
@@ -112,9 +115,9 @@ def check_element_types(kfunc: kernel.FuncOp) -> None:
             raise UnsupportedError(
                 f"lower-kernel-to-cuda: @{kfunc.sym_name.data}: {what} "
                 f"{value.name_hint or ''} {t} holds {t.element_type}; integer "
-                f"and bool tensors are lowered to CUDA in pointwise, row_reduce and "
-                f"scan kernels, not yet in a {kfunc.kind.data.value} kernel (the "
-                "interpreter, molten.interpret, runs them)"
+                f"and bool tensors are lowered to CUDA in pointwise, row_reduce, "
+                f"scan and attention kernels, not yet in a {kfunc.kind.data.value} "
+                "kernel (the interpreter, molten.interpret, runs them)"
             )
 
 

@@ -200,3 +200,52 @@ def test_a_part_past_the_keys_adds_nothing(monkeypatch):
     assert compiled.kernels[0].grid == (1, 44, 6)
     error = _run(g, "float16", "sm_90")
     assert error < TOLERANCE["float16"], f"relative L2 error {error:.2e}"
+
+
+def _masked_by_positions(b, h, s, d, dtype):
+    """softmax(q kᵀ / √d + mask) v with the mask transformers builds: key j
+    kept where j <= i (iota comparisons) and the key's attention_mask (int64
+    ids of padding) is nonzero, the rest the least finite score."""
+    g = DataflowGraph("attention")
+    q, k, v = (g.add_input(n, [b, h, s, d], dtype) for n in "qkv")
+    padding = g.add_input("attention_mask", [b, s], "int64")
+    causal = g.le(g.iota([s, s], 1), g.iota([s, s], 0))
+    kept = g.logical_and(
+        g.reshape(causal, [1, 1, s, s]), g.reshape(g.ne(padding, 0), [b, 1, 1, s])
+    )
+    least = float(torch.finfo(TORCH_DTYPE[dtype]).min)
+    mask = g.where(kept, g.constant(0.0, dtype=dtype), g.constant(least, dtype=dtype))
+    scores = g.mul(g.matmul(q, k, transpose_b=True), d**-0.5)
+    g.add_output(g.matmul(g.softmax(g.add(scores, mask), -1), v))
+    return g
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_90a"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(2, 3, 300, 64), (1, 2, 129, 128)])
+def test_a_mask_from_positions_is_computed_inside_attention(shape, dtype, arch):
+    """The causal and padding mask from iota comparisons and an int64
+    attention_mask is evaluated per score inside the one attention kernel
+    (never stored), left padding and all, equal to the interpreter's."""
+    b, h, s, d = shape
+    g = _masked_by_positions(b, h, s, d, dtype)
+    compiled = ZeroCompiler(arch=arch).compile(g)
+    assert [k.name for k in compiled] == ["attention_attention0"]
+    rng = np.random.default_rng()
+    arrays = [
+        round_to(rng.standard_normal(t.shape.dims), t.type.element_type)
+        for t in g.inputs[:3]
+    ]
+    padding = np.ones((b, s), np.int64)
+    padding[0, : s // 3] = 0  # left padding: the first rows keep no key
+    arrays.append(padding)
+    inputs = [
+        torch.tensor(a.astype(np.float32)).to(TORCH_DTYPE[dtype]).cuda()
+        for a in arrays[:3]
+    ] + [torch.from_numpy(padding).cuda()]
+    result = compiled(*inputs)
+    torch.cuda.synchronize()
+    got = result.float().cpu().numpy().astype(np.float64)
+    want = molten.interpret(g, *arrays, reference=True)
+    error = float(np.linalg.norm(got - want) / np.linalg.norm(want))
+    assert error < TOLERANCE[dtype], f"relative L2 error {error:.2e}"

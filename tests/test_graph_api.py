@@ -634,7 +634,7 @@ def test_an_integer_graph_interprets_and_compiles():
     with pytest.raises(
         molten.UnsupportedError,
         match="integer and bool tensors are lowered to CUDA in pointwise, "
-        "row_reduce and scan kernels, not yet in a gemm kernel",
+        "row_reduce, scan and attention kernels, not yet in a gemm kernel",
     ):
         molten.ZeroCompiler().compile(masked)
 

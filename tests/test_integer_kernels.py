@@ -157,3 +157,32 @@ def test_argmax_semantics_follow_torch():
     t = torch.from_numpy(rows)
     np.testing.assert_array_equal(top, t.argmax(1).numpy())
     np.testing.assert_array_equal(bottom, t.argmin(1).numpy())
+
+
+def _position_masked_attention(dtype: str = "bfloat16") -> DataflowGraph:
+    g = DataflowGraph("masked_attention")
+    q, k, v = (g.add_input(n, [2, 4, 96, 64], dtype) for n in "qkv")
+    padding = g.add_input("attention_mask", [2, 96], "int64")
+    causal = g.le(g.iota([96, 96], 1), g.iota([96, 96], 0))
+    kept = g.logical_and(
+        g.reshape(causal, [1, 1, 96, 96]), g.reshape(g.ne(padding, 0), [2, 1, 1, 96])
+    )
+    zero, least = g.constant(0.0, dtype=dtype), g.constant(-3.0e38, dtype=dtype)
+    mask = g.where(kept, zero, least)
+    scores = g.mul(g.matmul(q, k, transpose_b=True), 0.125)
+    g.add_output(g.matmul(g.softmax(g.add(scores, mask), -1), v))
+    return g
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_a_mask_from_positions_is_computed_inside_attention(arch, tmp_path):
+    """transformers' causal and padding mask (iota comparisons, an int64
+    attention_mask, logical_and, where) is no kernel of its own: the one
+    attention kernel evaluates it per score, reading the int64 ids; its
+    C++ compiles with nvcc (tests/test_attention_gpu.py runs it)."""
+    compiled = ZeroCompiler(arch=arch).compile(_position_masked_attention())
+    assert [k.name for k in compiled] == ["masked_attention_attention0"]
+    source = compiled.source
+    assert "const int64_t* __restrict__ attention_mask" in source
+    if NVCC is not None:
+        compile_unit(source, tmp_path, strict=False, archs=(arch,), device_only=True)

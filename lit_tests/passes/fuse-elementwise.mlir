@@ -426,3 +426,47 @@ func.func @reshape_also_a_result(%y: tensor<8x32xf32>, %b: tensor<32xf32>) -> (t
 // CHECK:         %t = kernel.fused pointwise(%r)
 // CHECK-NEXT:    ^bb0(%r_1: tensor<8x2x16xf32>):
 // CHECK-NEXT:      %t_1 = molten.transpose %r_1
+
+// -----
+
+// Rotary tables from positions (iota x inv_freq, the two halves
+// concatenated: pads and an add, then cos and sin) are recomputed inside
+// the kernel that applies them: one kernel reads x and inv_freq, writes the
+// result; nothing of the [8, 16] tables is stored (a pad, slice, broadcast
+// or reshape reads its input in order: never written out).
+func.func @rope_tables(%x: tensor<1x2x8x16xbf16>, %inv_freq: tensor<8xf32>) -> tensor<1x2x8x16xbf16> {
+  %pos = molten.iota axis = 0 : tensor<8xi64>
+  %posf = molten.cast %pos : tensor<8xi64> to tensor<8xf32>
+  %column = molten.reshape %posf : tensor<8xf32> -> tensor<8x1xf32>
+  %row = molten.reshape %inv_freq : tensor<8xf32> -> tensor<1x8xf32>
+  %freqs = molten.mul %column, %row : (tensor<8x1xf32>, tensor<1x8xf32>) -> tensor<8x8xf32>
+  %low = molten.pad %freqs axis = 1 before = 0 : tensor<8x8xf32> -> tensor<8x16xf32>
+  %high = molten.pad %freqs axis = 1 before = 8 : tensor<8x8xf32> -> tensor<8x16xf32>
+  %emb = molten.add %low, %high : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  %cosf = molten.cos %emb : tensor<8x16xf32>
+  %cos = molten.cast %cosf : tensor<8x16xf32> to tensor<8x16xbf16>
+  %sinf = molten.sin %emb : tensor<8x16xf32>
+  %sin = molten.cast %sinf : tensor<8x16xf32> to tensor<8x16xbf16>
+  %a = molten.mul %x, %cos : (tensor<1x2x8x16xbf16>, tensor<8x16xbf16>) -> tensor<1x2x8x16xbf16>
+  %r = molten.rotate_half %x : tensor<1x2x8x16xbf16>
+  %b = molten.mul %r, %sin : (tensor<1x2x8x16xbf16>, tensor<8x16xbf16>) -> tensor<1x2x8x16xbf16>
+  %y = molten.add %a, %b : (tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>) -> tensor<1x2x8x16xbf16>
+  func.return %y : tensor<1x2x8x16xbf16>
+}
+
+// CHECK-LABEL: func.func @rope_tables(%x: tensor<1x2x8x16xbf16>, %inv_freq: tensor<8xf32>) -> tensor<1x2x8x16xbf16> {
+// CHECK:         %y = kernel.fused pointwise(%inv_freq, %x) : (tensor<8xf32>, tensor<1x2x8x16xbf16>) -> tensor<1x2x8x16xbf16> {
+// CHECK-NEXT:    ^bb0(%inv_freq_1: tensor<8xf32>, %x_1: tensor<1x2x8x16xbf16>):
+// CHECK-NEXT:      %pos_1 = molten.iota axis = 0 : tensor<8xi64>
+// CHECK:           %freqs = molten.mul
+// CHECK-NEXT:      %low = molten.pad %freqs axis = 1 before = 0
+// CHECK-NEXT:      %high = molten.pad %freqs axis = 1 before = 8
+// CHECK-NEXT:      %emb = molten.add %low, %high
+// CHECK-NEXT:      %cosf = molten.cos %emb
+// CHECK:           %sinf = molten.sin %emb
+// CHECK:           %r = molten.rotate_half %x_1
+// CHECK:           %y_1 = molten.add %a, %b
+// CHECK-NEXT:      kernel.yield %y_1 : tensor<1x2x8x16xbf16>
+// CHECK-NEXT:    }
+// CHECK-NOT:     kernel.fused
+// CHECK:         func.return %y : tensor<1x2x8x16xbf16>

@@ -18,9 +18,10 @@ import math
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 from molten.dialects import molten
 from molten.passes.fuse_attention import AttentionPattern
@@ -31,6 +32,7 @@ from molten.passes.lowering.pipeline import CopyPipeline, loop_steps
 from molten.passes.lowering.reductions import lanes_reduce
 
 LOG2E = math.log2(math.e)
+FLT_MAX = float(np.finfo(np.float32).max)
 APPROXIMATE = arith.FastMathFlagsAttr([arith.FastMathFlag.APPROX_FUNC])
 """The softmax's exp2 runs on the SFU alone (ex2.approx.ftz): weights below
 2^-126 of the row's largest flush to zero, which the sum never sees."""
@@ -104,6 +106,42 @@ def positive_scale(found: AttentionPattern) -> tuple[SSAValue, float] | None:
     if c is None or not 0 < c < math.inf:
         return None
     return product.result, c
+
+
+def has_operand_on_scores(found: AttentionPattern) -> bool:
+    """Whether an op from the scores to the logits takes another tensor than
+    a constant or the causal mask (a mask or a bias)."""
+    scores = found.scores.result
+    chain: set[SSAValue] = set()
+    stack = [found.logits]
+    while stack:  # the values between the scores and the logits
+        value = stack.pop()
+        if value is scores or value in chain:
+            continue
+        chain.add(value)
+        owner = value.owner
+        if isinstance(owner, Operation) and _reaches(owner, scores):
+            stack.extend(owner.operands)
+    # A value of the chain not computed from the scores is an operand.
+    return any(
+        not isinstance(value.owner, molten.ConstantOp | molten.CausalMaskOp)
+        and not (isinstance(value.owner, Operation) and _reaches(value.owner, scores))
+        for value in chain
+    )
+
+
+def _reaches(op: Operation, target: SSAValue) -> bool:
+    """Whether `target` is among `op`'s operands or theirs (in the kernel)."""
+    stack, seen = list(op.operands), set()
+    while stack:
+        value = stack.pop()
+        if value is target:
+            return True
+        if value in seen or not isinstance(value.owner, Operation):
+            continue
+        seen.add(value)
+        stack.extend(value.owner.operands)
+    return False
 
 
 def causal_add(found: AttentionPattern) -> tuple[SSAValue, SSAValue] | None:
@@ -295,6 +333,19 @@ class KeyLoop:
         scaled = positive_scale(self.found)
         log2e = lb.f32(LOG2E if scaled is None else LOG2E * scaled[1])
         minus_inf = lb.f32(-math.inf)
+        # A mask or bias may hold the least finite score (transformers'
+        # masks do): times log2(e) it would overflow to -inf, and a row of
+        # it would weigh nothing where it should weigh all alike.
+        guarded = scaled is None and has_operand_on_scores(self.found)
+
+        def to_log2(value: SSAValue) -> SSAValue:
+            exponent = lb.add(arith.MulfOp(value, log2e))
+            if not guarded:
+                return exponent
+            finite = lb.add(arith.MaxnumfOp(exponent, lb.f32(-FLT_MAX)))
+            masked = lb.add(arith.CmpfOp(value, minus_inf, "oeq"))
+            return lb.select(masked, minus_inf, finite)
+
         m_new, m_use, l_new, alpha = [], [], [], []
         for h in range(self.rows):
             values = [s[j] for j in scores.row_registers(h)]
@@ -305,7 +356,7 @@ class KeyLoop:
                 row_max = lb.add(arith.MaxnumfOp(row_max, value))
             # A row's values are spread over the lanes of a quad.
             row_max = lanes_reduce(lb, arith.MaxnumfOp, row_max, scores.quad)
-            row_max = lb.add(arith.MulfOp(row_max, log2e))
+            row_max = to_log2(row_max)
             m_new.append(lb.add(arith.MaxnumfOp(m_old[h], row_max)))
             # A row masked whole so far subtracts 0, not -inf (exp2(-inf - -inf)
             # would be NaN): its weights and rescaling stay 0.
@@ -315,7 +366,7 @@ class KeyLoop:
             alpha.append(lb.add(mathd.Exp2Op(shift, APPROXIMATE)))
         p = []
         for j, value in enumerate(s):
-            exponent = lb.add(arith.MulfOp(value, log2e))
+            exponent = to_log2(value)
             shifted = lb.add(arith.SubfOp(exponent, m_use[scores.row_slot(j)]))
             p.append(lb.add(mathd.Exp2Op(shifted, APPROXIMATE)))
         for h in range(self.rows):
