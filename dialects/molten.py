@@ -1113,6 +1113,75 @@ class GatherOp(_IndexingOp):
 
 
 @irdl_op_definition
+class ScatterOp(MoltenOp):
+    """`input` with the elements of `source` written along `axis` at the
+    positions `indices` holds (torch.scatter, scatter_add, index_copy):
+    result[i][indices[i][j]] = source[i][j] for axis 1, or `+=` with
+    `accumulate`. `indices` has source's shape and input's rank, and along
+    every other axis at most input's size. Where two indices name one
+    element, the last written wins (torch leaves that order undefined).
+
+    ```mlir
+    %s = molten.scatter %x, %idx, %src axis = 1
+        : (tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x8xf32>
+    %a = molten.scatter %x, %idx, %src axis = 1 accumulate
+        : (tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x3xf32>) -> tensor<4x8xf32>
+    ```
+    """
+
+    name = "molten.scatter"
+    SAME_ELEMENT_TYPE: ClassVar[bool] = False
+    TAKES: ClassVar[frozenset[str]] = ANY_ELEMENT
+    input = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    source = operand_def(TensorType)
+    axis = prop_def(IntegerAttr[i64])
+    accumulate = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $indices `,` $source `axis` `=` $axis "
+        "(`accumulate` $accumulate^)? attr-dict `:` functional-type(operands, results)"
+    )
+
+    # The indices are checked as a gather's, in this op's name.
+    _checked = _IndexingOp.__dict__["_checked"]
+
+    @classmethod
+    def infer_result_type(cls, operand_types, properties, result_type):
+        x, indices, source = operand_types
+        GatherOp.__dict__["infer_result_type"].__func__(
+            cls, [x, indices], properties, None
+        )
+        if dims_of(source) != dims_of(indices):
+            raise ShapeError(
+                f"{cls.name}: source {source} must have the shape of indices {indices}"
+            )
+        if source.element_type != x.element_type:
+            raise DTypeError(
+                f"{cls.name}: source {source} must have the element type of input "
+                f"{x} ({x.element_type})"
+            )
+        if "accumulate" in properties and element_kind(x.element_type) == BOOLEAN:
+            raise DTypeError(f"{cls.name}: accumulate takes numbers, not {x}")
+        return x
+
+    def verify_(self) -> None:
+        super().verify_()
+        owner = self.indices.owner
+        if not isinstance(owner, ConstantOp):
+            return
+        size = dims_of(self.input.type)[self.axis.value.data]
+        bad = [v for v in owner.values() if not 0 <= v < size]
+        if bad:
+            raise ShapeError(
+                f"{self.name}: the constant indices {self.indices.type} hold "
+                f"{bad[:4]}, out of range for axis {self.axis.value.data} of "
+                f"input {self.input.type} (size {size})"
+            )
+
+
+@irdl_op_definition
 class RotateHalfOp(UnaryOp):
     """concat(-x[..., d/2:], x[..., :d/2]) over the last axis, as used by RoPE.
 
@@ -2332,6 +2401,7 @@ Molten = Dialect(
         IotaOp,
         TakeOp,
         GatherOp,
+        ScatterOp,
         *REDUCTION_OPS,
         BroadcastToOp,
         ReshapeOp,

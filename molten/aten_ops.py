@@ -853,6 +853,61 @@ def _gather(g, x, dim, index, *, sparse_grad=False):
     return g.gather(x, dim, index)
 
 
+def _index_shaped(g, source, index):
+    """`source` cut to the shape of `index` (torch's scatter reads only the
+    part of source the index covers)."""
+    for axis, (have, want) in enumerate(zip(source.shape, index.shape, strict=True)):
+        if have != want:
+            source = g.slice(source, axis, 0, want)
+    return source
+
+
+@aten("scatter.src")
+def _scatter(g, x, dim, index, src):
+    return g.scatter(x, dim, index, _index_shaped(g, src, index))
+
+
+@aten("scatter.value")
+def _scatter_value(g, x, dim, index, value):
+    return g.scatter(x, dim, index, value)
+
+
+@aten("scatter_add.default")
+def _scatter_add(g, x, dim, index, src):
+    return g.scatter_add(x, dim, index, _index_shaped(g, src, index))
+
+
+@aten("index_copy.default")
+def _index_copy(g, x, dim, index, source):
+    return g.index_copy(x, dim, index, source)
+
+
+@aten("index_add.default")
+def _index_add(g, x, dim, index, source, *, alpha=1):
+    return g.index_add(x, dim, index, source, alpha=alpha)
+
+
+@aten("index_put.default")
+def _index_put(g, x, indices, values, accumulate=False):
+    """x[..., idx, ...] = values (+= with accumulate): one 1-D index tensor,
+    at the axis where it is given, the values broadcast to the slices."""
+    given = [i for i, t in enumerate(indices) if t is not None]
+    if len(given) != 1:
+        raise _unsupported("aten.index_put", f"{len(given)} index tensors at once")
+    (axis,) = given
+    idx = indices[axis]
+    if idx.dtype == "bool" or idx.shape.rank != 1:
+        raise _unsupported("aten.index_put", f"an index {idx.type} (1-D ids are)")
+    shape = list(x.shape)
+    shape[axis] = idx.shape[0]
+    if not isinstance(values, Tensor):
+        values = g.full(shape, values, x.dtype)
+    values = g.broadcast_to(_in(g, values, x), shape)
+    if accumulate:
+        return g.index_add(x, axis, idx, values)
+    return g.index_copy(x, axis, idx, values)
+
+
 def _creation_dtype(op: str, dtype: Any) -> str | None:
     if dtype is None:
         return None
@@ -1145,6 +1200,27 @@ def _distances(g, x1: Tensor, x2: Tensor, p: float) -> Tensor:
     if p <= 0:
         raise _unsupported("aten.cdist", f"p={p}")
     return g.pow(g.reduce_sum(g.pow(diff, p), -1), 1 / p)
+
+
+@aten("linalg_vector_norm.default")
+def _vector_norm(g, x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The ord-norm over `dim` (all axes by default): sqrt(sum x^2), the
+    largest or least |x| at +-inf, the count of nonzeros at 0, else
+    (sum |x|^ord)^(1/ord)."""
+    _no_dtype("aten.linalg_vector_norm", dtype)
+    axes = _dims(x, dim)
+    magnitude = g.abs(x)
+    if ord == 2:
+        return g.sqrt(g.reduce_sum(g.square(x), axes, keepdim))
+    if ord == float("inf"):
+        return g.reduce_max(magnitude, axes, keepdim)
+    if ord == float("-inf"):
+        return g.neg(g.reduce_max(g.neg(magnitude), axes, keepdim))
+    if ord == 0:
+        return g.reduce_sum(g.cast(g.ne(x, 0.0), x.dtype), axes, keepdim)
+    if ord == 1:
+        return g.reduce_sum(magnitude, axes, keepdim)
+    return g.pow(g.reduce_sum(g.pow(magnitude, ord), axes, keepdim), 1 / ord)
 
 
 @aten("_cdist_forward.default", "cdist.default")

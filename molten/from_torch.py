@@ -87,7 +87,57 @@ def from_torch(
             f"{type(error).__name__}: {first}"
         ) from None
     return _translate(
-        exported, graph_name, _defined_at(fn_or_module), inputs, dynamic or {}
+        _decomposed(exported, graph_name),
+        graph_name,
+        _defined_at(fn_or_module),
+        inputs,
+        dynamic or {},
+    )
+
+
+def _decomposed(exported: Any, graph_name: str) -> Any:
+    """`exported` with each op Molten has no handler for decomposed into
+    Core ATen (torch.export's `run_decompositions`), by a table without the
+    ops it handles: its composites (softmax, layer_norm, rms_norm, sdpa,
+    silu, gelu...) stay whole, and a graph of handled ops only is left as
+    it is."""
+    from torch.export import default_decompositions
+
+    # An in-place op is functionalized by the decomposition (torch's own
+    # machinery) unless it updates a step counter, module state that the
+    # translation leaves alone (BatchNorm's).
+    unhandled = {
+        str(node.target)
+        for node in exported.graph.nodes
+        if node.op == "call_function"
+        and str(node.target).startswith("aten.")
+        and not _updates_a_counter(node)
+    } - set(ATEN_OPS)
+    if not unhandled:
+        return exported
+    table = default_decompositions()
+    for op in list(table.keys()):
+        if str(op) in ATEN_OPS:
+            del table[op]
+    try:
+        return exported.run_decompositions(table)
+    except Exception as error:  # torch's own errors, as in tracing
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise UnsupportedError(
+            f"from_torch: torch.export could not decompose "
+            f"{', '.join(sorted(unhandled))} of {graph_name}: "
+            f"{type(error).__name__}: {first}"
+        ) from None
+
+
+def _updates_a_counter(node: Any) -> bool:
+    """Whether `node` is an in-place op on a step counter (a 0-d integer
+    buffer: not a tensor the graph takes)."""
+    target = node.args[0] if node.args else None
+    return (
+        str(node.target).split(".")[1].endswith("_")
+        and getattr(target, "op", None) == "placeholder"
+        and not _is_tensor_input(target.meta.get("val"))
     )
 
 
@@ -214,7 +264,51 @@ def _translate(
             return Unavailable(f"buffer '{name}' (a counter)")
         return name
 
-    return translate(exported.graph, graph_name, input_name, defined_at, sizes)
+    names = {node.name: name for node, name in forward_names.items()}
+    return translate(
+        exported.graph,
+        graph_name,
+        input_name,
+        defined_at,
+        sizes,
+        _user_outputs(exported, graph_name, names),
+    )
+
+
+def _user_outputs(exported: Any, graph_name: str, names: dict[str, str]) -> list[bool]:
+    """Which of the exported graph's outputs are the forward's: the others
+    are the new values of inputs or buffers it writes in place, which
+    Molten's graphs cannot express yet (an UnsupportedError naming one)."""
+    from torch.export.graph_signature import OutputKind
+
+    counters = {
+        spec.target
+        for spec, node in zip(
+            exported.graph_signature.input_specs,
+            [n for n in exported.graph.nodes if n.op == "placeholder"],
+            strict=True,
+        )
+        if not _is_tensor_input(node.meta.get("val"))
+    }
+    kept = []
+    for spec in exported.graph_signature.output_specs:
+        if spec.kind == OutputKind.USER_OUTPUT:
+            kept.append(True)
+            continue
+        if spec.kind == OutputKind.BUFFER_MUTATION and spec.target in counters:
+            kept.append(False)  # a step counter's update: state, not math
+            continue
+        what = (
+            f"its input '{names.get(spec.target, spec.target)}'"
+            if spec.kind == OutputKind.USER_INPUT_MUTATION
+            else f"{spec.kind.name.lower().split('_')[0]} '{spec.target}'"
+        )
+        raise UnsupportedError(
+            f"from_torch: {graph_name} writes {what} in place: Molten's graphs "
+            "do not update their inputs yet (as a KV cache's update would; "
+            "docs/plans/in-place-updates.md)"
+        )
+    return kept
 
 
 def translate(
@@ -223,11 +317,12 @@ def translate(
     input_name: Callable[[Any], str | Unavailable] = lambda node: node.name,
     defined_at: str = "",
     sizes: dict[str, str] | None = None,
+    kept: list[bool] | None = None,
 ) -> DataflowGraph:
     """The DataflowGraph of an FX graph of ATen ops (torch.export's, or a
     part of one): each placeholder an input named by `input_name` (or a
     value the graph does not compute), each op by its entry of ATEN_OPS,
-    the outputs in order."""
+    the outputs in order (those `kept` says, where it is given)."""
     g = DataflowGraph(graph_name)
     values: dict[Any, Any] = {}
     for node in graph.nodes:
@@ -244,6 +339,8 @@ def translate(
             results = node.args[0]
             results = results if isinstance(results, list | tuple) else [results]
             for i, out in enumerate(results):
+                if kept is not None and not kept[i]:
+                    continue
                 result = _materialized(g, values.get(out))
                 if not isinstance(result, Tensor):
                     raise UnsupportedError(

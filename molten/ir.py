@@ -801,6 +801,82 @@ class DataflowGraph:
         shape): result[i][j] = x[i][indices[i][j]] for axis 1."""
         return self._indexing(molten.GatherOp, x, indices, axis, name)
 
+    def scatter(
+        self,
+        x: Tensor,
+        axis: int,
+        indices: Tensor,
+        source: Tensor | float,
+        *,
+        accumulate: bool = False,
+        name: str | None = None,
+    ) -> Tensor:
+        """torch.scatter: x with `source` (a tensor of indices' shape, or a
+        number) written along `axis` at `indices` (x's rank):
+        result[i][indices[i][j]] = source[i][j] for axis 1; added with
+        `accumulate` (scatter_add). Of two writes to one element the last
+        wins. Functional: x itself is not changed."""
+        op_name = molten.ScatterOp.name
+        axis = _checked_int(op_name, "axis", axis)
+        accumulate = _checked_flag(op_name, "accumulate", accumulate)
+        self._check_owned(x, op_name)
+        with self._building(op_name, [x, indices, axis]):
+            rank = len(x.type.get_shape())
+            axis = molten.normalize_axis(op_name, axis, rank)
+        if not isinstance(source, Tensor) and isinstance(indices, Tensor):
+            source = self.full(indices.shape, source, x.dtype)
+        props: dict[str, Attribute] = {"axis": IntegerAttr(axis, i64)}
+        if accumulate:
+            props["accumulate"] = UnitAttr()
+        return self._emit(molten.ScatterOp, [x, indices, source], name, props)
+
+    def scatter_add(
+        self, x: Tensor, axis: int, indices: Tensor, source: Tensor, *, name=None
+    ) -> Tensor:
+        """torch.scatter_add: `source` added into x along `axis` at `indices`
+        (every write counts, duplicates too)."""
+        return self.scatter(x, axis, indices, source, accumulate=True, name=name)
+
+    def index_copy(
+        self, x: Tensor, axis: int, index: Tensor, source: Tensor, *, name=None
+    ) -> Tensor:
+        """torch.index_copy: x with its slices along `axis` at the 1-D `index`
+        replaced by those of `source` (x's shape but `len(index)` along
+        `axis`), as a KV cache takes a step's keys."""
+        return self._index_update(x, axis, index, source, False, name)
+
+    def index_add(
+        self,
+        x: Tensor,
+        axis: int,
+        index: Tensor,
+        source: Tensor,
+        *,
+        alpha: float = 1.0,
+        name: str | None = None,
+    ) -> Tensor:
+        """torch.index_add: `alpha * source`'s slices added to x's along
+        `axis` at the 1-D `index`."""
+        if alpha != 1:
+            source = self.mul(source, alpha)
+        return self._index_update(x, axis, index, source, True, name)
+
+    def _index_update(self, x, axis, index, source, accumulate, name) -> Tensor:
+        op_name = "molten.index_copy" if not accumulate else "molten.index_add"
+        self._check_owned(x, op_name)
+        if not isinstance(index, Tensor) or index.shape.rank != 1:
+            raise GraphError(f"{op_name}: index must be a 1-D tensor of positions")
+        if not isinstance(source, Tensor) or source.shape.rank != x.shape.rank:
+            raise GraphError(f"{op_name}: source must be a tensor of x's rank")
+        axis = molten.normalize_axis(
+            op_name, _checked_int(op_name, "axis", axis), x.shape.rank
+        )
+        # The 1-D index along `axis`, the same for every other position.
+        ones = [1] * x.shape.rank
+        ones[axis] = index.shape[0]
+        spread = self.broadcast_to(self.reshape(index, ones), list(source.shape.dims))
+        return self.scatter(x, axis, spread, source, accumulate=accumulate, name=name)
+
     def take_along_dim(
         self, x: Tensor, indices: Tensor, axis: int, *, name: str | None = None
     ) -> Tensor:

@@ -156,3 +156,104 @@ def test_positions_and_integer_reductions_are_torchs(case):
     for g, w in zip(got, want, strict=True):
         assert np.asarray(g).dtype == w.numpy().dtype
         np.testing.assert_array_equal(np.asarray(g), w.numpy())
+
+
+DECOMPOSED = {
+    "addcmul": (lambda a, b, c: torch.addcmul(a, b, c, value=0.5), 3),
+    "lerp": (lambda a, b: torch.lerp(a, b, 0.3), 2),
+    "glu": (lambda a: F.glu(a, -1), 1),
+    "logit": (lambda a: torch.logit(a.sigmoid()), 1),
+    "celu": (lambda a: F.celu(a), 1),
+    "logsigmoid": (lambda a: F.logsigmoid(a), 1),
+    "frac": (lambda a: torch.frac(a), 1),
+    "std": (lambda a: a.std(-1), 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DECOMPOSED))
+def test_ops_without_a_handler_are_decomposed_into_core_aten(case):
+    """An op Molten has no handler for is decomposed by torch's Core ATen
+    table (from_torch's run_decompositions) into ops it has."""
+    fn, count = DECOMPOSED[case]
+    _check(fn, *[_x(4, 8) for _ in range(count)], tolerance=1e-6)
+
+
+def test_the_decompositions_keep_molten_s_composites_whole():
+    """Decomposing the graph for one op (addcmul) leaves the ops Molten
+    takes whole as they are: the softmax stays molten.softmax, the layer
+    norm molten.layer_norm (not their Core ATen pieces)."""
+
+    def fn(x, w):
+        y = torch.softmax(torch.addcmul(x, x, x, value=0.5), -1)
+        return F.layer_norm(y, (8,), w)
+
+    graph = molten.from_torch(fn, [_x(4, 8), _x(8)])
+    text = graph.to_mlir()
+    assert "molten.softmax" in text and "molten.layer_norm" in text
+    _check(fn, _x(4, 8), _x(8), tolerance=1e-6)
+
+
+@pytest.mark.parametrize("ord", [2, 1, 0, 3.0, float("inf"), float("-inf")])
+def test_vector_norms_are_torchs(ord):
+    x = _x(4, 8)
+    if ord == 0:
+        x = x.round()
+    _check(lambda a: torch.linalg.vector_norm(a, ord, dim=-1), x, tolerance=1e-6)
+    _check(lambda a: F.cosine_similarity(a, a.flip(0), -1), x, tolerance=1e-6)
+
+
+def _index_put(c, p, n):
+    y = c.clone()
+    y[:, :, p] = n
+    return y
+
+
+_CACHE, _POSITIONS, _NEW = _x(1, 2, 16, 4), torch.tensor([5, 9, 2]), _x(1, 2, 3, 4)
+_IDS = torch.randint(0, 8, (4, 3))
+
+SCATTERS = {
+    "scatter": (lambda x, i, s: x.scatter(1, i, s), [_x(4, 8), _IDS, _x(4, 5)]),
+    "scatter_value": (lambda x, i: x.scatter(1, i, 2.5), [_x(4, 8), _IDS]),
+    "scatter_add": (lambda x, i, s: x.scatter_add(1, i, s), [_x(4, 8), _IDS, _x(4, 3)]),
+    "index_copy": (lambda c, p, n: c.index_copy(2, p, n), [_CACHE, _POSITIONS, _NEW]),
+    "index_add": (
+        lambda c, p, n: c.index_add(2, p, n, alpha=0.5),
+        [_CACHE, _POSITIONS, _NEW],
+    ),
+    "index_put": (_index_put, [_CACHE, _POSITIONS, _NEW]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCATTERS))
+def test_scatters_are_torchs(case):
+    """scatter (a tensor or a number), scatter_add (duplicate indices
+    counted), index_copy, index_add and index_put into a clone (torch's
+    functionalization makes it index_put) through from_torch."""
+    fn, inputs = SCATTERS[case]
+    graph = molten.from_torch(fn, inputs)
+    got = molten.interpret(graph, *[x.numpy() for x in inputs], reference=True)
+    np.testing.assert_allclose(np.asarray(got), fn(*inputs).double().numpy(), atol=1e-6)
+
+
+def test_an_input_written_in_place_is_refused_by_name():
+    """A buffer updated in place (a KV cache's index_copy_) is the next
+    step's work: a clear error names it (functionalized by torch)."""
+
+    class Cache(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("k", torch.zeros(1, 2, 16, 4))
+
+        def forward(self, p, n):
+            self.k.index_copy_(2, p, n)
+            return self.k * 2
+
+    with pytest.raises(molten.UnsupportedError, match="writes buffer 'k' in place"):
+        molten.from_torch(Cache(), [_POSITIONS, _NEW])
+
+    def doubled(x):
+        x.mul_(2)
+        return x + 1
+
+    with pytest.raises(molten.UnsupportedError, match="writes its input 'x' in place"):
+        molten.from_torch(doubled, [_x(3)])

@@ -132,3 +132,62 @@ def test_checked_indices_stop_the_kernel_with_the_index(monkeypatch):
     assert "__trap();" in source
     assert "molten: molten.take indices: index %lld at position %lld" in source
     assert "out of range [0, 1000)" in source
+
+
+def test_scatter_writes_source_at_the_indices():
+    """g.scatter (torch.scatter), scatter_add, index_copy and index_add:
+    exact in the interpreter against numpy; an index out of range is an
+    InputError naming it; no kernel computes them yet (a clear error)."""
+    g = DataflowGraph("scatters")
+    x = g.add_input("x", [4, 8])
+    ids = g.add_input("ids", [4, 3], "int64")
+    src = g.add_input("src", [4, 3])
+    cache = g.add_input("cache", [2, 10, 4])
+    at = g.add_input("at", [2], "int32")
+    new = g.add_input("new", [2, 2, 4])
+    g.add_output(g.scatter(x, 1, ids, src))
+    g.add_output(g.scatter_add(x, -1, ids, src))
+    g.add_output(g.index_copy(cache, 1, at, new))
+    g.add_output(g.index_add(cache, 1, at, new, alpha=2.0))
+    rng = np.random.default_rng(0)
+    xs, srcs = rng.standard_normal((4, 8)), rng.standard_normal((4, 3))
+    idss = rng.integers(0, 8, (4, 3))
+    caches, news = rng.standard_normal((2, 10, 4)), rng.standard_normal((2, 2, 4))
+    ats = np.array([7, 1], np.int32)
+    got = molten.interpret(g, xs, idss, srcs, caches, ats, news)
+    want = xs.copy()
+    want[np.arange(4)[:, None], idss] = srcs
+    np.testing.assert_allclose(got[0], want, rtol=1e-6)
+    added = xs.copy()
+    np.add.at(added, (np.arange(4)[:, None], idss), srcs)
+    np.testing.assert_allclose(got[1], added, rtol=1e-6)
+    copied = caches.copy()
+    copied[:, ats] = news
+    np.testing.assert_allclose(got[2], copied, rtol=1e-6)
+    summed = caches.copy()
+    summed[:, ats] += 2 * news
+    np.testing.assert_allclose(got[3], summed, rtol=1e-6)
+    bad = idss.copy()
+    bad[2, 1] = 8
+    with pytest.raises(
+        molten.InputError, match=r"molten.scatter: index 8 at position \[2, 1\]"
+    ):
+        molten.interpret(g, xs, bad, srcs, caches, ats, news)
+    with pytest.raises(molten.UnsupportedError, match="molten.scatter .* not lowered"):
+        molten.ZeroCompiler().compile(g)
+
+
+def test_scatter_checks_its_operands():
+    g = DataflowGraph("bad_scatter")
+    x = g.add_input("x", [4, 8])
+    ids = g.add_input("ids", [4, 3], "int64")
+    with pytest.raises(
+        molten.ShapeError, match="source .* must have the shape of indices"
+    ):
+        g.scatter(x, 1, ids, g.add_input("wide", [4, 4]))
+    with pytest.raises(molten.DTypeError, match="element type of input"):
+        g.scatter(x, 1, ids, g.add_input("half", [4, 3], "float16"))
+    with pytest.raises(
+        molten.GraphError, match="molten.index_copy: index must be a 1-D"
+    ):
+        g.index_copy(x, 0, ids, x)

@@ -264,7 +264,9 @@ def _by_nonzero(remainder, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(b == 0, 0, remainder(a, divisor)).astype(a.dtype)
 
 
-def _checked_indices(op: molten.TakeOp | molten.GatherOp, indices, size: int):
+def _checked_indices(
+    op: molten.TakeOp | molten.GatherOp | molten.ScatterOp, indices, size: int
+):
     """An InputError naming the first index out of [0, size)."""
     bad = (indices < 0) | (indices >= size)
     if not bad.any():
@@ -291,6 +293,23 @@ def _gather(op: molten.GatherOp, x: np.ndarray, indices: np.ndarray) -> np.ndarr
         slice(None) if d == axis else slice(0, n) for d, n in enumerate(indices.shape)
     )
     return np.take_along_axis(x[window], indices, axis=axis)
+
+
+def _scatter(
+    op: molten.ScatterOp, x: np.ndarray, indices: np.ndarray, source: np.ndarray
+) -> np.ndarray:
+    """x with source written (or added, `accumulate`) along the axis at the
+    indices; of two writes to one element, the last (in source's order)."""
+    axis = op.axis.value.data
+    _checked_indices(op, indices, x.shape[axis])
+    at = list(np.indices(indices.shape, sparse=True))
+    at[axis] = indices
+    result = np.array(x, copy=True)
+    if op.accumulate is not None:
+        np.add.at(result, tuple(at), source)
+    else:
+        result[tuple(at)] = source
+    return result
 
 
 def _iota(op: molten.IotaOp, dtype) -> np.ndarray:
@@ -331,6 +350,7 @@ SEMANTICS: dict[type[Operation], Semantics] = {
     molten.IotaOp: _iota,
     molten.TakeOp: lambda op, dt, x, i: _take(op, x, i),
     molten.GatherOp: lambda op, dt, x, i: _gather(op, x, i),
+    molten.ScatterOp: lambda op, dt, x, i, v: _scatter(op, x, i, v),
     molten.SinOp: lambda op, dt, x: np.sin(x),
     molten.CosOp: lambda op, dt, x: np.cos(x),
     molten.TanOp: lambda op, dt, x: np.tan(x),

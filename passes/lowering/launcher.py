@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import DenseArrayBase, SymbolRefAttr, i64
 from xdsl.ir import Block, Region, SSAValue
 
 from molten.conventions import input_name, output_name, sanitize_name
-from molten.dialects import cuda, kernel
+from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import (
     SizeRangeAttr,
     graph_name,
@@ -24,7 +24,7 @@ from molten.dialects.molten import (
     split_dims,
     value_dims,
 )
-from molten.errors import GraphError, StaticShapeNeeded
+from molten.errors import GraphError, StaticShapeNeeded, UnsupportedError
 from molten.passes.lowering.emitter import INDEX, element_of
 from molten.passes.lowering.kernels import (
     GridOf,
@@ -128,6 +128,13 @@ def _lower_copy(
     for op in block.ops:
         if isinstance(op, func.ReturnOp):
             break
+        if isinstance(op, molten.ScatterOp):
+            raise UnsupportedError(
+                f"lower-kernel-to-cuda: {op.name} (scatter, index_copy, "
+                f"index_put) of {op.input.type} is not lowered to CUDA yet (the "
+                "interpreter, molten.interpret, runs it); a graph input updated "
+                "in place, as a KV cache, is planned: docs/plans/in-place-updates.md"
+            )
         if not isinstance(op, kernel.LaunchOp):
             raise NotImplementedError(
                 f"lower-kernel-to-cuda: {op.name} at the graph level; run the "

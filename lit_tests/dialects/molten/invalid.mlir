@@ -823,3 +823,21 @@ func.func @argmax_of_bools(%x: tensor<4x8xi1>) {
   func.return
 }
 
+// -----
+
+// scatter's source of another shape than its indices
+func.func @scatter_source_shape(%x: tensor<4x8xf32>, %i: tensor<4x3xi64>, %v: tensor<4x4xf32>) {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.scatter: source tensor<4x4xf32> must have the shape of indices tensor<4x3xi64>{{$}}
+  %0 = molten.scatter %x, %i, %v axis = 1 : (tensor<4x8xf32>, tensor<4x3xi64>, tensor<4x4xf32>) -> tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// scatter's constant indices out of range
+func.func @scatter_constant_out_of_range(%x: tensor<4x8xf32>, %v: tensor<1x2xf32>) {
+  %i = molten.constant dense<[[3, 8]]> : tensor<1x2xi64>
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: molten.scatter: the constant indices tensor<1x2xi64> hold [8], out of range for axis 1 of input tensor<4x8xf32> (size 8){{$}}
+  %0 = molten.scatter %x, %i, %v axis = 1 : (tensor<4x8xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<4x8xf32>
+  func.return
+}

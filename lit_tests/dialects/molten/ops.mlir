@@ -640,6 +640,9 @@ func.func @lookups(%t: tensor<10x4xbf16>, %ids: tensor<2x3xi64>, %i: tensor<2x1x
   %1 = molten.gather %ids, %i axis = 1 : (tensor<2x3xi64>, tensor<2x1xi32>) -> tensor<2x1xi64>
 // CHECK-NEXT: %1 = molten.gather %ids, %i axis = 1 : (tensor<2x3xi64>, tensor<2x1xi32>) -> tensor<2x1xi64>
 // CHECK-GENERIC-NEXT: %1 = "molten.gather"(%ids, %i) <{axis = 1 : i64}> : (tensor<2x3xi64>, tensor<2x1xi32>) -> tensor<2x1xi64>
+  %s = molten.scatter %ids, %i, %1 axis = 1 accumulate : (tensor<2x3xi64>, tensor<2x1xi32>, tensor<2x1xi64>) -> tensor<2x3xi64>
+// CHECK-NEXT: %s = molten.scatter %ids, %i, %1 axis = 1 accumulate : (tensor<2x3xi64>, tensor<2x1xi32>, tensor<2x1xi64>) -> tensor<2x3xi64>
+// CHECK-GENERIC-NEXT: %s = "molten.scatter"(%ids, %i, %1) <{axis = 1 : i64, accumulate}> : (tensor<2x3xi64>, tensor<2x1xi32>, tensor<2x1xi64>) -> tensor<2x3xi64>
   %2 = molten.iota axis = 1 : tensor<2x3xi64>
 // CHECK-NEXT: %2 = molten.iota axis = 1 : tensor<2x3xi64>
 // CHECK-GENERIC-NEXT: %2 = "molten.iota"() <{axis = 1 : i64}> : () -> tensor<2x3xi64>
