@@ -1819,6 +1819,30 @@ class LaunchedKernel(SymbolUserOpInterface):
                 )
 
 
+MAX_GRID = (2**31 - 1, 65535, 65535)
+"""The most blocks along x, y and z a CUDA launch takes."""
+MAX_BLOCK = (1024, 1024, 64)
+"""The most threads along x, y and z of a block (1024 in all)."""
+
+
+def _check_launch_bounds(name: str, dims: list[int]) -> None:
+    """A grid or block CUDA launches (dim3's unsigned fields hold it)."""
+    if len(dims) != 3:
+        return  # (the launch's own checks say what a grid is)
+    most = MAX_BLOCK if name.endswith("block") else MAX_GRID
+    for axis, (size, limit) in enumerate(zip(dims, most, strict=True)):
+        if size > limit:
+            raise VerifyException(
+                f"cuda.launch: {name} {dims} has {size} along {'xyz'[axis]}; CUDA "
+                f"launches at most {limit}"
+            )
+    if name.endswith("block") and dims[0] * dims[1] * dims[2] > 1024:
+        raise VerifyException(
+            f"cuda.launch: {name} {dims} has {dims[0] * dims[1] * dims[2]} threads; "
+            "a block has at most 1024"
+        )
+
+
 @irdl_op_definition
 class LaunchOp(IRDLOperation):
     """Launches a kernel on the launcher's stream:
@@ -1914,6 +1938,14 @@ class LaunchOp(IRDLOperation):
             values = dims.get_values()
             if len(values) != 3 or any(v < 1 for v in values):
                 raise VerifyException(f"cuda.launch: {name} must be three sizes >= 1")
+        for name, dims in (
+            ("grid", self.grid),
+            ("block", self.block),
+            ("else grid", self.fallback_grid),
+            ("else block", self.fallback_block),
+        ):
+            if dims is not None:
+                _check_launch_bounds(name, list(dims.get_values()))
         if (self.grid_of is None) != (self.grid_scale is None):
             raise VerifyException("cuda.launch: `grid_of` comes with its `scale`")
         if self.grid_of is not None:

@@ -129,6 +129,12 @@ class FamilyParameters:
     implied: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
 
+MAX_STAGES = 16
+"""The most stages a schedule's pipeline takes (the persistent TMA gemm's
+deepest; each stage is a tile of each operand in shared memory, which the
+lowering then checks against the block's)."""
+
+
 SCHEDULE_FAMILIES: dict[ScheduleFamily, FamilyParameters] = {
     # vector: elements per access; elements_per_thread: per thread a step.
     ScheduleFamily.POINTWISE: FamilyParameters(
@@ -445,6 +451,11 @@ class ScheduleAttr(ParametrizedAttribute):
             raise VerifyException(
                 f"{where}: block = {self.block.data} is more threads than "
                 f"a CUDA block holds ({MAX_BLOCK})"
+            )
+        if "stages" in parameters.fields and self.stages.data > MAX_STAGES:
+            raise VerifyException(
+                f"{where}: stages = {self.stages.data} is more than a pipeline "
+                f"of {family} keeps in flight (at most {MAX_STAGES})"
             )
         if self.block.data % self.rows_per_block.data:
             raise VerifyException(
@@ -1164,6 +1175,29 @@ class AttentionMatchAttr(ParametrizedAttribute):
             raise VerifyException("#kernel.attention_match: group must be >= 1")
 
 
+def _verify_body_kind(where: str, kind: KernelKind, body: Region) -> None:
+    """A kernel's body holds what its kind computes: a row_reduce kernel a
+    reduction, a scan kernel one cumsum, a gemm kernel a matmul."""
+    ops = list(body.block.ops)
+    needed = {
+        KernelKind.ROW_REDUCE: (molten.ReductionOp, "a reduction"),
+        KernelKind.SCAN: (molten.CumsumOp, "a cumsum"),
+        KernelKind.GEMM: (molten.MatmulOp, "a matmul"),
+    }.get(kind)
+    if needed is None:
+        return
+    op_type, what = needed
+    count = sum(isinstance(op, op_type) for op in ops)
+    if count == 0:
+        raise VerifyException(
+            f"{where}: a {kind.value} kernel computes {what}; its body has none"
+        )
+    if kind == KernelKind.SCAN and count > 1:
+        raise VerifyException(
+            f"{where}: a scan kernel computes one cumsum; its body has {count}"
+        )
+
+
 def _verify_matched(
     where: str,
     kind: KernelKind,
@@ -1283,6 +1317,7 @@ class FusedOp(IRDLOperation):
                 "kernel.fused: block argument types must match the inputs"
             )
         _verify_yield_types(self.name, self.body, self.result_types)
+        _verify_body_kind("kernel.fused", self.kind.data, self.body)
         _verify_matched("kernel.fused", self.kind.data, self.matched, self.body)
         if self.schedule is not None:
             verify_schedule_kind("kernel.fused", self.kind.data, [self.schedule])
@@ -1392,6 +1427,9 @@ class FuncOp(IRDLOperation):
                 "match the function type's inputs"
             )
         _verify_yield_types(self.name, self.body, self.function_type.outputs.data)
+        _verify_body_kind(
+            f"kernel.func @{self.sym_name.data}", self.kind.data, self.body
+        )
         _verify_matched(
             f"kernel.func @{self.sym_name.data}",
             self.kind.data,

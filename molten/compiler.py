@@ -11,6 +11,7 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType
 
+from molten.conventions import file_stem
 from molten.errors import GraphError, MoltenError, StaticShapeNeeded
 from molten.ir import dtype_name, input_name, output_name
 from molten.pipeline import (
@@ -483,12 +484,12 @@ class ZeroCompiler:
             )
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
-        header_name = f"{compiled.name}.h"
+        stem = file_stem(compiled.name)
+        header_name = f"{stem}.h"
         files = {
-            out
-            / f"{compiled.name}.cu": f'#include "{header_name}"\n\n{compiled.source}',
+            out / f"{stem}.cu": f'#include "{header_name}"\n\n{compiled.source}',
             out / header_name: compiled.header,
-            out / f"{compiled.name}.final.mlir": compiled.ir + "\n",
+            out / f"{stem}.final.mlir": compiled.ir + "\n",
         }
         for path, text in files.items():
             path.write_text(text)

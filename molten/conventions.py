@@ -12,6 +12,7 @@ below all of those, so that none of them imports the graph API.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import re
 from typing import Any
 
@@ -142,3 +143,18 @@ def dtype_name(element: Attribute) -> str:
         if t == element:
             return name
     raise DTypeError(f"{element} is not a molten element type")
+
+
+MAX_FILE_STEM = 100
+"""Characters of a file name made from a graph's name (file systems take
+255 bytes a name; the suffixes and a directory's limits want room)."""
+
+
+def file_stem(name: str) -> str:
+    """The stem of the files saved for graph `name`: the name itself, or
+    where it is longer than MAX_FILE_STEM its start and a hash of it all
+    (the C symbols inside keep the whole name)."""
+    if len(name) <= MAX_FILE_STEM:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+    return f"{name[: MAX_FILE_STEM - 17]}_{digest}"

@@ -110,6 +110,10 @@ parser recurses per level and would run out of Python stack near a few
 hundred."""
 
 
+_ESCAPE = re.compile(r'\\(?:[\\"nt]|[0-9a-fA-F]{2})')
+"""The escapes of an MLIR string literal."""
+
+
 def unreadable(source: str, name: str, line_offset: int = 0) -> str | None:
     """A located error at the first bracket nested deeper than MAX_NESTING
     (outside comments and string literals) or the first string literal not
@@ -129,6 +133,15 @@ def unreadable(source: str, name: str, line_offset: int = 0) -> str | None:
             start_column = column
             i += 1
             while i < n and source[i] != '"' and source[i] != "\n":
+                if source[i] == "\\" and not _ESCAPE.match(source, i):
+                    # xDSL's lexer reports an unknown escape as an unclosed
+                    # string: say what it is.
+                    escape = source[i : i + 2].rstrip("\n")
+                    return (
+                        f"{name}:{line + line_offset}:{column + 1}: error: unknown "
+                        f"escape {escape} in a string literal (MLIR's escapes are "
+                        '\\\\, \\", \\n, \\t and \\ with two hex digits)'
+                    )
                 i += 2 if source[i] == "\\" else 1
                 column += 1
             if i >= n or source[i] != '"':
@@ -216,7 +229,7 @@ def _keep_input_names(module: ModuleOp, written: dict[SSAValue, str]) -> None:
     for func in module.walk():
         if not isinstance(func, FuncOp) or not func.body.blocks:
             continue
-        args = func.body.block.args
+        args = func.body.blocks[0].args  # (several blocks: refused after)
         if not any(arg in written for arg in args):
             continue
         old = (
@@ -236,13 +249,24 @@ def first_unusable_function(
     module: Operation,
 ) -> tuple[Operation, VerifyException] | None:
     """The first function that is only a declaration (no body: nothing for
-    Molten to compile) or that redefines a symbol of its module."""
+    Molten to compile), whose body is several blocks (branches: a Molten
+    function is one block of ops), or that redefines a symbol of its
+    module."""
 
     seen: set[tuple[Block | None, str]] = set()
     for op in module.walk():
         symbol = getattr(op, "sym_name", None)
         if not isinstance(symbol, StringAttr):
             continue
+        misnamed = _misnamed(op)
+        if misnamed is not None:
+            return op, VerifyException(misnamed)
+        blocks = [len(list(region.blocks)) for region in op.regions]
+        if any(count > 1 for count in blocks):
+            return op, VerifyException(
+                f"{op.name} @{symbol.data} has a body of {max(blocks)} blocks; a "
+                "Molten function is one block of ops, without branches"
+            )
         if _is_declaration(op):
             return op, VerifyException(
                 f"func.func @{symbol.data} is a declaration without a body; "
@@ -255,6 +279,27 @@ def first_unusable_function(
                 "symbols must be unique"
             )
         seen.add(key)
+    return None
+
+
+def _misnamed(op: Operation) -> str | None:
+    """Why an input's or result's `molten.name` of function `op` is not a
+    name (a string), or None."""
+    for role, attrs in (
+        ("input", getattr(op, "arg_attrs", None)),
+        ("result", getattr(op, "res_attrs", None)),
+    ):
+        if not isinstance(attrs, ArrayAttr):
+            continue
+        for index, entry in enumerate(attrs.data):
+            name = (
+                entry.data.get(NAME_ATTR) if isinstance(entry, DictionaryAttr) else None
+            )
+            if name is not None and not isinstance(name, StringAttr):
+                return (
+                    f"{op.name} @{op.sym_name.data}: {role} {index}'s {NAME_ATTR} "
+                    f'is {name}, not a string (a name is "x")'
+                )
     return None
 
 
@@ -336,7 +381,7 @@ def locate_op(
     message = error_message(error)
     location = op.location
     if not isinstance(location, FileLineColLoc):
-        return f"{name}: error: {message}\n  in op: {op}"
+        return f"{name}: error: {message}\n  in op: {op_header(op)}"
     line, col = location.line.data, location.column.data
     header = f"{location.filename.data}:{line}:{col}: error: {message}"
     lines = source.splitlines()
@@ -344,6 +389,19 @@ def locate_op(
     if not 0 <= index < len(lines):
         return header
     return f"{header}\n{lines[index]}\n{' ' * (col - 1)}^"
+
+
+MAX_OP_HEADER = 200
+"""Characters of an op an error shows: never a generated kernel whole."""
+
+
+def op_header(op: Operation) -> str:
+    """The first line of `op` as printed (its name, operands and types; not
+    its body), shortened."""
+    first = str(op).split("\n", 1)[0].rstrip(" {")
+    if len(first) > MAX_OP_HEADER:
+        first = first[: MAX_OP_HEADER - 3] + "..."
+    return first
 
 
 def error_line(message: str, tool: str) -> str:

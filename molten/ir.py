@@ -106,12 +106,23 @@ def _checked_real(op_name: str, what: str, value: Any) -> float:
     return float(value)  # a value out of the op's range is its verifier's
 
 
+INT64_RANGE = (-(2**63), 2**63 - 1)
+"""What an op's integer option holds (an i64 attribute)."""
+
+
 def _checked_int(op_name: str, what: str, value: Any) -> int:
-    """An integer (an int or numpy integer; not a bool, float or string)."""
+    """An integer (an int or numpy integer; not a bool, float or string) of
+    int64's range: the attribute that keeps it is an i64."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise GraphError(
             f"{op_name}: {what} must be an integer, got {value!r} "
             f"({type(value).__name__})"
+        )
+    least, greatest = INT64_RANGE
+    if not least <= int(value) <= greatest:
+        raise GraphError(
+            f"{op_name}: {what} {int(value)} is outside int64's range "
+            f"[{least}, {greatest}]"
         )
     return int(value)
 
@@ -326,6 +337,12 @@ class DataflowGraph:
         rule refuses raises its error."""
         from molten.passes.specialize_dims import specialize
 
+        for dim, size in sizes.items():
+            if isinstance(size, bool) or not isinstance(size, int | np.integer):
+                raise GraphError(
+                    f"graph '{self.name}': the size of {dim} must be an integer, "
+                    f"got {size!r} ({type(size).__name__})"
+                )
         unknown = sorted(set(sizes) - set(self.dims))
         if unknown:
             raise GraphError(
@@ -1318,6 +1335,11 @@ class DataflowGraph:
         """The `length` elements from `start` along `axis` (torch.narrow)."""
         start = _checked_int(molten.SliceOp.name, "start", start)
         length = _checked_int(molten.SliceOp.name, "length", length)
+        if length < 1:
+            raise GraphError(
+                f"{molten.SliceOp.name}: length {length} must be at least 1 "
+                "(a slice takes `length` elements from `start`)"
+            )
         return self._window(
             molten.SliceOp, x, axis, lambda _: length, {"start": start}, name
         )

@@ -657,18 +657,20 @@ func.func @f() -> tensor<2xf16> {
     "every-kind": f"""
 kernel.func @a(%q: tensor<8x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x32xf16>) -> (tensor<8x32xf16>) attention {MATCH} {{
 {ATTENTION_OPS}}}
-kernel.func @b(%x: tensor<4xf32>) -> (tensor<4xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 1, tile = [1, 1, 1]> {{
-  kernel.yield %x : tensor<4xf32>
+kernel.func @b(%x: tensor<4x4xf32>) -> (tensor<4x4xf32>) gemm schedule #kernel.schedule<gemm_simt, block = 1, tile = [1, 1, 1]> {{
+  %m = molten.matmul %x, %x : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  kernel.yield %m : tensor<4x4xf32>
 }}
-func.func @f(%x: tensor<4xf32>, %xq: tensor<8x64xf16>, %xk: tensor<16x64xf16>, %xv: tensor<16x32xf16>) -> (tensor<4xf32>, tensor<8x32xf16>) {{
-  %0 = kernel.fused row_reduce (%x) : (tensor<4xf32>) -> tensor<4xf32> {{
+func.func @f(%x: tensor<4xf32>, %xq: tensor<8x64xf16>, %xk: tensor<16x64xf16>, %xv: tensor<16x32xf16>) -> (tensor<1xf32>, tensor<8x32xf16>) {{
+  %0 = kernel.fused row_reduce (%x) : (tensor<4xf32>) -> tensor<1xf32> {{
   ^bb0(%y: tensor<4xf32>):
-    kernel.yield %y : tensor<4xf32>
+    %s = molten.reduce_sum %y axes = [0] keepdim : tensor<4xf32> -> tensor<1xf32>
+    kernel.yield %s : tensor<1xf32>
   }}
   %1 = kernel.fused attention {MATCH} (%xq, %xk, %xv) : ({QKV}) -> tensor<8x32xf16> {{
   ^bb0(%q: tensor<8x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x32xf16>):
 {ATTENTION_OPS}  }}
-  func.return %0, %1 : tensor<4xf32>, tensor<8x32xf16>
+  func.return %0, %1 : tensor<1xf32>, tensor<8x32xf16>
 }}
 """,
 }

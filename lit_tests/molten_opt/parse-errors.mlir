@@ -61,3 +61,4 @@ func.func @unknown_dialect(%x: tensor<4x8xf32>) {
 
 // CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: Operation foo.bar is not registered{{$}}
 // CHECK-NEXT: {{^}}  %0 = foo.bar %x : tensor<4x8xf32>{{$}}
+

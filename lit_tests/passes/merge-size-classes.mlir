@@ -28,7 +28,8 @@ func.func @g_T5(%x: tensor<?x8xf32, ["T"]>) -> tensor<?x8xf32, ["T"]> attributes
 func.func @g_T9(%x: tensor<?x8xf32, ["T"]>) -> tensor<?x8xf32, ["T"]> attributes {molten.sizes = #molten.sizes<@g, 9 <= T>} {
   %y = kernel.fused row_reduce (%x) : (tensor<?x8xf32, ["T"]>) -> tensor<?x8xf32, ["T"]> {
   ^bb0(%a: tensor<?x8xf32, ["T"]>):
-    %e = molten.exp %a : tensor<?x8xf32, ["T"]>
+    %m = molten.reduce_max %a axes = [1] keepdim : tensor<?x8xf32, ["T"]> -> tensor<?x1xf32, ["T"]>
+    %e = molten.sub %a, %m : (tensor<?x8xf32, ["T"]>, tensor<?x1xf32, ["T"]>) -> tensor<?x8xf32, ["T"]>
     kernel.yield %e : tensor<?x8xf32, ["T"]>
   }
   func.return %y : tensor<?x8xf32, ["T"]>

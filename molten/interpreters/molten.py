@@ -312,6 +312,14 @@ def _scatter(
     return result
 
 
+def _diagonal(op: molten.TriuOp | molten.TrilOp, x: np.ndarray) -> int:
+    """The op's diagonal, brought within the matrix's reach (numpy's index
+    arithmetic overflows past int64 / 2; a diagonal beyond every column or
+    row selects what the nearest in reach does)."""
+    reach = x.shape[-1] + x.shape[-2] if x.ndim >= 2 else 1
+    return max(-reach, min(reach, op.diagonal.value.data))
+
+
 def _iota(op: molten.IotaOp, dtype) -> np.ndarray:
     shape = _result_shape(op)
     axis = op.axis.value.data
@@ -391,8 +399,8 @@ SEMANTICS: dict[type[Operation], Semantics] = {
     molten.GeluOp: lambda op, dt, x: gelu(x, op.approximate.data),
     molten.SiluOp: lambda op, dt, x: x * sigmoid(x),
     molten.RotateHalfOp: lambda op, dt, x: rotate_half(x),
-    molten.TriuOp: lambda op, dt, x: np.triu(x, op.diagonal.value.data),
-    molten.TrilOp: lambda op, dt, x: np.tril(x, op.diagonal.value.data),
+    molten.TriuOp: lambda op, dt, x: np.triu(x, _diagonal(op, x)),
+    molten.TrilOp: lambda op, dt, x: np.tril(x, _diagonal(op, x)),
     # The result is rounded to the target element type on the way out.
     molten.CastOp: lambda op, dt, x: x,
     molten.ConstantOp: _constant,

@@ -1396,3 +1396,27 @@ cuda.host_func @else_scale_alone(%x: !cuda.ptr<f32>, %T: index) outputs 1 dims [
   cuda.launch @k grid [1, 1, 1] block [32, 1, 1] (%x, %T) aligned [0] else @k_simt grid [2, 1, 1] block [64, 1, 1] else_scale [1, 32] : !cuda.ptr<f32>, index
   cuda.return
 }
+
+// -----
+
+// cuda.launch: a grid past what dim3's x holds (it would be cut to 0)
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 32 {
+  cuda.return
+}
+cuda.host_func @h(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 shapes [[4], [4]] {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: grid [4294967296, 1, 1] has 4294967296 along x; CUDA launches at most 2147483647{{$}}
+  cuda.launch @k grid [4294967296, 1, 1] block [32, 1, 1] (%y) : !cuda.ptr<f32>
+  cuda.return
+}
+
+// -----
+
+// cuda.launch: a block deeper along z than CUDA's 64
+cuda.kernel @k(%x: !cuda.ptr<f32>) block 128 {
+  cuda.return
+}
+cuda.host_func @h(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 shapes [[4], [4]] {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.launch: block [1, 1, 128] has 128 along z; CUDA launches at most 64{{$}}
+  cuda.launch @k grid [1, 1, 1] block [1, 1, 128] (%y) : !cuda.ptr<f32>
+  cuda.return
+}

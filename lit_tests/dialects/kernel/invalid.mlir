@@ -477,3 +477,35 @@ kernel.func @pointwise_matched(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise m
   %n = molten.neg %x : tensor<4xf32>
   kernel.yield %n : tensor<4xf32>
 }
+
+// -----
+
+// kernel.func: a row_reduce kernel that reduces nothing
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @row_reduce_without_reduction: a row_reduce kernel computes a reduction; its body has none{{$}}
+kernel.func @row_reduce_without_reduction(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 32> {
+  %y = molten.neg %x : tensor<4x8xf32>
+  kernel.yield %y : tensor<4x8xf32>
+}
+
+// -----
+
+// kernel.fused: a scan kernel of two cumsums
+func.func @two_scans(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.fused: a scan kernel computes one cumsum; its body has 2{{$}}
+  %y = kernel.fused scan (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %c = molten.cumsum %a axis = 1 : tensor<4x8xf32>
+    %d = molten.cumsum %c axis = 1 : tensor<4x8xf32>
+    kernel.yield %d : tensor<4x8xf32>
+  }
+  func.return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// kernel.func: a gemm kernel without a matmul
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: kernel.func @gemm_without_matmul: a gemm kernel computes a matmul; its body has none{{$}}
+kernel.func @gemm_without_matmul(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>) gemm {
+  %y = molten.neg %x : tensor<4x8xf32>
+  kernel.yield %y : tensor<4x8xf32>
+}

@@ -247,7 +247,7 @@ kernel.func @pair_kernel(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf3
   %e = molten.exp %x : tensor<4x8xf32>
   kernel.yield %e, %x : tensor<4x8xf32>, tensor<4x8xf32>
 }
-kernel.func @empty_kernel() -> () gemm schedule #kernel.schedule<gemm_simt, block = 64, tile = [16, 16, 8]> {
+kernel.func @empty_kernel() -> () pointwise schedule #kernel.schedule<pointwise, block = 64, vector = 1, elements_per_thread = 1> {
   kernel.yield
 }
 func.func @host(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
@@ -267,7 +267,7 @@ func.func @host(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
 // CHECK-NEXT:    %e = molten.exp %x : tensor<4x8xf32>
 // CHECK-NEXT:    kernel.yield %e, %x : tensor<4x8xf32>, tensor<4x8xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @empty_kernel() -> () gemm schedule #kernel.schedule<gemm_simt, block = 64, tile = [16, 16, 8]> {
+// CHECK-NEXT:  kernel.func @empty_kernel() -> () pointwise schedule #kernel.schedule<pointwise, block = 64, vector = 1, elements_per_thread = 1> {
 // CHECK-NEXT:    kernel.yield{{$}}
 // CHECK-NEXT:  }
 // CHECK-NEXT:  func.func @host(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
@@ -290,7 +290,7 @@ func.func @host(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
 // CHECK-GENERIC-NEXT:    %e = "molten.exp"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
 // CHECK-GENERIC-NEXT:    "kernel.yield"(%e, %x) : (tensor<4x8xf32>, tensor<4x8xf32>) -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
-// CHECK-GENERIC-NEXT:  "kernel.func"() <{sym_name = "empty_kernel", function_type = () -> (), kind = #kernel<kind gemm>, schedule = #kernel.schedule<gemm_simt, block = 64, tile = [16, 16, 8]>}> ({
+// CHECK-GENERIC-NEXT:  "kernel.func"() <{sym_name = "empty_kernel", function_type = () -> (), kind = #kernel<kind pointwise>, schedule = #kernel.schedule<pointwise, block = 64, vector = 1, elements_per_thread = 1>}> ({
 // CHECK-GENERIC-NEXT:    "kernel.yield"() : () -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
 // CHECK-GENERIC-NEXT:  "func.func"() <{sym_name = "host", function_type = (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>}> ({

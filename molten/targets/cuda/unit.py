@@ -5,6 +5,7 @@ signatures, the header) with the printed bodies; and the `-t cuda` and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
@@ -204,7 +205,7 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             doc.append(f"  {name}: {role}, {extents}{element} elements")
         for name in dims.values():
             doc.append(f"  {name}: the size of dimension {name}, at least 1")
-        printer.emit("cudaError_t err = cudaSuccess;")
+        declared_at = len(printer.lines)
         for name in dims.values():
             printer.emit(f"if ({name} < 1) return cudaErrorInvalidValue;")
         if dims:
@@ -213,6 +214,10 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             )
         params.append("cudaStream_t stream")
         printer.block(launcher.body.block)
+        # The launches check `err`; a launcher of none (only copies) has none.
+        if any(re.search(r"\berr\b", line) for line in printer.lines[declared_at:]):
+            declaration = "  " * printer.depth + "cudaError_t err = cudaSuccess;"
+            printer.lines.insert(declared_at, declaration)
         printer.emit("return cudaSuccess;")
         launcher_views.append(
             {
