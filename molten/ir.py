@@ -768,6 +768,12 @@ class DataflowGraph:
         the three broadcast together and the two values promoted."""
         self._check_owned(condition, molten.WhereOp.name)
         with self._all_or_nothing():
+            numbers = [on_true, on_false]
+            if all(isinstance(v, bool | int | float | np.number) for v in numbers):
+                # Two numbers: the dtype torch gives them (float32, int64, bool).
+                kind = max(number_category(v) for v in numbers)
+                element = default_element([False, 0, 0.0][kind])
+                on_true = self.constant(on_true, dtype=dtype_name(element))
             values = self._promoted(molten.WhereOp.name, [on_true, on_false])
             given = [condition, on_true, on_false]
             return self._emit(molten.WhereOp, [condition, *values], name, given=given)

@@ -170,3 +170,19 @@ def test_a_refused_op_leaves_no_casts_behind():
     with pytest.raises(molten.ShapeError, match=r"molten.add\(%ids: tensor<2x8xi64>"):
         ids + h
     assert len(list(g._block.ops)) == before
+
+
+def test_where_of_two_numbers_takes_torchs_dtype():
+    """torch.where(mask, 0.0, least): two numbers give float32 (int64 for
+    ints, bool for bools), as torch gives them."""
+    torch = pytest.importorskip("torch")
+    g = DataflowGraph("numbers")
+    mask = g.add_input("mask", [4], "bool")
+    pairs = [(0.0, -3.0e38), (1, 2), (True, False), (1, 2.5)]
+    for a, b in pairs:
+        g.add_output(g.where(mask, a, b))
+    keep = np.array([True, False, True, False])
+    for got, (a, b) in zip(molten.interpret(g, keep), pairs, strict=True):
+        want = torch.where(torch.from_numpy(keep), a, b)
+        assert str(got.dtype) == str(want.dtype).removeprefix("torch.")
+        np.testing.assert_array_equal(got, want.numpy())
