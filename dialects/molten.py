@@ -992,6 +992,71 @@ INDEX_TYPES: tuple[Attribute, ...] = (i64, i32)
 """The element types of an index tensor (torch takes int64 and int32)."""
 
 
+def _checked_indexing(
+    name: str, operand_types, properties
+) -> tuple[TensorType, TensorType, int]:
+    """(input, indices, axis) of an op indexing `input` along `axis` by an
+    integer `indices` tensor: i64 or i32 indices, an axis of input of a
+    static size."""
+    x, indices = operand_types
+    if indices.element_type not in INDEX_TYPES:
+        raise DTypeError(
+            f"{name}: operand 'indices' {indices} has element type "
+            f"{indices.element_type}; indices are i64 or i32"
+        )
+    axis = properties["axis"]
+    assert isinstance(axis, IntegerAttr)
+    rank = len(dims_of(x))
+    if not 0 <= axis.value.data < rank:
+        raise ShapeError(
+            f"{name}: axis {axis.value.data} is out of range for input "
+            f"{x} (axes are in [0, {rank}))"
+        )
+    if isinstance(dims_of(x)[axis.value.data], str):
+        raise ShapeError(
+            f"{name}: the indexed axis {axis.value.data} of input {x} must "
+            "have a static size"
+        )
+    return x, indices, axis.value.data
+
+
+def _checked_element_wise_indices(
+    name: str, x: TensorType, indices: TensorType, axis: int
+) -> None:
+    """Indices of an element each (gather, scatter): input's rank, and along
+    every other axis at most input's size."""
+    shape, at = dims_of(x), dims_of(indices)
+    if len(at) != len(shape):
+        raise ShapeError(f"{name}: indices {indices} must have the rank of input {x}")
+    for d, (size, index_size) in enumerate(zip(shape, at, strict=True)):
+        if d == axis:
+            continue
+        fits = size == index_size or (
+            isinstance(size, int) and isinstance(index_size, int) and index_size <= size
+        )
+        if not fits:
+            raise ShapeError(
+                f"{name}: indices {indices} along axis {d} ({index_size}) "
+                f"exceed input {x} ({size})"
+            )
+
+
+def _verify_constant_indices(op) -> None:
+    """Constant indices are known at verification: one out of range is the
+    op's error."""
+    owner = op.indices.owner
+    if not isinstance(owner, ConstantOp):
+        return
+    size = dims_of(op.input.type)[op.axis.value.data]
+    bad = [v for v in owner.values() if not 0 <= v < size]
+    if bad:
+        raise ShapeError(
+            f"{op.name}: the constant indices {op.indices.type} hold "
+            f"{bad[:4]}, out of range for axis {op.axis.value.data} of "
+            f"input {op.input.type} (size {size})"
+        )
+
+
 class _IndexingOp(MoltenOp, ABC):
     """Reads `input` at positions an integer `indices` tensor holds along
     `axis`. An index out of [0, size) is an error in the interpreter; a
@@ -1012,41 +1077,11 @@ class _IndexingOp(MoltenOp, ABC):
 
     @classmethod
     def _checked(cls, operand_types, properties) -> tuple[TensorType, TensorType, int]:
-        x, indices = operand_types
-        if indices.element_type not in INDEX_TYPES:
-            raise DTypeError(
-                f"{cls.name}: operand 'indices' {indices} has element type "
-                f"{indices.element_type}; indices are i64 or i32"
-            )
-        axis = properties["axis"]
-        assert isinstance(axis, IntegerAttr)
-        rank = len(dims_of(x))
-        if not 0 <= axis.value.data < rank:
-            raise ShapeError(
-                f"{cls.name}: axis {axis.value.data} is out of range for input "
-                f"{x} (axes are in [0, {rank}))"
-            )
-        if isinstance(dims_of(x)[axis.value.data], str):
-            raise ShapeError(
-                f"{cls.name}: the indexed axis {axis.value.data} of input {x} must "
-                "have a static size"
-            )
-        return x, indices, axis.value.data
+        return _checked_indexing(cls.name, operand_types[:2], properties)
 
     def verify_(self) -> None:
         super().verify_()
-        # Constant indices are known now: one out of range is this op's error.
-        owner = self.indices.owner
-        if not isinstance(owner, ConstantOp):
-            return
-        size = dims_of(self.input.type)[self.axis.value.data]
-        bad = [v for v in owner.values() if not 0 <= v < size]
-        if bad:
-            raise ShapeError(
-                f"{self.name}: the constant indices {self.indices.type} hold "
-                f"{bad[:4]}, out of range for axis {self.axis.value.data} of "
-                f"input {self.input.type} (size {size})"
-            )
+        _verify_constant_indices(self)
 
 
 @irdl_op_definition
@@ -1091,24 +1126,8 @@ class GatherOp(_IndexingOp):
     @classmethod
     def infer_result_type(cls, operand_types, properties, result_type):
         x, indices, axis = cls._checked(operand_types, properties)
-        shape, at = dims_of(x), dims_of(indices)
-        if len(at) != len(shape):
-            raise ShapeError(
-                f"{cls.name}: indices {indices} must have the rank of input {x}"
-            )
-        for d, (size, index_size) in enumerate(zip(shape, at, strict=True)):
-            if d == axis:
-                continue
-            fits = size == index_size or (
-                isinstance(size, int)
-                and isinstance(index_size, int)
-                and index_size <= size
-            )
-            if not fits:
-                raise ShapeError(
-                    f"{cls.name}: indices {indices} along axis {d} ({index_size}) "
-                    f"exceed input {x} ({size})"
-                )
+        _checked_element_wise_indices(cls.name, x, indices, axis)
+        at = dims_of(indices)
         return tensor_type(at, x.element_type)
 
 
@@ -1144,15 +1163,11 @@ class ScatterOp(MoltenOp):
         "(`accumulate` $accumulate^)? attr-dict `:` functional-type(operands, results)"
     )
 
-    # The indices are checked as a gather's, in this op's name.
-    _checked = _IndexingOp.__dict__["_checked"]
-
     @classmethod
     def infer_result_type(cls, operand_types, properties, result_type):
         x, indices, source = operand_types
-        GatherOp.__dict__["infer_result_type"].__func__(
-            cls, [x, indices], properties, None
-        )
+        _, _, axis = _checked_indexing(cls.name, [x, indices], properties)
+        _checked_element_wise_indices(cls.name, x, indices, axis)
         if dims_of(source) != dims_of(indices):
             raise ShapeError(
                 f"{cls.name}: source {source} must have the shape of indices {indices}"
@@ -1168,17 +1183,7 @@ class ScatterOp(MoltenOp):
 
     def verify_(self) -> None:
         super().verify_()
-        owner = self.indices.owner
-        if not isinstance(owner, ConstantOp):
-            return
-        size = dims_of(self.input.type)[self.axis.value.data]
-        bad = [v for v in owner.values() if not 0 <= v < size]
-        if bad:
-            raise ShapeError(
-                f"{self.name}: the constant indices {self.indices.type} hold "
-                f"{bad[:4]}, out of range for axis {self.axis.value.data} of "
-                f"input {self.input.type} (size {size})"
-            )
+        _verify_constant_indices(self)
 
 
 @irdl_op_definition

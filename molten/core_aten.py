@@ -98,13 +98,13 @@ def core_ops() -> list[str]:
     return sorted(found)
 
 
-INTERPRETER_ONLY = {
-    "scatter": "written as molten.scatter, which the interpreter runs; no "
-    "kernel writes it yet (a graph input updated in place, the KV cache, is "
-    "planned: docs/plans/in-place-updates.md)",
-}
-INTERPRETER_ONLY |= dict.fromkeys(
-    ("scatter_add", "index_put"), INTERPRETER_ONLY["scatter"]
+_NO_SCATTER_KERNEL = (
+    "written as molten.scatter, which the interpreter runs; no kernel writes it "
+    "yet (a graph input updated in place, the KV cache, is planned: "
+    "docs/plans/in-place-updates.md)"
+)
+INTERPRETER_ONLY = dict.fromkeys(
+    ("scatter", "scatter_add", "index_put"), _NO_SCATTER_KERNEL
 )
 """Ops the front door writes in molten ops that no CUDA kernel computes
 yet: counted as not yet supported, with the reason."""

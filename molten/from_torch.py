@@ -130,12 +130,17 @@ def _decomposed(exported: Any, graph_name: str) -> Any:
         ) from None
 
 
+def _in_place(node: Any) -> bool:
+    """Whether `node` is an in-place ATen op (aten.add_.Tensor)."""
+    return str(node.target).split(".")[1].endswith("_")
+
+
 def _updates_a_counter(node: Any) -> bool:
     """Whether `node` is an in-place op on a step counter (a 0-d integer
     buffer: not a tensor the graph takes)."""
     target = node.args[0] if node.args else None
     return (
-        str(node.target).split(".")[1].endswith("_")
+        _in_place(node)
         and getattr(target, "op", None) == "placeholder"
         and not _is_tensor_input(target.meta.get("val"))
     )
@@ -442,7 +447,7 @@ def _updates_state(node: Any, values: dict[Any, Any]) -> bool:
     compute (BatchNorm's `num_batches_tracked += 1`) that nothing reads:
     module state outside the math, which the graph leaves alone."""
     return (
-        str(node.target).split(".")[1].endswith("_")  # aten.add_.Tensor
+        _in_place(node)
         and not node.users
         and bool(node.args)
         and isinstance(values.get(node.args[0]), Unavailable)

@@ -1159,8 +1159,8 @@ class DataflowGraph:
     ) -> Tensor:
         """Sum over `axes` (negative axes count from the end); integers and
         bools sum as int64, as torch's and numpy's."""
-        integral = element_kind(x.type.element_type) != FLOAT
-        if isinstance(x, Tensor) and integral and x.dtype != "int64":
+        integral = isinstance(x, Tensor) and element_kind(x.type.element_type) != FLOAT
+        if integral and x.dtype != "int64":
             x = self.cast(x, "int64")
         return self._reduce(molten.ReduceSumOp, x, axes, name, keepdim)
 

@@ -65,6 +65,22 @@ GENERATORS: tuple[type[Operation], ...] = (
 """Ops without operands that every kernel using them recomputes."""
 
 
+def depends_on(value: SSAValue, targets: set[SSAValue]) -> bool:
+    """Whether `value` is one of `targets` or computed from one (in its
+    block and the blocks it nests in)."""
+    seen: set[SSAValue] = set()
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if current in targets:
+            return True
+        if current in seen or not isinstance(current.owner, Operation):
+            continue
+        seen.add(current)
+        stack.extend(current.owner.operands)
+    return False
+
+
 def is_fusible_root(op: Operation) -> bool:
     """An op at the graph level (not already inside a kernel)."""
     return isinstance(op, molten.MoltenOp) and not isinstance(

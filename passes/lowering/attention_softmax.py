@@ -21,10 +21,11 @@ from typing import Protocol
 import numpy as np
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Region, SSAValue
 
 from molten.dialects import molten
 from molten.passes.fuse_attention import AttentionPattern
+from molten.passes.fusion import depends_on
 from molten.passes.lowering.emitter import F32, Emitter, Index, element_of
 from molten.passes.lowering.evaluator import Evaluator, round_to
 from molten.passes.lowering.fragments import AccumulatorLayout
@@ -112,35 +113,16 @@ def has_operand_on_scores(found: AttentionPattern) -> bool:
     """Whether an op from the scores to the logits takes another tensor than
     a constant or the causal mask (a mask or a bias)."""
     scores = found.scores.result
-    chain: set[SSAValue] = set()
-    stack = [found.logits]
-    while stack:  # the values between the scores and the logits
+    stack, seen = [found.logits], set()
+    while stack:  # back from the logits along the values made from the scores
         value = stack.pop()
-        if value is scores or value in chain:
-            continue
-        chain.add(value)
-        owner = value.owner
-        if isinstance(owner, Operation) and _reaches(owner, scores):
-            stack.extend(owner.operands)
-    # A value of the chain not computed from the scores is an operand.
-    return any(
-        not isinstance(value.owner, molten.ConstantOp | molten.CausalMaskOp)
-        and not (isinstance(value.owner, Operation) and _reaches(value.owner, scores))
-        for value in chain
-    )
-
-
-def _reaches(op: Operation, target: SSAValue) -> bool:
-    """Whether `target` is among `op`'s operands or theirs (in the kernel)."""
-    stack, seen = list(op.operands), set()
-    while stack:
-        value = stack.pop()
-        if value is target:
-            return True
-        if value in seen or not isinstance(value.owner, Operation):
+        if value is scores or value in seen:
             continue
         seen.add(value)
-        stack.extend(value.owner.operands)
+        if depends_on(value, {scores}):
+            stack.extend(value.owner.operands)
+        elif not isinstance(value.owner, molten.ConstantOp | molten.CausalMaskOp):
+            return True  # an operand of an op on the scores
     return False
 
 

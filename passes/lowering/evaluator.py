@@ -434,13 +434,21 @@ def _reduction(ev: Evaluator, op: molten.ReductionOp, index: list[Index]) -> Rul
         outer.insert(axis, 0)
     e = ev.e
     accumulator = Accumulator.of(op)
-    loop, body_e, body = emit_carried_for(e, 0, extent, [accumulator.identity(e)])
+    # A thread's accumulation (Accumulator): a position starts from the
+    # first element, any other from its identity.
+    first = 0
+    if accumulator.positional:
+        at = [0 if i == axis else v for i, v in enumerate(outer)]
+        state = accumulator.local_first(e, ev.scoped(e).at(op.input, at), 0)
+        first = 1
+    else:
+        state = accumulator.local_identity(e)
+    loop, body_e, body = emit_carried_for(e, first, extent, state)
     at = [body.args[0] if i == axis else v for i, v in enumerate(outer)]
     value = ev.scoped(body_e).at(op.input, at)
-    if accumulator.positional:
-        value = accumulator.enter(body_e, value, body.args[0])
-    body.add_op(scf.YieldOp(accumulator.combine(body_e, body.args[1], value)))
-    result = accumulator.leave(e, loop.results[0])
+    stepped = accumulator.local_step(body_e, list(body.args[1:]), value, body.args[0])
+    body.add_op(scf.YieldOp(*stepped))
+    result = accumulator.leave(e, accumulator.finish(e, list(loop.results)))
     if isinstance(op, molten.ReduceMeanOp):
         result = e.add(arith.DivfOp(result, e.f32(float(extent))))
     return result

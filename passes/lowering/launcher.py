@@ -128,12 +128,12 @@ def _lower_copy(
     for op in block.ops:
         if isinstance(op, func.ReturnOp):
             break
-        if isinstance(op, molten.ScatterOp):
+        if isinstance(op, molten.MoltenOp):  # no fusion pass takes it
             raise UnsupportedError(
-                f"lower-kernel-to-cuda: {op.name} (scatter, index_copy, "
-                f"index_put) of {op.input.type} is not lowered to CUDA yet (the "
-                "interpreter, molten.interpret, runs it); a graph input updated "
-                "in place, as a KV cache, is planned: docs/plans/in-place-updates.md"
+                f"lower-kernel-to-cuda: {op.name} of "
+                f"{', '.join(str(v.type) for v in op.operands)} is not lowered to "
+                "CUDA yet: no kernel computes it (the interpreter, molten.interpret, "
+                "runs it)"
             )
         if not isinstance(op, kernel.LaunchOp):
             raise NotImplementedError(

@@ -31,8 +31,7 @@ IDENTITY = {
     molten.ReduceMeanOp: 0.0,
     molten.ReduceMaxOp: -math.inf,
 }
-"""The identity of a float reduction (attention's and the split rows' f32
-accumulations)."""
+"""The identity of a float reduction (an f32 accumulation)."""
 
 I32 = IntegerType(32)
 I64 = IntegerType(64)

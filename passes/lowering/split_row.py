@@ -13,10 +13,11 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from molten.dialects import cuda, molten
 from molten.dialects.molten import FLOAT, element_kind
+from molten.passes.fusion import depends_on
 from molten.passes.lowering.emitter import (
     WARP,
     Emitter,
@@ -51,21 +52,6 @@ class Staged:
     shift: molten.ReductionOp | None = None
 
 
-def _depends(value: SSAValue, targets: set[SSAValue]) -> bool:
-    """Whether `value` is computed from any of `targets` in the kernel body."""
-    seen: set[SSAValue] = set()
-    stack = [value]
-    while stack:
-        current = stack.pop()
-        if current in targets:
-            return True
-        if current in seen or not isinstance(current.owner, Operation):
-            continue
-        seen.add(current)
-        stack.extend(current.owner.operands)
-    return False
-
-
 def _rebase_rule(op: molten.ReductionOp, stage: list[Staged]) -> Staged | None:
     """`op` staged with a rescaling rule against a reduction of `stage`, when
     its input is exp(x - max(x)) or (x - mean(x))^2 for such a reduction of
@@ -84,7 +70,7 @@ def _rebase_rule(op: molten.ReductionOp, stage: list[Staged]) -> Staged | None:
         return None
     if shift.input is not sub.lhs or shift.axes != op.axes:
         return None
-    if _depends(sub.lhs, {staged.op.results[0] for staged in stage}):
+    if depends_on(sub.lhs, {staged.op.results[0] for staged in stage}):
         return None
     if isinstance(producer, molten.ExpOp) and isinstance(shift, molten.ReduceMaxOp):
         return Staged(op, "exp", shift)
@@ -101,7 +87,7 @@ def exchange_stages(reductions: list[molten.ReductionOp]) -> list[list[Staged]]:
     for op in reductions:
         if stages:
             stage = stages[-1]
-            if not _depends(op.input, {staged.op.results[0] for staged in stage}):
+            if not depends_on(op.input, {staged.op.results[0] for staged in stage}):
                 stage.append(Staged(op))
                 continue
             rebased = _rebase_rule(op, stage)

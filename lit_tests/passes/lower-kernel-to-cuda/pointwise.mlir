@@ -153,3 +153,34 @@ func.func @embed(%t: tensor<100x8xbf16>, %ids: tensor<3xi64>) -> (tensor<3x8xbf1
 // CHECK-NEXT:      [[BASE:%[^ ]+]] = arith.muli [[ROW]], {{%[^ ]+}} : index
 // CHECK-NEXT:      %t_offset = arith.addi [[BASE]], {{%[^ ]+}} : index
 // CHECK-NEXT:      {{%[^ ]+}} = cuda.load %t[%t_offset] : !cuda.ptr<bf16> -> bf16
+
+// -----
+
+// An argmax evaluated per element (an op a pointwise kernel reads, not a
+// row reduction): the first element starts the best value and column, a loop
+// takes the rest (a later equal element does not replace it), and the
+// column is the position.
+kernel.func @k(%x: tensor<3x5xf32>) -> (tensor<3xi64>) pointwise schedule #kernel.schedule<pointwise, block = 32, elements_per_thread = 1> {
+  %i = molten.argmax %x axes = [1] : tensor<3x5xf32> -> tensor<3xi64>
+  kernel.yield %i : tensor<3xi64>
+}
+func.func @g(%x: tensor<3x5xf32>) -> (tensor<3xi64> {molten.name = "top"}) {
+  %r = kernel.launch @k(%x) : (tensor<3x5xf32>) -> tensor<3xi64>
+  func.return %r : tensor<3xi64>
+}
+
+// CHECK-LABEL: cuda.kernel @k(%x: !cuda.ptr<f32>, %i: !cuda.ptr<i64>) block 32
+// CHECK-DAG:     [[ONE:%[^ ]+]] = arith.constant 1 : index
+// CHECK-DAG:     [[ZERO:%[^ ]+]] = arith.constant 0 : index
+// CHECK-DAG:     [[FIVE:%[^ ]+]] = arith.constant 5 : index
+// CHECK:         %x_1 = cuda.load %x[%x_offset] : !cuda.ptr<f32> -> f32
+// CHECK-NEXT:    [[BEST:%[^ ]+]], [[AT:%[^ ]+]] = scf.for [[J:%[^ ]+]] = [[ONE]] to [[FIVE]] step [[ONE]] iter_args([[B:%[^ ]+]] = %x_1, [[C:%[^ ]+]] = [[ZERO]]) -> (f32, index) {
+// CHECK:           %x_2 = cuda.load %x[%x_offset_1] : !cuda.ptr<f32> -> f32
+// CHECK-NEXT:      [[BEYOND:%[^ ]+]] = arith.cmpf ugt, %x_2, [[B]] : f32
+// CHECK-NEXT:      [[SETTLED:%[^ ]+]] = arith.cmpf ord, [[B]], [[B]] : f32
+// CHECK-NEXT:      [[TAKEN:%[^ ]+]] = arith.andi [[BEYOND]], [[SETTLED]] : i1
+// CHECK-NEXT:      [[NEW_B:%[^ ]+]] = arith.select [[TAKEN]], %x_2, [[B]] : f32
+// CHECK-NEXT:      [[NEW_C:%[^ ]+]] = arith.select [[TAKEN]], [[J]], [[C]] : index
+// CHECK-NEXT:      scf.yield [[NEW_B]], [[NEW_C]] : f32, index
+// CHECK:         arith.index_cast [[AT]] : index to i64
+// CHECK:         cuda.store {{%[^ ]+}}, %i[{{%[^ ]+}}] : i64, !cuda.ptr<i64>
