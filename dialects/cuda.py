@@ -488,6 +488,42 @@ class FmodOp(IRDLOperation):
 
 
 @irdl_op_definition
+class AtomicAddOp(IRDLOperation):
+    """ptr[index] += value, atomically (CUDA's atomicAdd: concurrent adds to
+    one element all count, in no set order); a scatter with `accumulate`:
+
+    ```mlir
+    cuda.atomic_add %v, %p[%i] : f32, !cuda.ptr<f32>
+    ```
+
+    Elements of 32 or 64 bits, f16 or bf16 (sm_80 and later)."""
+
+    name = "cuda.atomic_add"
+    value = operand_def()
+    ptr = operand_def(PointerType)
+    index = operand_def(IndexType)
+    assembly_format = (
+        "$value `,` $ptr `[` $index `]` attr-dict `:` type($value) `,` type($ptr)"
+    )
+
+    def __init__(self, value: SSAValue, ptr: SSAValue, index: SSAValue):
+        super().__init__(operands=[value, ptr, index])
+
+    def verify_(self) -> None:
+        assert isinstance(self.ptr.type, PointerType)
+        element = self.ptr.type.element_type
+        if self.value.type != element:
+            raise VerifyException(
+                f"cuda.atomic_add: a {self.value.type} cannot be added through "
+                f"{self.ptr.type}"
+            )
+        if element_bytes(element) == 1:
+            raise VerifyException(
+                f"cuda.atomic_add: CUDA has no atomic add of {element} (one byte)"
+            )
+
+
+@irdl_op_definition
 class CheckIndexOp(IRDLOperation):
     """Stops the kernel (a device-side trap, as torch's CUDA kernels assert)
     where `value`, an index read from `what`, is outside [0, size),
@@ -1639,7 +1675,8 @@ class HostFuncOp(IRDLOperation):
     `param_names`, where given, are the C++ parameter names (the graph's own
     names, which SSA names cannot always carry); `shapes`, where given, the
     shape of the tensor each pointer points to, named dimensions by name
-    (the header states them, for a caller that allocates the buffers).
+    (the header states them, for a caller that allocates the buffers);
+    `updates`, the inputs it writes in place (`molten.updates`: not const).
 
     ```mlir
     cuda.host_func @g(%h: !cuda.ptr<f32>, %h_1: !cuda.ptr<f32>, %y: !cuda.ptr<f32>)
@@ -1647,6 +1684,8 @@ class HostFuncOp(IRDLOperation):
         attributes {param_names = ["h_0", "h_1", "y"]} { ... }
     cuda.host_func @n(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>, %T: index)
         outputs 1 dims ["T"] shapes [[T, 8], [T, 8]] { ... }
+    cuda.host_func @step(%x: !cuda.ptr<f32>, %cache: !cuda.ptr<f32>, ...)
+        outputs 1 updates [1] { ... }
     ```
     """
 
@@ -1657,6 +1696,7 @@ class HostFuncOp(IRDLOperation):
     dims = opt_prop_def(ArrayAttr[StringAttr])
     param_names = opt_prop_def(ArrayAttr[StringAttr])
     shapes = opt_prop_def(ArrayAttr[DenseArrayBase])
+    updates = opt_prop_def(DenseArrayBase)
     body = region_def("single_block")
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
 
@@ -1669,12 +1709,15 @@ class HostFuncOp(IRDLOperation):
         param_names: Sequence[str] | None = None,
         shapes: Sequence[Sequence[int | str]] | None = None,
         dims: Sequence[str] = (),
+        updates: Sequence[int] = (),
     ):
         properties: dict[str, Attribute] = {
             "sym_name": StringAttr(sym_name),
             "function_type": FunctionType.from_lists(params, []),
             "outputs": IntAttr(outputs),
         }
+        if updates:
+            properties["updates"] = DenseArrayBase.from_list(i64, list(updates))
         if dims:
             properties["dims"] = ArrayAttr([StringAttr(d) for d in dims])
         if param_names is not None:
@@ -1690,6 +1733,10 @@ class HostFuncOp(IRDLOperation):
     def pointers(self) -> int:
         """How many pointer params it takes (inputs and outputs)."""
         return len(self.body.block.args) - len(self.dim_names())
+
+    def updated_inputs(self) -> tuple[int, ...]:
+        """The positions of the inputs it writes in place."""
+        return tuple(self.updates.get_values()) if self.updates else ()
 
     def param_shapes(self) -> list[tuple[int | str, ...]] | None:
         """Each pointer param's tensor shape (named dimensions by name),
@@ -1716,9 +1763,19 @@ class HostFuncOp(IRDLOperation):
         names = self.dim_names()
         if len(set(names)) != len(names):
             raise VerifyException("cuda.host_func: `dims` names each size once")
-        if not 0 < self.outputs.data <= pointers:
+        least = 0 if self.updates else 1  # it writes something
+        if not least <= self.outputs.data <= pointers:
             raise VerifyException(
                 "cuda.host_func: outputs must count trailing pointer params"
+            )
+        updated = self.updated_inputs()
+        inputs = pointers - self.outputs.data
+        if any(not 0 <= i < inputs for i in updated) or len(set(updated)) != len(
+            updated
+        ):
+            raise VerifyException(
+                f"cuda.host_func: updates names inputs it writes in place, each once "
+                f"(positions below {inputs}); got {list(updated)}"
             )
         if self.param_names is not None and len(self.param_names.data) != len(args):
             raise VerifyException("cuda.host_func: param_names must name every param")
@@ -1736,6 +1793,8 @@ class HostFuncOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         _print_signature(printer, self.sym_name, self.body)
         printer.print_string(f" outputs {self.outputs.data}")
+        if self.updates is not None:
+            printer.print_string(f" updates {list(self.updated_inputs())}")
         if self.dims is not None:
             printer.print_string(" dims ")
             printer.print_attribute(self.dims)
@@ -1755,6 +1814,12 @@ class HostFuncOp(IRDLOperation):
         sym_name, args = _parse_signature(parser)
         parser.parse_keyword("outputs")
         outputs = parser.parse_integer(allow_negative=False)
+        updates: list[int] = []
+        if parser.parse_optional_keyword("updates") is not None:
+            updates = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE,
+                lambda: parser.parse_integer(allow_negative=False),
+            )
         dims: list[str] = []
         if parser.parse_optional_keyword("dims") is not None:
             dims = parser.parse_comma_separated_list(
@@ -1787,6 +1852,8 @@ class HostFuncOp(IRDLOperation):
         }
         if dims:
             properties["dims"] = ArrayAttr([StringAttr(d) for d in dims])
+        if updates:
+            properties["updates"] = DenseArrayBase.from_list(i64, updates)
         if shapes is not None:
             properties["shapes"] = _shapes_attr(shapes, dims)
         if "param_names" in extra:
@@ -2238,6 +2305,7 @@ Cuda = Dialect(
         ThreadIdxOp,
         FmodOp,
         CheckIndexOp,
+        AtomicAddOp,
         BlockIdxOp,
         BlockDimOp,
         GridDimOp,

@@ -84,6 +84,7 @@ class KernelKind(StrEnum):
     POINTWISE = auto()
     ROW_REDUCE = auto()
     SCAN = auto()
+    SCATTER = auto()
     GEMM = auto()
     ATTENTION = auto()
 
@@ -103,6 +104,7 @@ class ScheduleFamily(StrEnum):
     POINTWISE = auto()
     ROW_REDUCE = auto()
     SCAN = auto()
+    SCATTER = auto()
     ATTENTION = auto()
     GEMV = auto()
     GEMM_SIMT = auto()
@@ -148,6 +150,9 @@ SCHEDULE_FAMILIES: dict[ScheduleFamily, FamilyParameters] = {
     ScheduleFamily.SCAN: FamilyParameters(
         KernelKind.SCAN, ("rows_per_block", "vector", "elements_per_thread")
     ),
+    # A thread an element of the source a step (its writes go where the
+    # indices say: no vector).
+    ScheduleFamily.SCATTER: FamilyParameters(KernelKind.SCATTER, ()),
     # tile: query rows, keys, head dim a block; warp: a warp's (warpgroup's)
     # rows, value head dim; split: parts of the keys; pack: query heads
     # sharing a KV head in one block; mma_warps: 4 on wgmma.
@@ -1177,11 +1182,13 @@ class AttentionMatchAttr(ParametrizedAttribute):
 
 def _verify_body_kind(where: str, kind: KernelKind, body: Region) -> None:
     """A kernel's body holds what its kind computes: a row_reduce kernel a
-    reduction, a scan kernel one cumsum, a gemm kernel a matmul."""
+    reduction, a scan kernel one scan (cumsum, cumprod, cummax, cummin), a
+    scatter kernel one scatter, a gemm kernel a matmul."""
     ops = list(body.block.ops)
     needed = {
         KernelKind.ROW_REDUCE: (molten.ReductionOp, "a reduction"),
-        KernelKind.SCAN: (molten.CumsumOp, "a cumsum"),
+        KernelKind.SCAN: (molten.ScanOp, "a scan"),
+        KernelKind.SCATTER: (molten.ScatterOp, "a scatter"),
         KernelKind.GEMM: (molten.MatmulOp, "a matmul"),
     }.get(kind)
     if needed is None:
@@ -1192,9 +1199,10 @@ def _verify_body_kind(where: str, kind: KernelKind, body: Region) -> None:
         raise VerifyException(
             f"{where}: a {kind.value} kernel computes {what}; its body has none"
         )
-    if kind == KernelKind.SCAN and count > 1:
+    if kind in (KernelKind.SCAN, KernelKind.SCATTER) and count > 1:
         raise VerifyException(
-            f"{where}: a scan kernel computes one cumsum; its body has {count}"
+            f"{where}: a {kind.value} kernel computes one {what[2:]}; its body "
+            f"has {count}"
         )
 
 

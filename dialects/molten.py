@@ -1521,20 +1521,14 @@ class ArgMinOp(ArgReductionOp):
 # --------------------------------------------------------------------------
 
 
-@irdl_op_definition
-class CumsumOp(MoltenOp):
-    """The running sum along `axis` (torch.cumsum): element i is the sum of
-    elements 0..i; with `reverse` of elements i..n-1; with `exclusive`
-    element i itself is left out (the first, or with `reverse` the last,
-    is 0).
+class ScanOp(MoltenOp, ABC):
+    """A running combination along `axis`: element i combines elements
+    0..i (with `reverse`, i..n-1); with `exclusive` element i itself is
+    left out (the first, or with `reverse` the last, is the identity).
+    `COMBINE` says which: "sum", "prod", "max" or "min" (the last two as
+    torch.maximum: a NaN stays)."""
 
-    ```mlir
-    %c = molten.cumsum %x axis = 1 : tensor<4x8xf32>
-    %r = molten.cumsum %x axis = 1 reverse exclusive : tensor<4x8xf32>
-    ```
-    """
-
-    name = "molten.cumsum"
+    COMBINE: ClassVar[str]
     TAKES: ClassVar[frozenset[str]] = NUMBERS
     T: ClassVar = VarConstraint("T", base(TensorType))
     input = operand_def(T)
@@ -1560,6 +1554,63 @@ class CumsumOp(MoltenOp):
                 f"(axis is in [0, {rank}))"
             )
         return x
+
+
+@irdl_op_definition
+class CumsumOp(ScanOp):
+    """The running sum along `axis` (torch.cumsum): element i is the sum of
+    elements 0..i; with `reverse` of elements i..n-1; with `exclusive`
+    element i itself is left out (the first, or with `reverse` the last,
+    is 0).
+
+    ```mlir
+    %c = molten.cumsum %x axis = 1 : tensor<4x8xf32>
+    %r = molten.cumsum %x axis = 1 reverse exclusive : tensor<4x8xf32>
+    ```
+    """
+
+    name = "molten.cumsum"
+    COMBINE: ClassVar[str] = "sum"
+
+
+@irdl_op_definition
+class CumprodOp(ScanOp):
+    """The running product along `axis` (torch.cumprod).
+
+    ```mlir
+    %p = molten.cumprod %x axis = 1 : tensor<4x8xf32>
+    ```
+    """
+
+    name = "molten.cumprod"
+    COMBINE: ClassVar[str] = "prod"
+
+
+@irdl_op_definition
+class CummaxOp(ScanOp):
+    """The running maximum along `axis` (torch.cummax's values: a NaN, once
+    met, stays).
+
+    ```mlir
+    %m = molten.cummax %x axis = 1 : tensor<4x8xf32>
+    ```
+    """
+
+    name = "molten.cummax"
+    COMBINE: ClassVar[str] = "max"
+
+
+@irdl_op_definition
+class CumminOp(ScanOp):
+    """The running minimum along `axis` (torch.cummin's values).
+
+    ```mlir
+    %m = molten.cummin %x axis = 1 : tensor<4x8xi64>
+    ```
+    """
+
+    name = "molten.cummin"
+    COMBINE: ClassVar[str] = "min"
 
 
 # --------------------------------------------------------------------------
@@ -2415,6 +2466,9 @@ Molten = Dialect(
         SliceOp,
         PadOp,
         CumsumOp,
+        CumprodOp,
+        CummaxOp,
+        CumminOp,
         MatmulOp,
         *COMPOSITE_OPS,
         CausalMaskOp,

@@ -300,6 +300,22 @@ def _cumsum(g, x, dim, *, dtype=None):
     return g.cumsum(x, dim)
 
 
+@aten("cumprod.default")
+def _cumprod(g, x, dim, *, dtype=None):
+    _no_dtype("aten.cumprod", dtype)
+    return g.cumprod(x, dim)
+
+
+@aten("cummax.default")
+def _cummax(g, x, dim):
+    return g.cummax(x, dim)
+
+
+@aten("cummin.default")
+def _cummin(g, x, dim):
+    return g.cummin(x, dim)
+
+
 @aten("flip.default")
 def _flip(g, x, dims):
     return g.flip(x, dims)

@@ -11,7 +11,7 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType
 
-from molten.conventions import file_stem
+from molten.conventions import file_stem, graph_updates
 from molten.errors import GraphError, MoltenError, StaticShapeNeeded
 from molten.ir import dtype_name, input_name, output_name
 from molten.pipeline import (
@@ -70,6 +70,9 @@ class CompiledGraph:
     dims: tuple[str, ...] = ()
     """The named dimensions whose sizes the launcher takes (after its
     pointers), one compile serving every size."""
+    updated: tuple[int, ...] = ()
+    """The inputs a call writes in place (`molten.updates`), by position:
+    their outputs are not in `outputs`, and a call does not return them."""
     _executables: dict[int, Any] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -462,6 +465,7 @@ class ZeroCompiler:
             arch=self.arch,
             retarget=None if self.pinned else self._retarget(graph, schedules),
             dims=launcher.dim_names(),
+            updated=launcher.updated_inputs(),
             target=self.target,
         )
 
@@ -551,9 +555,12 @@ def _signature(
     )
     returned = graph.body.block.last_op
     assert isinstance(returned, func.ReturnOp)
+    # An output that updates an input in place is that input's memory.
+    updates = graph_updates(graph)
     outputs = tuple(
         _spec(output_name(graph, i) or value.name_hint or f"out{i}", value.type)
         for i, value in enumerate(returned.arguments)
+        if i not in updates
     )
     return inputs, outputs
 

@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
     Float32Type,
+    IntegerAttr,
     StringAttr,
     i8,
     i32,
@@ -30,7 +31,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 
 from molten.dialects.molten import BOOL, ELEMENT_TYPES, UI8
-from molten.errors import DTypeError
+from molten.errors import DTypeError, GraphError
 
 # --------------------------------------------------------------------------
 # Names.
@@ -49,6 +50,48 @@ def output_name(func: FuncOp, index: int) -> str | None:
         return None
     attr = func.res_attrs.data[index].data.get(NAME_ATTR)
     return attr.data if isinstance(attr, StringAttr) else None
+
+
+UPDATES_ATTR = "molten.updates"
+"""Result attribute of a graph's `func.func`: the position of the input that
+the result updates in place (`{molten.updates = 1 : i64}`). The launcher
+writes the result into that input's memory and takes no output pointer
+for it; the value is the input's new contents, as torch's `copy_`,
+`index_copy_` and a KV cache's update leave them."""
+
+
+def graph_updates(func: FuncOp) -> dict[int, int]:
+    """Output position -> the input position it updates in place (the
+    results with `molten.updates`), checked: an integer naming an input of
+    the result's type, each input updated by one result at most."""
+    if func.res_attrs is None:
+        return {}
+    inputs = func.function_type.inputs.data
+    outputs = func.function_type.outputs.data
+    updates: dict[int, int] = {}
+    for index, entry in enumerate(func.res_attrs.data):
+        attr = entry.data.get(UPDATES_ATTR)
+        if attr is None:
+            continue
+        where = f"func.func @{func.sym_name.data}: result {index}'s {UPDATES_ATTR}"
+        if not isinstance(attr, IntegerAttr):
+            raise GraphError(f"{where} is {attr}, not an input's position (0 : i64)")
+        position = attr.value.data
+        if not 0 <= position < len(inputs):
+            raise GraphError(
+                f"{where} is {position}; the function has {len(inputs)} inputs"
+            )
+        if index < len(outputs) and outputs[index] != inputs[position]:
+            raise GraphError(
+                f"{where}: the result {outputs[index]} must have the type of "
+                f"input {position} ({inputs[position]}) it updates in place"
+            )
+        if position in updates.values():
+            raise GraphError(
+                f"{where}: input {position} is updated in place by two results"
+            )
+        updates[index] = position
+    return updates
 
 
 def input_name(func: FuncOp, index: int) -> str | None:

@@ -98,16 +98,10 @@ def core_ops() -> list[str]:
     return sorted(found)
 
 
-_NO_SCATTER_KERNEL = (
-    "written as molten.scatter, which the interpreter runs; no kernel writes it "
-    "yet (a graph input updated in place, the KV cache, is planned: "
-    "docs/plans/in-place-updates.md)"
-)
-INTERPRETER_ONLY = dict.fromkeys(
-    ("scatter", "scatter_add", "index_put"), _NO_SCATTER_KERNEL
-)
+INTERPRETER_ONLY: dict[str, str] = {}
 """Ops the front door writes in molten ops that no CUDA kernel computes
-yet: counted as not yet supported, with the reason."""
+yet, by name -> the reason: counted as not yet supported (none today:
+scatter, scatter_add and index_put have the scatter kernel)."""
 
 
 def status_of(op: str) -> Status:

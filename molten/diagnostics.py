@@ -25,7 +25,8 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
-from molten.conventions import NAME_ATTR
+from molten.conventions import NAME_ATTR, graph_updates
+from molten.errors import GraphError
 
 
 class MoltenParseError(ParseError):
@@ -258,7 +259,7 @@ def first_unusable_function(
         symbol = getattr(op, "sym_name", None)
         if not isinstance(symbol, StringAttr):
             continue
-        misnamed = _misnamed(op)
+        misnamed = _misnamed(op) or _misupdated(op)
         if misnamed is not None:
             return op, VerifyException(misnamed)
         blocks = [len(list(region.blocks)) for region in op.regions]
@@ -300,6 +301,18 @@ def _misnamed(op: Operation) -> str | None:
                     f"{op.name} @{op.sym_name.data}: {role} {index}'s {NAME_ATTR} "
                     f'is {name}, not a string (a name is "x")'
                 )
+    return None
+
+
+def _misupdated(op: Operation) -> str | None:
+    """Why a result's `molten.updates` of function `op` names no input it
+    can update in place (`graph_updates`), or None."""
+    if not isinstance(op, FuncOp):
+        return None
+    try:
+        graph_updates(op)
+    except GraphError as error:
+        return str(error)
     return None
 
 

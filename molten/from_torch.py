@@ -280,39 +280,39 @@ def _translate(
     )
 
 
-def _user_outputs(exported: Any, graph_name: str, names: dict[str, str]) -> list[bool]:
-    """Which of the exported graph's outputs are the forward's: the others
-    are the new values of inputs or buffers it writes in place, which
-    Molten's graphs cannot express yet (an UnsupportedError naming one)."""
+def _user_outputs(
+    exported: Any, graph_name: str, names: dict[str, str]
+) -> list[bool | str]:
+    """What each of the exported graph's outputs is: True for the forward's
+    own, the placeholder's name for the new value of an input or buffer it
+    writes in place (the graph updates that input: `copy_`), False for a
+    step counter's update (state, not math)."""
     from torch.export.graph_signature import OutputKind
 
+    input_specs = exported.graph_signature.input_specs
+    placeholders = [n for n in exported.graph.nodes if n.op == "placeholder"]
     counters = {
         spec.target
-        for spec, node in zip(
-            exported.graph_signature.input_specs,
-            [n for n in exported.graph.nodes if n.op == "placeholder"],
-            strict=True,
-        )
+        for spec, node in zip(input_specs, placeholders, strict=True)
         if not _is_tensor_input(node.meta.get("val"))
     }
-    kept = []
+    placeholder_of = {
+        spec.target or spec.arg.name: spec.arg.name for spec in input_specs
+    }
+    kept: list[bool | str] = []
     for spec in exported.graph_signature.output_specs:
         if spec.kind == OutputKind.USER_OUTPUT:
             kept.append(True)
-            continue
-        if spec.kind == OutputKind.BUFFER_MUTATION and spec.target in counters:
-            kept.append(False)  # a step counter's update: state, not math
-            continue
-        what = (
-            f"its input '{names.get(spec.target, spec.target)}'"
-            if spec.kind == OutputKind.USER_INPUT_MUTATION
-            else f"{spec.kind.name.lower().split('_')[0]} '{spec.target}'"
-        )
-        raise UnsupportedError(
-            f"from_torch: {graph_name} writes {what} in place: Molten's graphs "
-            "do not update their inputs yet (as a KV cache's update would; "
-            "docs/plans/in-place-updates.md)"
-        )
+        elif spec.kind == OutputKind.BUFFER_MUTATION and spec.target in counters:
+            kept.append(False)
+        elif spec.kind in (OutputKind.BUFFER_MUTATION, OutputKind.USER_INPUT_MUTATION):
+            kept.append(placeholder_of.get(spec.target, spec.target))
+        else:
+            raise UnsupportedError(
+                f"from_torch: {graph_name} writes {spec.kind.name.lower()} "
+                f"'{names.get(spec.target, spec.target)}'; Molten's graphs update "
+                "inputs and buffers in place, not parameters or gradients"
+            )
     return kept
 
 
@@ -322,16 +322,19 @@ def translate(
     input_name: Callable[[Any], str | Unavailable] = lambda node: node.name,
     defined_at: str = "",
     sizes: dict[str, str] | None = None,
-    kept: list[bool] | None = None,
+    kept: list[bool | str] | None = None,
 ) -> DataflowGraph:
     """The DataflowGraph of an FX graph of ATen ops (torch.export's, or a
     part of one): each placeholder an input named by `input_name` (or a
     value the graph does not compute), each op by its entry of ATEN_OPS,
-    the outputs in order (those `kept` says, where it is given)."""
+    the outputs in order (those `kept` says, where it is given: an entry
+    naming a placeholder is that input's new value, written in place)."""
     g = DataflowGraph(graph_name)
     values: dict[Any, Any] = {}
+    placeholders: dict[str, Any] = {}
     for node in graph.nodes:
         if node.op == "placeholder":
+            placeholders[node.name] = node
             name = input_name(node)
             values[node] = (
                 name
@@ -344,7 +347,8 @@ def translate(
             results = node.args[0]
             results = results if isinstance(results, list | tuple) else [results]
             for i, out in enumerate(results):
-                if kept is not None and not kept[i]:
+                role = True if kept is None else kept[i]
+                if role is False:
                     continue
                 result = _materialized(g, values.get(out))
                 if not isinstance(result, Tensor):
@@ -352,7 +356,16 @@ def translate(
                         f"from_torch: output {i} of {graph_name} is not a tensor "
                         f"Molten computes ({out})"
                     )
-                g.add_output(result, out.name)
+                if role is True:
+                    g.add_output(result, out.name)
+                    continue
+                written = values.get(placeholders.get(role))
+                if not isinstance(written, Tensor):
+                    raise UnsupportedError(
+                        f"from_torch: {graph_name} writes '{role}' in place, which "
+                        "is not one of its tensor inputs"
+                    )
+                g.copy_(written, result)
         else:
             raise UnsupportedError(
                 f"from_torch: {node.op} {node.target} in {graph_name} is not an "

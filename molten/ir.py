@@ -55,8 +55,10 @@ from xdsl.printer import Printer
 from molten.conventions import DTYPES as DTYPES
 from molten.conventions import (
     NAME_ATTR,
+    UPDATES_ATTR,
     dtype_name,
     element_type,
+    graph_updates,
     input_name,
     is_dtype_name,
     output_name,
@@ -154,6 +156,10 @@ def _checked_dims(op_name: str, what: str, values: Any) -> list[molten.Dim]:
     ]
 
 
+def _is_float(x: Tensor) -> bool:
+    return element_kind(x.type.element_type) == FLOAT
+
+
 def _checked_flag(op_name: str, what: str, value: Any) -> bool:
     if not isinstance(value, bool | np.bool_):
         raise GraphError(
@@ -173,6 +179,10 @@ class DataflowGraph:
         self._outputs: list[tuple[SSAValue, str]] = []
         self._names: dict[SSAValue, str] = {}
         """The exact names of inputs and named values (see `name_value`)."""
+        self._updates: dict[SSAValue, SSAValue] = {}
+        """Input -> the value it holds after a call (`copy_`, `index_copy_`)."""
+        self._stale: dict[SSAValue, str] = {}
+        """Values of an input before its update in place -> what updated it."""
 
     # ----------------------------------------------------------------------
     # Inputs, outputs, IR.
@@ -241,11 +251,19 @@ class DataflowGraph:
         self._outputs.append((tensor.value, clean))
 
     def to_module(self) -> ModuleOp:
-        """A fresh `builtin.module` holding the graph as one `func.func`."""
-        if not self._outputs:
+        """A fresh `builtin.module` holding the graph as one `func.func`: its
+        outputs, then a result per input updated in place (`molten.updates`,
+        named as the input)."""
+        if not self._outputs and not self._updates:
             raise GraphError(f"graph '{self.name}' has no outputs; call add_output")
+        returned = list(self._outputs) + [
+            (self._updates[arg], self._names[arg])
+            for arg in self._block.args
+            if arg in self._updates
+        ]
+        updated = [arg.index for arg in self._block.args if arg in self._updates]
         inputs = [arg.type for arg in self._block.args]
-        outputs = [value.type for value, _ in self._outputs]
+        outputs = [value.type for value, _ in returned]
         body = Region(Block(arg_types=inputs))
         mapping: dict[SSAValue, SSAValue] = {}
         # An input's name goes in an attribute only where its SSA name cannot
@@ -266,9 +284,18 @@ class DataflowGraph:
         arg_attrs = ArrayAttr(attrs)
         for op in self._block.ops:
             body.block.add_op(op.clone(mapping))
-        body.block.add_op(ReturnOp(*(mapping[v] for v, _ in self._outputs)))
+        body.block.add_op(ReturnOp(*(mapping[v] for v, _ in returned)))
         res_attrs = ArrayAttr(
             [DictionaryAttr({NAME_ATTR: StringAttr(name)}) for _, name in self._outputs]
+            + [
+                DictionaryAttr(
+                    {
+                        NAME_ATTR: StringAttr(self._names[self._block.args[i]]),
+                        UPDATES_ATTR: IntegerAttr(i, i64),
+                    }
+                )
+                for i in updated
+            ]
         )
         func = FuncOp(
             self.name,
@@ -386,10 +413,22 @@ class DataflowGraph:
         names = [
             output_name(func, i) for i in range(len(func.function_type.outputs.data))
         ]
+        try:
+            updates = graph_updates(func)
+        except GraphError as error:
+            from molten.diagnostics import locate_op
+
+            raise GraphError(locate_op(func, error, text, 0)) from None
         for op in func.body.block.ops:
             if isinstance(op, ReturnOp):
-                for value, name in zip(op.arguments, names, strict=True):
-                    graph.add_output(Tensor(graph, mapping[value]), name)
+                for i, (value, name) in enumerate(
+                    zip(op.arguments, names, strict=True)
+                ):
+                    if i in updates:
+                        arg = graph._block.args[updates[i]]
+                        graph._updates[arg] = mapping[value]
+                    else:
+                        graph.add_output(Tensor(graph, mapping[value]), name)
                 break
             if not isinstance(op, molten.MoltenOp):
                 raise GraphError(
@@ -413,6 +452,13 @@ class DataflowGraph:
             raise GraphError(
                 f"{where}: tensor {tensor} belongs to graph '{tensor.graph.name}', "
                 f"not '{self.name}'"
+            )
+        stale = self._stale.get(tensor.value)
+        if stale is not None:
+            raise GraphError(
+                f"{where}: tensor {tensor} holds the values from before {stale} "
+                "updated it in place; use the tensor that call returned (it has "
+                "the new values)"
             )
 
     @contextlib.contextmanager
@@ -900,6 +946,106 @@ class DataflowGraph:
         spread = self.broadcast_to(self.reshape(index, ones), list(source.shape.dims))
         return self.scatter(x, axis, spread, source, accumulate=accumulate, name=name)
 
+    # -- in place: graph inputs whose memory a call updates ---------------------
+
+    def copy_(self, x: Tensor, value: Operand) -> Tensor:
+        """torch's `x.copy_(value)` on a graph input: after a call, the input's
+        memory holds `value` (broadcast and cast to x's shape and dtype),
+        written there by the compiled graph, which takes no output for it and
+        does not return it (the interpreter, functional, returns it after
+        the graph's outputs). Returns `value` as x's new tensor; x itself may
+        not be used after (it would be the old values)."""
+        return self._update(x, value, "copy_")
+
+    def index_copy_(
+        self, x: Tensor, axis: int, index: Tensor, source: Tensor, *, name=None
+    ) -> Tensor:
+        """torch's `x.index_copy_(axis, index, source)` on a graph input (a KV
+        cache taking a step's keys): `index_copy`, written into x's memory by
+        one scatter kernel, nothing else copied."""
+        return self._update(
+            x, lambda: self.index_copy(x, axis, index, source, name=name), "index_copy_"
+        )
+
+    def index_add_(
+        self,
+        x: Tensor,
+        axis: int,
+        index: Tensor,
+        source: Tensor,
+        *,
+        alpha: float = 1.0,
+        name: str | None = None,
+    ) -> Tensor:
+        """torch's `x.index_add_(axis, index, source, alpha=alpha)` on a graph
+        input, added into its memory."""
+        return self._update(
+            x,
+            lambda: self.index_add(x, axis, index, source, alpha=alpha, name=name),
+            "index_add_",
+        )
+
+    def scatter_(
+        self,
+        x: Tensor,
+        axis: int,
+        indices: Tensor,
+        source: Tensor | float,
+        *,
+        accumulate: bool = False,
+        name: str | None = None,
+    ) -> Tensor:
+        """torch's `x.scatter_(axis, indices, source)` on a graph input
+        (`accumulate`: scatter_add_), written into its memory."""
+        return self._update(
+            x,
+            lambda: self.scatter(
+                x, axis, indices, source, accumulate=accumulate, name=name
+            ),
+            "scatter_",
+        )
+
+    def scatter_add_(
+        self, x: Tensor, axis: int, indices: Tensor, source: Tensor, *, name=None
+    ) -> Tensor:
+        """torch's `x.scatter_add_(axis, indices, source)` on a graph input."""
+        return self.scatter_(x, axis, indices, source, accumulate=True, name=name)
+
+    def _updated_input(self, x: Any, how: str) -> SSAValue:
+        """The graph input that x is (or is the latest update of)."""
+        where = f"molten.{how}"
+        self._check_owned(x, where)
+        current = {v: arg for arg, v in self._updates.items()}
+        arg = x.value if x.value in self._block.args else current.get(x.value)
+        if arg is None:
+            raise GraphError(
+                f"{where}: {x} is not a graph input; only an input's memory can be "
+                f"updated in place (for a computed tensor use the functional "
+                f"{how.rstrip('_')})"
+            )
+        return arg
+
+    def _update(
+        self, x: Tensor, value: Operand | Callable[[], Tensor], how: str
+    ) -> Tensor:
+        """Records that the input x holds `value` (made by calling it, once x
+        is known to be an input) after a call (x is the input or its latest
+        update), and returns value as its tensor."""
+        where = f"molten.{how}"
+        arg = self._updated_input(x, how)
+        if callable(value):
+            value = value()
+        if not isinstance(value, Tensor):
+            value = self.full(x.shape, value, x.dtype)
+        self._check_owned(value, where)
+        if value.type.element_type != x.type.element_type:
+            value = self.cast(value, x.dtype)
+        if list(value.shape.dims) != list(x.shape.dims):
+            value = self.broadcast_to(value, list(x.shape.dims))
+        self._stale[x.value] = f"{where} of input '{self._names[arg]}'"
+        self._updates[arg] = value.value
+        return value
+
     def take_along_dim(
         self, x: Tensor, indices: Tensor, axis: int, *, name: str | None = None
     ) -> Tensor:
@@ -1280,7 +1426,73 @@ class DataflowGraph:
         """The running sum along `axis` (torch.cumsum: integers and bools
         sum as int64); from the end with `reverse`; with `exclusive`, each
         element the sum of those before it (the first is 0)."""
-        op_name = molten.CumsumOp.name
+        if isinstance(x, Tensor) and x.dtype != "int64" and not _is_float(x):
+            x = self.cast(x, "int64")
+        return self._scan(molten.CumsumOp, x, axis, reverse, exclusive, name)
+
+    def cumprod(
+        self,
+        x: Tensor,
+        axis: int = -1,
+        *,
+        reverse: bool = False,
+        exclusive: bool = False,
+        name: str | None = None,
+    ) -> Tensor:
+        """The running product along `axis` (torch.cumprod: integers and
+        bools multiply as int64)."""
+        if isinstance(x, Tensor) and x.dtype != "int64" and not _is_float(x):
+            x = self.cast(x, "int64")
+        return self._scan(molten.CumprodOp, x, axis, reverse, exclusive, name)
+
+    def cummax(
+        self, x: Tensor, axis: int = -1, *, name: str | None = None
+    ) -> tuple[Tensor, Tensor]:
+        """torch.cummax: (the running maximum along `axis`, in x's dtype (of
+        bools: whether any so far), and the int64 position of each's
+        maximum, the last of equal ones; a NaN, once met, stays, at the
+        last NaN's position)."""
+        return self._running_extreme(molten.CummaxOp, x, axis, name)
+
+    def cummin(
+        self, x: Tensor, axis: int = -1, *, name: str | None = None
+    ) -> tuple[Tensor, Tensor]:
+        """torch.cummin: (the running minimum along `axis`, its positions)."""
+        return self._running_extreme(molten.CumminOp, x, axis, name)
+
+    def _running_extreme(
+        self, op_type: type[molten.ScanOp], x: Tensor, axis: int, name: str | None
+    ) -> tuple[Tensor, Tensor]:
+        """cummax or cummin's values, and their positions: the running
+        maximum of each position where the element is the running extreme
+        (or a NaN), -1 elsewhere, which picks the last of equal ones."""
+        self._check_owned(x, op_type.name)
+        boolean = x.dtype == "bool"
+        values = self._scan(
+            op_type, self.cast(x, "uint8") if boolean else x, axis, False, False, None
+        )
+        if boolean:
+            values = self.cast(values, "bool")
+        if name is not None:
+            self._names[values.value] = name_value(values.value, name)
+        axis = molten.normalize_axis(op_type.name, axis, x.shape.rank)
+        at = self.eq(x, values)
+        if _is_float(x):
+            at = self.logical_or(at, self.isnan(x))
+        positions = self.where(at, self.iota(list(x.shape.dims), axis), -1)
+        indices = self._scan(molten.CummaxOp, positions, axis, False, False, None)
+        return values, indices
+
+    def _scan(
+        self,
+        op_type: type[molten.ScanOp],
+        x: Tensor,
+        axis: int,
+        reverse: bool,
+        exclusive: bool,
+        name: str | None,
+    ) -> Tensor:
+        op_name = op_type.name
         axis = _checked_int(op_name, "axis", axis)
         reverse = _checked_flag(op_name, "reverse", reverse)
         exclusive = _checked_flag(op_name, "exclusive", exclusive)
@@ -1294,9 +1506,7 @@ class DataflowGraph:
             props["reverse"] = UnitAttr()
         if exclusive:
             props["exclusive"] = UnitAttr()
-        if element_kind(x.type.element_type) != FLOAT and x.dtype != "int64":
-            x = self.cast(x, "int64")
-        return self._emit(molten.CumsumOp, [x], name, props)
+        return self._emit(op_type, [x], name, props)
 
     def flip(
         self, x: Tensor, axes: int | Sequence[int], *, name: str | None = None

@@ -37,7 +37,8 @@ OPS = (
     "trunc", "isnan", "isinf", "where", "masked_fill", "take", "index_select",
     "embedding", "gather", "take_along_dim", "full_like", "zeros_like",
     "ones_like", "argmax", "argmin", "max_with_indices", "min_with_indices",
-    "scatter", "scatter_add", "index_copy", "index_add",
+    "scatter", "scatter_add", "index_copy", "index_add", "cumprod", "cummax",
+    "cummin",
 )  # fmt: skip
 
 

@@ -10,8 +10,8 @@ MOLTEN_PIPELINE = "molten-decompose,transpose-matvec,canonicalize,cse,dce"
 vector made a GEMV, canonicalized."""
 
 KERNEL_PIPELINE = (
-    "split-size-classes,fuse-attention,fuse-reduction,fuse-scan,fuse-epilogue,"
-    "fuse-elementwise,merge-size-classes,kernel-outline,kernel-schedule,tile,dce"
+    "split-size-classes,fuse-attention,fuse-reduction,fuse-scan,fuse-scatter,"
+    "fuse-epilogue,fuse-elementwise,merge-size-classes,kernel-outline,kernel-schedule,tile,dce"
 )
 """Level 2: primitives fused into kernels (a graph whose fusion depends on a
 named size, once per size class), outlined, scheduled, and the gemm kernels

@@ -63,6 +63,12 @@ def _fuse_scan():
     return FuseScan
 
 
+def _fuse_scatter():
+    from molten.passes.fuse_scatter import FuseScatter
+
+    return FuseScatter
+
+
 def _fuse_reduction():
     from molten.passes.fuse_reduction import FuseReduction
 
@@ -158,6 +164,7 @@ MOLTEN_UNIVERSE = Universe(
         "fuse-prologue": _fuse_prologue,
         "fuse-reduction": _fuse_reduction,
         "fuse-scan": _fuse_scan,
+        "fuse-scatter": _fuse_scatter,
         "fuse-epilogue": _fuse_epilogue,
         "fuse-elementwise": _fuse_elementwise,
         "merge-size-classes": _merge_size_classes,

@@ -33,6 +33,7 @@ from molten.passes.lowering.kernels import LoweredKernel
 from molten.passes.lowering.pointwise import lower_pointwise
 from molten.passes.lowering.row_reduce import lower_row_reduce
 from molten.passes.lowering.scan import lower_scan
+from molten.passes.lowering.scatter import lower_scatter
 from molten.passes.schedule.common import FamilyRule
 from molten.passes.schedule.rules import FAMILY_RULES
 from molten.passes.tiling.attention import attention_tiling_for
@@ -76,6 +77,7 @@ _LOWERINGS: dict[kernel.ScheduleFamily, tuple[Lowering, Tiling | None]] = {
     F.POINTWISE: (_any_rows(lower_pointwise), None),
     F.ROW_REDUCE: (_any_rows(lower_row_reduce), None),
     F.SCAN: (_any_rows(lower_scan), None),
+    F.SCATTER: (_any_rows(lower_scatter), None),
     F.ATTENTION: (lower_attention, attention_tiling_for),
     F.GEMM_TMA: (lower_tma_kernel, tiling_for),
     F.GEMV: (lower_gemv_kernel, tiling_for),

@@ -30,6 +30,7 @@ from molten.passes.fusion import (
     ELEMENTWISE,
     GENERATORS,
     INDEX_MAPS,
+    feeds_only,
     fuse,
     grow,
     is_fusible_root,
@@ -60,15 +61,6 @@ def _pulled_in_later(op: Operation) -> bool:
     )
 
 
-def _feeds_only(op: Operation, group: set[Operation]) -> bool:
-    """Whether every use of `op`'s result is by an op of `group`: the
-    group's kernel can recompute it at whatever index those ops read it
-    (through a reshape or transpose, at another shape), with nothing to
-    store."""
-    users = [u.operation for u in op.results[0].uses]
-    return bool(users) and all(u in group for u in users)
-
-
 class FusePointwise(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if not is_fusible_root(op):
@@ -88,7 +80,7 @@ class FusePointwise(RewritePattern):
                 return False
             if value_dims(candidate.results[0]) == domain:
                 return True
-            return recomputable_into(candidate, domain, POINTWISE) or _feeds_only(
+            return recomputable_into(candidate, domain, POINTWISE) or feeds_only(
                 candidate, group
             )
 

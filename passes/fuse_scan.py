@@ -35,7 +35,7 @@ from molten.passes.fusion import (
 
 class FuseCumsum(RewritePattern):
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: molten.CumsumOp, rewriter: PatternRewriter):
+    def match_and_rewrite(self, op: molten.ScanOp, rewriter: PatternRewriter):
         if not is_fusible_root(op):
             return
         full = value_dims(op.result)

@@ -223,10 +223,17 @@ def grow(
 
 def absorbs_producers(user: Operation) -> bool:
     """Whether `user` will be fused into a group that can recompute its
-    elementwise producers: a graph-level elementwise, index-map, reduction
-    or cumsum op (not a matmul operand, not a graph result)."""
+    elementwise producers: a graph-level elementwise, index-map, reduction,
+    cumsum or scatter op (not a matmul operand, not a graph result)."""
     return is_fusible_root(user) and isinstance(
-        user, (*ELEMENTWISE, *INDEX_MAPS, molten.ReductionOp, molten.CumsumOp)
+        user,
+        (
+            *ELEMENTWISE,
+            *INDEX_MAPS,
+            molten.ReductionOp,
+            molten.ScanOp,
+            molten.ScatterOp,
+        ),
     )
 
 
@@ -382,6 +389,15 @@ def fuse(
         if op not in kept:
             rewriter.erase(op)
     return fused
+
+
+def feeds_only(op: Operation, group: set[Operation]) -> bool:
+    """Whether every use of `op`'s result is by an op of `group`: the
+    group's kernel can recompute it at whatever index those ops read it
+    (through a reshape or transpose, at another shape), with nothing to
+    store."""
+    users = [u.operation for u in op.results[0].uses]
+    return bool(users) and all(u in group for u in users)
 
 
 def recomputable_into(

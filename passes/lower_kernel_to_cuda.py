@@ -98,6 +98,7 @@ def check_element_types(kfunc: kernel.FuncOp) -> None:
     if kfunc.kind.data in (
         kernel.KernelKind.POINTWISE,
         kernel.KernelKind.SCAN,
+        kernel.KernelKind.SCATTER,
         kernel.KernelKind.ROW_REDUCE,
         # Its matmuls take floats; integers and bools make masks, evaluated
         # per score as in a pointwise kernel.

@@ -341,19 +341,21 @@ func.func @NAME(%x: tensor<5x40xi64>, %i: tensor<4x3xi64>) -> tensor<4x3xi64> {
 )
 
 
-def _scan(element, shape, axis, flags=""):
-    name = (
-        f"cumsum_{element}_{'x'.join(map(str, shape))}_{axis}{flags.replace(' ', '_')}"
-    )
+def _scan(element, shape, axis, flags="", op="cumsum"):
+    name = f"{op}_{element}_{'x'.join(map(str, shape))}_{axis}{flags.replace(' ', '_')}"
     t = tensor(element, shape)
     text = (
         f"func.func @NAME(%m: {t}) -> {t} {{\n"
-        f"  %r = molten.cumsum %m axis = {axis}{flags} : {t}\n"
+        f"  %r = molten.{op} %m axis = {axis}{flags} : {t}\n"
         f"  func.return %r : {t}\n}}\n"
     )
-    high = 1 if element in ("i8", "ui8") else None
+    high = 1 if element in ("i8", "ui8") or op == "cumprod" else None
+    low = -1 if op == "cumprod" else 0 if op == "cumsum" else None
     _add(
-        name, text, lambda rng: [values(rng, element, shape, low=0, high=high)], element
+        name,
+        text,
+        lambda rng: [values(rng, element, shape, low=low, high=high)],
+        element,
     )
 
 
@@ -362,6 +364,14 @@ _scan("i64", (2, 37), 1)
 _scan("i64", (3, 5000), 1)
 _scan("i32", (4, 300), 1, " reverse exclusive")
 _scan("i8", (64, 5), 0)
+# The other combinations: products of -1, 0 and 1 (exact), extremes over the
+# whole range, reverse and exclusive (the type's extreme first).
+_scan("i64", (3, 5000), 1, op="cumprod")
+_scan("i32", (2, 37), 1, " reverse", op="cumprod")
+_scan("i64", (3, 5000), 1, op="cummax")
+_scan("i32", (4, 300), 1, " reverse exclusive", op="cummin")
+_scan("ui8", (64, 5), 0, op="cummax")
+_scan("i8", (2, 37), 1, " exclusive", op="cummin")
 _add(
     "position_ids_from_padding",
     """

@@ -496,6 +496,24 @@ def scans(shape: list[int]) -> Builder:
     return build
 
 
+def running_extremes(shape: list[int]) -> Builder:
+    """The other scans: a running product along the rows, cummax along them
+    and cummin down the columns (strided), each with its positions (an
+    int64 scan of where the extreme is, cast to the dtype)."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", shape, dtype)
+        g.add_output(g.cumprod(x * 0.02 + 1.0, -1), "product")
+        top, at = g.cummax(x, -1)
+        g.add_output(top, "top")
+        g.add_output(g.cast(at, dtype), "top_at")
+        bottom, at = g.cummin(x, 0)
+        g.add_output(bottom * 2.0, "bottom")
+        g.add_output(g.cast(at, dtype), "bottom_at")
+
+    return build
+
+
 def scan_edges(length: int) -> Builder:
     """Scans at awkward sizes: two long rows of odd length (vector 1, many
     steps, the last partial), rows of one element, a column of them (a
@@ -521,6 +539,26 @@ def triangles(m: int, n: int, k: int) -> Builder:
         b = g.add_input("b", [k, n], dtype)
         g.add_output(g.triu(a @ b, 1), "upper")
         g.add_output(g.tril(g.exp(a), -2) * 2.0, "lower")
+
+    return build
+
+
+def scatters(rows: int, cols: int, places: int) -> Builder:
+    """scatter_add of exp(src) into x, `cols` values a row into `places`
+    places (indices made in the kernel, each place taking several adds);
+    index_copy of scaled rows into a cache along its middle axis, its
+    positions an arange."""
+
+    def build(g: DataflowGraph, dtype: str) -> None:
+        x = g.add_input("x", [rows, places], dtype)
+        src = g.add_input("src", [rows, cols], dtype)
+        spread = g.iota([rows, cols], 1) * 7 + g.iota([rows, cols], 0)
+        ids = g.remainder(spread, places)
+        g.add_output(g.scatter_add(x, 1, ids, g.exp(src)), "added")
+        cache = g.add_input("cache", [2, places, 3], dtype)
+        new = g.add_input("new", [2, 4, 3], dtype)
+        positions = g.iota([4], 0) * ((places - 1) // 4) + 1
+        g.add_output(g.index_copy(cache, 1, positions, new * 2.0), "copied")
 
     return build
 
@@ -653,7 +691,11 @@ CASES: dict[str, Builder] = {
     "scans_5x1000": scans([5, 1000]),
     "scans_3x20000": scans([3, 20000]),
     "scan_edges_100003": scan_edges(100003),
+    "running_extremes_9x37": running_extremes([9, 37]),
+    "running_extremes_3x5000": running_extremes([3, 5000]),
     "windows_5x37": windows(5, 37),
+    # Scatters: atomic adds, several to a place; an index_copy at positions.
+    "scatters_37x100x33": scatters(37, 100, 33),
     "triangles_70x33x24": triangles(70, 33, 24),
 }
 

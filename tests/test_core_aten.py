@@ -235,9 +235,12 @@ def test_scatters_are_torchs(case):
     np.testing.assert_allclose(np.asarray(got), fn(*inputs).double().numpy(), atol=1e-6)
 
 
-def test_an_input_written_in_place_is_refused_by_name():
-    """A buffer updated in place (a KV cache's index_copy_) is the next
-    step's work: a clear error names it (functionalized by torch)."""
+def test_inputs_and_buffers_written_in_place_are_updated():
+    """A buffer updated in place (a KV cache's index_copy_) and an input
+    (x.mul_) are graph inputs the graph updates (`molten.updates`, after
+    torch's functionalization): the interpreter gives their new values
+    after the outputs, and the compiled graph writes them where they are,
+    the cache by its scatter kernel itself."""
 
     class Cache(torch.nn.Module):
         def __init__(self):
@@ -248,12 +251,61 @@ def test_an_input_written_in_place_is_refused_by_name():
             self.k.index_copy_(2, p, n)
             return self.k * 2
 
-    with pytest.raises(molten.UnsupportedError, match="writes buffer 'k' in place"):
-        molten.from_torch(Cache(), [_POSITIONS, _NEW])
+    module = Cache()
+    graph = molten.from_torch(module, [_POSITIONS, _NEW])
+    assert "molten.updates = 0 : i64" in graph.to_mlir()
+    arguments = molten.torch_arguments(module, _POSITIONS, _NEW)
+    doubled_k, new_k = molten.interpret(graph, *[a.numpy() for a in arguments])
+    want = module(_POSITIONS, _NEW)
+    np.testing.assert_allclose(doubled_k, want.numpy(), atol=1e-6)
+    np.testing.assert_allclose(new_k, module.k.numpy(), atol=1e-6)
+    compiled = molten.ZeroCompiler().compile(graph)
+    assert compiled.updated == (0,) and len(compiled.outputs) == 1
+    assert not any(type(s).__name__ == "Copy" for s in compiled.program)
 
     def doubled(x):
         x.mul_(2)
         return x + 1
 
-    with pytest.raises(molten.UnsupportedError, match="writes its input 'x' in place"):
-        molten.from_torch(doubled, [_x(3)])
+    x = _x(3)
+    graph = molten.from_torch(doubled, [x])
+    plus_one, new_x = molten.interpret(graph, x.numpy(), reference=True)
+    np.testing.assert_allclose(new_x, 2 * x.numpy(), rtol=1e-7)
+    np.testing.assert_allclose(plus_one, 2 * x.numpy() + 1, rtol=1e-7)
+
+
+def _with_ties_and_nans():
+    x = torch.randint(-3, 4, (4, 40)).float()
+    x[1, 7] = float("nan")
+    x[2, 0] = float("nan")
+    x[2, 30] = float("nan")
+    return x
+
+
+SCANS = {
+    "cumprod": (lambda a: torch.cumprod(a, 1), [_x(3, 30) * 0.1 + 1]),
+    "cumprod_int": (lambda a: torch.cumprod(a, 0), [torch.randint(-2, 3, (6, 5))]),
+    "cummax": (lambda a: torch.cummax(a, 1), [_with_ties_and_nans()]),
+    "cummin": (lambda a: torch.cummin(a, 0), [_with_ties_and_nans()]),
+    "cummax_int": (lambda a: torch.cummax(a, 1), [torch.randint(-3, 4, (3, 50))]),
+    "cummax_bool": (lambda a: torch.cummax(a > 1, 1), [torch.randint(0, 3, (3, 50))]),
+    "cumsum_bool": (lambda a: (a > 1).cumsum(-1), [torch.randint(0, 3, (3, 50))]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCANS))
+def test_scans_are_torchs(case):
+    """cumprod, cummax and cummin (values and positions: the last of equal
+    ones, a NaN's once met), of floats, integers and a bool mask (whether
+    any so far), and a bool mask's running count, as torch gives them."""
+    fn, inputs = SCANS[case]
+    graph = molten.from_torch(fn, inputs)
+    got = molten.interpret(graph, *[x.numpy() for x in inputs], reference=True)
+    want = fn(*inputs)
+    want = tuple(want) if isinstance(want, tuple) else (want,)
+    got = got if isinstance(got, tuple) else (got,)
+    for g_out, w_out in zip(got, want, strict=True):
+        assert g_out.dtype == w_out.numpy().dtype or w_out.is_floating_point()
+        np.testing.assert_allclose(
+            np.asarray(g_out, np.float64), w_out.double().numpy(), rtol=1e-6
+        )

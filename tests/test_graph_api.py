@@ -215,6 +215,25 @@ BUILDERS = {
         dialect.CumsumOp,
         (3, 4),
     ),
+    "cumprod": (
+        [(3, 4)],
+        lambda g, a: g.cumprod(a, 1, exclusive=True),
+        dialect.CumprodOp,
+        (3, 4),
+    ),
+    # The running extremes alone (g.cummax adds their positions' scan).
+    "cummax": (
+        [(3, 4)],
+        lambda g, a: g._scan(dialect.CummaxOp, a, 1, True, False, None),
+        dialect.CummaxOp,
+        (3, 4),
+    ),
+    "cummin": (
+        [(3, 4)],
+        lambda g, a: g._scan(dialect.CumminOp, a, 0, False, True, None),
+        dialect.CumminOp,
+        (3, 4),
+    ),
     "flip": ([(3, 4)], lambda g, a: g.flip(a, -1), dialect.FlipOp, (3, 4)),
     "triu": ([(3, 4)], lambda g, a: g.triu(a, -1), dialect.TriuOp, (3, 4)),
     "tril": ([(2, 3, 4)], lambda g, a: g.tril(a), dialect.TrilOp, (2, 3, 4)),

@@ -137,7 +137,8 @@ def test_checked_indices_stop_the_kernel_with_the_index(monkeypatch):
 def test_scatter_writes_source_at_the_indices():
     """g.scatter (torch.scatter), scatter_add, index_copy and index_add:
     exact in the interpreter against numpy; an index out of range is an
-    InputError naming it; no kernel computes them yet (a clear error)."""
+    InputError naming it; each is one scatter kernel, its output a copy of
+    x first (tests/test_scatter_gpu.py runs them)."""
     g = DataflowGraph("scatters")
     x = g.add_input("x", [4, 8])
     ids = g.add_input("ids", [4, 3], "int64")
@@ -173,7 +174,23 @@ def test_scatter_writes_source_at_the_indices():
         molten.InputError, match=r"molten.scatter: index 8 at position \[2, 1\]"
     ):
         molten.interpret(g, xs, bad, srcs, caches, ats, news)
-    with pytest.raises(molten.UnsupportedError, match="molten.scatter .* not lowered"):
+    compiled = molten.ZeroCompiler().compile(g)
+    scatters = [k.name for k in compiled.kernels if "_scatter" in k.name]
+    assert len(scatters) == 4
+    copies = [s for s in compiled.program if type(s).__name__ == "Copy"]
+    assert len(copies) == 4  # each output starts as x (or the cache)
+
+
+def test_byte_sized_scatter_add_has_no_kernel():
+    """CUDA adds 16-, 32- and 64-bit elements atomically: a scatter_add into
+    int8 runs in the interpreter, and compiling it says so."""
+    g = DataflowGraph("byte_add")
+    x = g.add_input("x", [8], "int8")
+    ids = g.add_input("ids", [4], "int64")
+    g.add_output(g.scatter_add(x, 0, ids, g.add_input("src", [4], "int8")))
+    with pytest.raises(
+        molten.UnsupportedError, match="scatter_add into tensor<8xi8> has no kernel"
+    ):
         molten.ZeroCompiler().compile(g)
 
 

@@ -262,6 +262,24 @@ SPECS: dict[str, Spec] = {
         lambda x: np.stack([x[:, :i].sum(axis=1) for i in range(4)], axis=1),
         ops=("cumsum",),
     ),
+    "cumprod": Spec(
+        [(3, 4)],
+        lambda g, x: g.cumprod(x, 1, reverse=True),
+        lambda x: np.stack([x[:, i:].prod(axis=1) for i in range(4)], axis=1),
+        ops=("cumprod",),
+    ),
+    "cummax": Spec(
+        [(3, 4)],
+        lambda g, x: g.cummax(x, 1)[0],
+        lambda x: np.stack([x[:, : i + 1].max(axis=1) for i in range(4)], axis=1),
+        ops=("cummax",),
+    ),
+    "cummin": Spec(
+        [(3, 4)],
+        lambda g, x: g.cummin(x, 0)[0],
+        lambda x: np.stack([x[: i + 1].min(axis=0) for i in range(3)], axis=0),
+        ops=("cummin",),
+    ),
     "flip": Spec(
         [(3, 4)], lambda g, x: g.flip(x, [0]), lambda x: x[::-1], ops=("flip",)
     ),
@@ -438,7 +456,7 @@ def test_every_op_has_an_interpreter_implementation():
     implemented = {op_type for op_type, _ in MoltenFunctions._impls()}
     missing = [op.name for op in Molten.operations if op not in implemented]
     assert not missing, missing
-    assert len(list(Molten.operations)) == 90
+    assert len(list(Molten.operations)) == 93
 
 
 # --------------------------------------------------------------------------

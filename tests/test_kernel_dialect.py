@@ -551,6 +551,7 @@ def test_kernel_kind_attr():
         "pointwise",
         "row_reduce",
         "scan",
+        "scatter",
         "gemm",
         "attention",
     ]
@@ -746,7 +747,7 @@ def test_python_built_module_prints_and_parses_back():
         (
             "kernel.func @k(%x: tensor<4xf32>) -> (tensor<4xf32>) fused {\n"
             "  kernel.yield %x : tensor<4xf32>\n}",
-            "Expected `pointwise`, `row_reduce`, `scan`, `gemm`, or `attention`",
+            "Expected `pointwise`, `row_reduce`, `scan`, `scatter`, `gemm`, or `attention`",
         ),
         (
             "kernel.func @k(%x: tensor<4xf32>) -> (tensor<4xf32>) pointwise "

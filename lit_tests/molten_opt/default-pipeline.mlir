@@ -9,7 +9,7 @@
 // and the launcher that picks one by the pointers' alignment (-t cuda).
 // --help names the same pipeline.
 
-// HELP: Default pipeline: molten-decompose,transpose-matvec,canonicalize,cse,dce,split-size-classes,fuse-attention,fuse-reduction,fuse-scan,fuse-epilogue,fuse-elementwise,merge-size-classes,kernel-outline,kernel-schedule,tile,dce,lower-kernel-to-cuda,cse,vectorize,dce
+// HELP: Default pipeline: molten-decompose,transpose-matvec,canonicalize,cse,dce,split-size-classes,fuse-attention,fuse-reduction,fuse-scan,fuse-scatter,fuse-epilogue,fuse-elementwise,merge-size-classes,kernel-outline,kernel-schedule,tile,dce,lower-kernel-to-cuda,cse,vectorize,dce
 
 // CUDA:      // fused_rmsnorm_row_reduce0: fuses square, reduce_mean, add, rsqrt, mul, mul
 // CUDA-NEXT: __global__ void __launch_bounds__(640) fused_rmsnorm_row_reduce0(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ norm) {

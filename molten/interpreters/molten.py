@@ -204,17 +204,35 @@ def _constant(op: molten.ConstantOp, dtype):
     return values.reshape(shape)
 
 
-def cumsum(x: np.ndarray, axis: int, reverse: bool, exclusive: bool) -> np.ndarray:
-    """torch.cumsum along `axis`; from the end with `reverse`; with
-    `exclusive`, each element the sum of those before it (the first 0)."""
+_SCANS = {
+    "sum": (np.add, 0),
+    "prod": (np.multiply, 1),
+    "max": (np.maximum, None),
+    "min": (np.minimum, None),
+}
+"""A scan's combination and its identity (None: the type's extreme)."""
+
+
+def scan(
+    x: np.ndarray, axis: int, reverse: bool, exclusive: bool, combine: str = "sum"
+) -> np.ndarray:
+    """torch.cumsum (cumprod, cummax's and cummin's values) along `axis`;
+    from the end with `reverse`; with `exclusive`, each element the
+    combination of those before it (the first the identity)."""
+    ufunc, identity = _SCANS[combine]
     if reverse:
         x = np.flip(x, axis)
-    total = np.cumsum(x, axis=axis)
+    total = ufunc.accumulate(x, axis=axis, dtype=x.dtype)
     if exclusive:
+        if identity is None and np.issubdtype(x.dtype, np.floating):
+            identity = -np.inf if combine == "max" else np.inf
+        elif identity is None:
+            extremes = np.iinfo(x.dtype)
+            identity = extremes.min if combine == "max" else extremes.max
         before = np.take(total, range(x.shape[axis] - 1), axis=axis)
         pad = [(0, 0)] * x.ndim
         pad[axis] = (1, 0)
-        total = np.pad(before, pad)
+        total = np.pad(before, pad, constant_values=identity)
     return np.flip(total, axis) if reverse else total
 
 
@@ -419,9 +437,21 @@ SEMANTICS: dict[type[Operation], Semantics] = {
     molten.ArgMinOp: lambda op, dt, x: np.argmin(
         x, axis=_axes(op)[0], keepdims=op.keepdim is not None
     ),
-    molten.CumsumOp: lambda op, dt, x: cumsum(
-        x, op.axis.value.data, op.reverse is not None, op.exclusive is not None
-    ),
+    **{
+        scan_op: lambda op, dt, x: scan(
+            x,
+            op.axis.value.data,
+            op.reverse is not None,
+            op.exclusive is not None,
+            op.COMBINE,
+        )
+        for scan_op in (
+            molten.CumsumOp,
+            molten.CumprodOp,
+            molten.CummaxOp,
+            molten.CumminOp,
+        )
+    },
     molten.FlipOp: lambda op, dt, x: np.flip(x, tuple(op.axes.get_values())),
     molten.SliceOp: lambda op, dt, x: np.take(
         x,

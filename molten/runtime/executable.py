@@ -146,7 +146,9 @@ class Executable:
         (default: the current stream of the inputs' framework, else the
         device's default stream). Outputs are new arrays of the inputs'
         framework (`DeviceArray` when there is none), or the arrays in `out`;
-        one output is returned as itself, several as a tuple."""
+        one output is returned as itself, several as a tuple. An input the
+        graph updates in place (`molten.updates`: `g.index_copy_`) is
+        written where it is, and is neither an output nor returned."""
         if stream is None and self._torch_call is not None:
             # The common calls (torch tensors, new outputs or out=): checked
             # and run by the functions written for them (`_make_torch_path`).
@@ -269,6 +271,11 @@ class Executable:
         views = []
         for i, (array, spec) in enumerate(zip(inputs, self.inputs, strict=True)):
             view = self._checked(array, spec, f"input {spec}", handle)
+            if view.readonly and i in self.compiled.updated:
+                raise InputError(
+                    f"input {spec} is updated in place by the graph, and this array "
+                    "is read-only"
+                )
             slots[i] = view.ptr
             views.append((spec, view))
         native = framework if stream is None else None

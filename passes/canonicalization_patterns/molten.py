@@ -190,14 +190,14 @@ class FoldFlipPair(RewritePattern):
 
 class FlipThroughCumsum(RewritePattern):
     """flip(cumsum(y, axis), axes) with axis in axes -> cumsum(flip(y, axes),
-    axis) in the other direction, where the flip is the cumsum's only user:
-    torch writes a reverse cumsum as flip(cumsum(flip(x))), which then folds
-    to one scan."""
+    axis) in the other direction, where the flip is the cumsum's only user
+    (any scan: cumprod, cummax, cummin alike): torch writes a reverse
+    cumsum as flip(cumsum(flip(x))), which then folds to one scan."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: molten.FlipOp, rewriter: PatternRewriter):
         scan = op.input.owner
-        if not isinstance(scan, molten.CumsumOp) or not scan.result.has_one_use():
+        if not isinstance(scan, molten.ScanOp) or not scan.result.has_one_use():
             return
         if scan.axis.value.data not in set(op.axes.get_values()):
             return
@@ -207,8 +207,8 @@ class FlipThroughCumsum(RewritePattern):
             properties["reverse"] = UnitAttr()
         else:
             del properties["reverse"]
-        cumsum = molten.CumsumOp.with_inferred_type([flip.result], properties)
-        rewriter.replace(op, [flip, cumsum])
+        turned = type(scan).with_inferred_type([flip.result], properties)
+        rewriter.replace(op, [flip, turned])
 
 
 class PadOfZero(RewritePattern):

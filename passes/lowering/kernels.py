@@ -153,6 +153,14 @@ class LoweredKernel:
     when: SizeRange | None = None
     """Where the kernel is one variant of several (`kernel.func`'s
     `variants`): the sizes it runs at."""
+    starts_as: tuple[tuple[int, int], ...] = ()
+    """(output, input) pairs: the output holds the input's values before the
+    launch and the kernel writes only some of its elements (a scatter). The
+    launcher copies the input into it, or gives it the input's own memory
+    where that input is updated in place."""
+    reads_start: bool = False
+    """Whether the kernel also reads such an input (then never its output's
+    memory: the writes would race the reads)."""
     fallback: LoweredKernel | None = None
     """The kernel launched instead when a pointer at a position in `aligned`
     is not aligned to `cuda.VECTOR_BYTES` (it has the same parameters)."""

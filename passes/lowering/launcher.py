@@ -15,7 +15,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, SymbolRefAttr, i64
 from xdsl.ir import Block, Region, SSAValue
 
-from molten.conventions import input_name, output_name, sanitize_name
+from molten.conventions import graph_updates, input_name, output_name, sanitize_name
 from molten.dialects import cuda, kernel, molten
 from molten.dialects.molten import (
     SizeRangeAttr,
@@ -59,20 +59,27 @@ def lower_graph(
             f"lower-kernel-to-cuda: @{name} returns nothing; a "
             "graph must return at least one tensor for Molten to compute"
         )
+    updates = graph_updates(graph)
+    # An output that updates an input in place has no pointer of its own.
+    written = [v for i, v in enumerate(returned) if i not in updates]
     names = [input_name(graph, i) or f"in{i}" for i in range(len(block.args))]
     out_names = [
         output_name(graph, i) or value.name_hint or f"out{i}"
         for i, value in enumerate(returned)
+        if i not in updates
     ]
-    params = [pointer_type(a) for a in block.args] + [pointer_type(v) for v in returned]
-    dims = size_names([*block.args, *returned])
+    params = [pointer_type(a) for a in block.args] + [pointer_type(v) for v in written]
+    dims = size_names([*block.args, *written])
     params += [INDEX] * len(dims)
     entry = Block(arg_types=params)
     param_names = [sanitize_name(name) for name in [*names, *out_names, *dims]]
     for arg, param in zip(entry.args, param_names, strict=True):
         arg.name_hint = param
     sizes = dict(zip(dims, entry.args[len(entry.args) - len(dims) :], strict=True))
-    outputs = entry.args[len(block.args) : len(block.args) + len(returned)]
+    output_args = iter(entry.args[len(block.args) : len(block.args) + len(written)])
+    outputs: list[SSAValue | int] = [
+        updates[i] if i in updates else next(output_args) for i in range(len(returned))
+    ]
     copied: dict[tuple[SSAValue, SSAValue], SSAValue] = {}
     temporaries: list[SSAValue] = []
     for copy in copies:
@@ -92,11 +99,12 @@ def lower_graph(
     return cuda.HostFuncOp(
         name,
         params,
-        len(returned),
+        len(written),
         Region(entry),
         None if exact else param_names,
-        [value_dims(a) for a in block.args] + [value_dims(v) for v in returned],
+        [value_dims(a) for a in block.args] + [value_dims(v) for v in written],
         dims,
+        sorted(updates.values()),
     )
 
 
@@ -105,33 +113,44 @@ def _lower_copy(
     kernels: dict[str, list[LoweredKernel]],
     entry: Block,
     sizes: dict[str, SSAValue],
-    outputs: Sequence[SSAValue],
+    outputs: Sequence[SSAValue | int],
     copied: dict[tuple[SSAValue, SSAValue], SSAValue],
     temporaries: list[SSAValue],
 ) -> None:
     """Adds to the launcher `entry` the buffers and launches of `graph` (a
     copy by size class: launched only where its range holds the size), and
     to `copied` the copies of its outputs that are inputs or returned
-    twice (the same in every copy of a graph: each copy once)."""
+    twice, then those into inputs updated in place (the same in every copy
+    of a graph: each copy once). `outputs` holds each output's pointer, or
+    the position of the input it updates."""
     block = graph.body.block
     ret = block.last_op
     assert isinstance(ret, func.ReturnOp)
     buffers: dict[SSAValue, SSAValue] = dict(zip(block.args, entry.args, strict=False))
     # An output that is an input, or a value returned again, is copied into
     # its output buffer after the kernels.
+    updated: list[tuple[SSAValue, int]] = []
     for value, arg in zip(ret.arguments, outputs, strict=True):
-        if value in buffers:
+        if isinstance(arg, int):
+            updated.append((value, arg))
+        elif value in buffers:
             copied.setdefault((arg, buffers[value]), value)
         else:
             buffers[value] = arg
+    # Memory a kernel may write over once nothing reads its value again:
+    # the launcher's own buffers, and inputs the graph updates in place.
+    reusable = set(temporaries) | {entry.args[p] for _, p in updated}
+    order = {op: i for i, op in enumerate(block.ops)}
     copy_range = size_range_of(graph)
     for op in block.ops:
         if isinstance(op, func.ReturnOp):
             break
         if isinstance(op, molten.MoltenOp):  # no fusion pass takes it
+            typed = op.operands or op.results
             raise UnsupportedError(
-                f"lower-kernel-to-cuda: {op.name} of "
-                f"{', '.join(str(v.type) for v in op.operands)} is not lowered to "
+                f"lower-kernel-to-cuda: {op.name} "
+                f"{'of ' if op.operands else 'giving '}"
+                f"{', '.join(str(v.type) for v in typed)} is not lowered to "
                 "CUDA yet: no kernel computes it (the interpreter, molten.interpret, "
                 "runs it)"
             )
@@ -140,6 +159,18 @@ def _lower_copy(
                 f"lower-kernel-to-cuda: {op.name} at the graph level; run the "
                 "fusion passes and kernel-outline first"
             )
+        lowered_kernels = kernels[op.callee.string_value()]
+        for out, inp in lowered_kernels[0].starts_as:
+            # A scatter writes into its input's memory where that input is
+            # read by nothing after it: no copy.
+            result, start = op.results[out], op.inputs[inp]
+            if (
+                result not in buffers
+                and buffers[start] in reusable
+                and not any(lowered.reads_start for lowered in lowered_kernels)
+                and all(order[use.operation] <= order[op] for use in start.uses)
+            ):
+                buffers[result] = buffers[start]
         for result in op.results:
             if result not in buffers:
                 alloc = cuda.AllocOp(element_of(result), *_extent(result, sizes))
@@ -147,12 +178,23 @@ def _lower_copy(
                 entry.add_op(alloc)
                 buffers[result] = alloc.result
                 temporaries.append(alloc.result)
-        for lowered in kernels[op.callee.string_value()]:
+                reusable.add(alloc.result)
+        for out, inp in lowered_kernels[0].starts_as:
+            target, source = buffers[op.results[out]], buffers[op.inputs[inp]]
+            if target is not source:
+                extent = _extent(op.results[out], sizes)
+                entry.add_op(cuda.CopyOp(target, source, *extent))
+        for lowered in lowered_kernels:
             when = _within(lowered, copy_range)
             if when is not False:
                 entry.add_op(
                     _launch(op, lowered, buffers, sizes, entry, temporaries, when)
                 )
+    # An input updated by a value computed elsewhere takes it at the end,
+    # after every kernel that reads the input's old values.
+    for value, position in updated:
+        if buffers[value] is not entry.args[position]:
+            copied.setdefault((entry.args[position], buffers[value]), value)
 
 
 def _within(

@@ -153,6 +153,17 @@ def lowest(e: Emitter, t: Attribute) -> SSAValue:
     return e.constant(integer_range(t)[0], t)
 
 
+def highest(e: Emitter, t: Attribute) -> SSAValue:
+    """The start of a minimum: inf, or an integer type's greatest value."""
+    if isinstance(t, Float32Type):
+        return e.f32(math.inf)
+    return e.constant(integer_range(t)[1], t)
+
+
+def one(e: Emitter, t: Attribute) -> SSAValue:
+    return e.constant(1, t)
+
+
 def sign(e: Emitter, x: SSAValue) -> SSAValue:
     """-1, 0 or 1 (0 at a NaN, as torch.sign)."""
     t = x.type

@@ -1,4 +1,5 @@
-"""`scan` kernels: a cumsum with the elementwise work over its shape.
+"""`scan` kernels: a scan (cumsum, cumprod, cummax, cummin) with the
+elementwise work over its shape.
 
 Rows are the lines along the cumsum's axis. Contiguous rows (the axis is
 the last) take `lanes` = block / rows_per_block threads each and are walked
@@ -11,14 +12,17 @@ running total carries the sum of the steps before. Strided rows (axes
 after the scanned one) take a thread each, consecutive threads on
 consecutive rows, and are walked `elements_per_thread` elements at a time.
 A reverse scan walks the steps from the row's end, the same aligned runs,
-and counts the lanes and runs after an element as before it. Sums are of
-the scan's scalar type (f32 for floats; an integer scan, as of a mask's
-positions, in its own type).
+and counts the lanes and runs after an element as before it. The scan's
+`Combine` (a sum, product, maximum or minimum, and its identity) is of its
+scalar type (f32 for floats; an integer scan, as of a mask's positions,
+in its own type); "sum" below is any of them.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import NamedTuple
 
 from xdsl.dialects import arith, scf
 from xdsl.ir import Attribute, SSAValue
@@ -50,20 +54,52 @@ from molten.passes.lowering.kernels import (
 from molten.passes.lowering.scalars import scalar_type
 
 
+class Combine(NamedTuple):
+    """How a scan combines two elements, and the element that changes
+    nothing (what comes before the first)."""
+
+    identity: Callable[[Emitter, Attribute], SSAValue]
+    combine: Callable[[Emitter, SSAValue, SSAValue], SSAValue]
+
+    def apply(self, e: Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
+        """a combined with b; the other where one is the identity (the
+        kernel's one constant of it): no `0 + x`, no `max(0u, x)`."""
+        identity = self.identity(e, a.type)
+        if a is identity:
+            return b
+        if b is identity:
+            return a
+        return self.combine(e, a, b)
+
+
+COMBINES = {
+    "sum": Combine(scalars.zero, scalars.add),
+    "prod": Combine(scalars.one, scalars.multiply),
+    "max": Combine(scalars.lowest, scalars.maximum),
+    "min": Combine(scalars.highest, scalars.minimum),
+}
+"""Each `ScanOp.COMBINE`'s."""
+
+
 def lanes_scan(
-    e: Emitter, value: SSAValue, lane: Index, lanes: int, reverse: bool
+    e: Emitter,
+    value: SSAValue,
+    lane: Index,
+    lanes: int,
+    reverse: bool,
+    combine: Combine = COMBINES["sum"],
 ) -> tuple[SSAValue, SSAValue]:
     """(the sum of `value` over the lanes before this one, the sum over all)
     within each aligned group of `lanes` (a power of two up to 32) lanes of a
     warp; "before" is below, or above where `reverse`."""
-    before, total = scalars.zero(e, value.type), value
+    before, total = combine.identity(e, value.type), value
     offset = 1
     while offset < lanes:
         other = e.add(cuda.ShflXorOp(total, offset))
         bit = e.add(arith.AndIOp(e.index(lane), e.index(offset)))
         partner_before = e.icmp(bit, 0, "eq" if reverse else "ne")
-        before = e.select(partner_before, scalars.add(e, before, other), before)
-        total = scalars.add(e, total, other)
+        before = e.select(partner_before, combine.apply(e, before, other), before)
+        total = combine.apply(e, total, other)
         offset *= 2
     return before, total
 
@@ -73,8 +109,16 @@ class _Exchange:
     two sets (alternate steps) so that one barrier a step suffices; each
     thread then sums the slots of the warps before its own."""
 
-    def __init__(self, e: Emitter, tid: SSAValue, warps: int, runs: int, t: Attribute):
-        self.warps, self.runs, self.t = warps, runs, t
+    def __init__(
+        self,
+        e: Emitter,
+        tid: SSAValue,
+        warps: int,
+        runs: int,
+        t: Attribute,
+        combine: Combine,
+    ):
+        self.warps, self.runs, self.t, self.combine = warps, runs, t, combine
         self.slots = e.add(cuda.SharedAllocOp(t, 2 * runs * warps))
         self.lane = e.irem(tid, WARP)
         self.warp = e.idiv(tid, WARP)
@@ -96,18 +140,19 @@ class _Exchange:
         e.add(cuda.SyncThreadsOp())
         # Every thread reads the posted totals (the same slot across the
         # block at a time, a broadcast) and adds those of the warps before.
-        zero = scalars.zero(e, self.t)
+        combine = self.combine
+        identity = combine.identity(e, self.t)
         results = []
         for c, (before, _) in enumerate(scans):
-            warps_before, total = zero, zero
+            warps_before, total = identity, identity
             for w in range(self.warps):
                 slot = e.iadd(base, c * self.warps + w)
                 value = e.add(cuda.LoadOp(self.slots, e.index(slot)))
                 earlier = e.icmp(self.warp, w, "slt" if reverse else "sgt")
-                added = scalars.add(e, warps_before, value)
+                added = combine.apply(e, warps_before, value)
                 warps_before = e.select(earlier, added, warps_before)
-                total = scalars.add(e, total, value)
-            results.append((scalars.add(e, before, warps_before), total))
+                total = combine.apply(e, total, value)
+            results.append((combine.apply(e, before, warps_before), total))
         return results
 
 
@@ -118,7 +163,7 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     e, pointers = shell.e, shell.pointers
     outputs, out_ptrs = shell.outputs, shell.out_ptrs
     name = f"@{kfunc.sym_name.data}"
-    (scan,) = [op for op in kfunc.body.block.ops if isinstance(op, molten.CumsumOp)]
+    (scan,) = [op for op in kfunc.body.block.ops if isinstance(op, molten.ScanOp)]
     full = value_dims(scan.result)
     axis = scan.axis.value.data
     n = full[axis]
@@ -164,9 +209,10 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     gdim = e.add(cuda.GridDimOp())
     lane: Index = tid if rows_per_block == 1 else e.irem(tid, lanes)
     t = scalar_type(scan.result.type.element_type)  # type: ignore[attr-defined]
+    combine = COMBINES[scan.COMBINE]
     exchange = None
     if lanes > WARP:
-        exchange = _Exchange(e, tid, lanes // WARP, ept // width, t)
+        exchange = _Exchange(e, tid, lanes // WARP, ept // width, t, combine)
     loop = row_loop(e, row_shape, rows, rows_per_block, lanes, tid, bid, gdim)
     rb, row_block, row, row_valid, grid, grid_of = loop
     row_index = unravel(rb, row, row_shape)
@@ -179,7 +225,7 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     exclusive = scan.exclusive is not None
     span = lanes * ept  # the columns of a step
     steps = math.ceil(n / span)
-    _, sb, step_block = emit_carried_for(rb, 0, steps, [scalars.zero(rb, t)])
+    _, sb, step_block = emit_carried_for(rb, 0, steps, [combine.identity(rb, t)])
     step, carry = step_block.args
     step.name_hint, carry.name_hint = "step", "carry"
     chunk = sb.isub(steps - 1, step) if reverse else step
@@ -198,7 +244,7 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
         runs.append((indices, valid))
     # The runs and their columns in the order the scan takes them.
     order = [(i[::-1], v) for i, v in reversed(runs)] if reverse else runs
-    zero = scalars.zero(sb, t)
+    identity = combine.identity(sb, t)
 
     # Every element of the step read first, in memory order (the loads then
     # in flight together, and vectorized), then each run scanned in
@@ -211,16 +257,17 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     befores: list[list[SSAValue]] = []
     scans: list[tuple[SSAValue, SSAValue]] = []
     for indices, valid in order:
-        running = zero
+        running = identity
         before = []
         for index in indices:
             x = loaded[id(index)]
             if valid is not None:
-                x = sb.select(valid, x, zero)
+                x = sb.select(valid, x, identity)
             before.append(running)
-            running = scalars.add(sb, running, x)
+            running = combine.apply(sb, running, x)
         befores.append(before)
-        scans.append(lanes_scan(sb, running, lane, min(lanes, WARP), reverse))
+        lanes_in_warp = min(lanes, WARP)
+        scans.append(lanes_scan(sb, running, lane, lanes_in_warp, reverse, combine))
     if exchange is not None:
         scans = exchange.scan(sb, sb.irem(step, 2), scans, reverse)
 
@@ -229,13 +276,13 @@ def lower_scan(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> LoweredKe
     for (indices, _), before, (lanes_before, total) in zip(
         order, befores, scans, strict=True
     ):
-        run_offset = scalars.add(sb, offset, lanes_before)
+        run_offset = combine.apply(sb, offset, lanes_before)
         for index, sum_before in zip(indices, before, strict=True):
-            value = scalars.add(sb, run_offset, sum_before)
+            value = combine.apply(sb, run_offset, sum_before)
             if not exclusive:
-                value = scalars.add(sb, value, scoped.at(scan.input, index))
+                value = combine.apply(sb, value, scoped.at(scan.input, index))
             scoped.define(scan.result, index, value)
-        offset = scalars.add(sb, offset, total)
+        offset = combine.apply(sb, offset, total)
     offset.name_hint = "carry"
 
     stores = sb if row_valid is None else emit_if(sb, row_valid)

@@ -146,13 +146,13 @@ def scanned_rows(body_ops: list[Operation]) -> tuple[int | None, int, bool]:
     """How many rows a scan kernel scans (None where a named dimension makes
     it known only at run time), their length, and whether they are strided
     (axes follow the scanned one)."""
-    (scan,) = [op for op in body_ops if isinstance(op, molten.CumsumOp)]
+    (scan,) = [op for op in body_ops if isinstance(op, molten.ScanOp)]
     dims = value_dims(scan.input)
     axis = scan.axis.value.data
     n = dims[axis]
     if isinstance(n, str):
         raise StaticShapeNeeded(
-            f"kernel-schedule: a cumsum along a named dimension ({scan.input.type})"
+            f"kernel-schedule: a scan along a named dimension ({scan.input.type})"
         )
     kept = [d for i, d in enumerate(dims) if i != axis]
     rows = None if any(isinstance(d, str) for d in kept) else math.prod(kept)

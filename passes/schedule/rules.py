@@ -22,6 +22,7 @@ from molten.passes.schedule.gemv import GemvRule
 from molten.passes.schedule.pointwise import PointwiseRule
 from molten.passes.schedule.rows import RowReduceRule
 from molten.passes.schedule.scan import ScanRule
+from molten.passes.schedule.scatter import ScatterRule
 from molten.passes.schedule.siblings import SiblingsRule
 from molten.passes.schedule.wgmma import WgmmaRule
 
@@ -30,6 +31,7 @@ FAMILY_RULES: dict[kernel.ScheduleFamily, FamilyRule] = {
     F.POINTWISE: PointwiseRule(),
     F.ROW_REDUCE: RowReduceRule(),
     F.SCAN: ScanRule(),
+    F.SCATTER: ScatterRule(),
     F.ATTENTION: AttentionRule(),
     F.GEMM_TMA: SiblingsRule(),
     F.GEMV: GemvRule(),

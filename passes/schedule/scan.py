@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from molten.dialects import kernel
+from molten.dialects import kernel, molten
 from molten.passes.schedule.common import (
     WARP,
     FamilyRule,
@@ -21,6 +21,11 @@ SCAN_RUNS = 4
 """Runs of `vector` elements a thread of a contiguous scan loads a step, all
 in flight before the scans that need them."""
 
+EXTREME_SCAN_RUNS = 2
+"""The same for a running maximum or minimum, whose NaN-propagating
+combination holds more registers an element (at 4 runs of 4 a block-wide
+row spills)."""
+
 
 SCAN_BLOCK = 256
 """Threads a block of a scan of rows longer than a warp covers in a step."""
@@ -31,11 +36,16 @@ SCAN_STRIDED_STEP = 8
 
 
 def scan_schedule(
-    rows: int | None, n: int, strided: bool, width: int, target: Target
+    rows: int | None,
+    n: int,
+    strided: bool,
+    width: int,
+    target: Target,
+    runs: int = SCAN_RUNS,
 ) -> kernel.ScheduleAttr:
     """The schedule of a scan of `rows` rows of `n` elements. Strided rows: a
     thread a row, `SCAN_STRIDED_STEP` elements a step, blocks sized as a
-    pointwise kernel's. Contiguous rows: `SCAN_RUNS` runs of `width` a
+    pointwise kernel's. Contiguous rows: `runs` runs of `width` a
     thread a step, on as few lanes as cover a row in one step, a power of
     two up to a warp (several rows a block, as for row reductions), or a
     block of up to `SCAN_BLOCK` for longer rows."""
@@ -49,7 +59,7 @@ def scan_schedule(
             vector=1,
             elements_per_thread=min(n, SCAN_STRIDED_STEP),
         )
-    per_thread = width * min(SCAN_RUNS, math.ceil(n / width))
+    per_thread = width * min(runs, math.ceil(n / width))
     lanes = 1 << max(0, math.ceil(math.log2(math.ceil(n / per_thread))))
     if lanes > WARP:
         return kernel.ScheduleAttr(
@@ -69,4 +79,6 @@ class ScanRule(FamilyRule):
     def schedule(self, body: KernelBody, target: Target) -> kernel.ScheduleAttr:
         rows, n, strided = scanned_rows(body.ops)
         width = 1 if strided else vector_width(n, body.tensors)
-        return scan_schedule(rows, n, strided, width, target)
+        (scan,) = [op for op in body.ops if isinstance(op, molten.ScanOp)]
+        runs = EXTREME_SCAN_RUNS if scan.COMBINE in ("max", "min") else SCAN_RUNS
+        return scan_schedule(rows, n, strided, width, target, runs)

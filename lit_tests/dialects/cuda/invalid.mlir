@@ -347,6 +347,25 @@ cuda.host_func @too_few_shapes(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1
 
 // -----
 
+// an update of an input the launcher does not take
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: updates names inputs it writes in place, each once (positions below 1); got [1]{{$}}
+cuda.host_func @updates_past_inputs(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 1 updates [1] {
+  cuda.return
+}
+
+// -----
+
+// an atomic add of one byte (CUDA has none)
+cuda.kernel @byte_add(%x: !cuda.ptr<i8>) block 32 {
+  %i = cuda.thread_idx x
+  %v = cuda.load %x[%i] : !cuda.ptr<i8> -> i8
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: cuda.atomic_add: CUDA has no atomic add of i8 (one byte){{$}}
+  cuda.atomic_add %v, %x[%i] : i8, !cuda.ptr<i8>
+  cuda.return
+}
+
+// -----
+
 // more outputs than parameters
 // CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:1: error: cuda.host_func: outputs must count trailing pointer params{{$}}
 cuda.host_func @too_many_outputs(%x: !cuda.ptr<f32>, %y: !cuda.ptr<f32>) outputs 3 {

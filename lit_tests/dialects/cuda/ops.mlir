@@ -912,3 +912,33 @@ cuda.host_func @mapped(%x: !cuda.ptr<bf16>, %y: !cuda.ptr<bf16>) outputs 1 {
 
 // CHECK-GENERIC-LABEL: "cuda.host_func"() <{sym_name = "mapped"
 // CHECK-GENERIC:         %m = "cuda.make_tensor_map"(%x) <{shape = array<i64: 100, 64>, box = array<i64: 64, 64>}> : (!cuda.ptr<bf16>) -> !cuda.tensor_map<bf16>
+
+// -----
+
+// A scatter's writes: an atomic add of each element type CUDA adds (int64
+// through the unsigned form), and a launcher that updates its input %cache
+// in place (`updates`: no output pointer for it, not const).
+cuda.kernel @adds(%f: !cuda.ptr<f32>, %h: !cuda.ptr<bf16>, %n: !cuda.ptr<i64>) block 64 {
+  %i = cuda.thread_idx x
+  %vf = cuda.load %f[%i] : !cuda.ptr<f32> -> f32
+  cuda.atomic_add %vf, %f[%i] : f32, !cuda.ptr<f32>
+  %vh = cuda.load %h[%i] : !cuda.ptr<bf16> -> bf16
+  cuda.atomic_add %vh, %h[%i] : bf16, !cuda.ptr<bf16>
+  %vn = cuda.load %n[%i] : !cuda.ptr<i64> -> i64
+  cuda.atomic_add %vn, %n[%i] : i64, !cuda.ptr<i64>
+  cuda.return
+}
+cuda.host_func @step(%cache: !cuda.ptr<f32>, %k: !cuda.ptr<bf16>, %pos: !cuda.ptr<i64>) outputs 0 updates [0] shapes [[64], [64], [64]] {
+  cuda.launch @adds grid [1, 1, 1] block [64, 1, 1] (%cache, %k, %pos) : !cuda.ptr<f32>, !cuda.ptr<bf16>, !cuda.ptr<i64>
+  cuda.return
+}
+
+// CHECK-LABEL: cuda.kernel @adds(%f: !cuda.ptr<f32>, %h: !cuda.ptr<bf16>, %n: !cuda.ptr<i64>) block 64 {
+// CHECK:         cuda.atomic_add %vf, %f[%i] : f32, !cuda.ptr<f32>
+// CHECK:         cuda.atomic_add %vh, %h[%i] : bf16, !cuda.ptr<bf16>
+// CHECK:         cuda.atomic_add %vn, %n[%i] : i64, !cuda.ptr<i64>
+// CHECK:       cuda.host_func @step(%cache: !cuda.ptr<f32>, %k: !cuda.ptr<bf16>, %pos: !cuda.ptr<i64>) outputs 0 updates [0] shapes {{\[\[}}64], [64], [64]] {
+
+// CHECK-GENERIC-LABEL: "cuda.kernel"() <{sym_name = "adds"
+// CHECK-GENERIC:         "cuda.atomic_add"(%vf, %f, %i) : (f32, !cuda.ptr<f32>, index) -> ()
+// CHECK-GENERIC:       "cuda.host_func"() <{sym_name = "step", {{.*}}updates = array<i64: 0>

@@ -491,7 +491,7 @@ kernel.func @row_reduce_without_reduction(%x: tensor<4x8xf32>) -> (tensor<4x8xf3
 
 // kernel.fused: a scan kernel of two cumsums
 func.func @two_scans(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.fused: a scan kernel computes one cumsum; its body has 2{{$}}
+// CHECK: {{.*}}invalid.mlir:[[# @LINE + 1]]:3: error: kernel.fused: a scan kernel computes one scan; its body has 2{{$}}
   %y = kernel.fused scan (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
   ^bb0(%a: tensor<4x8xf32>):
     %c = molten.cumsum %a axis = 1 : tensor<4x8xf32>

@@ -72,7 +72,7 @@ func.func @no_family() attributes {s = #kernel.schedule<block = 32>} {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a schedule starts with its family, not 'block' (one of pointwise, row_reduce, scan, attention, gemv, gemm_simt, gemm_mma, gemm_wgmma, gemm_tma){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a schedule starts with its family, not 'block' (one of pointwise, row_reduce, scan, scatter, attention, gemv, gemm_simt, gemm_mma, gemm_wgmma, gemm_tma){{$}}
 
 // -----
 
@@ -80,7 +80,7 @@ func.func @unknown_family() attributes {s = #kernel.schedule<gemm, block = 32, t
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a schedule starts with its family, not 'gemm' (one of pointwise, row_reduce, scan, attention, gemv, gemm_simt, gemm_mma, gemm_wgmma, gemm_tma){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a schedule starts with its family, not 'gemm' (one of pointwise, row_reduce, scan, scatter, attention, gemv, gemm_simt, gemm_mma, gemm_wgmma, gemm_tma){{$}}
 
 // -----
 
@@ -107,7 +107,7 @@ kernel.func @no_schedule_at_all(%a: tensor<4xf32>) -> (tensor<4xf32>) pointwise 
   kernel.yield %a : tensor<4xf32>
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a schedule starts with its family (one of pointwise, row_reduce, scan, attention, gemv, gemm_simt, gemm_mma, gemm_wgmma, gemm_tma){{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:{{[0-9]+}}: error: a schedule starts with its family (one of pointwise, row_reduce, scan, scatter, attention, gemv, gemm_simt, gemm_mma, gemm_wgmma, gemm_tma){{$}}
 
 // -----
 
@@ -211,7 +211,7 @@ func.func @unknown_kind(%x: tensor<4xf32>) {
   func.return
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:21: error: Expected `pointwise`, `row_reduce`, `scan`, `gemm`, or `attention`.{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 7]]:21: error: Expected `pointwise`, `row_reduce`, `scan`, `scatter`, `gemm`, or `attention`.{{$}}
 // CHECK-NEXT: {{^}}  %0 = kernel.fused vectorized (%x) : (tensor<4xf32>) -> tensor<4xf32> {{[{]$}}
 // CHECK-NEXT: {{^}}                    ^^^^^^^^^^{{$}}
 
@@ -222,7 +222,7 @@ kernel.func @unknown_kind_func(%a: tensor<4xf32>) -> (tensor<4xf32>) elementwise
   kernel.yield %a : tensor<4xf32>
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:70: error: Expected `pointwise`, `row_reduce`, `scan`, `gemm`, or `attention`.{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:70: error: Expected `pointwise`, `row_reduce`, `scan`, `scatter`, `gemm`, or `attention`.{{$}}
 
 // -----
 
@@ -231,7 +231,7 @@ kernel.func @no_kind(%a: tensor<4xf32>) -> (tensor<4xf32>) {
   kernel.yield %a : tensor<4xf32>
 }
 
-// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:60: error: Expected `pointwise`, `row_reduce`, `scan`, `gemm`, or `attention`.{{$}}
+// CHECK:      {{^.*}}parse-errors.mlir:[[# @LINE - 4]]:60: error: Expected `pointwise`, `row_reduce`, `scan`, `scatter`, `gemm`, or `attention`.{{$}}
 
 // -----
 

@@ -382,6 +382,15 @@ func.func @reductions(%x: tensor<2x4x8xf32>, %h: tensor<16x32xf16>, %b: tensor<8
   %c1 = molten.cumsum %h axis = 0 reverse exclusive : tensor<16x32xf16>
 // CHECK-NEXT: %c1 = molten.cumsum %h axis = 0 reverse exclusive : tensor<16x32xf16>
 // CHECK-GENERIC-NEXT: %c1 = "molten.cumsum"(%h) <{axis = 0 : i64, reverse, exclusive}> : (tensor<16x32xf16>) -> tensor<16x32xf16>
+  %c2 = molten.cumprod %x axis = 1 : tensor<2x4x8xf32>
+// CHECK-NEXT: %c2 = molten.cumprod %x axis = 1 : tensor<2x4x8xf32>
+// CHECK-GENERIC-NEXT: %c2 = "molten.cumprod"(%x) <{axis = 1 : i64}> : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %c3 = molten.cummax %h axis = 1 reverse : tensor<16x32xf16>
+// CHECK-NEXT: %c3 = molten.cummax %h axis = 1 reverse : tensor<16x32xf16>
+// CHECK-GENERIC-NEXT: %c3 = "molten.cummax"(%h) <{axis = 1 : i64, reverse}> : (tensor<16x32xf16>) -> tensor<16x32xf16>
+  %c4 = molten.cummin %x axis = 0 exclusive : tensor<2x4x8xf32>
+// CHECK-NEXT: %c4 = molten.cummin %x axis = 0 exclusive : tensor<2x4x8xf32>
+// CHECK-GENERIC-NEXT: %c4 = "molten.cummin"(%x) <{axis = 0 : i64, exclusive}> : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   %f0 = molten.flip %x axes = [0, 2] : tensor<2x4x8xf32>
 // CHECK-NEXT: %f0 = molten.flip %x axes = [0, 2] : tensor<2x4x8xf32>
 // CHECK-GENERIC-NEXT: %f0 = "molten.flip"(%x) <{axes = array<i64: 0, 2>}> : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>

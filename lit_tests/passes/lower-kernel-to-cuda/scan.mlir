@@ -91,3 +91,28 @@ func.func @down(%x: tensor<50x40xf32>) -> tensor<50x40xf32> {
 // CHECK-NOT:       cuda.shfl_xor
 // CHECK-NOT:       cuda.sync_threads
 // CHECK:           scf.yield %{{.*}} : f32
+
+// -----
+
+// The other scans share the walk: a running maximum combines by maximumf (a
+// NaN stays) from -inf, with no combination of the identity itself (the
+// first element of a run is taken as it is); a running product by mulf.
+kernel.func @peaks_k(%x: tensor<20x8xf32>) -> (tensor<20x8xf32>, tensor<20x8xf32>) scan schedule #kernel.schedule<scan, block = 32, rows_per_block = 16, vector = 4, elements_per_thread = 4> {
+  %m = molten.cummax %x axis = 1 : tensor<20x8xf32>
+  %p = molten.exp %m : tensor<20x8xf32>
+  kernel.yield %m, %p : tensor<20x8xf32>, tensor<20x8xf32>
+}
+func.func @peaks(%x: tensor<20x8xf32>) -> (tensor<20x8xf32>, tensor<20x8xf32>) {
+  %m, %p = kernel.launch @peaks_k(%x) : (tensor<20x8xf32>) -> (tensor<20x8xf32>, tensor<20x8xf32>)
+  func.return %m, %p : tensor<20x8xf32>, tensor<20x8xf32>
+}
+
+// CHECK-LABEL: cuda.kernel @peaks_k(%x: !cuda.ptr<f32>, %m: !cuda.ptr<f32>, %p: !cuda.ptr<f32>) block 32 {
+// CHECK:         %[[LOWEST:.*]] = arith.constant 0xff800000 : f32
+// CHECK:           %{{.*}} = scf.for %step = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%carry = %[[LOWEST]]) -> (f32) {
+// CHECK-COUNT-4:     cuda.load %x[
+// CHECK-NOT:         arith.maximumf %[[LOWEST]]
+// CHECK:             arith.maximumf
+// CHECK:             cuda.shfl_xor %{{.*}}, 1 : f32
+// CHECK:             arith.maximumf
+// CHECK:             math.exp

@@ -44,6 +44,17 @@ def _store(printer: BodyPrinter, op: cuda.StoreOp) -> None:
     )
 
 
+def _atomic_add(printer: BodyPrinter, op: cuda.AtomicAddOp) -> None:
+    address = f"&{printer.name(op.ptr)}[{printer.name(op.index)}]"
+    value = printer.name(op.value)
+    assert isinstance(op.ptr.type, cuda.PointerType)
+    if c_type(op.ptr.type.element_type) == "int64_t":
+        # CUDA adds 64-bit integers as unsigned: two's complement sums the same.
+        address = f"reinterpret_cast<unsigned long long*>({address})"
+        value = f"static_cast<unsigned long long>({value})"
+    printer.emit(f"atomicAdd({address}, {value});")
+
+
 def _shared_alloc(printer: BodyPrinter, op: cuda.SharedAllocOp) -> None:
     name = printer.scope.fresh(op.result.name_hint, "shared")
     printer.names[op.result] = name
@@ -68,5 +79,6 @@ def _shared_alloc(printer: BodyPrinter, op: cuda.SharedAllocOp) -> None:
 MEMORY_PRINTERS: dict[type[Operation], OpPrinter] = {
     cuda.LoadOp: _load,
     cuda.StoreOp: _store,
+    cuda.AtomicAddOp: _atomic_add,
     cuda.SharedAllocOp: _shared_alloc,
 }

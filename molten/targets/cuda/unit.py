@@ -31,9 +31,12 @@ from molten.targets.cuda.tensor_cores import wgmma_helpers
 def _stored_pointers(body: Block) -> set[SSAValue]:
     """The pointers a kernel writes through (not const)."""
     return {
-        op.ptr if isinstance(op, cuda.StoreOp) else op.counters
+        op.ptr if isinstance(op, cuda.StoreOp | cuda.AtomicAddOp) else op.counters
         for op in body.walk()
-        if isinstance(op, cuda.StoreOp | cuda.GroupBarrierOp | cuda.LastArrivalOp)
+        if isinstance(
+            op,
+            cuda.StoreOp | cuda.AtomicAddOp | cuda.GroupBarrierOp | cuda.LastArrivalOp,
+        )
     }
 
 
@@ -184,9 +187,11 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
             else [None] * len(args)
         )
         shapes = launcher.param_shapes() or [None] * pointers
+        updated = launcher.updated_inputs()
         params, doc, sizes, taken = [], [], [], set()
         for i, (arg, hint) in enumerate(zip(args, hints, strict=True)):
-            name, decl = _param(scope, arg, const=i < n_inputs, hint=hint)
+            const = i < n_inputs and i not in updated
+            name, decl = _param(scope, arg, const=const, hint=hint)
             printer.names[arg] = name
             params.append(decl.replace(" __restrict__", ""))
         dims = {
@@ -195,7 +200,13 @@ def print_cuda(module: ModuleOp, source_name: str | None = None) -> TranslationU
         }
         for i, (arg, shape) in enumerate(zip(args[:pointers], shapes, strict=True)):
             name = printer.names[arg]
-            role = "input" if i < n_inputs else "output"
+            role = (
+                "input, updated in place"
+                if i in updated
+                else "input"
+                if i < n_inputs
+                else "output"
+            )
             extents = ""
             if shape is not None:
                 named = [dims[d] if isinstance(d, str) else str(d) for d in shape]
