@@ -424,13 +424,22 @@ def torch_argmax(x):
     return torch.argmax(x, -1)
 
 
+def molten_softmax_argmax(x):
+    return ops.argmax(ops.softmax(x), -1)
+
+
+def torch_softmax_argmax(x):
+    return torch.argmax(torch.softmax(x, -1), -1)
+
+
 def indexing_suite() -> list[Case]:
     """Lookups by integer ids at real models' sizes: Qwen2.5-7B's token
     embedding (152,064 x 3,584) by 4,096 ids, and BERT-base's (30,522 x
     768) scaled and plus positions by 8 x 512 ids. The bytes are the rows
     read, the ids, the positions and the output, not the whole table.
     Positions: the greedy token of Qwen2.5's logits (152,064 wide) at
-    decode (1 and 64 rows) and of 32 rows, Llama-2's 32,000 at 4,096."""
+    decode (1 and 64 rows) and of 32 rows, Llama-2's 32,000 at 4,096, and
+    the most probable token of 32 rows' softmax (one kernel in Molten)."""
     cases = [
         Case(
             "indexing",
@@ -448,6 +457,17 @@ def indexing_suite() -> list[Case]:
             (4096, 32000, "float16"),
         )
     ]
+    cases.append(
+        Case(
+            "indexing",
+            "argmax(softmax)",
+            (32, 152064),
+            "bfloat16",
+            (Operand("logits", (32, 152064)),),
+            molten_softmax_argmax,
+            torch_softmax_argmax,
+        )
+    )
     for vocab, width, ids, dtype in ((152064, 3584, (4096,), "bfloat16"),):
         n = math.prod(ids)
         cases.append(

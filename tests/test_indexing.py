@@ -208,3 +208,26 @@ def test_scatter_checks_its_operands():
         molten.GraphError, match="molten.index_copy: index must be a 1-D"
     ):
         g.index_copy(x, 0, ids, x)
+
+
+def test_argmax_of_a_softmax_is_the_softmax_kernel():
+    """The most probable token of a softmax is computed in the softmax's
+    own row kernel (its max and sum, then the positions of its result),
+    with the probabilities stored or not; the interpreter agrees with torch
+    (the harness's indexing suite checks it on the GPU)."""
+    torch = pytest.importorskip("torch")
+    for store in (False, True):
+        g = DataflowGraph("greedy")
+        x = g.add_input("x", [32, 152064], "bfloat16")
+        p = g.softmax(x)
+        g.add_output(g.argmax(p, 1), "token")
+        if store:
+            g.add_output(p, "p")
+        (kernel,) = molten.ZeroCompiler().compile(g).kernels
+        assert {"reduce_max", "reduce_sum", "argmax"} <= set(kernel.fused_ops)
+    g = DataflowGraph("small")
+    x = g.add_input("x", [5, 70])
+    g.add_output(g.argmax(g.softmax(x), 1))
+    logits = torch.randn(5, 70)
+    got = molten.interpret(g, logits.numpy())
+    np.testing.assert_array_equal(got, torch.softmax(logits, 1).argmax(1).numpy())
