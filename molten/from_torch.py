@@ -72,6 +72,7 @@ def from_torch(
         module = function_module(fn_or_module)
     graph_name = name or getattr(fn_or_module, "__name__", type(module).__name__)
     inputs = _parameter_names(fn_or_module) or _parameter_names(module.forward)
+    example_inputs = _numbers_as_tensors(example_inputs)
     try:
         exported = torch.export.export(
             module,
@@ -183,12 +184,29 @@ def _dynamic_shapes(
 def torch_arguments(module: Any, *inputs: Any) -> tuple[Any, ...]:
     """The arguments of the graph `from_torch(module, ...)` gives, for
     `module`'s forward at `inputs`: its parameters and floating-point
-    buffers (not BatchNorm's step counter), then the inputs."""
+    buffers (not BatchNorm's step counter), then the inputs (a Python
+    float as the 0-d tensor the graph takes)."""
     return (
         *(p.detach() for _, p in module.named_parameters()),
         *(b for _, b in module.named_buffers() if b.is_floating_point()),
-        *inputs,
+        *_numbers_as_tensors(inputs),
     )
+
+
+def _numbers_as_tensors(inputs: Sequence[Any]) -> list[Any]:
+    """`inputs` with each Python float a 0-d float32 tensor on the device of
+    the tensors among them: an input of the graph, given at each call
+    (torch.export would fix its value at the example's, `A * s` then the
+    same for every s)."""
+    torch = _torch()
+    devices = [x.device for x in inputs if isinstance(x, torch.Tensor)]
+    device = devices[0] if devices else None
+    return [
+        torch.tensor(x, dtype=torch.float32, device=device)
+        if isinstance(x, float)
+        else x
+        for x in inputs
+    ]
 
 
 def function_module(fn: Callable[..., Any]) -> Any:

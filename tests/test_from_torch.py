@@ -504,3 +504,20 @@ def test_a_cat_of_activations_is_computed():
             lambda x, a, b: (x @ torch.cat([a, b], 1)).split([4, 4], 1)[0],
             [_x(2, 4), _x(4, 2), _x(4, 6)],
         )
+
+
+def test_a_python_float_argument_is_an_input():
+    """A float among the forward's arguments (KernelBench's A * s) is a 0-d
+    float32 input, given at each call (torch.export alone would fix it at
+    the example's value); torch_arguments passes it so."""
+
+    class Scaled(nn.Module):
+        def forward(self, a, s):
+            return a * s
+
+    graph = molten.from_torch(Scaled(), [_x(3, 4), 3.5])
+    assert [t.shape.rank for t in graph.inputs] == [2, 0]
+    a = _x(3, 4)
+    arguments = molten.torch_arguments(Scaled(), a, -2.0)
+    got = molten.interpret(graph, *[x.numpy() for x in arguments])
+    np.testing.assert_allclose(got, (a * -2.0).numpy(), rtol=1e-6)
