@@ -201,8 +201,10 @@ def _numbers_as_tensors(inputs: Sequence[Any]) -> list[Any]:
     torch = _torch()
     devices = [x.device for x in inputs if isinstance(x, torch.Tensor)]
     device = devices[0] if devices else None
+    # torch.full, not torch.tensor: a fill on the stream, no host copy that
+    # would wait for the GPU.
     return [
-        torch.tensor(x, dtype=torch.float32, device=device)
+        torch.full((), x, dtype=torch.float32, device=device)
         if isinstance(x, float)
         else x
         for x in inputs
