@@ -672,6 +672,9 @@ CASES: dict[str, Builder] = {
     "softmax_2x32772": softmax([2, 32772]),
     "layer_norm_3x40000": layer_norm([3, 40000], 1),
     "softmax_300x33000": softmax([300, 33000]),
+    # Rows whose groups would not all be resident (100 x 3 blocks > 264):
+    # 2 blocks a row, each walking its part in two passes, one round.
+    "softmax_100x40000": softmax([100, 40000]),
     "masked_softmax_3x70000": masked_softmax(3, 70000),
     # More rows than a grid's y or z dimension holds (65535).
     "rms_norm_70000x8": rms_norm(70000, 8),

@@ -854,9 +854,13 @@ def test_row_reduce_schedule(n):
 
 
 @pytest.mark.parametrize(
-    ("sm_count", "split"), [(132, 256), (200, 256), (100, 200), (16, 32)]
+    ("sm_count", "split"), [(256, 256), (132, 132), (200, 200), (100, 100), (16, 16)]
 )
-def test_row_too_long_for_a_group_of_resident_blocks_is_walked(sm_count, split):
+def test_rows_whose_blocks_are_not_all_resident_share_them(sm_count, split):
+    """2 rows of 4M f32 take 256 blocks each of 32 elements a thread; where
+    2 x sm_count blocks are resident (two of 512 threads an SM) and that is
+    fewer than both rows' 512, each row takes half the resident blocks,
+    walked in passes of 32 elements a thread: one round of groups."""
     g = DataflowGraph("rows")
     x = g.add_input("x", [2, 4 * 1024 * 1024])
     g.add_output(g.softmax(x, name="p"))
@@ -870,10 +874,7 @@ def test_row_too_long_for_a_group_of_resident_blocks_is_walked(sm_count, split):
     (k,) = kernel_funcs(module)
     s = k.schedule
     assert s.split.data == split
-    if split == 256:  # 512 threads x 32 elements x 256 blocks: in registers
-        assert (s.block.data, s.elements_per_thread.data) == (512, 32)
-    else:  # walked, by 512 threads of each block
-        assert (s.block.data, s.elements_per_thread.data) == (512, s.vector.data)
+    assert (s.block.data, s.elements_per_thread.data) == (512, 32)
 
 
 @pytest.mark.parametrize(

@@ -189,7 +189,7 @@ kernel.func @strided_rows_of_65(%x: tensor<128x65x4095xf32>) -> (tensor<128x1x40
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x32772xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  kernel.func @rows_of_4m(%x: tensor<2x4194304xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 32, split = 256> {
+// CHECK-NEXT:  kernel.func @rows_of_4m(%x: tensor<2x4194304xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 32, split = 132> {
 // CHECK-NEXT:    %s = molten.reduce_sum %x axes = [1] keepdim : tensor<2x4194304xf32> -> tensor<2x1xf32>
 // CHECK-NEXT:    kernel.yield %s : tensor<2x1xf32>
 // CHECK-NEXT:  }
@@ -200,10 +200,12 @@ kernel.func @strided_rows_of_65(%x: tensor<128x65x4095xf32>) -> (tensor<128x1x40
 // CHECK-NEXT:  kernel.func @strided_rows_of_64(%x: tensor<3x64x35xf32>) -> (tensor<3x1x35xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 64, rows_per_block = 64, vector = 1, elements_per_thread = 64> {
 // CHECK:       kernel.func @strided_rows_of_65(%x: tensor<128x65x4095xf32>) -> (tensor<128x1x4095xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 1024, rows_per_block = 1024, vector = 1, elements_per_thread = 1> {
 
-// With 16 SMs (kernel-schedule{sm_count=16}): at most 32 blocks of a row
-// resident at once, too few to hold rows of 4M in registers: 32 blocks walk
-// their parts, 512 threads of one run each.
-// FEW-LABEL: kernel.func @rows_of_4m(%x: tensor<2x4194304xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 4, split = 32> {
+// Rows whose groups of blocks would not all be resident at once (2 rows of
+// 4M need 2 x 256 blocks of 32 elements a thread; 264 are resident on 132
+// SMs, 32 on 16: kernel-schedule{sm_count=16}) take as many blocks a row as
+// are resident for all rows at once, 132 or 16, each walking its part in
+// passes of 32 elements a thread: one round of groups, not two.
+// FEW-LABEL: kernel.func @rows_of_4m(%x: tensor<2x4194304xf32>) -> (tensor<2x1xf32>) row_reduce schedule #kernel.schedule<row_reduce, block = 512, rows_per_block = 1, vector = 4, elements_per_thread = 32, split = 16> {
 
 // -----
 

@@ -84,6 +84,18 @@ def row_reduce_schedule(
     part = SPLIT_BLOCK * MAX_ROW_ELEMENTS_PER_THREAD
     split = math.ceil(n / part)
     resident = target.sm_count * (kernel.SPLIT_THREADS_PER_SM // SPLIT_BLOCK)
+    if rows * split > resident >= rows:
+        # Not every row's group fits at once (32 rows of 152,064 f32 would
+        # run in two rounds): fewer blocks a row, all resident, each
+        # walking its part in passes of the registers' size.
+        split = resident // rows
+        return kernel.ScheduleAttr(
+            ScheduleFamily.ROW_REDUCE,
+            SPLIT_BLOCK,
+            vector=width,
+            elements_per_thread=round_up(MAX_ROW_ELEMENTS_PER_THREAD, width),
+            split=split,
+        )
     if split <= resident:
         per_thread = round_up(math.ceil(n / (split * SPLIT_BLOCK)), width)
         return kernel.ScheduleAttr(
