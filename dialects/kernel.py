@@ -1629,9 +1629,11 @@ class YieldOp(IRDLOperation):
 
 def iteration_domain(outputs: Sequence[SSAValue]) -> tuple[molten.Dim, ...]:
     """The shape a pointwise kernel iterates over: its largest output's (the
-    others are broadcast into it; a named dimension counts as large)."""
+    others are broadcast into it; a named dimension counts as large), of
+    the most dimensions where counts tie ([1, 1, 12] broadcasts into
+    [1, 1, 1, 12], not the other way)."""
     shapes = [molten.value_dims(v) for v in outputs]
-    return max(shapes, key=molten.element_count)
+    return max(shapes, key=lambda s: (molten.element_count(s), len(s)))
 
 
 @irdl_op_definition

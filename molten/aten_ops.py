@@ -723,10 +723,11 @@ def _slice(g, x, dim=0, start=None, end=None, step=1):
     for i, part in enumerate(x.parts):
         if (first, last) == (edges[i], edges[i + 1]):
             return part
-    raise _unsupported(
-        "aten.slice",
-        f"[{start}:{end}:{step}] of a torch.cat whose parts lie at {edges}",
-    )
+        if edges[i] <= first and last <= edges[i + 1]:  # inside one part
+            return _slice(g, part, x.axis, first - edges[i], last - edges[i])
+    # Across parts (transformers' mask builders slice a cat of positions):
+    # the concatenation itself, then the window.
+    return _slice(g, g.concat(list(x.parts), x.axis), x.axis, first, last)
 
 
 @aten("narrow.default")
@@ -1138,15 +1139,34 @@ def _batch_norm_legit(g, x, weight, bias, *rest):
 
 @aten("index.Tensor")
 def _index(g, x, indices):
-    """x[..., idx, ...]: one index tensor, at the axis where it is given."""
+    """x[..., idx, ...]: index tensors at adjacent axes (broadcast together,
+    as transformers' mask builders index a padding mask by batch and key),
+    one lookup of x with those axes merged, at each index's linear
+    position (a negative index counting from the end)."""
     given = [i for i, t in enumerate(indices) if t is not None]
-    if len(given) != 1:
-        raise _unsupported("aten.index", f"{len(given)} index tensors at once")
-    (axis,) = given
-    idx = indices[axis]
-    if idx.dtype == "bool":
+    if not given:
+        return x
+    first = given[0]
+    if given != list(range(first, first + len(given))):
+        raise _unsupported("aten.index", "index tensors at axes apart")
+    if any(indices[i].dtype == "bool" for i in given):
         raise _unsupported("aten.index", "a bool mask (its shape depends on it)")
-    return g.take(x, idx, axis)
+    if len(given) == 1:
+        return g.take(x, indices[first], first)
+    shape = list(x.shape)
+    sizes = shape[first : first + len(given)]
+    if not all(isinstance(n, int) for n in sizes):
+        raise _unsupported("aten.index", "several index tensors over named sizes")
+    linear, stride = None, 1
+    for axis, size in reversed(list(zip(given, sizes, strict=True))):
+        idx = indices[axis]
+        idx = idx if idx.dtype == "int64" else g.cast(idx, "int64")
+        idx = g.where(idx < 0, idx + size, idx)
+        term = idx if stride == 1 else idx * stride
+        linear = term if linear is None else linear + term
+        stride *= size
+    merged = g.reshape(x, [*shape[:first], stride, *shape[first + len(given) :]])
+    return g.take(merged, linear, first)
 
 
 @aten("slice_scatter.default")

@@ -25,11 +25,12 @@ the user's source that called it.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import operator
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,13 +75,14 @@ def from_torch(
     inputs = _parameter_names(fn_or_module) or _parameter_names(module.forward)
     example_inputs = _numbers_as_tensors(example_inputs)
     try:
-        exported = torch.export.export(
-            module,
-            tuple(example_inputs),
-            dynamic_shapes=_dynamic_shapes(
-                dynamic, inputs, len(example_inputs), module is not fn_or_module
-            ),
-        )
+        with without_cache(module):
+            exported = torch.export.export(
+                module,
+                tuple(example_inputs),
+                dynamic_shapes=_dynamic_shapes(
+                    dynamic, inputs, len(example_inputs), module is not fn_or_module
+                ),
+            )
     except Exception as error:  # torch's own errors: many types, all a trace failure
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise UnsupportedError(
@@ -88,7 +90,7 @@ def from_torch(
             f"{type(error).__name__}: {first}"
         ) from None
     return _translate(
-        _decomposed(exported, graph_name),
+        decomposed(exported, graph_name),
         graph_name,
         _defined_at(fn_or_module),
         inputs,
@@ -96,7 +98,24 @@ def from_torch(
     )
 
 
-def _decomposed(exported: Any, graph_name: str) -> Any:
+@contextlib.contextmanager
+def without_cache(module: Any) -> Iterator[None]:
+    """A transformers model traced without its KV cache (`config.use_cache`
+    off while it is exported): a forward of ids gives its logits or hidden
+    states, not a cache object torch.export cannot return. (A decode step
+    with a cache passes the cache's tensors as inputs.)"""
+    config = getattr(module, "config", None)
+    if getattr(config, "use_cache", None) is not True:
+        yield
+        return
+    config.use_cache = False
+    try:
+        yield
+    finally:
+        config.use_cache = True
+
+
+def decomposed(exported: Any, graph_name: str) -> Any:
     """`exported` with each op Molten has no handler for decomposed into
     Core ATen (torch.export's `run_decompositions`), by a table without the
     ops it handles: its composites (softmax, layer_norm, rms_norm, sdpa,
@@ -183,12 +202,18 @@ def _dynamic_shapes(
 
 def torch_arguments(module: Any, *inputs: Any) -> tuple[Any, ...]:
     """The arguments of the graph `from_torch(module, ...)` gives, for
-    `module`'s forward at `inputs`: its parameters and floating-point
-    buffers (not BatchNorm's step counter), then the inputs (a Python
-    float as the 0-d tensor the graph takes)."""
+    `module`'s forward at `inputs`: its parameters and buffers of a Molten
+    dtype (not BatchNorm's step counter, an integer of no dimensions), then
+    the inputs (a Python float as the 0-d tensor the graph takes)."""
+    # Tied weights (T5's shared embedding) are one input per name, as
+    # torch.export lifts them.
     return (
-        *(p.detach() for _, p in module.named_parameters()),
-        *(b for _, b in module.named_buffers() if b.is_floating_point()),
+        *(p.detach() for _, p in module.named_parameters(remove_duplicate=False)),
+        *(
+            b
+            for _, b in module.named_buffers(remove_duplicate=False)
+            if _is_tensor_input(b)
+        ),
         *_numbers_as_tensors(inputs),
     )
 

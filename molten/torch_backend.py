@@ -167,16 +167,20 @@ def plan(
         return eager, Explanation(
             reason=f"inputs on {', '.join(devices)}; Molten runs on CUDA devices"
         )
-    from molten.from_torch import function_module, translate
+    from molten.from_torch import decomposed, function_module, translate, without_cache
 
     module = model if isinstance(model, torch.nn.Module) else function_module(model)
     try:
-        exported, dropped = _export(module, example_inputs)
+        with without_cache(module):  # a transformers model: no cache object out
+            exported, dropped = _export(module, example_inputs)
     except Exception as error:  # torch's own errors, of many types
         first = (str(error).strip().splitlines() or [""])[0]
         return eager, Explanation(
             reason=f"torch.export could not trace it: {type(error).__name__}: {first}"
         )
+    # What Molten has no handler for, decomposed into Core ATen and
+    # functionalized first, as from_torch does (diff, new_ones, add_...).
+    exported = decomposed(exported, getattr(model, "__name__", type(model).__name__))
     fused = _partitioned(exported.module())
     prefix = getattr(model, "__name__", type(model).__name__)
     explanation = Explanation()
