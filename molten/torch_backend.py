@@ -48,12 +48,17 @@ class Part:
     molten: bool
     reason: str = ""
     """Why the part runs in eager PyTorch (empty where Molten runs it)."""
+    kernels: tuple[Any, ...] = ()
+    """The part's kernels, where it was compiled to know them
+    (`molten.compiler.Kernel`: name, fused ops), in launch order."""
 
 
 @dataclass
 class Explanation:
     """What runs in Molten and what in eager PyTorch, and why
-    (`molten.explain`)."""
+    (`molten.explain`): printed as a report, a summary line, then each part
+    with its ops counted and its kernels (each with the ops it fuses), and
+    each eager op with the reason."""
 
     parts: list[Part] = field(default_factory=list)
     reason: str = ""
@@ -67,10 +72,25 @@ class Explanation:
     def __str__(self) -> str:
         if self.reason:
             return f"eager PyTorch runs the whole model: {self.reason}"
-        lines = []
+        ours = [p for p in self.parts if p.molten]
+        eager = [p for p in self.parts if not p.molten]
+        kernels = sum(len(p.kernels) for p in ours)
+        summary = (
+            "Molten runs the whole model"
+            if self.whole
+            else f"Molten runs {len(ours)} part(s), eager PyTorch {len(eager)} op(s)"
+        )
+        counted = f", {kernels} kernel(s)" if kernels else ""
+        lines = [f"{summary}{counted}."]
         for part in self.parts:
-            where = "Molten" if part.molten else f"eager ({part.reason})"
-            lines.append(f"{part.name}: {where}: {', '.join(part.ops)}")
+            if not part.molten:
+                lines.append(
+                    f"{part.name}: eager ({part.reason}): {', '.join(part.ops)}"
+                )
+                continue
+            lines.append(f"{part.name}: Molten: {', '.join(part.ops)}")
+            for k in part.kernels:
+                lines.append(f"  kernel {k.name}: {', '.join(k.fused_ops)}")
         return "\n".join(lines)
 
 
@@ -143,8 +163,7 @@ def explain(model: Any, *inputs: Any) -> Explanation:
     compiler = ZeroCompiler()
 
     def compile_only(graph: Any) -> Callable[..., Any]:
-        compiler.compile(graph)
-        return lambda *args: None
+        return compiler.compile(graph)  # never called: its kernels are read
 
     return plan(model, inputs, compile_only, need_cuda=False)[1]
 
@@ -199,7 +218,8 @@ def plan(
             explanation.parts.append(Part(name, ops, False, str(error)))
             continue
         setattr(fused, name, _molten_part(run, part, name))
-        explanation.parts.append(Part(name, ops, True))
+        kernels = tuple(getattr(run, "kernels", ()))
+        explanation.parts.append(Part(name, ops, True, kernels=kernels))
     for node in fused.graph.nodes:
         if node.op == "call_function" and not _bookkeeping(node):
             reason = _unsupported_reason(node)
@@ -333,6 +353,12 @@ def _unsupported_reason(node: Any) -> str:
             f"Molten takes {node.target} only as a weight concat, read by linear "
             f"or matmul and split at its parts ({source_line(node)})"
         )
+    from molten.core_aten import OUT_OF_SCOPE, REFUSED
+
+    name = str(node.target).removeprefix("aten.").split(".")[0]
+    why = REFUSED.get(name) or OUT_OF_SCOPE.get(name)
+    if why is not None:  # for good, with the reason docs/core-aten.md gives
+        return f"Molten does not take {node.target}: {why} ({source_line(node)})"
     return f"Molten does not take {node.target} yet ({source_line(node)})"
 
 

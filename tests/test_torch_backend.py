@@ -71,8 +71,10 @@ def test_a_llama_block_is_one_molten_part():
 
 def test_explain_says_what_runs_where():
     text = str(molten.explain(WithSort(), torch.randn(8, 16)))
+    assert text.startswith("Molten runs 2 part(s), eager PyTorch 1 op(s), 2 kernel(s).")
     assert "Molten: linear.default, relu.default" in text
-    assert "eager (Molten does not take aten.sort.default yet" in text
+    assert "  kernel WithSort_fused_1_gemm0: matmul, add, relu" in text
+    assert "eager (Molten does not take aten.sort.default: a sort has none" in text
     untraceable = molten.explain(lambda x: x if x.sum() > 0 else -x, torch.randn(4))
     assert "torch.export could not trace it" in str(untraceable)
     function = molten.explain(lambda x: torch.tanh(x) * 2, torch.randn(4))
