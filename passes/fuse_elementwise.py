@@ -27,17 +27,14 @@ from xdsl.traits import IsTerminator
 from molten.dialects import kernel
 from molten.dialects.molten import broadcasts_to, value_dims
 from molten.passes.fusion import (
-    ELEMENTWISE,
     GENERATORS,
     INDEX_MAPS,
-    feeds_only,
+    POINTWISE,
     fuse,
     grow,
     is_fusible_root,
-    recomputable_into,
+    joins_domain,
 )
-
-POINTWISE = (*ELEMENTWISE, *INDEX_MAPS)
 
 
 def _pulled_in_later(op: Operation) -> bool:
@@ -76,13 +73,7 @@ class FusePointwise(RewritePattern):
         domain = value_dims(op.results[0])
 
         def admits(candidate: Operation, group: set[Operation]) -> bool:
-            if not is_fusible_root(candidate) or not isinstance(candidate, POINTWISE):
-                return False
-            if value_dims(candidate.results[0]) == domain:
-                return True
-            return recomputable_into(candidate, domain, POINTWISE) or feeds_only(
-                candidate, group
-            )
+            return joins_domain(candidate, group, domain)
 
         fuse(rewriter, grow([op], admits), kernel.KernelKind.POINTWISE)
 

@@ -30,18 +30,7 @@ from xdsl.rewriter import InsertPoint
 
 from molten.dialects import kernel, molten
 from molten.dialects.molten import value_dims
-from molten.passes.fusion import (
-    ELEMENTWISE,
-    GENERATORS,
-    INDEX_MAPS,
-    feeds_only,
-    fuse,
-    grow,
-    is_fusible_root,
-    recomputable_into,
-)
-
-WRITES = (*ELEMENTWISE, *INDEX_MAPS)
+from molten.passes.fusion import GENERATORS, fuse, grow, is_fusible_root, joins_domain
 
 
 class FuseScatterOp(RewritePattern):
@@ -62,13 +51,7 @@ class FuseScatterOp(RewritePattern):
         def admits(candidate: Operation, group: set[Operation]) -> bool:
             if candidate is destination or op.result in candidate.operands:
                 return False
-            if not is_fusible_root(candidate) or not isinstance(candidate, WRITES):
-                return False
-            if value_dims(candidate.results[0]) == domain:
-                return True
-            return recomputable_into(candidate, domain, WRITES) or feeds_only(
-                candidate, group
-            )
+            return joins_domain(candidate, group, domain)
 
         fuse(rewriter, grow([op], admits), kernel.KernelKind.SCATTER)
 

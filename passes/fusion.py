@@ -391,6 +391,26 @@ def fuse(
     return fused
 
 
+POINTWISE: tuple[type[Operation], ...] = (*ELEMENTWISE, *INDEX_MAPS)
+"""What a pointwise (or scatter) kernel computes per element of its domain."""
+
+
+def joins_domain(
+    candidate: Operation,
+    group: set[Operation],
+    domain: Sequence[Dim],
+    kinds: tuple[type[Operation], ...] = POINTWISE,
+) -> bool:
+    """Whether `candidate` can join a group computed per element of
+    `domain`: a fusible op of `kinds` of that shape, one broadcast into it
+    (recomputed per element), or one read only inside the group."""
+    if not is_fusible_root(candidate) or not isinstance(candidate, kinds):
+        return False
+    if value_dims(candidate.results[0]) == domain:
+        return True
+    return recomputable_into(candidate, domain, kinds) or feeds_only(candidate, group)
+
+
 def feeds_only(op: Operation, group: set[Operation]) -> bool:
     """Whether every use of `op`'s result is by an op of `group`: the
     group's kernel can recompute it at whatever index those ops read it

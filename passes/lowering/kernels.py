@@ -90,6 +90,20 @@ def grid_for(
     return min(math.ceil(static // unit / per_block), MAX_GRID_X), None
 
 
+def grid_stride_loop(e: Emitter, count: Index) -> tuple[Emitter, Block]:
+    """A loop over `count` items, thread t of block b starting at item
+    b * blockDim + t, stepping by the grid's threads (a pointwise or
+    scatter kernel's): the body's emitter and block (the caller ends it
+    with `scf.yield`; its argument is the item)."""
+    tid = e.add(cuda.ThreadIdxOp())
+    bid = e.add(cuda.BlockIdxOp())
+    bdim = e.add(cuda.BlockDimOp())
+    gdim = e.add(cuda.GridDimOp())
+    start = e.iadd(e.imul(bid, bdim), tid)
+    step = e.imul(bdim, gdim)
+    return emit_for(e, start, count, step)
+
+
 class RowLoop(NamedTuple):
     """A grid-stride loop over rows, `rows_per_block` a block (`row_loop`)."""
 

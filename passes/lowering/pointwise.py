@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from xdsl.dialects import scf
 
-from molten.dialects import cuda, kernel
-from molten.passes.lowering.emitter import emit_for, unravel_vector
+from molten.dialects import kernel
+from molten.passes.lowering.emitter import unravel_vector
 from molten.passes.lowering.evaluator import Evaluator
 from molten.passes.lowering.kernels import (
     KernelShell,
@@ -15,6 +15,7 @@ from molten.passes.lowering.kernels import (
     LoweredKernel,
     checked_vector_width,
     grid_for,
+    grid_stride_loop,
     store_output,
 )
 
@@ -35,13 +36,7 @@ def lower_pointwise(
     runs_per_thread = max(1, schedule.elements_per_thread.data // width)
     grid, grid_of = grid_for(domain, block * runs_per_thread, width)
 
-    tid = e.add(cuda.ThreadIdxOp())
-    bid = e.add(cuda.BlockIdxOp())
-    bdim = e.add(cuda.BlockDimOp())
-    gdim = e.add(cuda.GridDimOp())
-    start = e.iadd(e.imul(bid, bdim), tid)
-    step = e.imul(bdim, gdim)
-    body, loop_block = emit_for(e, start, runs, step)
+    body, loop_block = grid_stride_loop(e, runs)
     ev = Evaluator(body, pointers)
     base = body.imul(loop_block.args[0], width)
     for index in unravel_vector(body, base, domain, width):

@@ -25,7 +25,6 @@ from molten.passes.lowering.emitter import (
     INDEX,
     close_if,
     element_of,
-    emit_for,
     emit_if,
     ravel,
     unravel,
@@ -36,6 +35,7 @@ from molten.passes.lowering.kernels import (
     Launch,
     LoweredKernel,
     grid_for,
+    grid_stride_loop,
     store_output,
     store_scalar,
 )
@@ -71,12 +71,7 @@ def lower_scatter(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> Lowere
 
     block = schedule.block.data
     grid, grid_of = grid_for(domain, block)
-    tid = e.add(cuda.ThreadIdxOp())
-    bid = e.add(cuda.BlockIdxOp())
-    bdim = e.add(cuda.BlockDimOp())
-    gdim = e.add(cuda.GridDimOp())
-    start = e.iadd(e.imul(bid, bdim), tid)
-    body, loop_block = emit_for(e, start, e.count(domain), e.imul(bdim, gdim))
+    body, loop_block = grid_stride_loop(e, e.count(domain))
     ev = Evaluator(body, pointers)
     index = unravel(body, loop_block.args[0], domain)
     raw = ev.at(scatter.indices, index)
