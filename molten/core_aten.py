@@ -72,7 +72,7 @@ class Status(NamedTuple):
     op: str
     """`name.overload`."""
     status: str
-    """supported, interpreter only, out of scope, refused or not yet."""
+    """supported, out of scope, refused or not yet."""
     reason: str
 
 
@@ -98,16 +98,8 @@ def core_ops() -> list[str]:
     return sorted(found)
 
 
-INTERPRETER_ONLY: dict[str, str] = {}
-"""Ops the front door writes in molten ops that no CUDA kernel computes
-yet, by name -> the reason: counted as not yet supported (none today:
-scatter, scatter_add and index_put have the scatter kernel)."""
-
-
 def status_of(op: str) -> Status:
     name = op.split(".")[0]
-    if f"aten.{op}" in ATEN_OPS and name in INTERPRETER_ONLY:
-        return Status(op, "interpreter only", INTERPRETER_ONLY[name])
     if f"aten.{op}" in ATEN_OPS:
         return Status(op, "supported", "")
     if name.endswith("_backward"):
@@ -147,8 +139,7 @@ def markdown(table: list[Status]) -> Iterator[str]:
         "out of scope (convolution and pooling, random numbers, complex tensors, "
         "gradients). Supported: `molten/aten_ops.py` writes the op in molten ops "
         "(`from_torch` and the `torch.compile` backend take it). Refused: Molten "
-        "will not take it, for the reason given. Interpreter only: written in "
-        "molten ops that no kernel computes yet. Not yet: nothing writes it yet. "
+        "will not take it, for the reason given. Not yet: nothing writes it yet. "
         "An op outside Core ATen that has no handler is decomposed into Core "
         "ATen first (`from_torch` runs torch.export's `run_decompositions` with "
         "a table without the ops Molten handles, so its composites stay whole)."

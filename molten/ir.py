@@ -1426,9 +1426,7 @@ class DataflowGraph:
         """The running sum along `axis` (torch.cumsum: integers and bools
         sum as int64); from the end with `reverse`; with `exclusive`, each
         element the sum of those before it (the first is 0)."""
-        if isinstance(x, Tensor) and x.dtype != "int64" and not _is_float(x):
-            x = self.cast(x, "int64")
-        return self._scan(molten.CumsumOp, x, axis, reverse, exclusive, name)
+        return self._scan(molten.CumsumOp, x, axis, reverse, exclusive, name, True)
 
     def cumprod(
         self,
@@ -1441,9 +1439,7 @@ class DataflowGraph:
     ) -> Tensor:
         """The running product along `axis` (torch.cumprod: integers and
         bools multiply as int64)."""
-        if isinstance(x, Tensor) and x.dtype != "int64" and not _is_float(x):
-            x = self.cast(x, "int64")
-        return self._scan(molten.CumprodOp, x, axis, reverse, exclusive, name)
+        return self._scan(molten.CumprodOp, x, axis, reverse, exclusive, name, True)
 
     def cummax(
         self, x: Tensor, axis: int = -1, *, name: str | None = None
@@ -1467,20 +1463,17 @@ class DataflowGraph:
         maximum of each position where the element is the running extreme
         (or a NaN), -1 elsewhere, which picks the last of equal ones."""
         self._check_owned(x, op_type.name)
-        boolean = x.dtype == "bool"
-        values = self._scan(
-            op_type, self.cast(x, "uint8") if boolean else x, axis, False, False, None
-        )
-        if boolean:
-            values = self.cast(values, "bool")
-        if name is not None:
-            self._names[values.value] = name_value(values.value, name)
+        if x.dtype == "bool":  # any so far: the running extreme of 0s and 1s
+            values = self._scan(op_type, self.cast(x, "uint8"), axis, False, False)
+            values = self.cast(values, "bool", name=name)
+        else:
+            values = self._scan(op_type, x, axis, False, False, name)
         axis = molten.normalize_axis(op_type.name, axis, x.shape.rank)
         at = self.eq(x, values)
         if _is_float(x):
             at = self.logical_or(at, self.isnan(x))
         positions = self.where(at, self.iota(list(x.shape.dims), axis), -1)
-        indices = self._scan(molten.CummaxOp, positions, axis, False, False, None)
+        indices = self._scan(molten.CummaxOp, positions, axis, False, False)
         return values, indices
 
     def _scan(
@@ -1490,8 +1483,11 @@ class DataflowGraph:
         axis: int,
         reverse: bool,
         exclusive: bool,
-        name: str | None,
+        name: str | None = None,
+        widen: bool = False,
     ) -> Tensor:
+        """`op_type` along `axis`; with `widen`, integers and bools as int64
+        first (torch's cumsum and cumprod)."""
         op_name = op_type.name
         axis = _checked_int(op_name, "axis", axis)
         reverse = _checked_flag(op_name, "reverse", reverse)
@@ -1506,6 +1502,8 @@ class DataflowGraph:
             props["reverse"] = UnitAttr()
         if exclusive:
             props["exclusive"] = UnitAttr()
+        if widen and x.dtype != "int64" and not _is_float(x):
+            x = self.cast(x, "int64")
         return self._emit(op_type, [x], name, props)
 
     def flip(

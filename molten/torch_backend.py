@@ -57,8 +57,8 @@ class Part:
 class Explanation:
     """What runs in Molten and what in eager PyTorch, and why
     (`molten.explain`): printed as a report, a summary line, then each part
-    with its ops counted and its kernels (each with the ops it fuses), and
-    each eager op with the reason."""
+    with its ops and its kernels (each with the ops it fuses), and each
+    eager op with the reason."""
 
     parts: list[Part] = field(default_factory=list)
     reason: str = ""
@@ -197,11 +197,11 @@ def plan(
         return eager, Explanation(
             reason=f"torch.export could not trace it: {type(error).__name__}: {first}"
         )
+    prefix = getattr(model, "__name__", type(model).__name__)
     # What Molten has no handler for, decomposed into Core ATen and
     # functionalized first, as from_torch does (diff, new_ones, add_...).
-    exported = decomposed(exported, getattr(model, "__name__", type(model).__name__))
+    exported = decomposed(exported, prefix)
     fused = _partitioned(exported.module())
-    prefix = getattr(model, "__name__", type(model).__name__)
     explanation = Explanation()
     for name, part in list(fused.named_children()):
         if not name.startswith("fused_"):
@@ -353,12 +353,13 @@ def _unsupported_reason(node: Any) -> str:
             f"Molten takes {node.target} only as a weight concat, read by linear "
             f"or matmul and split at its parts ({source_line(node)})"
         )
-    from molten.core_aten import OUT_OF_SCOPE, REFUSED
+    from molten.core_aten import status_of
 
-    name = str(node.target).removeprefix("aten.").split(".")[0]
-    why = REFUSED.get(name) or OUT_OF_SCOPE.get(name)
-    if why is not None:  # for good, with the reason docs/core-aten.md gives
-        return f"Molten does not take {node.target}: {why} ({source_line(node)})"
+    status = status_of(str(node.target).removeprefix("aten."))
+    if status.status in ("refused", "out of scope"):  # for good, as core-aten.md
+        return (
+            f"Molten does not take {node.target}: {status.reason} ({source_line(node)})"
+        )
     return f"Molten does not take {node.target} yet ({source_line(node)})"
 
 

@@ -31,28 +31,19 @@ def _model(family: str):
     where the family groups them), random weights, eval mode."""
     torch.manual_seed(0)
     t = transformers
+    decoder = {
+        "vocab_size": VOCAB,
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "max_position_embeddings": 64,
+    }
     if family == "qwen2":
-        config = t.Qwen2Config(
-            vocab_size=VOCAB,
-            hidden_size=64,
-            intermediate_size=128,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            max_position_embeddings=64,
-        )
-        return t.Qwen2ForCausalLM(config).eval()
+        return t.Qwen2ForCausalLM(t.Qwen2Config(**decoder)).eval()
     if family == "llama":
-        config = t.LlamaConfig(
-            vocab_size=VOCAB,
-            hidden_size=64,
-            intermediate_size=128,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            max_position_embeddings=64,
-        )
-        return t.LlamaForCausalLM(config).eval()
+        return t.LlamaForCausalLM(t.LlamaConfig(**decoder)).eval()
     if family == "bert":
         config = t.BertConfig(
             vocab_size=VOCAB,

@@ -259,19 +259,31 @@ CHECK_INDICES = "MOLTEN_CHECK_INDICES"
 printing it; otherwise they read the nearest row (never out of bounds)."""
 
 
-def _position(
-    ev: Evaluator, op: molten.TakeOp | molten.GatherOp, raw: SSAValue, at: list[Index]
-) -> SSAValue:
-    """The index `raw` (read from `op`'s indices at `at`) as a position
-    along the indexed axis: checked where MOLTEN_CHECK_INDICES=1, clamped
-    into [0, size) either way."""
+def checked_position(
+    ev: Evaluator,
+    op: molten.TakeOp | molten.GatherOp | molten.ScatterOp,
+    raw: SSAValue,
+    at: list[Index],
+) -> tuple[SSAValue, int]:
+    """The index `raw` (read from `op`'s indices at `at`) as an `index`
+    along the indexed axis, and that axis's size: where
+    MOLTEN_CHECK_INDICES=1 was set, the kernel stops at one out of range."""
     e = ev.e
     size = value_dims(op.input)[op.axis.value.data]
     assert isinstance(size, int)  # the verifier's rule
     if os.environ.get(CHECK_INDICES) == "1":
         where = e.index(ev.linear(at, value_dims(op.indices)))
         e.add(cuda.CheckIndexOp(raw, where, size, f"{op.name} indices"))
-    position = e.add(arith.IndexCastOp(raw, INDEX))
+    return e.add(arith.IndexCastOp(raw, INDEX)), size
+
+
+def _position(
+    ev: Evaluator, op: molten.TakeOp | molten.GatherOp, raw: SSAValue, at: list[Index]
+) -> SSAValue:
+    """`checked_position`, clamped into [0, size) (a lookup reads the
+    nearest row, never out of bounds)."""
+    e = ev.e
+    position, size = checked_position(ev, op, raw, at)
     clamped = e.add(arith.MaxSIOp(position, e.index(0)))
     return e.add(arith.MinSIOp(clamped, e.index(size - 1)))
 

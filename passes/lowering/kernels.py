@@ -185,14 +185,19 @@ def pointer_type(value: SSAValue) -> cuda.PointerType:
     return cuda.PointerType(element_of(value))
 
 
-def store_scalar(ev: Evaluator, scalar: SSAValue, ptr: SSAValue, offset: Index):
-    e = ev.e
+def stored_form(e: Emitter, scalar: SSAValue, ptr: SSAValue) -> SSAValue:
+    """`scalar` as `ptr`'s elements hold it: an f16 or bf16 element from the
+    f32 a kernel computes in, anything else as it is."""
     assert isinstance(ptr.type, cuda.PointerType)
     element = ptr.type.element_type
-    stored = scalar
     if isinstance(element, (Float16Type, BFloat16Type)):
-        stored = e.add(arith.TruncFOp(scalar, element))
-    e.add(cuda.StoreOp(stored, ptr, e.index(offset)))
+        return e.add(arith.TruncFOp(scalar, element))
+    return scalar
+
+
+def store_scalar(ev: Evaluator, scalar: SSAValue, ptr: SSAValue, offset: Index):
+    e = ev.e
+    e.add(cuda.StoreOp(stored_form(e, scalar, ptr), ptr, e.index(offset)))
 
 
 def size_names(values: Sequence[SSAValue]) -> list[str]:

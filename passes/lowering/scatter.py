@@ -11,10 +11,7 @@ kernel stores them.
 
 from __future__ import annotations
 
-import os
-
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import BFloat16Type, Float16Type
 from xdsl.ir import BlockArgument
 
 from molten.dialects import cuda, kernel, molten
@@ -22,14 +19,13 @@ from molten.dialects.cuda import element_bytes
 from molten.dialects.molten import value_dims
 from molten.errors import UnsupportedError
 from molten.passes.lowering.emitter import (
-    INDEX,
     close_if,
     element_of,
     emit_if,
     ravel,
     unravel,
 )
-from molten.passes.lowering.evaluator import CHECK_INDICES, Evaluator
+from molten.passes.lowering.evaluator import Evaluator, checked_position
 from molten.passes.lowering.kernels import (
     KernelShell,
     Launch,
@@ -38,6 +34,7 @@ from molten.passes.lowering.kernels import (
     grid_stride_loop,
     store_output,
     store_scalar,
+    stored_form,
 )
 
 
@@ -66,8 +63,6 @@ def lower_scatter(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> Lowere
     domain = value_dims(scatter.source)
     target_dims = value_dims(scatter.result)
     axis = scatter.axis.value.data
-    size = target_dims[axis]
-    assert isinstance(size, int)  # the verifier's rule
 
     block = schedule.block.data
     grid, grid_of = grid_for(domain, block)
@@ -76,10 +71,7 @@ def lower_scatter(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> Lowere
     index = unravel(body, loop_block.args[0], domain)
     raw = ev.at(scatter.indices, index)
     value = ev.at(scatter.source, index)
-    if os.environ.get(CHECK_INDICES) == "1":
-        where = body.index(ravel(body, index, domain))
-        body.add(cuda.CheckIndexOp(raw, where, size, f"{scatter.name} indices"))
-    position = body.add(arith.IndexCastOp(raw, INDEX))
+    position, size = checked_position(ev, scatter, raw, index)
     within = body.add(
         arith.AndIOp(body.icmp(position, 0, "sge"), body.icmp(position, size, "slt"))
     )
@@ -89,9 +81,7 @@ def lower_scatter(kfunc: kernel.FuncOp, schedule: kernel.ScheduleAttr) -> Lowere
     offset = ravel(inner, target, target_dims)
     ptr = shell.out_ptrs[out]
     if accumulate:
-        added = value
-        if isinstance(element, (Float16Type, BFloat16Type)):
-            added = inner.add(arith.TruncFOp(value, element))
+        added = stored_form(inner, value, ptr)
         inner.add(cuda.AtomicAddOp(added, ptr, inner.index(offset)))
     else:
         store_scalar(ev.scoped(inner), value, ptr, offset)
